@@ -1,0 +1,69 @@
+"""Grad-mode switches: context managers that also work as decorators (as in PyTorch)."""
+
+import functools
+
+from ._core import _set_grad_enabled, is_grad_enabled
+
+
+class _GradModeContext:
+    """Base for grad-mode context managers usable as ``with`` blocks and as decorators."""
+
+    _enabled = True
+
+    def __enter__(self):
+        self._prev = _set_grad_enabled(self._enabled)
+        return self
+
+    def __exit__(self, *exc):
+        _set_grad_enabled(self._prev)
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_GradModeContext):
+    """Disables graph recording on this thread inside the block (``with ferrograd.no_grad():``)."""
+
+    _enabled = False
+
+
+class enable_grad(_GradModeContext):
+    """Enables graph recording on this thread inside the block, even within ``no_grad``."""
+
+    _enabled = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Sets grad mode to ``mode`` now; as a context manager, restores the previous mode on exit."""
+
+    def __init__(self, mode: bool):
+        self._enabled = bool(mode)
+        self._prev = _set_grad_enabled(self._enabled)
+
+    def __enter__(self):
+        return self
+
+    def __call__(self, func):
+        _set_grad_enabled(self._prev)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(self._enabled):
+                return func(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return self.__class__(self._enabled)
+
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]

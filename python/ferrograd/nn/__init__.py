@@ -1,0 +1,140 @@
+"""A minimal ``nn``: ``Parameter``, ``Module`` and ``Linear`` built on ferrograd tensors."""
+
+import math
+
+from .. import _core
+from .._core import Tensor
+from . import functional
+
+
+class Parameter(Tensor):
+    """A tensor that is a module parameter: a leaf that requires grad by default."""
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = _core.empty(0)
+        return super().__new__(cls, data, requires_grad)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+
+class Module:
+    """Base class of layers: tracks parameters and sub-modules set as attributes."""
+
+    def __init__(self):
+        object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "training", True)
+
+    def __setattr__(self, name, value):
+        if isinstance(value, Parameter):
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self._modules[name] = value
+        object.__setattr__(self, name, value)
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def named_parameters(self, prefix=""):
+        for name, p in self._parameters.items():
+            yield prefix + name, p
+        for mname, m in self._modules.items():
+            yield from m.named_parameters(prefix + mname + ".")
+
+    def parameters(self):
+        for _, p in self.named_parameters():
+            yield p
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters():
+            if set_to_none:
+                p.grad = None
+            elif p.grad is not None:
+                p.grad.zero_()
+
+    def train(self, mode=True):
+        object.__setattr__(self, "training", mode)
+        for m in self._modules.values():
+            m.train(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias`` with PyTorch's default uniform initialisation."""
+
+    def __init__(self, in_features, out_features, bias=True):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        bound = 1.0 / math.sqrt(in_features) if in_features > 0 else 0.0
+        self.weight = Parameter(_core.empty(out_features, in_features).uniform_(-bound, bound))
+        if bias:
+            self.bias = Parameter(_core.empty(out_features).uniform_(-bound, bound))
+        else:
+            self.bias = None
+
+    def forward(self, x):
+        return functional.linear(x, self.weight, self.bias)
+
+    def __repr__(self):
+        return (
+            f"Linear(in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None})"
+        )
+
+
+class ReLU(Module):
+    """Elementwise ``max(x, 0)``."""
+
+    def forward(self, x):
+        return x.relu()
+
+
+class Tanh(Module):
+    """Elementwise ``tanh``."""
+
+    def forward(self, x):
+        return x.tanh()
+
+
+class Sigmoid(Module):
+    """Elementwise logistic sigmoid."""
+
+    def forward(self, x):
+        return x.sigmoid()
+
+
+class MSELoss(Module):
+    """Mean squared error."""
+
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input, target):
+        return functional.mse_loss(input, target, reduction=self.reduction)
+
+
+class Sequential(Module):
+    """Applies modules in order."""
+
+    def __init__(self, *modules):
+        super().__init__()
+        for i, m in enumerate(modules):
+            setattr(self, str(i), m)
+
+    def forward(self, x):
+        for m in self._modules.values():
+            x = m(x)
+        return x
+
+
+__all__ = ["Parameter", "Module", "Linear", "ReLU", "Tanh", "Sigmoid", "MSELoss", "Sequential", "functional"]

@@ -1,0 +1,339 @@
+//! The backward engine: dependency counting, input buffers, and execution newest-node-first.
+//!
+//! One call of [`backward`] or [`grad`] is a graph task. It walks the graph from the roots with an
+//! explicit stack (never recursion) to count how many edges lead into each node, then runs a node
+//! once all its incoming gradients have been summed into its input buffer. Nodes, input buffers and
+//! dependency counts are plain `Send + Sync` data, so independent ready nodes can run concurrently.
+
+use super::node::{Edge, Node, NodeKind};
+use super::gradient_edge;
+use crate::error::{Error, Result};
+use crate::grad_mode::GradModeGuard;
+use crate::layout::fmt_shape;
+use crate::tensor::Tensor;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::sync::Arc;
+
+/// Options of [`grad`] (PyTorch's keyword arguments).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GradOptions {
+    /// Keep saved tensors for another backward pass; defaults to `create_graph`.
+    pub retain_graph: Option<bool>,
+    /// Record the backward computation, for higher-order derivatives.
+    pub create_graph: bool,
+    /// Return `None` for inputs the outputs do not depend on instead of failing.
+    pub allow_unused: bool,
+}
+
+type NodeId = usize;
+
+fn id(node: &Arc<Node>) -> NodeId {
+    Arc::as_ptr(node) as NodeId
+}
+
+impl Tensor {
+    /// Computes the gradient of this tensor with respect to the graph leaves and accumulates it in their `.grad`.
+    ///
+    /// `gradient` is required unless the tensor has one element; `retain_graph` defaults to `create_graph`.
+    pub fn backward(&self, gradient: Option<&Tensor>, retain_graph: Option<bool>, create_graph: bool) -> Result<()> {
+        backward(std::slice::from_ref(self), &[gradient.cloned()], retain_graph, create_graph)
+    }
+}
+
+/// Accumulates the gradients of `tensors` (weighted by `grad_tensors`) into the leaves' `.grad`.
+pub fn backward(
+    tensors: &[Tensor],
+    grad_tensors: &[Option<Tensor>],
+    retain_graph: Option<bool>,
+    create_graph: bool,
+) -> Result<()> {
+    let roots = make_roots(tensors, grad_tensors)?;
+    let keep_graph = retain_graph.unwrap_or(create_graph);
+    GraphTask { keep_graph, create_graph, accumulate: true }.execute(roots, &[])?;
+    Ok(())
+}
+
+/// Returns the gradients of `outputs` with respect to `inputs` without touching any `.grad`.
+pub fn grad(
+    outputs: &[Tensor],
+    inputs: &[Tensor],
+    grad_outputs: &[Option<Tensor>],
+    options: GradOptions,
+) -> Result<Vec<Option<Tensor>>> {
+    let mut input_edges = Vec::with_capacity(inputs.len());
+    for (i, t) in inputs.iter().enumerate() {
+        match gradient_edge(t) {
+            Some(edge) => input_edges.push(edge),
+            None => {
+                return Err(Error::runtime(format!(
+                    "One of the differentiated Tensors does not require grad (input {i}, a {}). Call \
+                     .requires_grad_() on it before computing the outputs.",
+                    t.type_description()
+                )))
+            }
+        }
+    }
+    let roots = make_roots(outputs, grad_outputs)?;
+    let keep_graph = options.retain_graph.unwrap_or(options.create_graph);
+    let task = GraphTask { keep_graph, create_graph: options.create_graph, accumulate: false };
+    let results = task.execute(roots, &input_edges)?;
+    if !options.allow_unused {
+        if let Some(i) = results.iter().position(|r| r.is_none()) {
+            return Err(Error::runtime(format!(
+                "One of the differentiated Tensors appears to not have been used in the graph. Set \
+                 allow_unused=True if this is the desired behavior. (input {i}, a {}, is not reachable from the outputs)",
+                inputs[i].type_description()
+            )));
+        }
+    }
+    Ok(results)
+}
+
+/// Pairs each output's gradient edge with its starting gradient, checking PyTorch's preconditions.
+fn make_roots(tensors: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge, Tensor)>> {
+    if !grads.is_empty() && grads.len() != tensors.len() {
+        return Err(Error::runtime(format!(
+            "grad can be implicitly created only for scalar outputs: got {} gradients for {} outputs",
+            grads.len(),
+            tensors.len()
+        )));
+    }
+    let mut roots = Vec::with_capacity(tensors.len());
+    for (i, t) in tensors.iter().enumerate() {
+        let Some(edge) = gradient_edge(t) else {
+            return Err(Error::runtime(format!(
+                "element {i} of tensors does not require grad and does not have a grad_fn"
+            )));
+        };
+        let g = match grads.get(i).cloned().flatten() {
+            Some(g) => {
+                if g.shape() != t.shape() {
+                    return Err(Error::runtime(format!(
+                        "Mismatch in shape: grad_output[{i}] has a shape of {} and output[{i}] has a shape of {}.",
+                        fmt_shape(g.shape()),
+                        fmt_shape(t.shape())
+                    )));
+                }
+                if !g.dtype().is_floating_point() {
+                    return Err(Error::runtime(format!(
+                        "For complex or floating point outputs, grad_output[{i}] must be floating point, got {}",
+                        g.dtype().name()
+                    )));
+                }
+                g
+            }
+            None if t.numel() == 1 => t.ones_like(),
+            None => {
+                return Err(Error::runtime(format!(
+                    "grad can be implicitly created only for scalar outputs (output {i} has shape {}; pass a \
+                     gradient of that shape to backward())",
+                    fmt_shape(t.shape())
+                )))
+            }
+        };
+        roots.push((edge, g));
+    }
+    Ok(roots)
+}
+
+/// Gradients arriving at one node, summed per input slot (PyTorch's InputBuffer).
+#[derive(Default)]
+struct InputBuffer(Vec<Option<Tensor>>);
+
+impl InputBuffer {
+    fn add(&mut self, slot: usize, g: Tensor) -> Result<()> {
+        if self.0.len() <= slot {
+            self.0.resize(slot + 1, None);
+        }
+        self.0[slot] = Some(match self.0[slot].take() {
+            None => g,
+            Some(old) => old.add(&g)?,
+        });
+        Ok(())
+    }
+}
+
+/// One backward call.
+struct GraphTask {
+    keep_graph: bool,
+    create_graph: bool,
+    /// `backward()` (accumulate into leaves) rather than `grad()` (capture at `inputs`).
+    accumulate: bool,
+}
+
+/// A node waiting in the ready queue; the newest (highest sequence number) runs first.
+struct Ready(u64, Arc<Node>);
+
+impl PartialEq for Ready {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+impl Eq for Ready {}
+impl PartialOrd for Ready {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ready {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.cmp(&other.0)
+    }
+}
+
+impl GraphTask {
+    /// Runs the task; returns the gradients captured at `captures` (empty for `backward`).
+    fn execute(&self, roots: Vec<(Edge, Tensor)>, captures: &[Edge]) -> Result<Vec<Option<Tensor>>> {
+        let _mode = GradModeGuard::new(self.create_graph);
+        let (mut dependencies, order) = count_dependencies(&roots);
+        let mut capture_at: HashMap<NodeId, Vec<(usize, usize)>> = HashMap::new();
+        for (k, edge) in captures.iter().enumerate() {
+            capture_at.entry(id(&edge.node)).or_default().push((edge.input_nr, k));
+        }
+        let needed = (!self.accumulate).then(|| nodes_leading_to_captures(&order, &capture_at));
+
+        let mut buffers: HashMap<NodeId, InputBuffer> = HashMap::new();
+        let mut ready = BinaryHeap::new();
+        let mut queued = HashSet::new();
+        for (edge, g) in roots {
+            buffers.entry(id(&edge.node)).or_default().add(edge.input_nr, g)?;
+            if !dependencies.contains_key(&id(&edge.node)) && queued.insert(id(&edge.node)) {
+                ready.push(Ready(edge.node.seq_nr(), edge.node));
+            }
+        }
+
+        let mut results: Vec<Option<Tensor>> = vec![None; captures.len()];
+        while let Some(Ready(_, node)) = ready.pop() {
+            let grads = buffers.remove(&id(&node)).unwrap_or_default().0;
+            if let Some(slots) = capture_at.get(&id(&node)) {
+                for &(input_nr, k) in slots {
+                    results[k] = grads.get(input_nr).cloned().flatten();
+                }
+            }
+            let runs = match &needed {
+                None => true,
+                Some(needed) => needed.contains(&id(&node)),
+            };
+            if !runs {
+                continue;
+            }
+            let outputs = match node.kind() {
+                NodeKind::AccumulateGrad(variable) => {
+                    if let Some(Some(g)) = grads.into_iter().next() {
+                        accumulate_grad(variable, g, self.create_graph)?;
+                    }
+                    continue;
+                }
+                NodeKind::Function(_) => {
+                    if self.accumulate {
+                        node.store_retained_grads(&grads)?;
+                    }
+                    if grads.iter().all(|g| g.is_none()) {
+                        vec![None; node.next_edges().len()]
+                    } else {
+                        node.apply(&grads, self.keep_graph)?
+                    }
+                }
+            };
+            for (edge, g) in node.next_edges().iter().zip(outputs) {
+                let Some(edge) = edge else { continue };
+                let child = id(&edge.node);
+                if let Some(g) = g {
+                    buffers.entry(child).or_default().add(edge.input_nr, g)?;
+                }
+                let count = dependencies.get_mut(&child).expect("every child was counted");
+                *count -= 1;
+                if *count == 0 {
+                    ready.push(Ready(edge.node.seq_nr(), edge.node.clone()));
+                }
+            }
+        }
+        Ok(results)
+    }
+}
+
+/// Counts incoming edges per node reachable from the roots, with an explicit stack; also returns
+/// the nodes in a topological order (every node before the nodes it points to).
+fn count_dependencies(roots: &[(Edge, Tensor)]) -> (HashMap<NodeId, usize>, Vec<Arc<Node>>) {
+    let mut dependencies: HashMap<NodeId, usize> = HashMap::new();
+    let mut seen: HashSet<NodeId> = HashSet::new();
+    let mut stack: Vec<Arc<Node>> = Vec::new();
+    let mut all: Vec<Arc<Node>> = Vec::new();
+    for (edge, _) in roots {
+        if seen.insert(id(&edge.node)) {
+            stack.push(edge.node.clone());
+        }
+    }
+    while let Some(node) = stack.pop() {
+        for edge in node.next_edges().iter().flatten() {
+            *dependencies.entry(id(&edge.node)).or_insert(0) += 1;
+            if seen.insert(id(&edge.node)) {
+                stack.push(edge.node.clone());
+            }
+        }
+        all.push(node);
+    }
+    // Kahn's algorithm over a copy of the counts gives a topological order.
+    let mut remaining = dependencies.clone();
+    let mut order = Vec::with_capacity(all.len());
+    let mut frontier: Vec<Arc<Node>> = all.iter().filter(|n| !dependencies.contains_key(&id(n))).cloned().collect();
+    while let Some(node) = frontier.pop() {
+        for edge in node.next_edges().iter().flatten() {
+            let count = remaining.get_mut(&id(&edge.node)).expect("counted above");
+            *count -= 1;
+            if *count == 0 {
+                frontier.push(edge.node.clone());
+            }
+        }
+        order.push(node);
+    }
+    (dependencies, order)
+}
+
+/// The nodes that must run for `grad()`: those from which a captured node can be reached.
+fn nodes_leading_to_captures(
+    order: &[Arc<Node>],
+    capture_at: &HashMap<NodeId, Vec<(usize, usize)>>,
+) -> HashSet<NodeId> {
+    let mut needed = HashSet::new();
+    for node in order.iter().rev() {
+        let leads = node
+            .next_edges()
+            .iter()
+            .flatten()
+            .any(|e| capture_at.contains_key(&id(&e.node)) || needed.contains(&id(&e.node)));
+        if leads {
+            needed.insert(id(node));
+        }
+    }
+    needed
+}
+
+/// AccumulateGrad: adds `g` into `variable.grad` (PyTorch's rules for stealing vs copying).
+fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) -> Result<()> {
+    let mut meta = variable.meta();
+    let new = match meta.grad.take() {
+        None if create_graph => g,
+        None if owns_exclusively(&g) && !g.requires_grad() => g,
+        None => g.deep_copy(),
+        Some(old) if create_graph => old.add(&g)?,
+        Some(old) => {
+            drop(meta);
+            old.add_(&g)?;
+            meta = variable.meta();
+            old
+        }
+    };
+    meta.grad = Some(new);
+    Ok(())
+}
+
+/// True when nobody else can see `g`'s data, so it may become a `.grad` and be updated in place.
+fn owns_exclusively(g: &Tensor) -> bool {
+    Arc::strong_count(&g.0) == 1
+        && Arc::strong_count(g.storage()) == 1
+        && g.base().is_none()
+        && g.layout().offset == 0
+        && g.is_contiguous()
+        && g.storage().read().len() == g.numel()
+}

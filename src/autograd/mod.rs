@@ -1,0 +1,135 @@
+//! Reverse-mode automatic differentiation: graph nodes, saved tensors, the engine, and how ops record themselves.
+
+mod engine;
+mod node;
+mod saved;
+
+pub use engine::{backward, grad, GradOptions};
+pub use node::{BackwardCtx, BackwardFn, Edge, InputMeta, Node, NodeKind};
+pub use saved::SavedVariable;
+
+use crate::error::Result;
+use crate::grad_mode::is_grad_enabled;
+use crate::tensor::Tensor;
+use std::cell::RefCell;
+use std::sync::Arc;
+
+/// What an op keeps for its backward formula.
+pub enum Save<'a> {
+    /// One of the op's inputs (or any other tensor), checked against in-place changes.
+    Tensor(&'a Tensor),
+    /// The op's output.
+    Output,
+    /// Nothing (keeps positions stable when a tensor is saved only if some input needs it).
+    Skip,
+}
+
+/// True when an op on `inputs` must record a node: grad mode is on and some input requires grad.
+pub fn is_recording(inputs: &[&Tensor]) -> bool {
+    is_grad_enabled() && inputs.iter().any(|t| t.requires_grad())
+}
+
+/// The edge gradients of `tensor` flow into: its grad_fn, or its AccumulateGrad if it is a leaf that requires grad.
+pub fn gradient_edge(tensor: &Tensor) -> Option<Edge> {
+    let mut meta = tensor.meta();
+    if let Some(edge) = &meta.grad_fn {
+        return Some(edge.clone());
+    }
+    if !meta.requires_grad {
+        return None;
+    }
+    let node = match meta.accumulator.upgrade() {
+        Some(node) => node,
+        None => {
+            let node = Arc::new(Node::accumulate_grad(tensor.clone()));
+            meta.accumulator = Arc::downgrade(&node);
+            node
+        }
+    };
+    Some(Edge { node, input_nr: 0 })
+}
+
+/// Attaches a node named `name` with formula `backward` to the fresh output `out` of an op on `inputs`.
+///
+/// Call only when [`is_recording`] is true. `saves` lists the tensors `backward` reads through
+/// `ctx.saved(i)`, in order.
+pub fn record(
+    out: Tensor,
+    name: &'static str,
+    inputs: &[&Tensor],
+    saves: &[Save<'_>],
+    backward: impl Fn(&BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+) -> Tensor {
+    record_multi(vec![out], name, inputs, saves, Box::new(backward)).pop().expect("one output")
+}
+
+/// Like [`record`] for ops with several outputs; `Save::Output` saves output 0.
+pub fn record_multi(
+    outs: Vec<Tensor>,
+    name: &'static str,
+    inputs: &[&Tensor],
+    saves: &[Save<'_>],
+    backward: BackwardFn,
+) -> Vec<Tensor> {
+    let next_edges = inputs.iter().map(|t| gradient_edge(t)).collect();
+    let metas = inputs.iter().map(|t| InputMeta { shape: t.shape().into(), dtype: t.dtype() }).collect();
+    let saved = saves
+        .iter()
+        .map(|s| match s {
+            Save::Tensor(t) => SavedVariable::input(t),
+            Save::Output => SavedVariable::output(&outs[0], 0),
+            Save::Skip => SavedVariable::none(),
+        })
+        .collect();
+    let node = Arc::new(Node::new(name, next_edges, metas, saved, backward));
+    for (i, out) in outs.iter().enumerate() {
+        out.set_grad_fn(Some(Edge { node: node.clone(), input_nr: i }));
+    }
+    outs
+}
+
+thread_local! {
+    /// Nodes waiting to be freed, and whether a release loop is already draining them on this thread.
+    static RELEASE_QUEUE: RefCell<(bool, Vec<Arc<Node>>)> = const { RefCell::new((false, Vec::new())) };
+}
+
+/// Frees a tensor's history without recursion: the nodes go onto a per-thread queue drained by a loop.
+pub(crate) fn release_iteratively(node: Option<Arc<Node>>, grad: Option<Tensor>) {
+    release_edges(node.map(|node| Edge { node, input_nr: 0 }).into_iter().map(Some).collect(), grad);
+}
+
+/// Queues `edges`' nodes and the histories of `tensors` for release, and drains the queue unless a
+/// loop further up this thread's stack is already doing so.
+pub(crate) fn release_edges(edges: Vec<Option<Edge>>, tensors: impl IntoIterator<Item = Tensor>) {
+    let mut nodes: Vec<Arc<Node>> = edges.into_iter().flatten().map(|e| e.node).collect();
+    for t in tensors {
+        // Only the last handle of a tensor owns its history; otherwise dropping it is shallow.
+        if let Some(mut inner) = Arc::into_inner(t.0) {
+            let meta = inner.meta.get_mut();
+            nodes.extend(meta.grad_fn.take().map(|e| e.node));
+            if let Some(g) = meta.grad.take() {
+                if let Some(mut g) = Arc::into_inner(g.0) {
+                    nodes.extend(g.meta.get_mut().grad_fn.take().map(|e| e.node));
+                }
+            }
+        }
+    }
+    let drained_here = RELEASE_QUEUE.try_with(|q| {
+        let mut q = q.borrow_mut();
+        q.1.append(&mut nodes);
+        let already = q.0;
+        q.0 = true;
+        !already
+    });
+    match drained_here {
+        Ok(true) => {
+            // Each popped node's Drop pushes its children and returns at once.
+            while let Some(node) = RELEASE_QUEUE.with(|q| q.borrow_mut().1.pop()) {
+                drop(node);
+            }
+            RELEASE_QUEUE.with(|q| q.borrow_mut().0 = false);
+        }
+        Ok(false) => {}
+        Err(_) => drop(nodes), // thread teardown: plain drop
+    }
+}

@@ -1,0 +1,240 @@
+//! Graph nodes: a backward function, the edges to the nodes of its inputs, and its saved tensors.
+
+use super::saved::SavedVariable;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::layout::{fmt_shape, is_expandable_to, Dims};
+use crate::tensor::{Tensor, TensorImpl};
+use parking_lot::Mutex;
+use smallvec::SmallVec;
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+
+/// Points at input `input_nr` of `node` (for a tensor's `grad_fn`: output `input_nr` of the node that made it).
+#[derive(Clone)]
+pub struct Edge {
+    /// The node gradients flow to.
+    pub node: Arc<Node>,
+    /// Which of the node's inputs (or outputs, seen from a tensor) this is.
+    pub input_nr: usize,
+}
+
+/// A backward formula: gradients of the outputs in, gradients of the inputs out.
+pub type BackwardFn = Box<dyn Fn(&BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> + Send + Sync>;
+
+/// What a node does when the engine runs it.
+pub enum NodeKind {
+    /// An op's backward formula.
+    Function(BackwardFn),
+    /// Adds the incoming gradient into a leaf's `.grad`.
+    AccumulateGrad(Tensor),
+}
+
+/// Shape and dtype of one input, to check and fix up gradients.
+#[derive(Clone, Debug)]
+pub struct InputMeta {
+    /// The input's shape; a broadcast gradient is summed back to it.
+    pub shape: Dims,
+    /// The input's dtype; gradients are cast to it.
+    pub dtype: DType,
+}
+
+/// A node of the backward graph (PyTorch's `Node` / `grad_fn`).
+pub struct Node {
+    name: Cow<'static, str>,
+    seq_nr: u64,
+    pub(crate) next_edges: Vec<Option<Edge>>,
+    inputs: SmallVec<[InputMeta; 2]>,
+    saved: Vec<SavedVariable>,
+    kind: NodeKind,
+    retained: Mutex<Vec<(usize, Weak<TensorImpl>)>>,
+}
+
+static NEXT_SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// Values a backward formula reads: incoming gradients and unpacked saved tensors.
+pub struct BackwardCtx<'a> {
+    grads: &'a [Option<Tensor>],
+    saved: Vec<Option<Tensor>>,
+    node: &'a Node,
+}
+
+impl BackwardCtx<'_> {
+    /// The gradient of output `i` (present for every single-output node the engine runs).
+    pub fn grad(&self, i: usize) -> &Tensor {
+        self.grads[i].as_ref().expect("the engine runs a node only with its output gradient")
+    }
+
+    /// The gradient of output `i`, if one arrived.
+    pub fn grad_opt(&self, i: usize) -> Option<&Tensor> {
+        self.grads[i].as_ref()
+    }
+
+    /// Saved tensor `i`, in the order the op saved them.
+    pub fn saved(&self, i: usize) -> &Tensor {
+        self.saved[i].as_ref().expect("the op saved this tensor because the formula reads it")
+    }
+
+    /// Whether input `i` needs a gradient (it requires grad).
+    pub fn needs_input_grad(&self, i: usize) -> bool {
+        self.node.next_edges.get(i).is_some_and(|e| e.is_some())
+    }
+}
+
+impl Node {
+    /// A node for an op's backward formula.
+    pub fn new(
+        name: impl Into<Cow<'static, str>>,
+        next_edges: Vec<Option<Edge>>,
+        inputs: SmallVec<[InputMeta; 2]>,
+        saved: Vec<SavedVariable>,
+        backward: BackwardFn,
+    ) -> Node {
+        Node {
+            name: name.into(),
+            seq_nr: NEXT_SEQ.fetch_add(1, Ordering::Relaxed),
+            next_edges,
+            inputs,
+            saved,
+            kind: NodeKind::Function(backward),
+            retained: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The AccumulateGrad node of a leaf; it runs as soon as it is ready.
+    pub fn accumulate_grad(variable: Tensor) -> Node {
+        let meta = InputMeta { shape: variable.shape().into(), dtype: variable.dtype() };
+        Node {
+            name: Cow::Borrowed("AccumulateGrad"),
+            seq_nr: u64::MAX,
+            next_edges: Vec::new(),
+            inputs: smallvec::smallvec![meta],
+            saved: Vec::new(),
+            kind: NodeKind::AccumulateGrad(variable),
+            retained: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// PyTorch's class name for this node (`MulBackward0`, `AccumulateGrad`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Creation order; newer nodes run first.
+    pub fn seq_nr(&self) -> u64 {
+        self.seq_nr
+    }
+
+    /// Edges to the nodes of this node's inputs (`None` where an input needs no gradient).
+    pub fn next_edges(&self) -> &[Option<Edge>] {
+        &self.next_edges
+    }
+
+    /// The leaf of an AccumulateGrad node.
+    pub fn variable(&self) -> Option<&Tensor> {
+        match &self.kind {
+            NodeKind::AccumulateGrad(v) => Some(v),
+            NodeKind::Function(_) => None,
+        }
+    }
+
+    pub(crate) fn kind(&self) -> &NodeKind {
+        &self.kind
+    }
+
+    pub(crate) fn add_retained_grad(&self, output_nr: usize, tensor: Weak<TensorImpl>) {
+        self.retained.lock().push((output_nr, tensor));
+    }
+
+    /// Stores the gradients of retained non-leaf outputs into their `.grad`.
+    pub(crate) fn store_retained_grads(&self, grads: &[Option<Tensor>]) -> Result<()> {
+        let retained = self.retained.lock().clone();
+        for (output_nr, weak) in retained {
+            let (Some(tensor), Some(Some(g))) = (weak.upgrade(), grads.get(output_nr)) else { continue };
+            let tensor = Tensor(tensor);
+            let new = match tensor.grad() {
+                None => g.deep_copy(),
+                Some(old) => old.add(g)?,
+            };
+            tensor.meta().grad = Some(new);
+        }
+        Ok(())
+    }
+
+    /// Runs the backward formula on `grads` and fixes the results up to the inputs' shapes and dtypes.
+    pub(crate) fn apply(self: &Arc<Self>, grads: &[Option<Tensor>], keep_graph: bool) -> Result<Vec<Option<Tensor>>> {
+        let NodeKind::Function(backward) = &self.kind else {
+            unreachable!("AccumulateGrad is run by the engine");
+        };
+        let saved = self.saved.iter().map(|s| s.unpack(self)).collect::<Result<Vec<_>>>();
+        let result = saved.and_then(|saved| backward(&BackwardCtx { grads, saved, node: self }));
+        if !keep_graph {
+            self.release_saved();
+        }
+        let mut grads = result?;
+        if grads.len() != self.next_edges.len() {
+            return Err(Error::runtime(format!(
+                "function {} returned an incorrect number of gradients (expected {}, got {})",
+                self.name,
+                self.next_edges.len(),
+                grads.len()
+            )));
+        }
+        for (i, slot) in grads.iter_mut().enumerate() {
+            if self.next_edges[i].is_none() {
+                *slot = None;
+            }
+            if let Some(g) = slot.take() {
+                *slot = Some(self.conform(i, g)?);
+            }
+        }
+        Ok(grads)
+    }
+
+    /// Sums a broadcast gradient back to input `i`'s shape and casts it to its dtype.
+    fn conform(&self, i: usize, mut g: Tensor) -> Result<Tensor> {
+        let meta = &self.inputs[i];
+        if g.shape() != meta.shape.as_slice() {
+            if !is_expandable_to(&meta.shape, g.shape()) {
+                return Err(Error::runtime(format!(
+                    "Function {} returned an invalid gradient at index {i} - got {} but expected shape compatible with {}",
+                    self.name,
+                    fmt_shape(g.shape()),
+                    fmt_shape(&meta.shape)
+                )));
+            }
+            g = g.sum_to(&meta.shape)?;
+        }
+        if g.dtype() != meta.dtype {
+            g = g.to_dtype(meta.dtype)?;
+        }
+        Ok(g)
+    }
+
+    /// Frees the saved tensors (after a backward pass without `retain_graph`).
+    pub(crate) fn release_saved(&self) {
+        for s in &self.saved {
+            s.release();
+        }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let edges = std::mem::take(&mut self.next_edges);
+        let variable = match &mut self.kind {
+            NodeKind::AccumulateGrad(_) => {
+                let NodeKind::AccumulateGrad(v) =
+                    std::mem::replace(&mut self.kind, NodeKind::Function(Box::new(|_| Ok(vec![]))))
+                else {
+                    unreachable!()
+                };
+                Some(v)
+            }
+            NodeKind::Function(_) => None,
+        };
+        let saved: Vec<Tensor> = self.saved.iter().filter_map(|s| s.take()).collect();
+        super::release_edges(edges, saved.into_iter().chain(variable));
+    }
+}

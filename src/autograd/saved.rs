@@ -1,0 +1,102 @@
+//! Saved tensors: what a backward formula needs, checked against in-place changes.
+
+use super::node::{Edge, Node};
+use crate::error::{Error, Result};
+use crate::grad_mode::is_grad_enabled;
+use crate::tensor::Tensor;
+use parking_lot::Mutex;
+use std::sync::Arc;
+
+/// A tensor kept for the backward pass, with the version it had when saved.
+pub struct SavedVariable {
+    slot: Mutex<Option<Tensor>>,
+    /// A placeholder that never held a tensor (not an error to unpack).
+    empty: bool,
+    version: u64,
+    /// Output number when the saved tensor is an output of the saving node (stored without its grad_fn).
+    output_nr: Option<usize>,
+    /// `(grad_fn name, output number)` of the tensor when saved, for error messages.
+    producer: Option<(String, usize)>,
+}
+
+impl SavedVariable {
+    /// Saves an input of the node.
+    pub fn input(tensor: &Tensor) -> SavedVariable {
+        let producer = tensor.grad_fn().map(|n| (n.name().to_string(), tensor.output_nr()));
+        SavedVariable {
+            version: tensor.version(),
+            slot: Mutex::new(Some(tensor.clone())),
+            empty: false,
+            output_nr: None,
+            producer,
+        }
+    }
+
+    /// Saves output `output_nr` of the node: only its data, since its grad_fn is the node itself.
+    pub fn output(tensor: &Tensor, output_nr: usize) -> SavedVariable {
+        SavedVariable {
+            version: tensor.version(),
+            slot: Mutex::new(Some(tensor.detach())),
+            empty: false,
+            output_nr: Some(output_nr),
+            producer: None,
+        }
+    }
+
+    /// A placeholder saving nothing.
+    pub fn none() -> SavedVariable {
+        SavedVariable { slot: Mutex::new(None), empty: true, version: 0, output_nr: None, producer: None }
+    }
+
+    /// The saved tensor (`None` for a placeholder), or the PyTorch error when it was freed or
+    /// modified in place since.
+    pub fn unpack(&self, node: &Arc<Node>) -> Result<Option<Tensor>> {
+        if self.empty {
+            return Ok(None);
+        }
+        let Some(tensor) = self.slot.lock().clone() else {
+            return Err(Error::runtime(
+                "Trying to backward through the graph a second time (or directly access saved tensors after they \
+                 have already been freed). Saved intermediate values of the graph are freed when you call \
+                 .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the \
+                 graph a second time or if you need to access saved tensors after calling backward.",
+            ));
+        };
+        let current = tensor.version();
+        if current != self.version {
+            let producer = match (&self.producer, self.output_nr) {
+                (Some((name, nr)), _) => format!(", which is output {nr} of {name},"),
+                (None, Some(nr)) => format!(", which is output {nr} of {},", node.name()),
+                (None, None) => String::new(),
+            };
+            let writer = tensor.storage().last_writer();
+            return Err(Error::runtime(format!(
+                "one of the variables needed for gradient computation has been modified by an inplace operation: \
+                 [{}]{producer} is at version {current}; expected version {} instead. Hint: {node} saved it at \
+                 version {}; the in-place operation `{writer}` changed it afterwards. Use an out-of-place operation \
+                 or `.clone()` the tensor before modifying it.",
+                tensor.type_description(),
+                self.version,
+                self.version,
+                node = node.name(),
+            )));
+        }
+        match self.output_nr {
+            Some(nr) if is_grad_enabled() => {
+                let alias = tensor.detach();
+                alias.set_grad_fn(Some(Edge { node: node.clone(), input_nr: nr }));
+                Ok(Some(alias))
+            }
+            _ => Ok(Some(tensor)),
+        }
+    }
+
+    /// Frees the saved data.
+    pub fn release(&self) {
+        self.slot.lock().take();
+    }
+
+    pub(crate) fn take(&self) -> Option<Tensor> {
+        self.slot.lock().take()
+    }
+}

@@ -1,0 +1,61 @@
+//! Errors raised by ferrograd, mapped one-to-one onto Python exception types.
+
+use std::fmt;
+
+/// The Python exception type an [`Error`] becomes at the binding boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// `RuntimeError`: autograd and shape errors, as PyTorch raises them.
+    Runtime,
+    /// `TypeError`: an argument of the wrong type.
+    Type,
+    /// `IndexError`: an index out of range.
+    Index,
+    /// `ValueError`: an argument of the right type but a wrong value.
+    Value,
+}
+
+/// An error with the PyTorch key phrase first, then the details that make it actionable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// Which Python exception this becomes.
+    pub kind: ErrorKind,
+    /// The full message.
+    pub message: String,
+}
+
+impl Error {
+    /// A `RuntimeError`.
+    pub fn runtime(message: impl Into<String>) -> Self {
+        Error { kind: ErrorKind::Runtime, message: message.into() }
+    }
+    /// A `TypeError`.
+    pub fn type_error(message: impl Into<String>) -> Self {
+        Error { kind: ErrorKind::Type, message: message.into() }
+    }
+    /// An `IndexError`.
+    pub fn index(message: impl Into<String>) -> Self {
+        Error { kind: ErrorKind::Index, message: message.into() }
+    }
+    /// A `ValueError`.
+    pub fn value(message: impl Into<String>) -> Self {
+        Error { kind: ErrorKind::Value, message: message.into() }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Result type of every fallible ferrograd operation.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Returns early with a `RuntimeError` built by `format!`.
+#[macro_export]
+macro_rules! bail {
+    ($($arg:tt)*) => { return Err($crate::Error::runtime(format!($($arg)*))) };
+}

@@ -1,0 +1,219 @@
+//! `repr` as PyTorch prints it: `tensor([27., 12., 75.], grad_fn=<PowBackward0>)`.
+//!
+//! Follows torch/_tensor_str.py: one formatter for all elements (integer, fixed with 4 decimals,
+//! or scientific), right-aligned to a common width, rows wrapped at 80 columns, and tensors of more
+//! than 1000 elements summarised with `...`.
+
+use crate::dtype::DType;
+use crate::tensor::Tensor;
+use std::fmt;
+
+const PRECISION: usize = 4;
+const LINE_WIDTH: usize = 80;
+const THRESHOLD: usize = 1000;
+const EDGE_ITEMS: usize = 3;
+
+/// How every element of one tensor is printed.
+struct Formatter {
+    boolean: bool,
+    floating: bool,
+    int_mode: bool,
+    sci_mode: bool,
+    width: usize,
+}
+
+/// Python's `'{:.{p}e}'`: mantissa, `e`, sign, at least two exponent digits.
+fn sci(v: f64, precision: usize) -> String {
+    if !v.is_finite() {
+        return non_finite(v);
+    }
+    let s = format!("{:.*e}", precision, v);
+    let (mantissa, exp) = s.split_once('e').expect("exponent present");
+    let exp: i32 = exp.parse().expect("integer exponent");
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exp.abs())
+}
+
+fn non_finite(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v > 0.0 {
+        "inf".into()
+    } else {
+        "-inf".into()
+    }
+}
+
+impl Formatter {
+    fn new(values: &[f64], dtype: DType) -> Formatter {
+        let boolean = dtype == DType::Bool;
+        let mut f = Formatter { boolean, floating: dtype.is_floating_point(), int_mode: true, sci_mode: false, width: 1 };
+        if !f.floating {
+            f.width = values.iter().map(|v| f.plain(*v).len()).max().unwrap_or(1);
+            return f;
+        }
+        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite() && *v != 0.0).collect();
+        // non-finite values still take part in the width
+        for v in values.iter().filter(|v| !v.is_finite()) {
+            f.width = f.width.max(non_finite(*v).len());
+        }
+        if finite.is_empty() {
+            f.width = f.width.max(values.iter().map(|v| if v.is_finite() { 2 } else { 0 }).max().unwrap_or(1));
+            return f;
+        }
+        let abs: Vec<f64> = finite.iter().map(|v| v.abs()).collect();
+        let min = abs.iter().cloned().fold(f64::INFINITY, f64::min);
+        let max = abs.iter().cloned().fold(0.0, f64::max);
+        f.int_mode = finite.iter().all(|v| v.ceil() == *v);
+        let widths: Vec<usize> = if f.int_mode {
+            if max / min > 1000.0 || max > 1e8 {
+                f.sci_mode = true;
+                finite.iter().map(|v| sci(*v, PRECISION).len()).collect()
+            } else {
+                finite.iter().map(|v| format!("{v:.0}").len() + 1).collect()
+            }
+        } else if max / min > 1000.0 || max > 1e8 || min < 1e-4 {
+            f.sci_mode = true;
+            finite.iter().map(|v| sci(*v, PRECISION).len()).collect()
+        } else {
+            finite.iter().map(|v| format!("{v:.PRECISION$}").len()).collect()
+        };
+        f.width = f.width.max(widths.into_iter().max().unwrap_or(1));
+        f
+    }
+
+    fn plain(&self, v: f64) -> String {
+        if self.floating {
+            if !v.is_finite() {
+                non_finite(v)
+            } else if self.sci_mode {
+                sci(v, PRECISION)
+            } else if self.int_mode {
+                format!("{v:.0}.")
+            } else {
+                format!("{v:.PRECISION$}")
+            }
+        } else if self.boolean {
+            (if v != 0.0 { "True" } else { "False" }).into()
+        } else {
+            format!("{}", v as i64)
+        }
+    }
+
+    fn format(&self, v: f64) -> String {
+        let s = self.plain(v);
+        format!("{s:>width$}", width = self.width)
+    }
+}
+
+/// Nested-list body of the tensor (`[[1., 2.],\n        [3., 4.]]`) given its row-major values.
+fn body(values: &[f64], shape: &[usize], f: &dyn Fn(f64) -> String, width: usize, indent: usize, summarize: bool) -> String {
+    if shape.is_empty() {
+        return f(values[0]);
+    }
+    let n = shape[0];
+    let inner: usize = shape[1..].iter().product();
+    let chunk = |i: usize| &values[i * inner..(i + 1) * inner];
+    let picked: Vec<Option<usize>> = if summarize && n > 2 * EDGE_ITEMS {
+        (0..EDGE_ITEMS).map(Some).chain([None]).chain((n - EDGE_ITEMS..n).map(Some)).collect()
+    } else {
+        (0..n).map(Some).collect()
+    };
+    if shape.len() == 1 {
+        let items: Vec<String> = picked.iter().map(|i| i.map_or("...".to_string(), |i| f(values[i]))).collect();
+        let per_line = ((LINE_WIDTH.saturating_sub(indent)) / (width + 2)).max(1);
+        let lines: Vec<String> = items.chunks(per_line).map(|c| c.join(", ")).collect();
+        return format!("[{}]", lines.join(&format!(",\n{}", " ".repeat(indent + 1))));
+    }
+    let parts: Vec<String> = picked
+        .iter()
+        .map(|i| i.map_or("...".to_string(), |i| body(chunk(i), &shape[1..], f, width, indent + 1, summarize)))
+        .collect();
+    let sep = format!(",{}{}", "\n".repeat(shape.len() - 1), " ".repeat(indent + 1));
+    format!("[{}]", parts.join(&sep))
+}
+
+/// The values that decide the formatter: all of them, or only the printed edges when summarised.
+fn visible_values(values: &[f64], shape: &[usize], summarize: bool) -> Vec<f64> {
+    if !summarize || shape.is_empty() {
+        return values.to_vec();
+    }
+    let n = shape[0];
+    let inner: usize = shape[1..].iter().product();
+    let rows: Vec<usize> = if n > 2 * EDGE_ITEMS { (0..EDGE_ITEMS).chain(n - EDGE_ITEMS..n).collect() } else { (0..n).collect() };
+    rows.into_iter().flat_map(|i| visible_values(&values[i * inner..(i + 1) * inner], &shape[1..], true)).collect()
+}
+
+impl Tensor {
+    /// PyTorch's `repr(tensor)`.
+    pub fn repr(&self) -> String {
+        let prefix = "tensor(";
+        let indent = prefix.len();
+        let values = self.to_f64_vec();
+        let shape = self.shape();
+        let dtype = self.dtype();
+        let summarize = values.len() > THRESHOLD;
+        let mut suffixes: Vec<String> = Vec::new();
+        let text = if values.is_empty() {
+            if shape.len() != 1 {
+                let dims: Vec<String> = shape.iter().map(|s| s.to_string()).collect();
+                let tuple = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
+                suffixes.push(format!("size={tuple}"));
+            }
+            "[]".to_string()
+        } else {
+            let fmt = Formatter::new(&visible_values(&values, shape, summarize), dtype);
+            body(&values, shape, &|v| fmt.format(v), fmt.width, indent, summarize)
+        };
+        if !matches!(dtype, DType::Float32 | DType::Int64 | DType::Bool) {
+            suffixes.push(format!("dtype=torch.{}", dtype.name()));
+        }
+        if let Some(node) = self.grad_fn() {
+            suffixes.push(format!("grad_fn=<{}>", node.name()));
+        } else if self.requires_grad() {
+            suffixes.push("requires_grad=True".into());
+        }
+        let mut out = format!("{prefix}{text}");
+        let mut last_line = out.rsplit('\n').next().map_or(0, |l| l.len());
+        for s in suffixes {
+            if last_line + s.len() + 2 > LINE_WIDTH {
+                out.push_str(&format!(",\n{}{s}", " ".repeat(indent)));
+                last_line = indent + s.len();
+            } else {
+                out.push_str(&format!(", {s}"));
+                last_line += s.len() + 2;
+            }
+        }
+        out.push(')');
+        out
+    }
+}
+
+impl fmt::Display for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.repr())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(v: Vec<f32>, shape: &[usize]) -> Tensor {
+        Tensor::from_vec(v, shape).unwrap()
+    }
+
+    #[test]
+    fn matches_pytorch_reprs() {
+        assert_eq!(t(vec![27.0, 12.0, 75.0], &[3]).repr(), "tensor([27., 12., 75.])");
+        assert_eq!(t(vec![0.1, 0.05], &[2]).repr(), "tensor([0.1000, 0.0500])");
+        assert_eq!(t(vec![-0.25, 24.0], &[2]).repr(), "tensor([-0.2500, 24.0000])");
+        assert_eq!(t(vec![-8.248e-8], &[]).repr(), "tensor(-8.2480e-08)");
+        assert_eq!(t(vec![10.0], &[]).repr(), "tensor(10.)");
+        assert_eq!(t(vec![1.0, 2.0, 3.0, 4.0], &[2, 2]).repr(), "tensor([[1., 2.],\n        [3., 4.]])");
+        assert_eq!(Tensor::from_vec(vec![1i64, 10], &[2]).unwrap().repr(), "tensor([ 1, 10])");
+        assert_eq!(Tensor::from_vec(vec![0.5f64], &[1]).unwrap().repr(), "tensor([0.5000], dtype=torch.float64)");
+        assert_eq!(t(vec![], &[0]).repr(), "tensor([])");
+        assert_eq!(Tensor::from_vec(vec![true, false], &[2]).unwrap().repr(), "tensor([ True, False])");
+    }
+}

@@ -1,0 +1,56 @@
+//! Grad mode: a per-thread switch that decides whether ops record the graph.
+
+use std::cell::Cell;
+
+thread_local! {
+    static GRAD_ENABLED: Cell<bool> = const { Cell::new(true) };
+}
+
+/// Whether ops on this thread record autograd history.
+pub fn is_grad_enabled() -> bool {
+    GRAD_ENABLED.with(|g| g.get())
+}
+
+/// Switches recording on or off for this thread; returns the previous setting.
+pub fn set_grad_enabled(enabled: bool) -> bool {
+    GRAD_ENABLED.with(|g| g.replace(enabled))
+}
+
+/// Restores the previous grad mode when dropped: `let _g = GradModeGuard::new(false);`.
+pub struct GradModeGuard {
+    previous: bool,
+}
+
+impl GradModeGuard {
+    /// Sets grad mode to `enabled` until the guard is dropped.
+    pub fn new(enabled: bool) -> Self {
+        GradModeGuard { previous: set_grad_enabled(enabled) }
+    }
+}
+
+impl Drop for GradModeGuard {
+    fn drop(&mut self) {
+        set_grad_enabled(self.previous);
+    }
+}
+
+/// Runs `f` with grad mode off (Rust's `with torch.no_grad():`).
+pub fn no_grad<R>(f: impl FnOnce() -> R) -> R {
+    let _guard = GradModeGuard::new(false);
+    f()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_thread_and_restored() {
+        assert!(is_grad_enabled());
+        no_grad(|| {
+            assert!(!is_grad_enabled());
+            std::thread::spawn(|| assert!(is_grad_enabled())).join().unwrap();
+        });
+        assert!(is_grad_enabled());
+    }
+}

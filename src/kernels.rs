@@ -1,0 +1,145 @@
+//! Elementwise and reduction kernels over strided layouts. No autograd here: ops in `ops/` call these.
+
+use crate::dtype::{DType, Element, Num};
+use crate::error::Result;
+use crate::layout::{broadcast_shapes, Layout};
+use crate::storage::BufferElement;
+use crate::tensor::{gather, Tensor};
+use crate::with_any;
+
+/// Applies `f` to every element of `x` (of element type `T`), giving a new contiguous tensor.
+pub fn map<T: BufferElement, U: BufferElement>(x: &Tensor, f: impl Fn(T) -> U) -> Tensor {
+    let out: Vec<U> = x.read(|data: &[T], layout| match layout.contiguous_range() {
+        Some(range) => data[range].iter().map(|&v| f(v)).collect(),
+        None => {
+            let mut out = Vec::with_capacity(layout.numel());
+            layout.for_each_offset(|p| out.push(f(data[p])));
+            out
+        }
+    });
+    Tensor::from_vec(out, x.shape()).expect("same element count")
+}
+
+/// Applies `f` pairwise over the broadcast of `a` and `b` (both of element type `T`).
+pub fn zip<T: BufferElement, U: BufferElement>(a: &Tensor, b: &Tensor, f: impl Fn(T, T) -> U) -> Result<Tensor> {
+    let shape = broadcast_shapes(a.shape(), b.shape())?;
+    let out: Vec<U> = a.read(|da: &[T], la| {
+        b.read(|db: &[T], lb| {
+            if let (Some(ra), Some(rb)) = (la.contiguous_range(), lb.contiguous_range()) {
+                if la.shape == lb.shape {
+                    return da[ra].iter().zip(&db[rb]).map(|(&x, &y)| f(x, y)).collect();
+                }
+                if lb.numel() == 1 && la.shape.as_slice() == shape.as_slice() {
+                    let y = db[rb.start];
+                    return da[ra].iter().map(|&x| f(x, y)).collect();
+                }
+                if la.numel() == 1 && lb.shape.as_slice() == shape.as_slice() {
+                    let x = da[ra.start];
+                    return db[rb].iter().map(|&y| f(x, y)).collect();
+                }
+            }
+            let xs = gather(da, &la.broadcast_to(&shape));
+            let ys = gather(db, &lb.broadcast_to(&shape));
+            xs.into_iter().zip(ys).map(|(x, y)| f(x, y)).collect()
+        })
+    });
+    Tensor::from_vec(out, &shape)
+}
+
+/// A copy of `x` with elements converted to `dtype` (no autograd; same tensor back if already `dtype`).
+pub fn cast(x: &Tensor, dtype: DType) -> Tensor {
+    if x.dtype() == dtype {
+        return x.clone();
+    }
+    with_any!(x.dtype(), S => with_any!(dtype, D => map(x, |v: S| D::from_f64(v.to_f64()))))
+}
+
+/// Sums over the dimensions marked in `reduce`; the result keeps every dimension (size 1 where reduced).
+pub fn sum_dims<T: BufferElement + Num>(x: &Tensor, reduce: &[bool]) -> Tensor {
+    let in_shape = x.shape().to_vec();
+    let out_shape: Vec<usize> = in_shape.iter().zip(reduce).map(|(&s, &r)| if r { 1 } else { s }).collect();
+    let data: Vec<T> = x.read(|d, l| gather(d, l));
+    if reduce.iter().all(|&r| r) {
+        return Tensor::from_vec(vec![pairwise_sum(&data)], &out_shape).expect("one element");
+    }
+    // Walk the input in row-major order and add each element into its output cell.
+    let out_layout = Layout::contiguous(&out_shape);
+    let mut target = out_layout.broadcast_to(&in_shape);
+    for (d, &r) in reduce.iter().enumerate() {
+        if r {
+            target.strides[d] = 0;
+        }
+    }
+    let mut out = vec![T::ZERO; out_layout.numel()];
+    let mut i = 0;
+    target.for_each_offset(|p| {
+        out[p] += data[i];
+        i += 1;
+    });
+    Tensor::from_vec(out, &out_shape).expect("shape matches")
+}
+
+/// Sum with pairwise blocking, accurate for long float32 inputs.
+pub fn pairwise_sum<T: Num>(xs: &[T]) -> T {
+    const BLOCK: usize = 128;
+    if xs.len() <= BLOCK {
+        let mut acc = T::ZERO;
+        for &x in xs {
+            acc += x;
+        }
+        return acc;
+    }
+    let mid = xs.len() / 2;
+    pairwise_sum(&xs[..mid]) + pairwise_sum(&xs[mid..])
+}
+
+/// Writes `src` (same shape as `dst`, any dtype) into `dst`'s elements, converting; bumps nothing.
+pub fn write_into(dst: &Tensor, src: &Tensor) {
+    let src = cast(src, dst.dtype());
+    with_any!(dst.dtype(), T => {
+        let values: Vec<T> = src.read(|d, l| gather(d, l));
+        let mut guard = dst.storage().write();
+        let data = guard.as_mut_slice::<T>();
+        let mut i = 0;
+        dst.layout().for_each_offset(|p| {
+            data[p] = values[i];
+            i += 1;
+        });
+    })
+}
+
+/// Sets every element of `dst` from `f(position)` (row-major position), with the write lock held.
+pub fn fill_with<T: BufferElement>(dst: &Tensor, mut f: impl FnMut() -> T) {
+    let mut guard = dst.storage().write();
+    let data = guard.as_mut_slice::<T>();
+    dst.layout().for_each_offset(|p| data[p] = f());
+}
+
+/// Element type marker used by generic kernels.
+pub trait Kernel: BufferElement + Element {}
+impl<T: BufferElement + Element> Kernel for T {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zip_broadcasts_and_sums_reduce() {
+        let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+        let b = Tensor::from_vec(vec![10.0f32, 20.0, 30.0], &[3]).unwrap();
+        let c = zip(&a, &b, |x: f32, y: f32| x + y).unwrap();
+        assert_eq!(c.to_vec::<f32>().unwrap(), vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
+        let s = sum_dims::<f32>(&a, &[true, false]);
+        assert_eq!(s.shape(), &[1, 3]);
+        assert_eq!(s.to_vec::<f32>().unwrap(), vec![5.0, 7.0, 9.0]);
+        let s = sum_dims::<f32>(&a, &[false, true]);
+        assert_eq!(s.to_vec::<f32>().unwrap(), vec![6.0, 15.0]);
+    }
+
+    #[test]
+    fn pairwise_sum_is_accurate() {
+        let xs = vec![0.1f32; 1 << 20];
+        let s = pairwise_sum(&xs);
+        assert!((s as f64 - 104857.6).abs() < 0.05, "{s}");
+    }
+}

@@ -1,0 +1,185 @@
+//! Shapes, strides and broadcasting: how a tensor's elements sit in its storage.
+
+use crate::error::{Error, Result};
+use smallvec::SmallVec;
+
+/// A list of sizes (a shape) or of per-dimension values.
+pub type Dims = SmallVec<[usize; 4]>;
+/// A list of strides, in elements.
+pub type Strides = SmallVec<[isize; 4]>;
+
+/// Where a tensor's elements are: `offset + sum(index[d] * strides[d])`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Size of each dimension.
+    pub shape: Dims,
+    /// Step in elements between neighbours along each dimension (0 for broadcast dimensions).
+    pub strides: Strides,
+    /// Position of element `[0, 0, ...]` in the storage.
+    pub offset: usize,
+}
+
+impl Layout {
+    /// A row-major contiguous layout of `shape` starting at offset 0.
+    pub fn contiguous(shape: &[usize]) -> Self {
+        Layout { shape: shape.into(), strides: contiguous_strides(shape), offset: 0 }
+    }
+
+    /// Number of elements.
+    pub fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// Number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// True when the elements are row-major and dense (offset may be non-zero).
+    pub fn is_contiguous(&self) -> bool {
+        let mut expected = 1isize;
+        for (&size, &stride) in self.shape.iter().zip(&self.strides).rev() {
+            if size != 1 && stride != expected {
+                return false;
+            }
+            expected *= size as isize;
+        }
+        true
+    }
+
+    /// The storage range `offset..offset+numel` when contiguous.
+    pub fn contiguous_range(&self) -> Option<std::ops::Range<usize>> {
+        self.is_contiguous().then(|| self.offset..self.offset + self.numel())
+    }
+
+    /// Calls `f` with the storage position of every element, in row-major order.
+    pub fn for_each_offset(&self, mut f: impl FnMut(usize)) {
+        let n = self.numel();
+        if n == 0 {
+            return;
+        }
+        if let Some(range) = self.contiguous_range() {
+            range.for_each(f);
+            return;
+        }
+        let nd = self.ndim();
+        let mut index: Dims = SmallVec::from_elem(0, nd);
+        let mut pos = self.offset as isize;
+        for _ in 0..n {
+            f(pos as usize);
+            // odometer increment, innermost dimension first
+            for d in (0..nd).rev() {
+                index[d] += 1;
+                pos += self.strides[d];
+                if index[d] < self.shape[d] {
+                    break;
+                }
+                pos -= self.strides[d] * self.shape[d] as isize;
+                index[d] = 0;
+            }
+        }
+    }
+
+    /// This layout seen with the shape `target` (NumPy broadcasting: stride 0 on new or size-1 dims).
+    pub fn broadcast_to(&self, target: &[usize]) -> Layout {
+        let extra = target.len() - self.ndim();
+        let mut strides: Strides = SmallVec::from_elem(0, target.len());
+        for d in 0..self.ndim() {
+            if self.shape[d] == target[d + extra] {
+                strides[d + extra] = self.strides[d];
+            }
+        }
+        Layout { shape: target.into(), strides, offset: self.offset }
+    }
+}
+
+/// Row-major strides of `shape`.
+pub fn contiguous_strides(shape: &[usize]) -> Strides {
+    let mut strides: Strides = SmallVec::from_elem(1, shape.len());
+    let mut acc = 1isize;
+    for d in (0..shape.len()).rev() {
+        strides[d] = acc;
+        acc *= shape[d].max(1) as isize;
+    }
+    strides
+}
+
+/// The broadcast shape of `a` and `b`, or PyTorch's error naming both sizes and the dimension.
+pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Dims> {
+    let n = a.len().max(b.len());
+    let mut out: Dims = SmallVec::from_elem(1, n);
+    for i in 0..n {
+        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
+        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        out[i] = if da == db || db == 1 {
+            da
+        } else if da == 1 {
+            db
+        } else {
+            return Err(Error::runtime(format!(
+                "The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton dimension {i} \
+                 (shapes {} and {})",
+                fmt_shape(a),
+                fmt_shape(b)
+            )));
+        };
+    }
+    Ok(out)
+}
+
+/// True when a tensor of shape `from` can be expanded to `to`.
+pub fn is_expandable_to(from: &[usize], to: &[usize]) -> bool {
+    if from.len() > to.len() {
+        return false;
+    }
+    let extra = to.len() - from.len();
+    from.iter().enumerate().all(|(d, &s)| s == 1 || s == to[d + extra])
+}
+
+/// Formats a shape as PyTorch does in messages: `[2, 3]`.
+pub fn fmt_shape(shape: &[usize]) -> String {
+    let parts: Vec<String> = shape.iter().map(|s| s.to_string()).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// Resolves a possibly negative dimension index against `ndim` dimensions.
+pub fn normalize_dim(dim: isize, ndim: usize) -> Result<usize> {
+    let n = ndim.max(1) as isize;
+    let d = if dim < 0 { dim + n } else { dim };
+    if d < 0 || d >= n {
+        return Err(Error::index(format!(
+            "Dimension out of range (expected to be in range of [{}, {}], but got {dim})",
+            -n,
+            n - 1
+        )));
+    }
+    Ok(d as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcast_and_strides() {
+        assert_eq!(broadcast_shapes(&[3, 1], &[4]).unwrap().as_slice(), &[3, 4]);
+        let err = broadcast_shapes(&[3], &[2]).unwrap_err();
+        assert!(err.message.contains("must match the size of tensor b (2) at non-singleton dimension 0"));
+        assert_eq!(contiguous_strides(&[2, 3, 4]).as_slice(), &[12, 4, 1]);
+        let l = Layout::contiguous(&[3]).broadcast_to(&[2, 3]);
+        let mut seen = vec![];
+        l.for_each_offset(|p| seen.push(p));
+        assert_eq!(seen, vec![0, 1, 2, 0, 1, 2]);
+    }
+
+    #[test]
+    fn transposed_offsets() {
+        let l = Layout { shape: [3, 2].into(), strides: [1, 3].into(), offset: 0 };
+        assert!(!l.is_contiguous());
+        let mut seen = vec![];
+        l.for_each_offset(|p| seen.push(p));
+        assert_eq!(seen, vec![0, 3, 1, 4, 2, 5]);
+        assert_eq!(normalize_dim(-1, 2).unwrap(), 1);
+        assert!(normalize_dim(2, 2).is_err());
+    }
+}

@@ -1,0 +1,275 @@
+//! Binary arithmetic with NumPy broadcasting: `+ - * / **` between tensors and with Python scalars.
+//! Broadcast gradients are summed back to each input's shape by the node (see `Node::conform`).
+
+use super::{elem, float_dtype, result_type, Arith};
+use crate::autograd::{is_recording, record, Save};
+use crate::dtype::{DType, Scalar};
+use crate::error::Result;
+use crate::kernels::{cast, map, zip};
+use crate::tensor::Tensor;
+use crate::with_num;
+
+/// The arithmetic operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    /// `a + b`
+    Add,
+    /// `a - b`
+    Sub,
+    /// `a * b`
+    Mul,
+    /// `a / b` (true division)
+    Div,
+    /// `a ** b`
+    Pow,
+}
+
+impl BinaryOp {
+    /// The in-place method name (`add_`), for messages.
+    pub fn inplace_name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add_",
+            BinaryOp::Sub => "sub_",
+            BinaryOp::Mul => "mul_",
+            BinaryOp::Div => "div_",
+            BinaryOp::Pow => "pow_",
+        }
+    }
+}
+
+/// One side of a binary op: a tensor or a Python number.
+#[derive(Clone, Copy, Debug)]
+pub enum Operand<'a> {
+    /// A tensor operand.
+    Tensor(&'a Tensor),
+    /// A scalar operand (takes part in type promotion by category only).
+    Scalar(Scalar),
+}
+
+/// `lhs op rhs` for any mix of tensor and scalar operands (at least one tensor).
+pub fn binary(op: BinaryOp, lhs: Operand<'_>, rhs: Operand<'_>) -> Result<Tensor> {
+    match (lhs, rhs) {
+        (Operand::Tensor(a), Operand::Tensor(b)) => tensor_tensor(op, a, b),
+        (Operand::Tensor(a), Operand::Scalar(s)) => tensor_scalar(op, a, s),
+        (Operand::Scalar(s), Operand::Tensor(b)) => scalar_tensor(op, s, b),
+        (Operand::Scalar(_), Operand::Scalar(_)) => {
+            Err(crate::Error::type_error("a binary tensor op needs at least one tensor operand"))
+        }
+    }
+}
+
+impl Tensor {
+    /// `self + other`
+    pub fn add(&self, other: &Tensor) -> Result<Tensor> {
+        tensor_tensor(BinaryOp::Add, self, other)
+    }
+    /// `self - other`
+    pub fn sub(&self, other: &Tensor) -> Result<Tensor> {
+        tensor_tensor(BinaryOp::Sub, self, other)
+    }
+    /// `self * other`
+    pub fn mul(&self, other: &Tensor) -> Result<Tensor> {
+        tensor_tensor(BinaryOp::Mul, self, other)
+    }
+    /// `self / other`
+    pub fn div(&self, other: &Tensor) -> Result<Tensor> {
+        tensor_tensor(BinaryOp::Div, self, other)
+    }
+    /// `self ** other`
+    pub fn pow(&self, other: &Tensor) -> Result<Tensor> {
+        tensor_tensor(BinaryOp::Pow, self, other)
+    }
+    /// `self + s`
+    pub fn add_scalar(&self, s: impl Into<Scalar>) -> Result<Tensor> {
+        tensor_scalar(BinaryOp::Add, self, s.into())
+    }
+    /// `self * s`
+    pub fn mul_scalar(&self, s: impl Into<Scalar>) -> Result<Tensor> {
+        tensor_scalar(BinaryOp::Mul, self, s.into())
+    }
+    /// `self / s`
+    pub fn div_scalar(&self, s: impl Into<Scalar>) -> Result<Tensor> {
+        tensor_scalar(BinaryOp::Div, self, s.into())
+    }
+    /// `self ** p`
+    pub fn pow_scalar(&self, p: impl Into<Scalar>) -> Result<Tensor> {
+        tensor_scalar(BinaryOp::Pow, self, p.into())
+    }
+    /// `s - self`
+    pub fn rsub_scalar(&self, s: impl Into<Scalar>) -> Result<Tensor> {
+        scalar_tensor(BinaryOp::Sub, s.into(), self)
+    }
+}
+
+/// The dtype `op` computes in, given the promoted operand dtype.
+fn compute_dtype(op: BinaryOp, promoted: DType) -> DType {
+    match op {
+        BinaryOp::Div => float_dtype(promoted),
+        _ if promoted == DType::Bool => DType::Int64,
+        _ => promoted,
+    }
+}
+
+fn kernel<T: Arith>(op: BinaryOp) -> fn(T, T) -> T {
+    match op {
+        BinaryOp::Add => |x, y| x + y,
+        BinaryOp::Sub => |x, y| x - y,
+        BinaryOp::Mul => |x, y| x * y,
+        BinaryOp::Div => |x, y| x / y,
+        BinaryOp::Pow => |x, y| x.power(y),
+    }
+}
+
+fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let dtype = compute_dtype(op, result_type(a, b));
+    let (ca, cb) = (cast(a, dtype), cast(b, dtype));
+    let out = with_num!(dtype, T => zip(&ca, &cb, kernel::<T>(op))?);
+    if !is_recording(&[a, b]) {
+        return Ok(out);
+    }
+    let (na, nb) = (a.requires_grad(), b.requires_grad());
+    Ok(match op {
+        BinaryOp::Add => record(out, "AddBackward0", &[a, b], &[], |ctx| {
+            let g = ctx.grad(0);
+            Ok(vec![Some(g.clone()), Some(g.clone())])
+        }),
+        BinaryOp::Sub => record(out, "SubBackward0", &[a, b], &[], |ctx| {
+            let g = ctx.grad(0);
+            Ok(vec![Some(g.clone()), if ctx.needs_input_grad(1) { Some(g.neg()?) } else { None }])
+        }),
+        BinaryOp::Mul => {
+            let saves = [save_if(nb, a), save_if(na, b)];
+            record(out, "MulBackward0", &[a, b], &saves, |ctx| {
+                let g = ctx.grad(0);
+                let ga = if ctx.needs_input_grad(0) { Some(g.mul(ctx.saved(1))?) } else { None };
+                let gb = if ctx.needs_input_grad(1) { Some(g.mul(ctx.saved(0))?) } else { None };
+                Ok(vec![ga, gb])
+            })
+        }
+        BinaryOp::Div => {
+            // d(a/b)/da = 1/b ; d(a/b)/db = -a/b²
+            let saves = [save_if(nb, a), Save::Tensor(b)];
+            record(out, "DivBackward0", &[a, b], &saves, |ctx| {
+                let (g, b) = (ctx.grad(0), ctx.saved(1));
+                let ga = if ctx.needs_input_grad(0) { Some(g.div(b)?) } else { None };
+                let gb = if ctx.needs_input_grad(1) {
+                    Some(g.neg()?.mul(ctx.saved(0))?.div(&b.mul(b)?)?)
+                } else {
+                    None
+                };
+                Ok(vec![ga, gb])
+            })
+        }
+        BinaryOp::Pow => {
+            // d(a^b)/da = b·a^(b-1) ; d(a^b)/db = a^b·ln(a)  (0 where a = 0 and b >= 0, as PyTorch)
+            record(out, "PowBackward1", &[a, b], &[Save::Tensor(a), Save::Tensor(b), Save::Output], |ctx| {
+                let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                let ga = if ctx.needs_input_grad(0) {
+                    Some(g.mul(&b.mul(&a.pow(&b.add_scalar(-1.0)?)?)?)?)
+                } else {
+                    None
+                };
+                let gb = if ctx.needs_input_grad(1) {
+                    let mask = zero_base_mask(a, b)?;
+                    Some(g.mul(&ctx.saved(2).mul(&a.log()?)?.mul(&mask)?)?)
+                } else {
+                    None
+                };
+                Ok(vec![ga, gb])
+            })
+        }
+    })
+}
+
+/// 0 where `a == 0 && b >= 0` (there `a^b·ln a` is taken as 0), 1 elsewhere; a constant.
+fn zero_base_mask(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let dtype = float_dtype(result_type(a, b));
+    let (ca, cb) = (cast(a, dtype), cast(b, dtype));
+    crate::with_float!(dtype, T => zip(&ca, &cb, |x: T, y: T| if x == 0.0 && y >= 0.0 { 0.0 as T } else { 1.0 as T }))
+}
+
+fn save_if(cond: bool, t: &Tensor) -> Save<'_> {
+    if cond {
+        Save::Tensor(t)
+    } else {
+        Save::Skip
+    }
+}
+
+/// Elementwise `x op s` (or `s op x` when `reversed`) computed in `dtype`; no autograd.
+fn scalar_kernel(op: BinaryOp, x: &Tensor, s: f64, dtype: DType, reversed: bool) -> Result<Tensor> {
+    let x = cast(x, dtype);
+    Ok(with_num!(dtype, T => {
+        let s: T = elem(s);
+        let f = kernel::<T>(op);
+        if reversed {
+            map(&x, |v: T| f(s, v))
+        } else if op == BinaryOp::Pow {
+            pow_by_scalar(&x, s)
+        } else {
+            map(&x, |v: T| f(v, s))
+        }
+    }))
+}
+
+/// `x ** p` with the exact special cases PyTorch's kernel uses (x*x for 2, sqrt for 0.5, ...).
+fn pow_by_scalar<T: Arith>(x: &Tensor, p: T) -> Tensor {
+    match p.to_f64() {
+        1.0 => map(x, |v: T| v),
+        2.0 => map(x, |v: T| v * v),
+        3.0 => map(x, |v: T| v * v * v),
+        0.5 => map(x, |v: T| elem::<T>(v.to_f64().sqrt())),
+        _ => map(x, move |v: T| v.power(p)),
+    }
+}
+
+fn tensor_scalar(op: BinaryOp, x: &Tensor, s: Scalar) -> Result<Tensor> {
+    let dtype = compute_dtype(op, s.result_type_with(x.dtype()));
+    let v = s.to_f64();
+    let out = scalar_kernel(op, x, v, dtype, false)?;
+    if !is_recording(&[x]) {
+        return Ok(out);
+    }
+    Ok(match op {
+        BinaryOp::Add => record(out, "AddBackward0", &[x], &[], |ctx| Ok(vec![Some(ctx.grad(0).clone())])),
+        BinaryOp::Sub => record(out, "SubBackward0", &[x], &[], |ctx| Ok(vec![Some(ctx.grad(0).clone())])),
+        BinaryOp::Mul => record(out, "MulBackward0", &[x], &[], move |ctx| Ok(vec![Some(ctx.grad(0).mul_scalar(v)?)])),
+        BinaryOp::Div => record(out, "DivBackward0", &[x], &[], move |ctx| Ok(vec![Some(ctx.grad(0).div_scalar(v)?)])),
+        BinaryOp::Pow => record(out, "PowBackward0", &[x], &[Save::Tensor(x)], move |ctx| {
+            // d(x^p)/dx = p·x^(p-1)
+            if v == 0.0 {
+                return Ok(vec![Some(ctx.grad(0).zeros_like())]);
+            }
+            let local = ctx.saved(0).pow_scalar(v - 1.0)?.mul_scalar(v)?;
+            Ok(vec![Some(ctx.grad(0).mul(&local)?)])
+        }),
+    })
+}
+
+fn scalar_tensor(op: BinaryOp, s: Scalar, x: &Tensor) -> Result<Tensor> {
+    let v = s.to_f64();
+    match op {
+        BinaryOp::Add | BinaryOp::Mul => tensor_scalar(op, x, s),
+        // s / x is reciprocal(x) * s, as in PyTorch
+        BinaryOp::Div => x.reciprocal()?.mul_scalar(s),
+        BinaryOp::Sub => {
+            let dtype = compute_dtype(op, s.result_type_with(x.dtype()));
+            let out = scalar_kernel(op, x, v, dtype, true)?;
+            if !is_recording(&[x]) {
+                return Ok(out);
+            }
+            Ok(record(out, "RsubBackward1", &[x], &[], |ctx| Ok(vec![Some(ctx.grad(0).neg()?)])))
+        }
+        BinaryOp::Pow => {
+            let dtype = compute_dtype(op, s.result_type_with(x.dtype()));
+            let out = scalar_kernel(op, x, v, dtype, true)?;
+            if !is_recording(&[x]) {
+                return Ok(out);
+            }
+            // d(s^x)/dx = s^x·ln(s)
+            Ok(record(out, "PowBackward2", &[x], &[Save::Output], move |ctx| {
+                Ok(vec![Some(ctx.grad(0).mul(&ctx.saved(0).mul_scalar(v.ln())?)?)])
+            }))
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! Comparisons (`<`, `==`, ...): bool tensors, never differentiable.
+
+use super::binary::Operand;
+use super::result_type;
+
+use crate::error::Result;
+use crate::kernels::{cast, map, zip};
+use crate::tensor::Tensor;
+use crate::with_any;
+
+/// A comparison operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareOp {
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+}
+
+fn test<T: PartialOrd>(op: CompareOp) -> fn(T, T) -> bool {
+    match op {
+        CompareOp::Lt => |a, b| a < b,
+        CompareOp::Le => |a, b| a <= b,
+        CompareOp::Gt => |a, b| a > b,
+        CompareOp::Ge => |a, b| a >= b,
+        CompareOp::Eq => |a, b| a == b,
+        CompareOp::Ne => |a, b| a != b,
+    }
+}
+
+impl Tensor {
+    /// Elementwise comparison with a tensor (broadcast) or a scalar; a bool tensor.
+    pub fn compare(&self, op: CompareOp, other: Operand<'_>) -> Result<Tensor> {
+        match other {
+            Operand::Tensor(o) => {
+                let dtype = result_type(self, o);
+                let (a, b) = (cast(self, dtype), cast(o, dtype));
+                Ok(with_any!(dtype, T => zip(&a, &b, test::<T>(op))?))
+            }
+            Operand::Scalar(s) => {
+                let dtype = s.result_type_with(self.dtype());
+                let a = cast(self, dtype);
+                let v = s.to_f64();
+                Ok(with_any!(dtype, T => {
+                    let f = test::<T>(op);
+                    let v = <T as crate::dtype::Element>::from_f64(v);
+                    map(&a, move |x: T| f(x, v))
+                }))
+            }
+        }
+    }
+}
+
+

@@ -1,0 +1,163 @@
+//! In-place ops. Each computes its result out of place, writes it into the tensor's storage,
+//! bumps the shared version counter, and — when recording — moves the tensor's history onto the
+//! new node (PyTorch's "rebase"), so later uses differentiate through the in-place op.
+
+use super::binary::{binary, BinaryOp, Operand};
+use crate::autograd::{is_recording, record, Save};
+use crate::dtype::Scalar;
+use crate::error::{Error, Result};
+use crate::grad_mode::is_grad_enabled;
+use crate::kernels::write_into;
+use crate::layout::fmt_shape;
+use crate::tensor::Tensor;
+
+impl Tensor {
+    /// Checks PyTorch's preconditions for writing into this tensor while grad mode is on.
+    fn check_inplace(&self) -> Result<()> {
+        if !is_grad_enabled() {
+            return Ok(());
+        }
+        if let Some(base) = self.base() {
+            if base.is_leaf() && base.requires_grad() {
+                return Err(Error::runtime(
+                    "a view of a leaf Variable that requires grad is being used in an in-place operation.",
+                ));
+            }
+        }
+        if self.is_leaf() && self.requires_grad() {
+            return Err(Error::runtime(
+                "a leaf Variable that requires grad is being used in an in-place operation. (Wrap the update in \
+                 `with torch.no_grad():` to change a parameter, or use an out-of-place operation.)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs the in-place op named `name`: `compute` maps the current value to the new one.
+    ///
+    /// `others` are the op's other tensor inputs (they decide whether the result is recorded).
+    pub(crate) fn apply_inplace(
+        &self,
+        name: &'static str,
+        others: &[&Tensor],
+        compute: impl FnOnce(&Tensor) -> Result<Tensor>,
+    ) -> Result<()> {
+        self.check_inplace()?;
+        let mut inputs = vec![self];
+        inputs.extend_from_slice(others);
+        let recording = is_recording(&inputs);
+        if recording && self.base().is_some_and(|b| b.requires_grad() || self.requires_grad()) {
+            return Err(Error::runtime(format!(
+                "{name}: in-place operations on a view of a tensor that requires grad are not supported yet; \
+                 apply the operation to the base tensor or use an out-of-place operation"
+            )));
+        }
+        // When recording, the op reads a snapshot carrying this tensor's history, so a formula that
+        // needs the old value still has it after the write.
+        let source = if recording {
+            let snapshot = self.deep_copy();
+            snapshot.set_grad_fn(self.meta().grad_fn.clone());
+            snapshot
+        } else {
+            self.clone()
+        };
+        let result = compute(&source)?;
+        if result.shape() != self.shape() {
+            return Err(Error::runtime(format!(
+                "output with shape {} doesn't match the broadcast shape {} (in-place {name})",
+                fmt_shape(self.shape()),
+                fmt_shape(result.shape())
+            )));
+        }
+        if !self.dtype().can_hold(result.dtype()) {
+            return Err(Error::runtime(format!(
+                "result type {} can't be cast to the desired output type {} (in-place {name})",
+                result.dtype().scalar_name(),
+                self.dtype().scalar_name()
+            )));
+        }
+        write_into(self, &result);
+        self.storage().bump_version(name);
+        if recording {
+            self.set_grad_fn(result.meta().grad_fn.clone());
+        }
+        Ok(())
+    }
+
+    /// `self op= other` for a tensor or scalar operand.
+    pub fn binary_(&self, op: BinaryOp, other: Operand<'_>) -> Result<()> {
+        let others: Vec<&Tensor> = match other {
+            Operand::Tensor(t) => vec![t],
+            Operand::Scalar(_) => vec![],
+        };
+        self.apply_inplace(op.inplace_name(), &others, |x| binary(op, Operand::Tensor(x), other))
+    }
+
+    /// `self += other`
+    pub fn add_(&self, other: &Tensor) -> Result<()> {
+        self.binary_(BinaryOp::Add, Operand::Tensor(other))
+    }
+
+    /// `self -= other`
+    pub fn sub_(&self, other: &Tensor) -> Result<()> {
+        self.binary_(BinaryOp::Sub, Operand::Tensor(other))
+    }
+
+    /// `self *= other`
+    pub fn mul_(&self, other: &Tensor) -> Result<()> {
+        self.binary_(BinaryOp::Mul, Operand::Tensor(other))
+    }
+
+    /// `self /= other`
+    pub fn div_(&self, other: &Tensor) -> Result<()> {
+        self.binary_(BinaryOp::Div, Operand::Tensor(other))
+    }
+
+    /// Applies a unary op in place (`exp_`, `relu_`, ...): `op` is the out-of-place version.
+    pub fn unary_(&self, name: &'static str, op: impl FnOnce(&Tensor) -> Result<Tensor>) -> Result<()> {
+        self.apply_inplace(name, &[], op)
+    }
+
+    /// Sets every element to `value`; the gradient to the old value is zero.
+    pub fn fill_(&self, value: Scalar) -> Result<()> {
+        self.apply_inplace("fill_", &[], |x| {
+            let out = Tensor::full(x.shape(), value.to_f64(), x.dtype());
+            if !is_recording(&[x]) {
+                return Ok(out);
+            }
+            Ok(record(out, "FillBackward0", &[x], &[], |ctx| Ok(vec![Some(ctx.grad(0).zeros_like())])))
+        })
+    }
+
+    /// Sets every element to zero.
+    pub fn zero_(&self) -> Result<()> {
+        self.fill_(Scalar::Float(0.0))
+    }
+
+    /// Copies `src` (broadcast to this shape, converted to this dtype) into this tensor.
+    pub fn copy_(&self, src: &Tensor) -> Result<()> {
+        self.apply_inplace("copy_", &[src], |x| {
+            let target: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
+            let out = src.expand(&target)?.detach().deep_copy();
+            let out = crate::kernels::cast(&out, x.dtype());
+            if !is_recording(&[x, src]) {
+                return Ok(out);
+            }
+            Ok(record(out, "CopyBackwards", &[x, src], &[Save::Skip], |ctx| {
+                let g = ctx.grad(0);
+                Ok(vec![Some(g.zeros_like()), Some(g.clone())])
+            }))
+        })
+    }
+
+    /// Fills with samples from `sample()` (random in-place ops); history, if any, gets a zero gradient.
+    pub(crate) fn fill_random_(&self, name: &'static str, sample: impl FnMut() -> f64) -> Result<()> {
+        self.apply_inplace(name, &[], |x| {
+            let out = crate::ops::creation::sampled(x.shape(), x.dtype(), sample)?;
+            if !is_recording(&[x]) {
+                return Ok(out);
+            }
+            Ok(record(out, "NormalBackward0", &[x], &[], |ctx| Ok(vec![Some(ctx.grad(0).zeros_like())])))
+        })
+    }
+}

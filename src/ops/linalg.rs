@@ -1,0 +1,160 @@
+//! Matrix products: `mm`, `mv`, `dot`, and `matmul` dispatching on dimensions.
+
+use crate::autograd::{is_recording, record, Save};
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::storage::BufferElement;
+use crate::tensor::Tensor;
+use crate::with_num;
+use ndarray::linalg::general_mat_mul;
+use ndarray::{ArrayView2, ArrayViewMut2, LinalgScalar, ShapeBuilder};
+
+/// `a (m×k) @ b (k×n)` for 2-D layouts with non-negative strides, through ndarray's GEMM.
+fn gemm<T: BufferElement + LinalgScalar>(a: &Tensor, la: &Layout, b: &Tensor, lb: &Layout) -> Vec<T> {
+    let (m, k, n) = (la.shape[0], la.shape[1], lb.shape[1]);
+    let mut out = vec![T::zero(); m * n];
+    if m == 0 || n == 0 || k == 0 {
+        return out;
+    }
+    a.read(|da: &[T], _| {
+        b.read(|db: &[T], _| {
+            let view = |data: &[T], l: &Layout| {
+                let strides = (l.strides[0] as usize, l.strides[1] as usize);
+                // SAFETY: the layout addresses only elements inside `data` (checked when it was built),
+                // strides are non-negative, and the view does not outlive the read guard.
+                unsafe { ArrayView2::from_shape_ptr((l.shape[0], l.shape[1]).strides(strides), data.as_ptr().add(l.offset)) }
+            };
+            let (av, bv) = (view(da, la), view(db, lb));
+            let mut cv = ArrayViewMut2::from_shape((m, n), &mut out).expect("m*n elements");
+            general_mat_mul(T::one(), &av, &bv, T::zero(), &mut cv);
+        })
+    });
+    out
+}
+
+fn same_dtype(op: &str, a: &Tensor, b: &Tensor) -> Result<()> {
+    if a.dtype() != b.dtype() {
+        return Err(Error::runtime(format!(
+            "{op}: expected both operands to have the same dtype, but got: {} != {}",
+            a.dtype().name(),
+            b.dtype().name()
+        )));
+    }
+    Ok(())
+}
+
+fn as_column(l: &Layout) -> Layout {
+    Layout { shape: smallvec::smallvec![l.shape[0], 1], strides: smallvec::smallvec![l.strides[0], 1], offset: l.offset }
+}
+
+impl Tensor {
+    /// Matrix product of 2-D tensors; gradients `g @ bᵀ` and `aᵀ @ g`.
+    pub fn mm(&self, other: &Tensor) -> Result<Tensor> {
+        if self.dim() != 2 || other.dim() != 2 {
+            return Err(Error::runtime(format!(
+                "mm: expected 2-D tensors, got {}-D and {}-D",
+                self.dim(),
+                other.dim()
+            )));
+        }
+        let (m, k, k2, n) = (self.shape()[0], self.shape()[1], other.shape()[0], other.shape()[1]);
+        if k != k2 {
+            return Err(Error::runtime(format!("mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {k2}x{n})")));
+        }
+        same_dtype("mm", self, other)?;
+        let out = with_num!(self.dtype(), T => Tensor::from_vec(gemm::<T>(self, self.layout(), other, other.layout()), &[m, n])?);
+        if !is_recording(&[self, other]) {
+            return Ok(out);
+        }
+        Ok(record(out, "MmBackward0", &[self, other], &[Save::Tensor(self), Save::Tensor(other)], |ctx| {
+            let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+            let ga = if ctx.needs_input_grad(0) { Some(g.mm(&b.t()?)?) } else { None };
+            let gb = if ctx.needs_input_grad(1) { Some(a.t()?.mm(g)?) } else { None };
+            Ok(vec![ga, gb])
+        }))
+    }
+
+    /// Matrix-vector product; gradients `g ⊗ v` and `Aᵀ g`.
+    pub fn mv(&self, vec: &Tensor) -> Result<Tensor> {
+        if self.dim() != 2 || vec.dim() != 1 {
+            return Err(Error::runtime(format!(
+                "vector + matrix @ vector expected, got {}, {}, {}",
+                1,
+                self.dim(),
+                vec.dim()
+            )));
+        }
+        let (m, k) = (self.shape()[0], self.shape()[1]);
+        if vec.shape()[0] != k {
+            return Err(Error::runtime(format!(
+                "size mismatch, got input ({m}), mat ({m}x{k}), vec ({})",
+                vec.shape()[0]
+            )));
+        }
+        same_dtype("mv", self, vec)?;
+        let col = as_column(vec.layout());
+        let out = with_num!(self.dtype(), T => Tensor::from_vec(gemm::<T>(self, self.layout(), vec, &col), &[m])?);
+        if !is_recording(&[self, vec]) {
+            return Ok(out);
+        }
+        Ok(record(out, "MvBackward0", &[self, vec], &[Save::Tensor(self), Save::Tensor(vec)], |ctx| {
+            let (g, a, v) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+            let ga = if ctx.needs_input_grad(0) { Some(g.outer(v)?) } else { None };
+            let gv = if ctx.needs_input_grad(1) { Some(a.t()?.mv(g)?) } else { None };
+            Ok(vec![ga, gv])
+        }))
+    }
+
+    /// Inner product of two 1-D tensors; gradients `g·b` and `g·a`.
+    pub fn dot(&self, other: &Tensor) -> Result<Tensor> {
+        if self.dim() != 1 || other.dim() != 1 {
+            return Err(Error::runtime(format!(
+                "1D tensors expected, but got {}D and {}D tensors",
+                self.dim(),
+                other.dim()
+            )));
+        }
+        if self.numel() != other.numel() {
+            return Err(Error::runtime(format!(
+                "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, but got {} and {} elements respectively",
+                self.numel(), other.numel(), self.numel(), other.numel()
+            )));
+        }
+        same_dtype("dot", self, other)?;
+        let row = Layout { shape: smallvec::smallvec![1, self.numel()], strides: smallvec::smallvec![0, self.layout().strides[0]], offset: self.layout().offset };
+        let col = as_column(other.layout());
+        let out = with_num!(self.dtype(), T => Tensor::from_vec(gemm::<T>(self, &row, other, &col), &[])?);
+        if !is_recording(&[self, other]) {
+            return Ok(out);
+        }
+        Ok(record(out, "DotBackward0", &[self, other], &[Save::Tensor(self), Save::Tensor(other)], |ctx| {
+            let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+            let ga = if ctx.needs_input_grad(0) { Some(b.mul(g)?) } else { None };
+            let gb = if ctx.needs_input_grad(1) { Some(a.mul(g)?) } else { None };
+            Ok(vec![ga, gb])
+        }))
+    }
+
+    /// Outer product of two 1-D tensors.
+    pub fn outer(&self, other: &Tensor) -> Result<Tensor> {
+        self.unsqueeze(1)?.mm(&other.unsqueeze(0)?)
+    }
+
+    /// `@`: dot for 1-D·1-D, mv for 2-D·1-D, mm for 2-D·2-D, and 1-D·2-D through a temporary row.
+    pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
+        match (self.dim(), other.dim()) {
+            (1, 1) => self.dot(other),
+            (2, 1) => self.mv(other),
+            (1, 2) => self.unsqueeze(0)?.mm(other)?.squeeze_dim(0),
+            (2, 2) => self.mm(other),
+            (0, _) | (_, 0) => Err(Error::runtime(format!(
+                "both arguments to matmul need to be at least 1D, but they are {}D and {}D",
+                self.dim(),
+                other.dim()
+            ))),
+            (a, b) => Err(Error::runtime(format!(
+                "matmul of a {a}-D and a {b}-D tensor (batched matmul) is not supported yet; reshape to 2-D"
+            ))),
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! Differentiable operations. Each op family's file holds every op's forward kernel call and its
+//! backward formula side by side; formulas are written with these same ops, so they differentiate again.
+
+pub mod binary;
+pub mod compare;
+pub mod creation;
+pub mod index;
+pub mod inplace;
+pub mod linalg;
+pub mod reduce;
+pub mod unary;
+pub mod view;
+
+pub use binary::{BinaryOp, Operand};
+pub use index::IndexItem;
+
+use crate::dtype::{DType, Element, Num};
+use crate::tensor::Tensor;
+
+/// Element types with the arithmetic the binary kernels need.
+pub trait Arith: Num + std::ops::Div<Output = Self> + crate::storage::BufferElement {
+    /// `self` to the power `e` (integers: through f64, as PyTorch's integer pow rounds toward zero).
+    fn power(self, e: Self) -> Self;
+}
+
+impl Arith for i64 {
+    fn power(self, e: Self) -> Self {
+        if e >= 0 {
+            self.wrapping_pow(e.min(u32::MAX as i64) as u32)
+        } else {
+            (self as f64).powf(e as f64) as i64
+        }
+    }
+}
+
+impl Arith for f32 {
+    fn power(self, e: Self) -> Self {
+        self.powf(e)
+    }
+}
+
+impl Arith for f64 {
+    fn power(self, e: Self) -> Self {
+        self.powf(e)
+    }
+}
+
+/// PyTorch's result type of an op on two tensors: dimensioned tensors outrank 0-d ones,
+/// which count only when they are of a higher category (bool < integer < float).
+pub fn result_type(a: &Tensor, b: &Tensor) -> DType {
+    let (da, db) = (a.dtype(), b.dtype());
+    match (a.dim() == 0, b.dim() == 0) {
+        (true, false) if da.category() <= db.category() => db,
+        (false, true) if db.category() <= da.category() => da,
+        (true, false) if db.category() < da.category() && da.is_floating_point() => {
+            // a 0-d float with an integer tensor: the float's own width
+            da
+        }
+        (false, true) if da.category() < db.category() && db.is_floating_point() => db,
+        _ => DType::promote(da, db),
+    }
+}
+
+/// The floating dtype an op that always produces floats (exp, division, ...) computes in.
+pub fn float_dtype(d: DType) -> DType {
+    if d.is_floating_point() {
+        d
+    } else {
+        DType::Float32
+    }
+}
+
+/// A 0-d constant of `dtype`, used by backward formulas (`1 - y*y`).
+pub(crate) fn constant(value: f64, dtype: DType) -> Tensor {
+    Tensor::scalar_of(value, dtype)
+}
+
+/// Converts a value to the element type; shared by kernels that take an `f64` scalar.
+pub(crate) fn elem<T: Element>(v: f64) -> T {
+    T::from_f64(v)
+}

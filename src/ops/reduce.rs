@@ -1,0 +1,165 @@
+//! Reductions: sum, mean, norm, and `sum_to` (the reverse of broadcasting).
+
+use super::float_dtype;
+use crate::autograd::{is_recording, record, Save};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernels::{cast, map, sum_dims};
+use crate::layout::{fmt_shape, is_expandable_to, normalize_dim, Dims, Layout};
+use crate::tensor::Tensor;
+use crate::with_num;
+
+/// Which dimensions a reduction covers, from a list of possibly negative indices (empty: all).
+fn reduced_mask(x: &Tensor, dims: &[isize]) -> Result<Vec<bool>> {
+    let mut mask = vec![dims.is_empty(); x.dim()];
+    for &d in dims {
+        let d = normalize_dim(d, x.dim())?;
+        if x.dim() > 0 {
+            if mask[d] {
+                return Err(Error::runtime(format!("dim {d} appears multiple times in the list of dims")));
+            }
+            mask[d] = true;
+        }
+    }
+    Ok(mask)
+}
+
+/// The output shape of a reduction over `mask`.
+fn reduced_shape(shape: &[usize], mask: &[bool], keepdim: bool) -> Vec<isize> {
+    shape
+        .iter()
+        .zip(mask)
+        .filter_map(|(&s, &m)| if !m { Some(s as isize) } else if keepdim { Some(1) } else { None })
+        .collect()
+}
+
+/// The sum over `mask` computed in `x`'s dtype (bool and int64 sum in int64); no autograd.
+fn raw_sum(x: &Tensor, mask: &[bool], keepdim: bool) -> Result<Tensor> {
+    let x = if x.dtype() == DType::Bool { cast(x, DType::Int64) } else { x.clone() };
+    let kept = with_num!(x.dtype(), T => sum_dims::<T>(&x, mask));
+    let shape = reduced_shape(x.shape(), mask, keepdim);
+    if shape.len() == kept.dim() {
+        return Ok(kept);
+    }
+    let dims: Vec<usize> = shape.iter().map(|&s| s as usize).collect();
+    Ok(Tensor::from_parts(kept.storage().clone(), Layout::contiguous(&dims), kept.dtype(), None))
+}
+
+/// Broadcasts a reduced gradient back over the reduced dims of `shape`.
+fn expand_back(g: &Tensor, shape: &[usize], mask: &[bool], keepdim: bool) -> Result<Tensor> {
+    let mut g = g.clone();
+    if !keepdim {
+        for (d, &m) in mask.iter().enumerate() {
+            if m {
+                g = g.unsqueeze(d as isize)?;
+            }
+        }
+    }
+    let target: Vec<isize> = shape.iter().map(|&s| s as isize).collect();
+    g.expand(&target)
+}
+
+impl Tensor {
+    /// Sum of all elements (a 0-d tensor).
+    pub fn sum(&self) -> Result<Tensor> {
+        self.sum_impl(&[], false, "SumBackward0")
+    }
+
+    /// Sum over `dims` (negative dims count from the end), keeping them as size 1 if `keepdim`.
+    pub fn sum_dims(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        self.sum_impl(dims, keepdim, "SumBackward1")
+    }
+
+    fn sum_impl(&self, dims: &[isize], keepdim: bool, name: &'static str) -> Result<Tensor> {
+        let mask = reduced_mask(self, dims)?;
+        let out = raw_sum(self, &mask, keepdim)?;
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        let shape: Dims = self.shape().into();
+        Ok(record(out, name, &[self], &[], move |ctx| Ok(vec![Some(expand_back(ctx.grad(0), &shape, &mask, keepdim)?)])))
+    }
+
+    /// Mean of all elements.
+    pub fn mean(&self) -> Result<Tensor> {
+        self.mean_impl(&[], false, "MeanBackward0")
+    }
+
+    /// Mean over `dims`.
+    pub fn mean_dims(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        self.mean_impl(dims, keepdim, "MeanBackward1")
+    }
+
+    fn mean_impl(&self, dims: &[isize], keepdim: bool, name: &'static str) -> Result<Tensor> {
+        if !self.dtype().is_floating_point() {
+            return Err(Error::runtime(format!(
+                "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
+                self.dtype().scalar_name()
+            )));
+        }
+        let mask = reduced_mask(self, dims)?;
+        let count: usize = self.shape().iter().zip(&mask).filter(|(_, &m)| m).map(|(&s, _)| s).product();
+        let sum = raw_sum(self, &mask, keepdim)?;
+        let n = count as f64;
+        let out = crate::with_float!(sum.dtype(), T => map(&sum, |v: T| v / (n as T)));
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        let shape: Dims = self.shape().into();
+        Ok(record(out, name, &[self], &[], move |ctx| {
+            Ok(vec![Some(expand_back(&ctx.grad(0).div_scalar(n)?, &shape, &mask, keepdim)?)])
+        }))
+    }
+
+    /// Sums this (broadcast) tensor down to `shape`: the gradient of `expand`.
+    pub fn sum_to(&self, shape: &[usize]) -> Result<Tensor> {
+        if self.shape() == shape {
+            return Ok(self.clone());
+        }
+        if !is_expandable_to(shape, self.shape()) {
+            return Err(Error::runtime(format!(
+                "sum_to: shape {} cannot be summed to {}",
+                fmt_shape(self.shape()),
+                fmt_shape(shape)
+            )));
+        }
+        let extra = self.dim() - shape.len();
+        let dims: Vec<isize> = (0..self.dim())
+            .filter(|&d| d < extra || (shape[d - extra] == 1 && self.shape()[d] != 1))
+            .map(|d| d as isize)
+            .collect();
+        let summed = if dims.is_empty() { self.clone() } else { self.sum_dims(&dims, true)? };
+        let target: Vec<isize> = shape.iter().map(|&s| s as isize).collect();
+        summed.reshape(&target)
+    }
+
+    /// The Euclidean norm of all elements; gradient `x / ‖x‖` (0 where the norm is 0).
+    pub fn norm(&self) -> Result<Tensor> {
+        let x = cast(self, float_dtype(self.dtype()));
+        let out = x.detach().mul(&x.detach())?.sum()?.sqrt()?;
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        Ok(record(out, "LinalgVectorNormBackward0", &[self], &[Save::Tensor(self), Save::Output], |ctx| {
+            let (x, norm) = (ctx.saved(0), ctx.saved(1));
+            if norm.item()?.to_f64() == 0.0 {
+                return Ok(vec![Some(x.zeros_like())]);
+            }
+            Ok(vec![Some(x.mul(&ctx.grad(0).div(norm)?)?)])
+        }))
+    }
+
+    /// The p-norm over `dims` (all when empty): `(Σ|x|^p)^(1/p)`; `p = 2` over everything is [`Tensor::norm`].
+    pub fn norm_p(&self, p: f64, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        if p == 2.0 && dims.is_empty() && !keepdim {
+            return self.norm();
+        }
+        if p == 1.0 {
+            return self.abs()?.sum_dims(dims, keepdim);
+        }
+        if !p.is_finite() || p <= 0.0 {
+            return Err(Error::runtime(format!("norm: p = {p} is not supported yet; use p > 0 and finite")));
+        }
+        self.abs()?.pow_scalar(p)?.sum_dims(dims, keepdim)?.pow_scalar(1.0 / p)
+    }
+}

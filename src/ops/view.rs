@@ -1,0 +1,305 @@
+//! Views: tensors that share their base's storage and version counter, with new shape and strides.
+//! Each backward maps the gradient back to the input's shape.
+
+use crate::autograd::{is_recording, record};
+use crate::error::{Error, Result};
+use crate::kernels::write_into;
+use crate::layout::{fmt_shape, normalize_dim, Dims, Layout};
+use crate::tensor::Tensor;
+use smallvec::SmallVec;
+
+/// A sub-view of one dimension: a single index or a strided range.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Part {
+    /// `x.select(dim, index)`: drops `dim`.
+    Select { dim: usize, index: usize },
+    /// `x.slice(dim, start, end, step)`: keeps `dim` with `len` elements.
+    Slice { dim: usize, start: usize, len: usize, step: usize },
+}
+
+impl Part {
+    fn layout(self, l: &Layout) -> Layout {
+        let mut out = l.clone();
+        match self {
+            Part::Select { dim, index } => {
+                out.offset = (l.offset as isize + index as isize * l.strides[dim]) as usize;
+                out.shape.remove(dim);
+                out.strides.remove(dim);
+            }
+            Part::Slice { dim, start, len, step } => {
+                out.offset = (l.offset as isize + start as isize * l.strides[dim]) as usize;
+                out.shape[dim] = len;
+                out.strides[dim] = l.strides[dim] * step as isize;
+            }
+        }
+        out
+    }
+
+    fn node_name(self) -> &'static str {
+        match self {
+            Part::Select { .. } => "SelectBackward0",
+            Part::Slice { .. } => "SliceBackward0",
+        }
+    }
+}
+
+impl Tensor {
+    /// A tensor sharing this one's storage (and version counter) with another layout.
+    pub(crate) fn alias_with_layout(&self, layout: Layout) -> Tensor {
+        let base = self.base().cloned().unwrap_or_else(|| self.clone());
+        Tensor::from_parts(self.storage().clone(), layout, self.dtype(), Some(base))
+    }
+
+    /// The view `part` of this tensor, recorded for autograd.
+    pub(crate) fn part(&self, part: Part) -> Result<Tensor> {
+        let out = self.alias_with_layout(part.layout(self.layout()));
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        let shape: Dims = self.shape().into();
+        Ok(record(out, part.node_name(), &[self], &[], move |ctx| Ok(vec![Some(embed(ctx.grad(0), &shape, part)?)])))
+    }
+
+    /// `x[index]` along `dim` (negative values count from the end); drops `dim`.
+    pub fn select(&self, dim: isize, index: isize) -> Result<Tensor> {
+        if self.dim() == 0 {
+            return Err(Error::index("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"));
+        }
+        let dim = normalize_dim(dim, self.dim())?;
+        let size = self.shape()[dim] as isize;
+        let i = if index < 0 { index + size } else { index };
+        if i < 0 || i >= size {
+            return Err(Error::index(format!(
+                "index {index} is out of bounds for dimension {dim} with size {size}"
+            )));
+        }
+        self.part(Part::Select { dim, index: i as usize })
+    }
+
+    /// Elements `start, start+step, ...` before `end` along `dim` (Python slice semantics, clamped).
+    pub fn slice(&self, dim: isize, start: Option<isize>, end: Option<isize>, step: isize) -> Result<Tensor> {
+        if step <= 0 {
+            return Err(Error::value("step must be greater than zero"));
+        }
+        if self.dim() == 0 {
+            return Err(Error::index("slice() cannot be applied to a 0-dim tensor."));
+        }
+        let dim = normalize_dim(dim, self.dim())?;
+        let size = self.shape()[dim] as isize;
+        let clamp = |v: isize| if v < 0 { (v + size).max(0) } else { v.min(size) };
+        let s = clamp(start.unwrap_or(0));
+        let e = clamp(end.unwrap_or(size)).max(s);
+        let len = ((e - s) + step - 1) / step;
+        self.part(Part::Slice { dim, start: s as usize, len: len as usize, step: step as usize })
+    }
+
+    /// Swaps dimensions `d0` and `d1`.
+    pub fn transpose(&self, d0: isize, d1: isize) -> Result<Tensor> {
+        let (a, b) = (normalize_dim(d0, self.dim())?, normalize_dim(d1, self.dim())?);
+        let mut layout = self.layout().clone();
+        if self.dim() > 0 {
+            layout.shape.swap(a, b);
+            layout.strides.swap(a, b);
+        }
+        let out = self.alias_with_layout(layout);
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        Ok(record(out, "TransposeBackward0", &[self], &[], move |ctx| {
+            Ok(vec![Some(ctx.grad(0).transpose(a as isize, b as isize)?)])
+        }))
+    }
+
+    /// Transpose of a tensor with at most 2 dimensions (0-d and 1-d come back as they are).
+    pub fn t(&self) -> Result<Tensor> {
+        if self.dim() > 2 {
+            return Err(Error::runtime(format!(
+                "t() expects a tensor with <= 2 dimensions, but self is {}D",
+                self.dim()
+            )));
+        }
+        let mut layout = self.layout().clone();
+        layout.shape.reverse();
+        layout.strides.reverse();
+        let out = self.alias_with_layout(layout);
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        Ok(record(out, "TBackward0", &[self], &[], |ctx| Ok(vec![Some(ctx.grad(0).t()?)])))
+    }
+
+    /// Inserts a dimension of size 1 at `dim`.
+    pub fn unsqueeze(&self, dim: isize) -> Result<Tensor> {
+        let d = normalize_dim(dim, self.dim() + 1)?;
+        let mut layout = self.layout().clone();
+        let stride = if d < self.dim() { layout.strides[d] * layout.shape[d] as isize } else { 1 };
+        layout.shape.insert(d, 1);
+        layout.strides.insert(d, stride);
+        let out = self.alias_with_layout(layout);
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        Ok(record(out, "UnsqueezeBackward0", &[self], &[], move |ctx| {
+            Ok(vec![Some(ctx.grad(0).squeeze_dim(d as isize)?)])
+        }))
+    }
+
+    /// Removes dimension `dim` if its size is 1 (otherwise the view has the same shape).
+    pub fn squeeze_dim(&self, dim: isize) -> Result<Tensor> {
+        if self.dim() == 0 {
+            return Ok(self.clone());
+        }
+        let d = normalize_dim(dim, self.dim())?;
+        let mut layout = self.layout().clone();
+        let squeezed = layout.shape[d] == 1;
+        if squeezed {
+            layout.shape.remove(d);
+            layout.strides.remove(d);
+        }
+        let out = self.alias_with_layout(layout);
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        Ok(record(out, "SqueezeBackward1", &[self], &[], move |ctx| {
+            let g = ctx.grad(0);
+            Ok(vec![Some(if squeezed { g.unsqueeze(d as isize)? } else { g.clone() })])
+        }))
+    }
+
+    /// Removes every dimension of size 1.
+    pub fn squeeze(&self) -> Result<Tensor> {
+        let l = self.layout();
+        let keep: Vec<usize> = (0..self.dim()).filter(|&d| l.shape[d] != 1).collect();
+        let layout = Layout {
+            shape: keep.iter().map(|&d| l.shape[d]).collect(),
+            strides: keep.iter().map(|&d| l.strides[d]).collect(),
+            offset: l.offset,
+        };
+        let out = self.alias_with_layout(layout);
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        let shape: Vec<isize> = self.shape().iter().map(|&s| s as isize).collect();
+        Ok(record(out, "SqueezeBackward0", &[self], &[], move |ctx| Ok(vec![Some(ctx.grad(0).reshape(&shape)?)])))
+    }
+
+    /// This tensor seen with a larger `shape` (size-1 dims repeat with stride 0; `-1` keeps a size).
+    pub fn expand(&self, shape: &[isize]) -> Result<Tensor> {
+        let sizes = self.shape();
+        if shape.len() < sizes.len() {
+            return Err(Error::runtime(format!(
+                "expand(torch.FloatTensor{{{}}}, size=[{}]): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
+                fmt_shape(sizes), shape.len(), shape.len(), sizes.len()
+            )));
+        }
+        let extra = shape.len() - sizes.len();
+        let mut target: Dims = SmallVec::new();
+        for (i, &s) in shape.iter().enumerate() {
+            if i < extra {
+                if s < 0 {
+                    return Err(Error::runtime(format!("The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing dimension {i}")));
+                }
+                target.push(s as usize);
+            } else {
+                let own = sizes[i - extra];
+                let t = if s == -1 { own } else { s as usize };
+                if own != 1 && own != t {
+                    return Err(Error::runtime(format!(
+                        "The expanded size of the tensor ({t}) must match the existing size ({own}) at non-singleton dimension {i}.  Target sizes: {}.  Tensor sizes: {}",
+                        fmt_isizes(shape), fmt_shape(sizes)
+                    )));
+                }
+                target.push(t);
+            }
+        }
+        if target.as_slice() == sizes {
+            return Ok(self.clone());
+        }
+        let out = self.alias_with_layout(self.layout().broadcast_to(&target));
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        let input: Dims = sizes.into();
+        Ok(record(out, "ExpandBackward0", &[self], &[], move |ctx| Ok(vec![Some(ctx.grad(0).sum_to(&input)?)])))
+    }
+
+    /// The same elements with another shape; one entry may be `-1`. Requires a contiguous tensor.
+    pub fn view(&self, shape: &[isize]) -> Result<Tensor> {
+        let target = infer_shape(shape, self.numel())?;
+        if !self.is_contiguous() {
+            return Err(Error::runtime(
+                "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
+            ));
+        }
+        if target.as_slice() == self.shape() {
+            return Ok(self.clone());
+        }
+        let layout = Layout { offset: self.layout().offset, ..Layout::contiguous(&target) };
+        let out = self.alias_with_layout(layout);
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        let input: Vec<isize> = self.shape().iter().map(|&s| s as isize).collect();
+        Ok(record(out, "ViewBackward0", &[self], &[], move |ctx| Ok(vec![Some(ctx.grad(0).reshape(&input)?)])))
+    }
+
+    /// Like [`Tensor::view`], copying first when the layout does not allow a view.
+    pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
+        infer_shape(shape, self.numel())?;
+        self.contiguous()?.view(shape)
+    }
+
+    /// This tensor if contiguous, else a contiguous copy (recorded as a clone).
+    pub fn contiguous(&self) -> Result<Tensor> {
+        if self.is_contiguous() {
+            Ok(self.clone())
+        } else {
+            self.clone_tensor()
+        }
+    }
+}
+
+/// Zeros of `shape` with `g` written into the view `part`: the gradient of taking that view.
+fn embed(g: &Tensor, shape: &[usize], part: Part) -> Result<Tensor> {
+    let out = Tensor::zeros(shape, g.dtype());
+    write_into(&out.alias_with_layout(part.layout(out.layout())), g);
+    if !is_recording(&[g]) {
+        return Ok(out);
+    }
+    let name = match part {
+        Part::Select { .. } => "SelectBackwardBackward0",
+        Part::Slice { .. } => "SliceBackwardBackward0",
+    };
+    Ok(record(out, name, &[g], &[], move |ctx| Ok(vec![Some(ctx.grad(0).part(part)?)])))
+}
+
+/// Resolves a `-1` entry and checks the element count.
+pub(crate) fn infer_shape(shape: &[isize], numel: usize) -> Result<Dims> {
+    let known: usize = shape.iter().filter(|&&s| s >= 0).map(|&s| s as usize).product();
+    let unknown = shape.iter().filter(|&&s| s == -1).count();
+    let bad = || Error::runtime(format!("shape '{}' is invalid for input of size {numel}", fmt_isizes(shape)));
+    if unknown > 1 || shape.iter().any(|&s| s < -1) {
+        return Err(if unknown > 1 { Error::runtime("only one dimension can be inferred") } else { bad() });
+    }
+    let mut out: Dims = SmallVec::new();
+    for &s in shape {
+        if s == -1 {
+            if known == 0 || numel % known != 0 {
+                return Err(bad());
+            }
+            out.push(numel / known);
+        } else {
+            out.push(s as usize);
+        }
+    }
+    if out.iter().product::<usize>() != numel {
+        return Err(bad());
+    }
+    Ok(out)
+}
+
+fn fmt_isizes(shape: &[isize]) -> String {
+    let parts: Vec<String> = shape.iter().map(|s| s.to_string()).collect();
+    format!("[{}]", parts.join(", "))
+}
+

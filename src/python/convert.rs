@@ -1,0 +1,364 @@
+//! Python values to core values: data, sizes, dtypes, operands, indices.
+
+use super::tensor::PyTensor;
+use crate::dtype::{DType, Scalar};
+use crate::ops::{IndexItem, Operand};
+use crate::storage::Buffer;
+use crate::tensor::Tensor;
+use numpy::{PyReadonlyArrayDyn, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyTuple};
+
+/// `torch.float32` and friends.
+#[pyclass(name = "dtype", module = "ferrograd", frozen, eq, hash, skip_from_py_object)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PyDType {
+    pub(crate) inner: DType,
+}
+
+#[pymethods]
+impl PyDType {
+    fn __repr__(&self) -> String {
+        format!("torch.{}", self.inner.name())
+    }
+
+    /// True for float32 and float64.
+    #[getter]
+    fn is_floating_point(&self) -> bool {
+        self.inner.is_floating_point()
+    }
+
+    /// Bytes per element.
+    #[getter]
+    fn itemsize(&self) -> usize {
+        match self.inner {
+            DType::Bool => 1,
+            DType::Float32 => 4,
+            DType::Int64 | DType::Float64 => 8,
+        }
+    }
+}
+
+pub(crate) fn add_dtypes(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    for (name, d) in [
+        ("float32", DType::Float32),
+        ("float", DType::Float32),
+        ("float64", DType::Float64),
+        ("double", DType::Float64),
+        ("int64", DType::Int64),
+        ("long", DType::Int64),
+        ("bool", DType::Bool),
+    ] {
+        m.add(name, PyDType { inner: d })?;
+    }
+    Ok(())
+}
+
+/// A `dtype=` argument: a ferrograd dtype, or Python's `float`/`int`/`bool` types.
+pub(crate) fn dtype_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType>> {
+    let Some(obj) = obj else { return Ok(None) };
+    if obj.is_none() {
+        return Ok(None);
+    }
+    if let Ok(d) = obj.cast::<PyDType>() {
+        return Ok(Some(d.get().inner));
+    }
+    let py = obj.py();
+    if obj.is(py.get_type::<PyFloat>()) {
+        return Ok(Some(DType::Float64));
+    }
+    if obj.is(py.get_type::<PyBool>()) {
+        return Ok(Some(DType::Bool));
+    }
+    if obj.is(py.get_type::<PyInt>()) {
+        return Ok(Some(DType::Int64));
+    }
+    Err(PyTypeError::new_err(format!(
+        "dtype must be a ferrograd dtype (float32, float64, int64, bool), not {}",
+        obj.repr()?
+    )))
+}
+
+/// The tensor inside a Python `Tensor` (or subclass) argument.
+pub(crate) fn tensor_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Tensor> {
+    match obj.cast::<PyTensor>() {
+        Ok(t) => Ok(t.get().inner.clone()),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{what} must be a Tensor, not {}",
+            obj.get_type().name()?
+        ))),
+    }
+}
+
+/// A Python number as a scalar operand (bool before int: `True` is an int in Python).
+pub(crate) fn scalar_arg(obj: &Bound<'_, PyAny>) -> Option<Scalar> {
+    if obj.is_instance_of::<PyBool>() {
+        return obj.extract::<bool>().ok().map(Scalar::Bool);
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return obj.extract::<i64>().ok().map(Scalar::Int);
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        return obj.extract::<f64>().ok().map(Scalar::Float);
+    }
+    // NumPy scalars and other numbers
+    if obj.hasattr("__index__").unwrap_or(false) {
+        return obj.call_method0("__index__").ok()?.extract::<i64>().ok().map(Scalar::Int);
+    }
+    if obj.hasattr("__float__").unwrap_or(false) {
+        return obj.extract::<f64>().ok().map(Scalar::Float);
+    }
+    None
+}
+
+/// Either side of an arithmetic op.
+pub(crate) enum OwnedOperand {
+    Tensor(Tensor),
+    Scalar(Scalar),
+}
+
+impl OwnedOperand {
+    pub(crate) fn as_operand(&self) -> Operand<'_> {
+        match self {
+            OwnedOperand::Tensor(t) => Operand::Tensor(t),
+            OwnedOperand::Scalar(s) => Operand::Scalar(*s),
+        }
+    }
+}
+
+/// A tensor or a Python number; `None` for anything else (the dunder then returns NotImplemented).
+pub(crate) fn operand_arg(obj: &Bound<'_, PyAny>) -> Option<OwnedOperand> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Some(OwnedOperand::Tensor(t.get().inner.clone()));
+    }
+    scalar_arg(obj).map(OwnedOperand::Scalar)
+}
+
+/// Sizes given as `f(2, 3)`, `f((2, 3))` or `f([2, 3])`.
+pub(crate) fn size_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<usize>> {
+    let items: Vec<Bound<'_, PyAny>> =
+        if args.len() == 1 && (args.get_item(0)?.is_instance_of::<PyTuple>() || args.get_item(0)?.is_instance_of::<PyList>()) {
+            args.get_item(0)?.try_iter()?.collect::<PyResult<_>>()?
+        } else {
+            args.iter().collect()
+        };
+    items
+        .iter()
+        .map(|o| {
+            let v: i64 = o.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "size must be a sequence of ints, but got an element of type {}",
+                    o.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                ))
+            })?;
+            if v < 0 {
+                return Err(PyValueError::new_err(format!("negative dimension {v} is not allowed in a size")));
+            }
+            Ok(v as usize)
+        })
+        .collect()
+}
+
+/// Shapes that may contain `-1`, given as `f(2, -1)` or `f((2, -1))`.
+pub(crate) fn shape_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<isize>> {
+    let items: Vec<Bound<'_, PyAny>> =
+        if args.len() == 1 && (args.get_item(0)?.is_instance_of::<PyTuple>() || args.get_item(0)?.is_instance_of::<PyList>()) {
+            args.get_item(0)?.try_iter()?.collect::<PyResult<_>>()?
+        } else {
+            args.iter().collect()
+        };
+    items.iter().map(|o| o.extract::<isize>()).collect()
+}
+
+/// Dimensions given as an int or a sequence of ints.
+pub(crate) fn dims_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<isize>> {
+    let Some(obj) = obj else { return Ok(vec![]) };
+    if obj.is_none() {
+        return Ok(vec![]);
+    }
+    if let Ok(d) = obj.extract::<isize>() {
+        return Ok(vec![d]);
+    }
+    obj.try_iter()?.map(|d| d?.extract::<isize>()).collect()
+}
+
+/// Nested Python data as flat values with their shape and the dtype PyTorch would infer.
+struct Flat {
+    values: Vec<f64>,
+    shape: Vec<usize>,
+    kind: DType,
+}
+
+fn flatten(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat, first_at_depth: &mut bool) -> PyResult<()> {
+    let scalar = if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = &t.get().inner;
+        if t.dim() != 0 {
+            return Err(PyTypeError::new_err(
+                "only one element tensors can be converted to Python scalars (use torch.stack to combine tensors)",
+            ));
+        }
+        flat.kind = flat.kind.max(t.dtype());
+        Some(Scalar::Float(t.to_f64_vec()[0]))
+    } else {
+        scalar_arg(obj)
+    };
+    if let Some(s) = scalar {
+        if !*first_at_depth && depth != flat.shape.len() {
+            return Err(PyValueError::new_err(format!(
+                "expected sequence of length {} at dim {depth} (got a number)",
+                flat.shape[depth]
+            )));
+        }
+        if *first_at_depth {
+            *first_at_depth = false;
+        }
+        if !obj.is_instance_of::<PyTensor>() {
+            flat.kind = flat.kind.max(s.natural_dtype());
+        }
+        flat.values.push(s.to_f64());
+        return Ok(());
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        let items: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
+        if *first_at_depth {
+            flat.shape.push(items.len());
+        } else if flat.shape.get(depth) != Some(&items.len()) {
+            return Err(PyValueError::new_err(format!(
+                "expected sequence of length {} at dim {depth} (got {})",
+                flat.shape.get(depth).copied().unwrap_or(0),
+                items.len()
+            )));
+        }
+        if items.is_empty() && *first_at_depth {
+            *first_at_depth = false;
+        }
+        for item in &items {
+            flatten(item, depth + 1, flat, first_at_depth)?;
+        }
+        return Ok(());
+    }
+    Err(PyTypeError::new_err(format!("Could not infer dtype of {}", obj.get_type().name()?)))
+}
+
+fn numpy_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Option<Tensor>> {
+    macro_rules! try_type {
+        ($t:ty, $variant:ident) => {
+            if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'_, $t>>() {
+                let shape = a.shape().to_vec();
+                let data: Vec<$t> = a.as_array().iter().copied().collect();
+                return Ok(Some(Tensor::from_buffer(Buffer::$variant(data), &shape).map_err(super::to_py_err)?));
+            }
+        };
+    }
+    try_type!(f32, F32);
+    try_type!(f64, F64);
+    try_type!(i64, I64);
+    try_type!(bool, Bool);
+    Ok(None)
+}
+
+fn is_numpy_array(obj: &Bound<'_, PyAny>) -> bool {
+    obj.get_type().name().map(|n| n.to_string() == "ndarray").unwrap_or(false)
+}
+
+/// `torch.tensor(data)`: nested lists/tuples of numbers, a number, a NumPy array, or a tensor (copied).
+pub(crate) fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> PyResult<Tensor> {
+    let t = if let Ok(t) = obj.cast::<PyTensor>() {
+        t.get().inner.detach().deep_copy()
+    } else if is_numpy_array(obj) {
+        match numpy_tensor(obj)? {
+            Some(t) => t,
+            None => {
+                // other NumPy dtypes: convert through float64 or int64
+                let kind: String = obj.getattr("dtype")?.getattr("kind")?.extract()?;
+                let target = if kind == "f" { "float64" } else { "int64" };
+                let converted = obj.call_method1("astype", (target,))?;
+                numpy_tensor(&converted)?.ok_or_else(|| PyTypeError::new_err("unsupported NumPy array"))?
+            }
+        }
+    } else {
+        let mut flat = Flat { values: Vec::new(), shape: Vec::new(), kind: DType::Bool };
+        let mut first = true;
+        flatten(obj, 0, &mut flat, &mut first)?;
+        let kind = if flat.values.is_empty() { DType::Float32 } else { flat.kind };
+        let t = Tensor::from_vec(flat.values, &flat.shape).map_err(super::to_py_err)?;
+        crate::kernels::cast(&t, kind)
+    };
+    Ok(match dtype {
+        Some(d) => crate::kernels::cast(&t, d),
+        None => t,
+    })
+}
+
+fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
+    if obj.is_none() {
+        return Ok(IndexItem::NewAxis);
+    }
+    if obj.is_instance_of::<PyEllipsis>() {
+        return Ok(IndexItem::Ellipsis);
+    }
+    if let Ok(slice) = obj.cast::<PySlice>() {
+        let part = |name: &str| -> PyResult<Option<isize>> {
+            let v = slice.getattr(name)?;
+            if v.is_none() {
+                Ok(None)
+            } else {
+                v.extract::<isize>().map(Some)
+            }
+        };
+        return Ok(IndexItem::Slice(part("start")?, part("stop")?, part("step")?.unwrap_or(1)));
+    }
+    if obj.is_instance_of::<PyBool>() {
+        return Err(PyIndexError::new_err("indexing with a Python bool is not supported yet"));
+    }
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        let t = &t.get().inner;
+        if t.dim() == 0 && t.dtype() == DType::Int64 {
+            if let Ok(Scalar::Int(i)) = t.item() {
+                return Ok(IndexItem::Int(i as isize));
+            }
+        }
+        return Err(PyIndexError::new_err(
+            "indexing with tensors (advanced indexing) is not supported yet; only integers, slices, None and ... are",
+        ));
+    }
+    if let Ok(i) = obj.extract::<isize>() {
+        return Ok(IndexItem::Int(i));
+    }
+    Err(PyIndexError::new_err(format!(
+        "only integers, slices (`:`), ellipsis (`...`) and None are valid indices (got {})",
+        obj.get_type().name()?
+    )))
+}
+
+/// `x[index]` arguments as index items.
+pub(crate) fn index_items(obj: &Bound<'_, PyAny>) -> PyResult<Vec<IndexItem>> {
+    if let Ok(tuple) = obj.cast::<PyTuple>() {
+        return tuple.iter().map(|o| index_item(&o)).collect();
+    }
+    if obj.is_instance_of::<PyList>() {
+        return Err(PyIndexError::new_err(
+            "indexing with lists (advanced indexing) is not supported yet; only integers, slices, None and ... are",
+        ));
+    }
+    Ok(vec![index_item(obj)?])
+}
+
+static SIZE_TYPE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// Registers the Python `Size` class (a tuple subclass) used for `.shape`.
+#[pyfunction]
+pub(crate) fn _register_size(py: Python<'_>, cls: Py<PyAny>) {
+    let _ = SIZE_TYPE.set(py, cls);
+}
+
+/// A shape as `ferrograd.Size` (a tuple) for Python.
+pub(crate) fn size_object<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py, PyAny>> {
+    let tuple = PyTuple::new(py, shape)?;
+    match SIZE_TYPE.get(py) {
+        Some(cls) => cls.bind(py).call1((tuple,)),
+        None => Ok(tuple.into_any()),
+    }
+}

@@ -1,0 +1,249 @@
+//! Module-level functions of `ferrograd._core`: factories, grad mode, and `autograd.grad`.
+
+use super::convert::{dtype_arg, size_args, tensor_arg, tensor_from_data};
+use super::run;
+use super::tensor::PyTensor;
+use crate::autograd::GradOptions;
+use crate::dtype::DType;
+use crate::tensor::Tensor;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+fn finish(t: Tensor, requires_grad: bool) -> PyResult<PyTensor> {
+    run(|| t.set_requires_grad(requires_grad))?;
+    Ok(PyTensor::from(t))
+}
+
+/// `tensor(data, dtype=None, requires_grad=False)`: a new leaf holding a copy of `data`.
+#[pyfunction]
+#[pyo3(signature = (data, *, dtype=None, device=None, requires_grad=false))]
+fn tensor(data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+    let _ = device;
+    let t = tensor_from_data(data, dtype_arg(dtype)?)?;
+    if requires_grad && !t.dtype().is_floating_point() {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "Only Tensors of floating point and complex dtype can require gradients (got {})",
+            t.dtype().name()
+        )));
+    }
+    finish(t, requires_grad)
+}
+
+/// `from_numpy(array)`: a tensor with a copy of the array's elements.
+#[pyfunction]
+fn from_numpy(array: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
+    Ok(PyTensor::from(tensor_from_data(array, None)?))
+}
+
+macro_rules! filled {
+    ($name:ident, $value:expr, $doc:literal) => {
+        #[doc = $doc]
+        #[pyfunction]
+        #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
+        fn $name(size: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+            let _ = device;
+            let shape = size_args(size)?;
+            let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
+            finish(Tensor::full(&shape, $value, dtype), requires_grad)
+        }
+    };
+}
+
+filled!(zeros, 0.0, "A tensor of zeros.");
+filled!(ones, 1.0, "A tensor of ones.");
+filled!(empty, 0.0, "An uninitialised tensor (zero-filled here).");
+
+/// A tensor of `size` filled with `fill_value` (dtype inferred from the value when not given).
+#[pyfunction]
+#[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
+fn full(size: &Bound<'_, PyAny>, fill_value: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+    let _ = device;
+    let shape = size_args(&PyTuple::new(size.py(), [size])?)?;
+    let value = super::convert::scalar_arg(fill_value)
+        .ok_or_else(|| pyo3::exceptions::PyTypeError::new_err("full(): fill_value must be a number"))?;
+    let dtype = dtype_arg(dtype)?.unwrap_or_else(|| value.natural_dtype());
+    finish(Tensor::full(&shape, value.to_f64(), dtype), requires_grad)
+}
+
+macro_rules! like {
+    ($name:ident, $value:expr, $doc:literal) => {
+        #[doc = $doc]
+        #[pyfunction]
+        #[pyo3(signature = (input, *, dtype=None, requires_grad=false))]
+        fn $name(input: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+            let t = tensor_arg(input, "input")?;
+            let dtype = dtype_arg(dtype)?.unwrap_or(t.dtype());
+            finish(Tensor::full(t.shape(), $value, dtype), requires_grad)
+        }
+    };
+}
+
+like!(zeros_like, 0.0, "Zeros with `input`'s shape (and dtype).");
+like!(ones_like, 1.0, "Ones with `input`'s shape (and dtype).");
+
+macro_rules! random {
+    ($name:ident, $method:ident, $doc:literal) => {
+        #[doc = $doc]
+        #[pyfunction]
+        #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
+        fn $name(size: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+            let _ = device;
+            let shape = size_args(size)?;
+            let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
+            let t = run(|| Tensor::$method(&shape, dtype))?;
+            finish(t, requires_grad)
+        }
+    };
+}
+
+random!(rand, rand, "Uniform samples in [0, 1).");
+random!(randn, randn, "Standard normal samples.");
+
+/// `arange(end)` or `arange(start, end, step)`; int64 when every bound is an integer.
+#[pyfunction]
+#[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false))]
+fn arange(
+    start: &Bound<'_, PyAny>,
+    end: Option<&Bound<'_, PyAny>>,
+    step: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<PyTensor> {
+    let _ = device;
+    let (s, e) = match end {
+        Some(e) if !e.is_none() => (start.clone(), e.clone()),
+        _ => (0i64.into_pyobject(start.py())?.into_any(), start.clone()),
+    };
+    let st = match step {
+        Some(st) if !st.is_none() => st.clone(),
+        _ => 1i64.into_pyobject(start.py())?.into_any(),
+    };
+    let all_int = [&s, &e, &st].iter().all(|v| v.is_instance_of::<pyo3::types::PyInt>());
+    let dtype = dtype_arg(dtype)?.unwrap_or(if all_int { DType::Int64 } else { DType::Float32 });
+    let t = run(|| Tensor::arange(s.extract::<f64>().unwrap_or(0.0), e.extract::<f64>().unwrap_or(0.0), st.extract::<f64>().unwrap_or(1.0), dtype))?;
+    finish(t, requires_grad)
+}
+
+/// `steps` evenly spaced values from `start` to `end`.
+#[pyfunction]
+#[pyo3(signature = (start, end, steps, *, dtype=None, device=None, requires_grad=false))]
+fn linspace(start: f64, end: f64, steps: usize, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+    let _ = device;
+    let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
+    let t = run(|| Tensor::linspace(start, end, steps, dtype))?;
+    finish(t, requires_grad)
+}
+
+/// Seeds the random generator.
+#[pyfunction]
+fn manual_seed(seed: i64) {
+    crate::manual_seed(seed as u64);
+}
+
+/// Whether this thread records autograd history.
+#[pyfunction]
+fn is_grad_enabled() -> bool {
+    crate::is_grad_enabled()
+}
+
+/// Sets grad mode for this thread; returns the previous mode.
+#[pyfunction]
+fn _set_grad_enabled(enabled: bool) -> bool {
+    crate::set_grad_enabled(enabled)
+}
+
+/// Tensors from a tensor or a sequence of tensors.
+fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
+    if obj.cast::<PyTensor>().is_ok() {
+        return Ok(vec![tensor_arg(obj, what)?]);
+    }
+    obj.try_iter()?.map(|t| tensor_arg(&t?, what)).collect()
+}
+
+/// Optional gradients: None, a tensor, or a sequence of tensors/None.
+fn optional_tensor_list(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Vec<Option<Tensor>>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else { return Ok(vec![]) };
+    if obj.cast::<PyTensor>().is_ok() {
+        return Ok(vec![Some(tensor_arg(obj, what)?)]);
+    }
+    obj.try_iter()?
+        .map(|t| {
+            let t = t?;
+            if t.is_none() {
+                Ok(None)
+            } else {
+                tensor_arg(&t, what).map(Some)
+            }
+        })
+        .collect()
+}
+
+/// `autograd.grad(outputs, inputs, ...)`: gradients of `outputs` with respect to `inputs`, as a tuple.
+#[pyfunction]
+#[pyo3(signature = (outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=false, allow_unused=None, materialize_grads=false))]
+#[allow(clippy::too_many_arguments)]
+fn grad<'py>(
+    py: Python<'py>,
+    outputs: &Bound<'py, PyAny>,
+    inputs: &Bound<'py, PyAny>,
+    grad_outputs: Option<&Bound<'py, PyAny>>,
+    retain_graph: Option<bool>,
+    create_graph: bool,
+    allow_unused: Option<bool>,
+    materialize_grads: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let outs = tensor_list(outputs, "outputs")?;
+    let ins = tensor_list(inputs, "inputs")?;
+    let gos = optional_tensor_list(grad_outputs, "grad_outputs")?;
+    let options = GradOptions { retain_graph, create_graph, allow_unused: allow_unused.unwrap_or(materialize_grads) };
+    let results = py.detach(|| run(|| crate::autograd::grad(&outs, &ins, &gos, options)))?;
+    let items = results
+        .into_iter()
+        .zip(&ins)
+        .map(|(r, input)| match (r, materialize_grads) {
+            (Some(g), _) => Py::new(py, PyTensor::from(g)).map(|p| p.into_any()),
+            (None, true) => Py::new(py, PyTensor::from(input.zeros_like())).map(|p| p.into_any()),
+            (None, false) => Ok(py.None()),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(py, items)
+}
+
+/// `autograd.backward(tensors, grad_tensors, ...)`: accumulates into the leaves' `.grad`.
+#[pyfunction]
+#[pyo3(signature = (tensors, grad_tensors=None, retain_graph=None, create_graph=false))]
+fn backward(
+    py: Python<'_>,
+    tensors: &Bound<'_, PyAny>,
+    grad_tensors: Option<&Bound<'_, PyAny>>,
+    retain_graph: Option<bool>,
+    create_graph: bool,
+) -> PyResult<()> {
+    let ts = tensor_list(tensors, "tensors")?;
+    let gs = optional_tensor_list(grad_tensors, "grad_tensors")?;
+    py.detach(|| run(|| crate::autograd::backward(&ts, &gs, retain_graph, create_graph)))
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(tensor, m)?)?;
+    m.add_function(wrap_pyfunction!(from_numpy, m)?)?;
+    m.add_function(wrap_pyfunction!(zeros, m)?)?;
+    m.add_function(wrap_pyfunction!(ones, m)?)?;
+    m.add_function(wrap_pyfunction!(empty, m)?)?;
+    m.add_function(wrap_pyfunction!(full, m)?)?;
+    m.add_function(wrap_pyfunction!(zeros_like, m)?)?;
+    m.add_function(wrap_pyfunction!(ones_like, m)?)?;
+    m.add_function(wrap_pyfunction!(rand, m)?)?;
+    m.add_function(wrap_pyfunction!(randn, m)?)?;
+    m.add_function(wrap_pyfunction!(arange, m)?)?;
+    m.add_function(wrap_pyfunction!(linspace, m)?)?;
+    m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(grad, m)?)?;
+    m.add_function(wrap_pyfunction!(backward, m)?)?;
+    m.add_function(wrap_pyfunction!(super::convert::_register_size, m)?)?;
+    let _ = PyList::empty(m.py());
+    Ok(())
+}

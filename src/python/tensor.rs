@@ -1,0 +1,845 @@
+//! The Python `Tensor` class: a frozen, subclassable wrapper around the core tensor.
+//! Every method converts arguments, calls the core, and converts the result back.
+
+use super::convert::{dims_arg, dtype_arg, index_items, operand_arg, scalar_arg, shape_args, size_object, tensor_arg, tensor_from_data};
+use super::node::PyNode;
+use super::run;
+use crate::dtype::{DType, Scalar};
+use crate::ops::compare::CompareOp;
+use crate::ops::{binary::binary, BinaryOp, Operand};
+use crate::storage::Buffer;
+use crate::tensor::Tensor;
+use numpy::{IntoPyArray, PyArrayMethods};
+use pyo3::basic::CompareOp as PyCompareOp;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+/// A multi-dimensional array that records operations for automatic differentiation.
+#[pyclass(name = "Tensor", module = "ferrograd", frozen, subclass, weakref)]
+pub struct PyTensor {
+    pub(crate) inner: Tensor,
+}
+
+impl From<Tensor> for PyTensor {
+    fn from(inner: Tensor) -> Self {
+        PyTensor { inner }
+    }
+}
+
+type TResult = PyResult<PyTensor>;
+
+fn wrap(r: PyResult<Tensor>) -> TResult {
+    r.map(PyTensor::from)
+}
+
+/// `self op other` for a dunder: NotImplemented when `other` is neither tensor nor number.
+fn arith(py: Python<'_>, op: BinaryOp, lhs: &Tensor, other: &Bound<'_, PyAny>, reflected: bool) -> PyResult<Py<PyAny>> {
+    let Some(o) = operand_arg(other) else { return Ok(py.NotImplemented()) };
+    let me = Operand::Tensor(lhs);
+    let (a, b) = if reflected { (o.as_operand(), me) } else { (me, o.as_operand()) };
+    let out = run(|| binary(op, a, b))?;
+    Ok(Py::new(py, PyTensor::from(out))?.into_any())
+}
+
+fn inplace(op: BinaryOp, t: &Tensor, other: &Bound<'_, PyAny>) -> PyResult<()> {
+    let o = operand_arg(other).ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "unsupported operand type for in-place {}: {}",
+            op.inplace_name(),
+            other.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))
+    })?;
+    run(|| t.binary_(op, o.as_operand()))
+}
+
+fn compare(py: Python<'_>, t: &Tensor, op: CompareOp, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let Some(o) = operand_arg(other) else { return Ok(py.NotImplemented()) };
+    let out = run(|| t.compare(op, o.as_operand()))?;
+    Ok(Py::new(py, PyTensor::from(out))?.into_any())
+}
+
+fn scalar_to_py(py: Python<'_>, s: Scalar) -> PyResult<Py<PyAny>> {
+    Ok(match s {
+        Scalar::Bool(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
+        Scalar::Int(i) => i.into_pyobject(py)?.into_any().unbind(),
+        Scalar::Float(f) => f.into_pyobject(py)?.into_any().unbind(),
+    })
+}
+
+#[pymethods]
+impl PyTensor {
+    /// `Tensor(data)`: float32 data from a sequence, or a leaf sharing another tensor's data.
+    #[new]
+    #[pyo3(signature = (data=None, requires_grad=false))]
+    fn py_new(data: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Self> {
+        let inner = match data {
+            None => Tensor::zeros(&[0], DType::Float32),
+            Some(d) => match d.cast::<PyTensor>() {
+                Ok(t) => t.get().inner.detach(),
+                Err(_) => tensor_from_data(d, Some(DType::Float32))?,
+            },
+        };
+        run(|| inner.set_requires_grad(requires_grad))?;
+        Ok(PyTensor { inner })
+    }
+
+    fn __repr__(&self) -> String {
+        self.inner.repr()
+    }
+
+    fn __str__(&self) -> String {
+        self.inner.repr()
+    }
+
+    fn __len__(&self) -> PyResult<usize> {
+        self.inner.shape().first().copied().ok_or_else(|| PyTypeError::new_err("len() of a 0-d tensor"))
+    }
+
+    fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        if self.inner.dim() == 0 {
+            return Err(PyTypeError::new_err("iteration over a 0-d tensor"));
+        }
+        let rows = (0..self.inner.shape()[0] as isize)
+            .map(|i| run(|| self.inner.select(0, i)).map(PyTensor::from))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(PyList::new(py, rows)?.try_iter()?.into_any().unbind())
+    }
+
+    fn __hash__(slf: &Bound<'_, Self>) -> isize {
+        slf.as_ptr() as isize
+    }
+
+    fn __bool__(&self) -> PyResult<bool> {
+        if self.inner.numel() != 1 {
+            return Err(PyRuntimeError::new_err(format!(
+                "Boolean value of Tensor with more than one value is ambiguous (it has {} elements; use .any() or .all())",
+                self.inner.numel()
+            )));
+        }
+        Ok(run(|| self.inner.item())?.to_f64() != 0.0)
+    }
+
+    fn __float__(&self) -> PyResult<f64> {
+        Ok(run(|| self.inner.item())?.to_f64())
+    }
+
+    fn __int__(&self) -> PyResult<i64> {
+        Ok(run(|| self.inner.item())?.to_f64() as i64)
+    }
+
+    fn __index__(&self) -> PyResult<i64> {
+        if self.inner.dtype().is_floating_point() {
+            return Err(PyTypeError::new_err("only integer tensors of a single element can be converted to an index"));
+        }
+        self.__int__()
+    }
+
+    /// Elementwise `exp`.
+    fn exp(&self) -> TResult {
+        wrap(run(|| self.inner.exp()))
+    }
+    /// In-place `exp`.
+    fn exp_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("exp_", |x| x.exp()))?;
+        Ok(slf)
+    }
+    /// Elementwise `log`.
+    fn log(&self) -> TResult {
+        wrap(run(|| self.inner.log()))
+    }
+    /// In-place `log`.
+    fn log_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("log_", |x| x.log()))?;
+        Ok(slf)
+    }
+    /// Elementwise `sin`.
+    fn sin(&self) -> TResult {
+        wrap(run(|| self.inner.sin()))
+    }
+    /// In-place `sin`.
+    fn sin_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("sin_", |x| x.sin()))?;
+        Ok(slf)
+    }
+    /// Elementwise `cos`.
+    fn cos(&self) -> TResult {
+        wrap(run(|| self.inner.cos()))
+    }
+    /// In-place `cos`.
+    fn cos_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("cos_", |x| x.cos()))?;
+        Ok(slf)
+    }
+    /// Elementwise `tanh`.
+    fn tanh(&self) -> TResult {
+        wrap(run(|| self.inner.tanh()))
+    }
+    /// In-place `tanh`.
+    fn tanh_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("tanh_", |x| x.tanh()))?;
+        Ok(slf)
+    }
+    /// Elementwise `sigmoid`.
+    fn sigmoid(&self) -> TResult {
+        wrap(run(|| self.inner.sigmoid()))
+    }
+    /// In-place `sigmoid`.
+    fn sigmoid_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("sigmoid_", |x| x.sigmoid()))?;
+        Ok(slf)
+    }
+    /// Elementwise `relu`.
+    fn relu(&self) -> TResult {
+        wrap(run(|| self.inner.relu()))
+    }
+    /// In-place `relu`.
+    fn relu_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("relu_", |x| x.relu()))?;
+        Ok(slf)
+    }
+    /// Elementwise `abs`.
+    fn abs(&self) -> TResult {
+        wrap(run(|| self.inner.abs()))
+    }
+    /// In-place `abs`.
+    fn abs_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("abs_", |x| x.abs()))?;
+        Ok(slf)
+    }
+    /// Elementwise `sqrt`.
+    fn sqrt(&self) -> TResult {
+        wrap(run(|| self.inner.sqrt()))
+    }
+    /// In-place `sqrt`.
+    fn sqrt_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("sqrt_", |x| x.sqrt()))?;
+        Ok(slf)
+    }
+    /// Elementwise `neg`.
+    fn neg(&self) -> TResult {
+        wrap(run(|| self.inner.neg()))
+    }
+    /// In-place `neg`.
+    fn neg_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("neg_", |x| x.neg()))?;
+        Ok(slf)
+    }
+    /// Elementwise `reciprocal`.
+    fn reciprocal(&self) -> TResult {
+        wrap(run(|| self.inner.reciprocal()))
+    }
+    /// In-place `reciprocal`.
+    fn reciprocal_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("reciprocal_", |x| x.reciprocal()))?;
+        Ok(slf)
+    }
+
+    // ----- arithmetic ---------------------------------------------------------------------
+
+    fn __add__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        arith(py, BinaryOp::Add, &self.inner, o, false)
+    }
+    fn __radd__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        arith(py, BinaryOp::Add, &self.inner, o, true)
+    }
+    fn __sub__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        arith(py, BinaryOp::Sub, &self.inner, o, false)
+    }
+    fn __rsub__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        arith(py, BinaryOp::Sub, &self.inner, o, true)
+    }
+    fn __mul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        arith(py, BinaryOp::Mul, &self.inner, o, false)
+    }
+    fn __rmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        arith(py, BinaryOp::Mul, &self.inner, o, true)
+    }
+    fn __truediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        arith(py, BinaryOp::Div, &self.inner, o, false)
+    }
+    fn __rtruediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        arith(py, BinaryOp::Div, &self.inner, o, true)
+    }
+    fn __pow__(&self, py: Python<'_>, o: &Bound<'_, PyAny>, _modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        arith(py, BinaryOp::Pow, &self.inner, o, false)
+    }
+    fn __rpow__(&self, py: Python<'_>, o: &Bound<'_, PyAny>, _modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        arith(py, BinaryOp::Pow, &self.inner, o, true)
+    }
+    fn __matmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let Ok(other) = o.cast::<PyTensor>() else { return Ok(py.NotImplemented()) };
+        let out = run(|| self.inner.matmul(&other.get().inner))?;
+        Ok(Py::new(py, PyTensor::from(out))?.into_any())
+    }
+    fn __rmatmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let Ok(other) = o.cast::<PyTensor>() else { return Ok(py.NotImplemented()) };
+        let out = run(|| other.get().inner.matmul(&self.inner))?;
+        Ok(Py::new(py, PyTensor::from(out))?.into_any())
+    }
+    fn __neg__(&self) -> TResult {
+        self.neg()
+    }
+    fn __pos__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+    fn __abs__(&self) -> TResult {
+        self.abs()
+    }
+    fn __iadd__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace(BinaryOp::Add, &self.inner, o)
+    }
+    fn __isub__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace(BinaryOp::Sub, &self.inner, o)
+    }
+    fn __imul__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace(BinaryOp::Mul, &self.inner, o)
+    }
+    fn __itruediv__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
+        inplace(BinaryOp::Div, &self.inner, o)
+    }
+    fn __ipow__(&self, o: &Bound<'_, PyAny>, _modulo: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        inplace(BinaryOp::Pow, &self.inner, o)
+    }
+
+    fn __richcmp__(&self, py: Python<'_>, o: &Bound<'_, PyAny>, op: PyCompareOp) -> PyResult<Py<PyAny>> {
+        let op = match op {
+            PyCompareOp::Lt => CompareOp::Lt,
+            PyCompareOp::Le => CompareOp::Le,
+            PyCompareOp::Gt => CompareOp::Gt,
+            PyCompareOp::Ge => CompareOp::Ge,
+            PyCompareOp::Eq => CompareOp::Eq,
+            PyCompareOp::Ne => CompareOp::Ne,
+        };
+        compare(py, &self.inner, op, o)
+    }
+
+    /// `self + alpha * other`.
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<f64>) -> PyResult<Py<PyAny>> {
+        with_alpha(py, BinaryOp::Add, &self.inner, other, alpha)
+    }
+    /// `self - alpha * other`.
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<f64>) -> PyResult<Py<PyAny>> {
+        with_alpha(py, BinaryOp::Sub, &self.inner, other, alpha)
+    }
+    /// `self * other`.
+    fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        checked_arith(py, BinaryOp::Mul, &self.inner, other)
+    }
+    /// `self / other`.
+    fn div(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        checked_arith(py, BinaryOp::Div, &self.inner, other)
+    }
+    /// `self ** exponent`.
+    fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        checked_arith(py, BinaryOp::Pow, &self.inner, exponent)
+    }
+    /// In-place `self += alpha * other`.
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn add_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>, alpha: Option<f64>) -> PyResult<Bound<'py, Self>> {
+        inplace_alpha(BinaryOp::Add, &slf.get().inner, other, alpha)?;
+        Ok(slf)
+    }
+    /// In-place `self -= alpha * other`.
+    #[pyo3(signature = (other, *, alpha=None))]
+    fn sub_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>, alpha: Option<f64>) -> PyResult<Bound<'py, Self>> {
+        inplace_alpha(BinaryOp::Sub, &slf.get().inner, other, alpha)?;
+        Ok(slf)
+    }
+    /// In-place `self *= other`.
+    fn mul_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        inplace(BinaryOp::Mul, &slf.get().inner, other)?;
+        Ok(slf)
+    }
+    /// In-place `self /= other`.
+    fn div_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        inplace(BinaryOp::Div, &slf.get().inner, other)?;
+        Ok(slf)
+    }
+    /// In-place `self **= exponent`.
+    fn pow_<'py>(slf: Bound<'py, Self>, exponent: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        inplace(BinaryOp::Pow, &slf.get().inner, exponent)?;
+        Ok(slf)
+    }
+    /// Sets every element to 0.
+    fn zero_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.zero_())?;
+        Ok(slf)
+    }
+    /// Sets every element to `value`.
+    fn fill_<'py>(slf: Bound<'py, Self>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        let v = scalar_arg(value).ok_or_else(|| PyTypeError::new_err("fill_() expects a number"))?;
+        run(|| slf.get().inner.fill_(v))?;
+        Ok(slf)
+    }
+    /// Copies `src` into this tensor (broadcasting, converting the dtype).
+    fn copy_<'py>(slf: Bound<'py, Self>, src: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        let src = tensor_arg(src, "copy_() argument 'src'")?;
+        run(|| slf.get().inner.copy_(&src))?;
+        Ok(slf)
+    }
+    /// Fills with normal samples.
+    #[pyo3(signature = (mean=0.0, std=1.0))]
+    fn normal_(slf: Bound<'_, Self>, mean: f64, std: f64) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.normal_(mean, std))?;
+        Ok(slf)
+    }
+    /// Fills with uniform samples in `[from, to)`.
+    #[pyo3(signature = (from_=0.0, to=1.0))]
+    fn uniform_(slf: Bound<'_, Self>, from_: f64, to: f64) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.uniform_(from_, to))?;
+        Ok(slf)
+    }
+
+    // ----- reductions and linear algebra ----------------------------------------------------
+
+    /// Sum of all elements, or over `dim`.
+    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+    fn sum(&self, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> TResult {
+        let dims = dims_arg(dim)?;
+        let dtype = dtype_arg(dtype)?;
+        wrap(run(|| {
+            let x = match dtype {
+                Some(d) => self.inner.to_dtype(d)?,
+                None => self.inner.clone(),
+            };
+            if dims.is_empty() && !keepdim {
+                x.sum()
+            } else {
+                x.sum_dims(&dims, keepdim)
+            }
+        }))
+    }
+    /// Mean of all elements, or over `dim`.
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn mean(&self, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> TResult {
+        let dims = dims_arg(dim)?;
+        wrap(run(|| if dims.is_empty() && !keepdim { self.inner.mean() } else { self.inner.mean_dims(&dims, keepdim) }))
+    }
+    /// The p-norm (default 2, the Frobenius/Euclidean norm) of all elements or over `dim`.
+    #[pyo3(signature = (p=None, dim=None, keepdim=false))]
+    fn norm(&self, p: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> TResult {
+        let p = match p {
+            None => 2.0,
+            Some(p) if p.extract::<String>().is_ok_and(|s| s == "fro") => 2.0,
+            Some(p) => p.extract::<f64>().map_err(|_| PyValueError::new_err("norm: p must be a number or 'fro'"))?,
+        };
+        let dims = dims_arg(dim)?;
+        wrap(run(|| self.inner.norm_p(p, &dims, keepdim)))
+    }
+    /// Matrix product with PyTorch's `matmul` rules for 1-D and 2-D operands.
+    fn matmul(&self, other: &Bound<'_, PyAny>) -> TResult {
+        let o = tensor_arg(other, "matmul() argument 'other'")?;
+        wrap(run(|| self.inner.matmul(&o)))
+    }
+    /// Matrix-matrix product.
+    fn mm(&self, mat2: &Bound<'_, PyAny>) -> TResult {
+        let o = tensor_arg(mat2, "mm() argument 'mat2'")?;
+        wrap(run(|| self.inner.mm(&o)))
+    }
+    /// Matrix-vector product.
+    fn mv(&self, vec: &Bound<'_, PyAny>) -> TResult {
+        let o = tensor_arg(vec, "mv() argument 'vec'")?;
+        wrap(run(|| self.inner.mv(&o)))
+    }
+    /// Inner product of 1-D tensors.
+    fn dot(&self, other: &Bound<'_, PyAny>) -> TResult {
+        let o = tensor_arg(other, "dot() argument 'tensor'")?;
+        wrap(run(|| self.inner.dot(&o)))
+    }
+    /// Outer product of 1-D tensors.
+    fn outer(&self, vec2: &Bound<'_, PyAny>) -> TResult {
+        let o = tensor_arg(vec2, "outer() argument 'vec2'")?;
+        wrap(run(|| self.inner.outer(&o)))
+    }
+
+    // ----- views and copies ---------------------------------------------------------------
+
+    fn __getitem__(&self, index: &Bound<'_, PyAny>) -> TResult {
+        let items = index_items(index)?;
+        wrap(run(|| self.inner.index(&items)))
+    }
+    fn __setitem__(&self, index: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let items = index_items(index)?;
+        let target = run(|| self.inner.index(&items))?;
+        if let Ok(t) = value.cast::<PyTensor>() {
+            let src = t.get().inner.clone();
+            run(|| target.copy_(&src))
+        } else if let Some(s) = scalar_arg(value) {
+            run(|| target.fill_(s))
+        } else {
+            let src = tensor_from_data(value, Some(self.inner.dtype()))?;
+            run(|| target.copy_(&src))
+        }
+    }
+    /// Transpose of a 2-D tensor.
+    fn t(&self) -> TResult {
+        wrap(run(|| self.inner.t()))
+    }
+    /// The transpose (`x.T`), for tensors of at most 2 dimensions.
+    #[getter(T)]
+    fn transposed(&self) -> TResult {
+        self.t()
+    }
+    /// Swaps two dimensions.
+    fn transpose(&self, dim0: isize, dim1: isize) -> TResult {
+        wrap(run(|| self.inner.transpose(dim0, dim1)))
+    }
+    /// A view with another shape (contiguous tensors).
+    #[pyo3(signature = (*shape))]
+    fn view(&self, shape: &Bound<'_, PyTuple>) -> TResult {
+        let shape = shape_args(shape)?;
+        wrap(run(|| self.inner.view(&shape)))
+    }
+    /// The same elements with another shape (a view when possible).
+    #[pyo3(signature = (*shape))]
+    fn reshape(&self, shape: &Bound<'_, PyTuple>) -> TResult {
+        let shape = shape_args(shape)?;
+        wrap(run(|| self.inner.reshape(&shape)))
+    }
+    /// Views as `other`'s shape.
+    fn view_as(&self, other: &Bound<'_, PyAny>) -> TResult {
+        let o = tensor_arg(other, "view_as() argument 'other'")?;
+        let shape: Vec<isize> = o.shape().iter().map(|&s| s as isize).collect();
+        wrap(run(|| self.inner.view(&shape)))
+    }
+    /// Reshapes to `other`'s shape.
+    fn reshape_as(&self, other: &Bound<'_, PyAny>) -> TResult {
+        let o = tensor_arg(other, "reshape_as() argument 'other'")?;
+        let shape: Vec<isize> = o.shape().iter().map(|&s| s as isize).collect();
+        wrap(run(|| self.inner.reshape(&shape)))
+    }
+    /// Flattens to one dimension.
+    fn flatten(&self) -> TResult {
+        wrap(run(|| self.inner.reshape(&[-1])))
+    }
+    /// Inserts a size-1 dimension.
+    fn unsqueeze(&self, dim: isize) -> TResult {
+        wrap(run(|| self.inner.unsqueeze(dim)))
+    }
+    /// Removes size-1 dimensions (all, or only `dim`).
+    #[pyo3(signature = (dim=None))]
+    fn squeeze(&self, dim: Option<isize>) -> TResult {
+        wrap(run(|| match dim {
+            Some(d) => self.inner.squeeze_dim(d),
+            None => self.inner.squeeze(),
+        }))
+    }
+    /// Broadcasts to a larger shape without copying.
+    #[pyo3(signature = (*sizes))]
+    fn expand(&self, sizes: &Bound<'_, PyTuple>) -> TResult {
+        let sizes = shape_args(sizes)?;
+        wrap(run(|| self.inner.expand(&sizes)))
+    }
+    /// Broadcasts to `other`'s shape.
+    fn expand_as(&self, other: &Bound<'_, PyAny>) -> TResult {
+        let o = tensor_arg(other, "expand_as() argument 'other'")?;
+        let shape: Vec<isize> = o.shape().iter().map(|&s| s as isize).collect();
+        wrap(run(|| self.inner.expand(&shape)))
+    }
+    /// `x.select(dim, index)`.
+    fn select(&self, dim: isize, index: isize) -> TResult {
+        wrap(run(|| self.inner.select(dim, index)))
+    }
+    /// `length` elements of `dim` starting at `start`.
+    fn narrow(&self, dim: isize, start: isize, length: isize) -> TResult {
+        wrap(run(|| self.inner.slice(dim, Some(start), Some(start + length), 1)))
+    }
+    /// A copy with its own storage, differentiable.
+    fn clone(&self) -> TResult {
+        wrap(run(|| self.inner.clone_tensor()))
+    }
+    /// This tensor if contiguous, else a contiguous copy.
+    fn contiguous(&self) -> TResult {
+        wrap(run(|| self.inner.contiguous()))
+    }
+    /// Whether elements are dense and row-major.
+    fn is_contiguous(&self) -> bool {
+        self.inner.is_contiguous()
+    }
+    /// Converts to `dtype` (differentiable between float types).
+    #[pyo3(signature = (*args, **kwargs))]
+    fn to(&self, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> TResult {
+        let mut dtype = None;
+        for a in args.iter() {
+            if let Ok(t) = a.cast::<PyTensor>() {
+                dtype = Some(t.get().inner.dtype());
+            } else if a.extract::<String>().is_ok() {
+                // a device such as "cpu": nothing to do
+            } else {
+                dtype = dtype_arg(Some(&a))?;
+            }
+        }
+        if let Some(k) = kwargs {
+            if let Some(d) = k.get_item("dtype")? {
+                dtype = dtype_arg(Some(&d))?;
+            }
+        }
+        match dtype {
+            Some(d) => wrap(run(|| self.inner.to_dtype(d))),
+            None => Ok(PyTensor::from(self.inner.clone())),
+        }
+    }
+    /// Converts to float32.
+    fn float(&self) -> TResult {
+        wrap(run(|| self.inner.to_dtype(DType::Float32)))
+    }
+    /// Converts to float64.
+    fn double(&self) -> TResult {
+        wrap(run(|| self.inner.to_dtype(DType::Float64)))
+    }
+    /// Converts to int64.
+    fn long(&self) -> TResult {
+        wrap(run(|| self.inner.to_dtype(DType::Int64)))
+    }
+    /// Converts to bool.
+    fn bool(&self) -> TResult {
+        wrap(run(|| self.inner.to_dtype(DType::Bool)))
+    }
+    /// Converts to `other`'s dtype.
+    fn type_as(&self, other: &Bound<'_, PyAny>) -> TResult {
+        let o = tensor_arg(other, "type_as() argument 'other'")?;
+        wrap(run(|| self.inner.to_dtype(o.dtype())))
+    }
+    /// This tensor on the CPU (the only device).
+    fn cpu(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    // ----- data access --------------------------------------------------------------------
+
+    /// The shape, as `ferrograd.Size`.
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        size_object(py, self.inner.shape())
+    }
+    /// The shape, or the size of dimension `dim`.
+    #[pyo3(signature = (dim=None))]
+    fn size<'py>(&self, py: Python<'py>, dim: Option<isize>) -> PyResult<Bound<'py, PyAny>> {
+        match dim {
+            None => size_object(py, self.inner.shape()),
+            Some(d) => {
+                let d = crate::layout::normalize_dim(d, self.inner.dim()).map_err(super::to_py_err)?;
+                Ok(self.inner.shape().get(d).copied().unwrap_or(1).into_pyobject(py)?.into_any())
+            }
+        }
+    }
+    /// Number of dimensions.
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    /// Number of dimensions.
+    #[getter]
+    fn ndim(&self) -> usize {
+        self.inner.dim()
+    }
+    /// Number of elements.
+    fn numel(&self) -> usize {
+        self.inner.numel()
+    }
+    /// Number of elements.
+    fn nelement(&self) -> usize {
+        self.inner.numel()
+    }
+    /// Element type.
+    #[getter]
+    fn dtype(&self) -> super::convert::PyDType {
+        super::convert::PyDType { inner: self.inner.dtype() }
+    }
+    /// Always `"cpu"`.
+    #[getter]
+    fn device(&self) -> &'static str {
+        "cpu"
+    }
+    /// Always False.
+    #[getter]
+    fn is_cuda(&self) -> bool {
+        false
+    }
+    /// Whether the dtype is float32 or float64.
+    fn is_floating_point(&self) -> bool {
+        self.inner.dtype().is_floating_point()
+    }
+    /// The value of a one-element tensor as a Python number.
+    fn item(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        scalar_to_py(py, run(|| self.inner.item())?)
+    }
+    /// Nested Python lists of the elements.
+    fn tolist(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        fn build(py: Python<'_>, values: &[Py<PyAny>], shape: &[usize]) -> PyResult<Py<PyAny>> {
+            if shape.is_empty() {
+                return Ok(values[0].clone_ref(py));
+            }
+            let inner: usize = shape[1..].iter().product();
+            let items = (0..shape[0])
+                .map(|i| build(py, &values[i * inner..(i + 1) * inner], &shape[1..]))
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok(PyList::new(py, items)?.into_any().unbind())
+        }
+        let values: Vec<Py<PyAny>> = match self.inner.contiguous_buffer() {
+            Buffer::Bool(v) => v.into_iter().map(|x| scalar_to_py(py, Scalar::Bool(x))).collect::<PyResult<_>>()?,
+            Buffer::I64(v) => v.into_iter().map(|x| scalar_to_py(py, Scalar::Int(x))).collect::<PyResult<_>>()?,
+            Buffer::F32(v) => v.into_iter().map(|x| scalar_to_py(py, Scalar::Float(x as f64))).collect::<PyResult<_>>()?,
+            Buffer::F64(v) => v.into_iter().map(|x| scalar_to_py(py, Scalar::Float(x))).collect::<PyResult<_>>()?,
+        };
+        if self.inner.numel() == 0 {
+            return Ok(PyList::empty(py).into_any().unbind());
+        }
+        build(py, &values, self.inner.shape())
+    }
+    /// A NumPy array with a copy of the elements.
+    fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if self.inner.requires_grad() {
+            return Err(PyRuntimeError::new_err(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
+            ));
+        }
+        let shape = self.inner.shape().to_vec();
+        Ok(match self.inner.contiguous_buffer() {
+            Buffer::Bool(v) => v.into_pyarray(py).reshape(shape)?.into_any(),
+            Buffer::I64(v) => v.into_pyarray(py).reshape(shape)?.into_any(),
+            Buffer::F32(v) => v.into_pyarray(py).reshape(shape)?.into_any(),
+            Buffer::F64(v) => v.into_pyarray(py).reshape(shape)?.into_any(),
+        })
+    }
+    fn __array__<'py>(&self, py: Python<'py>, dtype: Option<&Bound<'py, PyAny>>, copy: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+        let _ = copy;
+        let arr = self.inner.detach();
+        let arr = PyTensor::from(arr).numpy(py)?;
+        match dtype {
+            Some(d) if !d.is_none() => arr.call_method1("astype", (d,)),
+            _ => Ok(arr),
+        }
+    }
+
+    // ----- autograd -----------------------------------------------------------------------
+
+    /// Whether gradients are computed for this tensor.
+    #[getter]
+    fn get_requires_grad(&self) -> bool {
+        self.inner.requires_grad()
+    }
+    #[setter(requires_grad)]
+    fn set_requires_grad_attr(&self, value: bool) -> PyResult<()> {
+        run(|| self.inner.set_requires_grad(value))
+    }
+    /// Sets `requires_grad` in place and returns this tensor.
+    #[pyo3(signature = (requires_grad=true))]
+    fn requires_grad_(slf: Bound<'_, Self>, requires_grad: bool) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.set_requires_grad(requires_grad))?;
+        Ok(slf)
+    }
+    /// The accumulated gradient, or None.
+    #[getter]
+    fn get_grad(&self) -> Option<PyTensor> {
+        self.inner.grad().map(PyTensor::from)
+    }
+    #[setter(grad)]
+    fn set_grad_attr(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let g = match value {
+            None => None,
+            Some(v) if v.is_none() => None,
+            Some(v) => Some(tensor_arg(v, "assigned grad")?),
+        };
+        run(|| self.inner.set_grad(g))
+    }
+    /// The node that created this tensor, or None for leaves.
+    #[getter]
+    fn grad_fn(&self) -> Option<PyNode> {
+        self.inner.grad_fn().map(|inner| PyNode { inner })
+    }
+    /// True for tensors not produced by a recorded operation.
+    #[getter]
+    fn is_leaf(&self) -> bool {
+        self.inner.is_leaf()
+    }
+    /// Whether `retain_grad()` was called.
+    #[getter]
+    fn retains_grad(&self) -> bool {
+        self.inner.retains_grad()
+    }
+    /// Number of in-place modifications of the storage.
+    #[getter]
+    fn _version(&self) -> u64 {
+        self.inner.version()
+    }
+    /// Which output of `grad_fn` this tensor is.
+    #[getter]
+    fn output_nr(&self) -> usize {
+        self.inner.output_nr()
+    }
+    /// The tensor this is a view of, or None.
+    #[getter]
+    fn _base(&self) -> Option<PyTensor> {
+        self.inner.base().cloned().map(PyTensor::from)
+    }
+    /// A tensor sharing the data, detached from the graph.
+    #[getter]
+    fn data(&self) -> PyTensor {
+        PyTensor::from(self.inner.detach())
+    }
+    /// Keeps `.grad` for this non-leaf after backward.
+    fn retain_grad(&self) -> PyResult<()> {
+        run(|| self.inner.retain_grad())
+    }
+    /// A new tensor sharing the data, with no history.
+    fn detach(&self) -> PyTensor {
+        PyTensor::from(self.inner.detach())
+    }
+    /// Detaches this tensor from its history in place.
+    fn detach_(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf.get().inner.detach_();
+        slf
+    }
+    /// Computes gradients of this tensor with respect to the graph leaves.
+    #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]
+    fn backward(
+        &self,
+        py: Python<'_>,
+        gradient: Option<&Bound<'_, PyAny>>,
+        retain_graph: Option<bool>,
+        create_graph: bool,
+        inputs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        if inputs.is_some_and(|i| !i.is_none()) {
+            return Err(PyRuntimeError::new_err("backward(inputs=...) is not supported yet; use ferrograd.autograd.grad"));
+        }
+        let gradient = match gradient {
+            Some(g) if !g.is_none() => Some(tensor_arg(g, "gradient")?),
+            _ => None,
+        };
+        let me = self.inner.clone();
+        py.detach(move || run(|| me.backward(gradient.as_ref(), retain_graph, create_graph)))
+    }
+}
+
+fn checked_arith(py: Python<'_>, op: BinaryOp, t: &Tensor, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    if operand_arg(other).is_none() {
+        return Err(PyTypeError::new_err(format!(
+            "expected a Tensor or a number as the operand, got {}",
+            other.get_type().name()?
+        )));
+    }
+    arith(py, op, t, other, false)
+}
+
+fn with_alpha(py: Python<'_>, op: BinaryOp, t: &Tensor, other: &Bound<'_, PyAny>, alpha: Option<f64>) -> PyResult<Py<PyAny>> {
+    let Some(alpha) = alpha else { return checked_arith(py, op, t, other) };
+    let o = operand_arg(other).ok_or_else(|| PyTypeError::new_err("expected a Tensor or a number"))?;
+    let out = run(|| match o.as_operand() {
+        Operand::Scalar(s) => binary(op, Operand::Tensor(t), Operand::Scalar(Scalar::Float(s.to_f64() * alpha))),
+        Operand::Tensor(other) => binary(op, Operand::Tensor(t), Operand::Tensor(&other.mul_scalar(alpha)?)),
+    })?;
+    Ok(Py::new(py, PyTensor::from(out))?.into_any())
+}
+
+fn inplace_alpha(op: BinaryOp, t: &Tensor, other: &Bound<'_, PyAny>, alpha: Option<f64>) -> PyResult<()> {
+    let Some(alpha) = alpha else { return inplace(op, t, other) };
+    let o = operand_arg(other).ok_or_else(|| PyTypeError::new_err("expected a Tensor or a number"))?;
+    run(|| match o.as_operand() {
+        Operand::Scalar(s) => t.binary_(op, Operand::Scalar(Scalar::Float(s.to_f64() * alpha))),
+        Operand::Tensor(other) => t.binary_(op, Operand::Tensor(&other.mul_scalar(alpha)?)),
+    })
+}

@@ -1,0 +1,369 @@
+//! The `Tensor` handle: storage + layout + dtype + autograd metadata.
+
+use crate::autograd::{self, Edge, Node};
+use crate::dtype::{DType, Element, Scalar};
+use crate::error::{Error, Result};
+use crate::layout::{fmt_shape, Layout};
+use crate::storage::{Buffer, BufferElement, Storage};
+use crate::with_any;
+use parking_lot::{Mutex, MutexGuard};
+use std::sync::{Arc, Weak};
+
+/// A reference-counted n-dimensional array that can take part in automatic differentiation.
+///
+/// Cloning a `Tensor` clones the handle (like binding a second Python name), not the data.
+#[derive(Clone)]
+pub struct Tensor(pub(crate) Arc<TensorImpl>);
+
+/// What a `Tensor` handle points to. Views share `storage` with their base.
+pub struct TensorImpl {
+    pub(crate) storage: Arc<Storage>,
+    pub(crate) layout: Layout,
+    pub(crate) dtype: DType,
+    pub(crate) meta: Mutex<AutogradMeta>,
+    /// The tensor this one is a view of (always a non-view), if any.
+    pub(crate) base: Option<Tensor>,
+}
+
+/// Autograd state of one tensor.
+#[derive(Default)]
+pub(crate) struct AutogradMeta {
+    /// Leaf flag set by the user; non-leaves require grad through `grad_fn`.
+    pub requires_grad: bool,
+    /// Accumulated gradient (leaves, or non-leaves that retain it).
+    pub grad: Option<Tensor>,
+    /// The node that produced this tensor and which of its outputs it is.
+    pub grad_fn: Option<Edge>,
+    /// The leaf's AccumulateGrad node, held weakly (the node holds the leaf).
+    pub accumulator: Weak<Node>,
+    /// Whether `retain_grad()` was called on this non-leaf.
+    pub retains_grad: bool,
+}
+
+impl Drop for TensorImpl {
+    fn drop(&mut self) {
+        // Hand the history to the iterative releaser so a long chain never recurses.
+        let meta = self.meta.get_mut();
+        let edge = meta.grad_fn.take();
+        let grad = meta.grad.take();
+        if edge.is_some() || grad.is_some() {
+            autograd::release_iteratively(edge.map(|e| e.node), grad);
+        }
+    }
+}
+
+impl std::fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")
+    }
+}
+
+impl Tensor {
+    // ----- construction -------------------------------------------------------------------
+
+    pub(crate) fn from_parts(storage: Arc<Storage>, layout: Layout, dtype: DType, base: Option<Tensor>) -> Tensor {
+        Tensor(Arc::new(TensorImpl { storage, layout, dtype, meta: Mutex::new(AutogradMeta::default()), base }))
+    }
+
+    /// A contiguous tensor owning `buffer`, viewed with `shape`.
+    pub fn from_buffer(buffer: Buffer, shape: &[usize]) -> Result<Tensor> {
+        let numel: usize = shape.iter().product();
+        if buffer.len() != numel {
+            return Err(Error::runtime(format!(
+                "shape {} is invalid for input of size {}",
+                fmt_shape(shape),
+                buffer.len()
+            )));
+        }
+        let dtype = buffer.dtype();
+        Ok(Tensor::from_parts(Arc::new(Storage::new(buffer)), Layout::contiguous(shape), dtype, None))
+    }
+
+    /// A contiguous tensor from a vector of elements and a shape.
+    pub fn from_vec<T: BufferElement>(data: Vec<T>, shape: &[usize]) -> Result<Tensor> {
+        Tensor::from_buffer(T::into_buffer(data), shape)
+    }
+
+    /// A 0-dimensional tensor holding `value`.
+    pub fn scalar<T: BufferElement>(value: T) -> Tensor {
+        Tensor::from_parts(Arc::new(Storage::new(T::into_buffer(vec![value]))), Layout::contiguous(&[]), T::DTYPE, None)
+    }
+
+    /// A 0-dimensional tensor holding `value` converted to `dtype`.
+    pub fn scalar_of(value: f64, dtype: DType) -> Tensor {
+        Tensor::full(&[], value, dtype)
+    }
+
+    /// A tensor of `shape` filled with `value` (converted to `dtype`).
+    pub fn full(shape: &[usize], value: f64, dtype: DType) -> Tensor {
+        let n: usize = shape.iter().product();
+        let buffer = with_any!(dtype, T => T::into_buffer(vec![T::from_f64(value); n]));
+        Tensor::from_buffer(buffer, shape).expect("length matches shape")
+    }
+
+    /// A tensor of zeros.
+    pub fn zeros(shape: &[usize], dtype: DType) -> Tensor {
+        Tensor::full(shape, 0.0, dtype)
+    }
+
+    /// A tensor of ones.
+    pub fn ones(shape: &[usize], dtype: DType) -> Tensor {
+        Tensor::full(shape, 1.0, dtype)
+    }
+
+    /// Zeros with this tensor's shape and dtype.
+    pub fn zeros_like(&self) -> Tensor {
+        Tensor::zeros(self.shape(), self.dtype())
+    }
+
+    /// Ones with this tensor's shape and dtype.
+    pub fn ones_like(&self) -> Tensor {
+        Tensor::ones(self.shape(), self.dtype())
+    }
+
+    // ----- plain accessors ----------------------------------------------------------------
+
+    /// Size of each dimension.
+    pub fn shape(&self) -> &[usize] {
+        &self.0.layout.shape
+    }
+
+    /// Number of dimensions.
+    pub fn dim(&self) -> usize {
+        self.0.layout.ndim()
+    }
+
+    /// Number of elements.
+    pub fn numel(&self) -> usize {
+        self.0.layout.numel()
+    }
+
+    /// Element type.
+    pub fn dtype(&self) -> DType {
+        self.0.dtype
+    }
+
+    /// Where the elements sit in the storage.
+    pub fn layout(&self) -> &Layout {
+        &self.0.layout
+    }
+
+    /// The shared storage.
+    pub fn storage(&self) -> &Arc<Storage> {
+        &self.0.storage
+    }
+
+    /// True when the elements are dense and row-major.
+    pub fn is_contiguous(&self) -> bool {
+        self.0.layout.is_contiguous()
+    }
+
+    /// How many in-place writes the storage has seen (PyTorch's `_version`).
+    pub fn version(&self) -> u64 {
+        self.0.storage.version()
+    }
+
+    /// The base tensor if this is a view.
+    pub fn base(&self) -> Option<&Tensor> {
+        self.0.base.as_ref()
+    }
+
+    /// True when both handles are the same tensor object.
+    pub fn same(&self, other: &Tensor) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// A stable identity for this tensor object.
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
+    /// `torch.FloatTensor [2, 3]`-style description used in autograd messages.
+    pub fn type_description(&self) -> String {
+        format!("{} {}", self.dtype().legacy_name(), fmt_shape(self.shape()))
+    }
+
+    /// Reads the whole storage and this tensor's layout under a shared lock.
+    pub(crate) fn read<T: BufferElement, R>(&self, f: impl FnOnce(&[T], &Layout) -> R) -> R {
+        let guard = self.0.storage.read();
+        f(guard.as_slice::<T>(), &self.0.layout)
+    }
+
+    /// The elements in row-major order, as a new vector (the dtype must be `T`).
+    pub fn to_vec<T: BufferElement>(&self) -> Result<Vec<T>> {
+        if self.dtype() != T::DTYPE {
+            return Err(Error::type_error(format!(
+                "expected a {} tensor, got {}",
+                T::DTYPE.name(),
+                self.dtype().name()
+            )));
+        }
+        Ok(self.read(|data: &[T], layout| gather(data, layout)))
+    }
+
+    /// The elements converted to `f64`, in row-major order.
+    pub fn to_f64_vec(&self) -> Vec<f64> {
+        with_any!(self.dtype(), T => self.read(|data: &[T], layout| {
+            let mut out = Vec::with_capacity(layout.numel());
+            layout.for_each_offset(|p| out.push(data[p].to_f64()));
+            out
+        }))
+    }
+
+    /// The value of a one-element tensor, as a Python-like scalar of its dtype's category.
+    pub fn item(&self) -> Result<Scalar> {
+        if self.numel() != 1 {
+            return Err(Error::runtime(format!(
+                "a Tensor with {} elements cannot be converted to Scalar",
+                self.numel()
+            )));
+        }
+        let offset = self.0.layout.offset;
+        let guard = self.0.storage.read();
+        Ok(match &*guard {
+            Buffer::Bool(v) => Scalar::Bool(v[offset]),
+            Buffer::I64(v) => Scalar::Int(v[offset]),
+            Buffer::F32(v) => Scalar::Float(v[offset] as f64),
+            Buffer::F64(v) => Scalar::Float(v[offset]),
+        })
+    }
+
+    /// A contiguous copy of the elements in a fresh buffer.
+    pub(crate) fn contiguous_buffer(&self) -> Buffer {
+        with_any!(self.dtype(), T => T::into_buffer(self.read(|d: &[T], l| gather(d, l))))
+    }
+
+    // ----- autograd metadata --------------------------------------------------------------
+
+    pub(crate) fn meta(&self) -> MutexGuard<'_, AutogradMeta> {
+        self.0.meta.lock()
+    }
+
+    /// Whether gradients flow to this tensor (leaf flag, or produced by a recorded op).
+    pub fn requires_grad(&self) -> bool {
+        let meta = self.meta();
+        meta.requires_grad || meta.grad_fn.is_some()
+    }
+
+    /// Sets the leaf flag, with PyTorch's checks (floating dtype; only leaves can stop requiring grad).
+    pub fn set_requires_grad(&self, requires_grad: bool) -> Result<()> {
+        let mut meta = self.meta();
+        if meta.grad_fn.is_some() {
+            if !requires_grad {
+                return Err(Error::runtime(
+                    "you can only change requires_grad flags of leaf variables. If you want to use a computed \
+                     variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().",
+                ));
+            }
+            return Ok(());
+        }
+        if requires_grad && !self.dtype().is_floating_point() {
+            return Err(Error::runtime(format!(
+                "only Tensors of floating point dtype can require gradients (this tensor is {}; convert it with \
+                 .float() or .double() first)",
+                self.dtype().name()
+            )));
+        }
+        meta.requires_grad = requires_grad;
+        Ok(())
+    }
+
+    /// True for tensors not produced by a recorded op (user-created, or detached).
+    pub fn is_leaf(&self) -> bool {
+        self.meta().grad_fn.is_none()
+    }
+
+    /// The accumulated gradient, if any.
+    pub fn grad(&self) -> Option<Tensor> {
+        self.meta().grad.clone()
+    }
+
+    /// Replaces the gradient (`None` resets it), checking shape and dtype as PyTorch does.
+    pub fn set_grad(&self, grad: Option<Tensor>) -> Result<()> {
+        if let Some(g) = &grad {
+            if g.dtype() != self.dtype() {
+                return Err(Error::runtime(format!(
+                    "assigned grad has data of a different type (expected {}, got {})",
+                    self.dtype().name(),
+                    g.dtype().name()
+                )));
+            }
+            if g.shape() != self.shape() {
+                return Err(Error::runtime(format!(
+                    "assigned grad has data of a different size (expected {}, got {})",
+                    fmt_shape(self.shape()),
+                    fmt_shape(g.shape())
+                )));
+            }
+        }
+        self.meta().grad = grad;
+        Ok(())
+    }
+
+    /// The node that produced this tensor (`None` for leaves).
+    pub fn grad_fn(&self) -> Option<Arc<Node>> {
+        self.meta().grad_fn.as_ref().map(|e| e.node.clone())
+    }
+
+    /// Which output of `grad_fn` this tensor is.
+    pub fn output_nr(&self) -> usize {
+        self.meta().grad_fn.as_ref().map_or(0, |e| e.input_nr)
+    }
+
+    pub(crate) fn set_grad_fn(&self, edge: Option<Edge>) {
+        self.meta().grad_fn = edge;
+    }
+
+    /// Keeps the gradient of this non-leaf in `.grad` after `backward()`.
+    pub fn retain_grad(&self) -> Result<()> {
+        let mut meta = self.meta();
+        let Some(edge) = meta.grad_fn.clone() else {
+            if !meta.requires_grad {
+                return Err(Error::runtime("can't retain_grad on Tensor that has requires_grad=False"));
+            }
+            return Ok(()); // leaves keep their gradient anyway
+        };
+        if !meta.retains_grad {
+            meta.retains_grad = true;
+            edge.node.add_retained_grad(edge.input_nr, Arc::downgrade(&self.0));
+        }
+        Ok(())
+    }
+
+    /// Whether `retain_grad()` was called on this non-leaf.
+    pub fn retains_grad(&self) -> bool {
+        self.meta().retains_grad
+    }
+
+    /// A new leaf sharing this tensor's data (and version counter) but not its history.
+    pub fn detach(&self) -> Tensor {
+        let base = self.0.base.clone();
+        Tensor::from_parts(self.0.storage.clone(), self.0.layout.clone(), self.dtype(), base)
+    }
+
+    /// Detaches this tensor from its history in place.
+    pub fn detach_(&self) {
+        let mut meta = self.meta();
+        meta.grad_fn = None;
+        meta.requires_grad = false;
+    }
+
+    /// A contiguous copy with its own storage and no history.
+    pub fn deep_copy(&self) -> Tensor {
+        Tensor::from_buffer(self.contiguous_buffer(), self.shape()).expect("shape matches")
+    }
+}
+
+/// Copies the elements described by `layout` out of `data`, in row-major order.
+pub(crate) fn gather<T: Copy>(data: &[T], layout: &Layout) -> Vec<T> {
+    if let Some(range) = layout.contiguous_range() {
+        return data[range].to_vec();
+    }
+    let mut out = Vec::with_capacity(layout.numel());
+    layout.for_each_offset(|p| out.push(data[p]));
+    out
+}
+
+/// Marker so that an `Element` bound also gives buffer access.
+pub trait TensorElement: Element + BufferElement {}
+impl<T: Element + BufferElement> TensorElement for T {}
