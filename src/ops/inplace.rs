@@ -8,6 +8,7 @@ use crate::dtype::Scalar;
 use crate::error::{Error, Result};
 use crate::grad_mode::is_grad_enabled;
 use crate::kernels::write_into;
+use crate::ops::strided::copy_slices;
 use crate::layout::fmt_shape;
 use crate::tensor::Tensor;
 
@@ -46,12 +47,6 @@ impl Tensor {
         let mut inputs = vec![self];
         inputs.extend_from_slice(others);
         let recording = is_recording(&inputs);
-        if recording && self.base().is_some_and(|b| b.requires_grad() || self.requires_grad()) {
-            return Err(Error::runtime(format!(
-                "{name}: in-place operations on a view of a tensor that requires grad are not supported yet; \
-                 apply the operation to the base tensor or use an out-of-place operation"
-            )));
-        }
         // When recording, the op reads a snapshot carrying this tensor's history, so a formula that
         // needs the old value still has it after the write.
         let source = if recording {
@@ -79,7 +74,15 @@ impl Tensor {
         write_into(self, &result);
         self.storage().bump_version(name);
         if recording {
-            self.set_grad_fn(result.meta().grad_fn.clone());
+            match self.base().filter(|b| b.layout().is_contiguous()) {
+                // written through a view: the base's history records the write (CopySlices)
+                Some(base) => {
+                    let mut relative = self.layout().clone();
+                    relative.offset -= base.layout().offset;
+                    self.set_grad_fn(copy_slices(base, &result, &relative)?);
+                }
+                None => self.set_grad_fn(result.meta().grad_fn.clone()),
+            }
         }
         Ok(())
     }
@@ -90,7 +93,9 @@ impl Tensor {
             Operand::Tensor(t) => vec![t],
             Operand::Scalar(_) => vec![],
         };
-        self.apply_inplace(op.inplace_name(), &others, |x| binary(op, Operand::Tensor(x), other))
+        self.apply_inplace(op.inplace_name(), &others, |x| {
+            binary(op, Operand::Tensor(x), other)
+        })
     }
 
     /// `self += other`
@@ -114,7 +119,11 @@ impl Tensor {
     }
 
     /// Applies a unary op in place (`exp_`, `relu_`, ...): `op` is the out-of-place version.
-    pub fn unary_(&self, name: &'static str, op: impl FnOnce(&Tensor) -> Result<Tensor>) -> Result<()> {
+    pub fn unary_(
+        &self,
+        name: &'static str,
+        op: impl FnOnce(&Tensor) -> Result<Tensor>,
+    ) -> Result<()> {
         self.apply_inplace(name, &[], op)
     }
 
@@ -125,7 +134,9 @@ impl Tensor {
             if !is_recording(&[x]) {
                 return Ok(out);
             }
-            Ok(record(out, "FillBackward0", &[x], &[], |ctx| Ok(vec![Some(ctx.grad(0).zeros_like())])))
+            Ok(record(out, "FillBackward0", &[x], &[], |ctx| {
+                Ok(vec![Some(ctx.grad(0).zeros_like())])
+            }))
         })
     }
 
@@ -143,21 +154,33 @@ impl Tensor {
             if !is_recording(&[x, src]) {
                 return Ok(out);
             }
-            Ok(record(out, "CopyBackwards", &[x, src], &[Save::Skip], |ctx| {
-                let g = ctx.grad(0);
-                Ok(vec![Some(g.zeros_like()), Some(g.clone())])
-            }))
+            Ok(record(
+                out,
+                "CopyBackwards",
+                &[x, src],
+                &[Save::Skip],
+                |ctx| {
+                    let g = ctx.grad(0);
+                    Ok(vec![Some(g.zeros_like()), Some(g.clone())])
+                },
+            ))
         })
     }
 
     /// Fills with samples from `sample()` (random in-place ops); history, if any, gets a zero gradient.
-    pub(crate) fn fill_random_(&self, name: &'static str, sample: impl FnMut() -> f64) -> Result<()> {
+    pub(crate) fn fill_random_(
+        &self,
+        name: &'static str,
+        sample: impl FnMut() -> f64,
+    ) -> Result<()> {
         self.apply_inplace(name, &[], |x| {
             let out = crate::ops::creation::sampled(x.shape(), x.dtype(), sample)?;
             if !is_recording(&[x]) {
                 return Ok(out);
             }
-            Ok(record(out, "NormalBackward0", &[x], &[], |ctx| Ok(vec![Some(ctx.grad(0).zeros_like())])))
+            Ok(record(out, "NormalBackward0", &[x], &[], |ctx| {
+                Ok(vec![Some(ctx.grad(0).zeros_like())])
+            }))
         })
     }
 }

@@ -8,6 +8,7 @@ pub mod index;
 pub mod inplace;
 pub mod linalg;
 pub mod reduce;
+pub(crate) mod strided;
 pub mod unary;
 pub mod view;
 
