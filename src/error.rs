@@ -27,19 +27,31 @@ pub struct Error {
 impl Error {
     /// A `RuntimeError`.
     pub fn runtime(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Runtime, message: message.into() }
+        Error {
+            kind: ErrorKind::Runtime,
+            message: message.into(),
+        }
     }
     /// A `TypeError`.
     pub fn type_error(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Type, message: message.into() }
+        Error {
+            kind: ErrorKind::Type,
+            message: message.into(),
+        }
     }
     /// An `IndexError`.
     pub fn index(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Index, message: message.into() }
+        Error {
+            kind: ErrorKind::Index,
+            message: message.into(),
+        }
     }
     /// A `ValueError`.
     pub fn value(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Value, message: message.into() }
+        Error {
+            kind: ErrorKind::Value,
+            message: message.into(),
+        }
     }
 }
 

@@ -47,18 +47,34 @@ fn non_finite(v: f64) -> String {
 impl Formatter {
     fn new(values: &[f64], dtype: DType) -> Formatter {
         let boolean = dtype == DType::Bool;
-        let mut f = Formatter { boolean, floating: dtype.is_floating_point(), int_mode: true, sci_mode: false, width: 1 };
+        let mut f = Formatter {
+            boolean,
+            floating: dtype.is_floating_point(),
+            int_mode: true,
+            sci_mode: false,
+            width: 1,
+        };
         if !f.floating {
             f.width = values.iter().map(|v| f.plain(*v).len()).max().unwrap_or(1);
             return f;
         }
-        let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite() && *v != 0.0).collect();
+        let finite: Vec<f64> = values
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite() && *v != 0.0)
+            .collect();
         // non-finite values still take part in the width
         for v in values.iter().filter(|v| !v.is_finite()) {
             f.width = f.width.max(non_finite(*v).len());
         }
         if finite.is_empty() {
-            f.width = f.width.max(values.iter().map(|v| if v.is_finite() { 2 } else { 0 }).max().unwrap_or(1));
+            f.width = f.width.max(
+                values
+                    .iter()
+                    .map(|v| if v.is_finite() { 2 } else { 0 })
+                    .max()
+                    .unwrap_or(1),
+            );
             return f;
         }
         let abs: Vec<f64> = finite.iter().map(|v| v.abs()).collect();
@@ -76,7 +92,10 @@ impl Formatter {
             f.sci_mode = true;
             finite.iter().map(|v| sci(*v, PRECISION).len()).collect()
         } else {
-            finite.iter().map(|v| format!("{v:.PRECISION$}").len()).collect()
+            finite
+                .iter()
+                .map(|v| format!("{v:.PRECISION$}").len())
+                .collect()
         };
         f.width = f.width.max(widths.into_iter().max().unwrap_or(1));
         f
@@ -107,7 +126,14 @@ impl Formatter {
 }
 
 /// Nested-list body of the tensor (`[[1., 2.],\n        [3., 4.]]`) given its row-major values.
-fn body(values: &[f64], shape: &[usize], f: &dyn Fn(f64) -> String, width: usize, indent: usize, summarize: bool) -> String {
+fn body(
+    values: &[f64],
+    shape: &[usize],
+    f: &dyn Fn(f64) -> String,
+    width: usize,
+    indent: usize,
+    summarize: bool,
+) -> String {
     if shape.is_empty() {
         return f(values[0]);
     }
@@ -115,21 +141,39 @@ fn body(values: &[f64], shape: &[usize], f: &dyn Fn(f64) -> String, width: usize
     let inner: usize = shape[1..].iter().product();
     let chunk = |i: usize| &values[i * inner..(i + 1) * inner];
     let picked: Vec<Option<usize>> = if summarize && n > 2 * EDGE_ITEMS {
-        (0..EDGE_ITEMS).map(Some).chain([None]).chain((n - EDGE_ITEMS..n).map(Some)).collect()
+        (0..EDGE_ITEMS)
+            .map(Some)
+            .chain([None])
+            .chain((n - EDGE_ITEMS..n).map(Some))
+            .collect()
     } else {
         (0..n).map(Some).collect()
     };
     if shape.len() == 1 {
-        let items: Vec<String> = picked.iter().map(|i| i.map_or("...".to_string(), |i| f(values[i]))).collect();
+        let items: Vec<String> = picked
+            .iter()
+            .map(|i| i.map_or("...".to_string(), |i| f(values[i])))
+            .collect();
         let per_line = ((LINE_WIDTH.saturating_sub(indent)) / (width + 2)).max(1);
         let lines: Vec<String> = items.chunks(per_line).map(|c| c.join(", ")).collect();
-        return format!("[{}]", lines.join(&format!(",\n{}", " ".repeat(indent + 1))));
+        return format!(
+            "[{}]",
+            lines.join(&format!(",\n{}", " ".repeat(indent + 1)))
+        );
     }
     let parts: Vec<String> = picked
         .iter()
-        .map(|i| i.map_or("...".to_string(), |i| body(chunk(i), &shape[1..], f, width, indent + 1, summarize)))
+        .map(|i| {
+            i.map_or("...".to_string(), |i| {
+                body(chunk(i), &shape[1..], f, width, indent + 1, summarize)
+            })
+        })
         .collect();
-    let sep = format!(",{}{}", "\n".repeat(shape.len() - 1), " ".repeat(indent + 1));
+    let sep = format!(
+        ",{}{}",
+        "\n".repeat(shape.len() - 1),
+        " ".repeat(indent + 1)
+    );
     format!("[{}]", parts.join(&sep))
 }
 
@@ -140,8 +184,14 @@ fn visible_values(values: &[f64], shape: &[usize], summarize: bool) -> Vec<f64> 
     }
     let n = shape[0];
     let inner: usize = shape[1..].iter().product();
-    let rows: Vec<usize> = if n > 2 * EDGE_ITEMS { (0..EDGE_ITEMS).chain(n - EDGE_ITEMS..n).collect() } else { (0..n).collect() };
-    rows.into_iter().flat_map(|i| visible_values(&values[i * inner..(i + 1) * inner], &shape[1..], true)).collect()
+    let rows: Vec<usize> = if n > 2 * EDGE_ITEMS {
+        (0..EDGE_ITEMS).chain(n - EDGE_ITEMS..n).collect()
+    } else {
+        (0..n).collect()
+    };
+    rows.into_iter()
+        .flat_map(|i| visible_values(&values[i * inner..(i + 1) * inner], &shape[1..], true))
+        .collect()
 }
 
 impl Tensor {
@@ -157,13 +207,24 @@ impl Tensor {
         let text = if values.is_empty() {
             if shape.len() != 1 {
                 let dims: Vec<String> = shape.iter().map(|s| s.to_string()).collect();
-                let tuple = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
+                let tuple = if dims.len() == 1 {
+                    format!("({},)", dims[0])
+                } else {
+                    format!("({})", dims.join(", "))
+                };
                 suffixes.push(format!("size={tuple}"));
             }
             "[]".to_string()
         } else {
             let fmt = Formatter::new(&visible_values(&values, shape, summarize), dtype);
-            body(&values, shape, &|v| fmt.format(v), fmt.width, indent, summarize)
+            body(
+                &values,
+                shape,
+                &|v| fmt.format(v),
+                fmt.width,
+                indent,
+                summarize,
+            )
         };
         if !matches!(dtype, DType::Float32 | DType::Int64 | DType::Bool) {
             suffixes.push(format!("dtype=torch.{}", dtype.name()));
@@ -205,15 +266,33 @@ mod tests {
 
     #[test]
     fn matches_pytorch_reprs() {
-        assert_eq!(t(vec![27.0, 12.0, 75.0], &[3]).repr(), "tensor([27., 12., 75.])");
+        assert_eq!(
+            t(vec![27.0, 12.0, 75.0], &[3]).repr(),
+            "tensor([27., 12., 75.])"
+        );
         assert_eq!(t(vec![0.1, 0.05], &[2]).repr(), "tensor([0.1000, 0.0500])");
-        assert_eq!(t(vec![-0.25, 24.0], &[2]).repr(), "tensor([-0.2500, 24.0000])");
+        assert_eq!(
+            t(vec![-0.25, 24.0], &[2]).repr(),
+            "tensor([-0.2500, 24.0000])"
+        );
         assert_eq!(t(vec![-8.248e-8], &[]).repr(), "tensor(-8.2480e-08)");
         assert_eq!(t(vec![10.0], &[]).repr(), "tensor(10.)");
-        assert_eq!(t(vec![1.0, 2.0, 3.0, 4.0], &[2, 2]).repr(), "tensor([[1., 2.],\n        [3., 4.]])");
-        assert_eq!(Tensor::from_vec(vec![1i64, 10], &[2]).unwrap().repr(), "tensor([ 1, 10])");
-        assert_eq!(Tensor::from_vec(vec![0.5f64], &[1]).unwrap().repr(), "tensor([0.5000], dtype=torch.float64)");
+        assert_eq!(
+            t(vec![1.0, 2.0, 3.0, 4.0], &[2, 2]).repr(),
+            "tensor([[1., 2.],\n        [3., 4.]])"
+        );
+        assert_eq!(
+            Tensor::from_vec(vec![1i64, 10], &[2]).unwrap().repr(),
+            "tensor([ 1, 10])"
+        );
+        assert_eq!(
+            Tensor::from_vec(vec![0.5f64], &[1]).unwrap().repr(),
+            "tensor([0.5000], dtype=torch.float64)"
+        );
         assert_eq!(t(vec![], &[0]).repr(), "tensor([])");
-        assert_eq!(Tensor::from_vec(vec![true, false], &[2]).unwrap().repr(), "tensor([ True, False])");
+        assert_eq!(
+            Tensor::from_vec(vec![true, false], &[2]).unwrap().repr(),
+            "tensor([ True, False])"
+        );
     }
 }

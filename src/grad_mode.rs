@@ -24,7 +24,9 @@ pub struct GradModeGuard {
 impl GradModeGuard {
     /// Sets grad mode to `enabled` until the guard is dropped.
     pub fn new(enabled: bool) -> Self {
-        GradModeGuard { previous: set_grad_enabled(enabled) }
+        GradModeGuard {
+            previous: set_grad_enabled(enabled),
+        }
     }
 }
 
@@ -49,7 +51,9 @@ mod tests {
         assert!(is_grad_enabled());
         no_grad(|| {
             assert!(!is_grad_enabled());
-            std::thread::spawn(|| assert!(is_grad_enabled())).join().unwrap();
+            std::thread::spawn(|| assert!(is_grad_enabled()))
+                .join()
+                .unwrap();
         });
         assert!(is_grad_enabled());
     }

@@ -22,7 +22,11 @@ pub struct Layout {
 impl Layout {
     /// A row-major contiguous layout of `shape` starting at offset 0.
     pub fn contiguous(shape: &[usize]) -> Self {
-        Layout { shape: shape.into(), strides: contiguous_strides(shape), offset: 0 }
+        Layout {
+            shape: shape.into(),
+            strides: contiguous_strides(shape),
+            offset: 0,
+        }
     }
 
     /// Number of elements.
@@ -49,7 +53,8 @@ impl Layout {
 
     /// The storage range `offset..offset+numel` when contiguous.
     pub fn contiguous_range(&self) -> Option<std::ops::Range<usize>> {
-        self.is_contiguous().then(|| self.offset..self.offset + self.numel())
+        self.is_contiguous()
+            .then(|| self.offset..self.offset + self.numel())
     }
 
     /// Calls `f` with the storage position of every element, in row-major order.
@@ -89,7 +94,11 @@ impl Layout {
                 strides[d + extra] = self.strides[d];
             }
         }
-        Layout { shape: target.into(), strides, offset: self.offset }
+        Layout {
+            shape: target.into(),
+            strides,
+            offset: self.offset,
+        }
     }
 }
 
@@ -109,8 +118,16 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Dims> {
     let n = a.len().max(b.len());
     let mut out: Dims = SmallVec::from_elem(1, n);
     for i in 0..n {
-        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
-        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
+        let da = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            1
+        };
+        let db = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            1
+        };
         out[i] = if da == db || db == 1 {
             da
         } else if da == 1 {
@@ -133,7 +150,9 @@ pub fn is_expandable_to(from: &[usize], to: &[usize]) -> bool {
         return false;
     }
     let extra = to.len() - from.len();
-    from.iter().enumerate().all(|(d, &s)| s == 1 || s == to[d + extra])
+    from.iter()
+        .enumerate()
+        .all(|(d, &s)| s == 1 || s == to[d + extra])
 }
 
 /// Formats a shape as PyTorch does in messages: `[2, 3]`.
@@ -164,7 +183,9 @@ mod tests {
     fn broadcast_and_strides() {
         assert_eq!(broadcast_shapes(&[3, 1], &[4]).unwrap().as_slice(), &[3, 4]);
         let err = broadcast_shapes(&[3], &[2]).unwrap_err();
-        assert!(err.message.contains("must match the size of tensor b (2) at non-singleton dimension 0"));
+        assert!(err
+            .message
+            .contains("must match the size of tensor b (2) at non-singleton dimension 0"));
         assert_eq!(contiguous_strides(&[2, 3, 4]).as_slice(), &[12, 4, 1]);
         let l = Layout::contiguous(&[3]).broadcast_to(&[2, 3]);
         let mut seen = vec![];
@@ -174,7 +195,11 @@ mod tests {
 
     #[test]
     fn transposed_offsets() {
-        let l = Layout { shape: [3, 2].into(), strides: [1, 3].into(), offset: 0 };
+        let l = Layout {
+            shape: smallvec::smallvec![3, 2],
+            strides: smallvec::smallvec![1, 3],
+            offset: 0,
+        };
         assert!(!l.is_contiguous());
         let mut seen = vec![];
         l.for_each_offset(|p| seen.push(p));

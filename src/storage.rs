@@ -104,7 +104,11 @@ pub struct Storage {
 impl Storage {
     /// A storage owning `buffer`, at version 0.
     pub fn new(buffer: Buffer) -> Self {
-        Storage { data: RwLock::new(buffer), version: AtomicU64::new(0), last_writer: Mutex::new("") }
+        Storage {
+            data: RwLock::new(buffer),
+            version: AtomicU64::new(0),
+            last_writer: Mutex::new(""),
+        }
     }
 
     /// Shared read access. Recursive, so one thread may read the same storage twice (`x * x`).

@@ -61,8 +61,19 @@ impl std::fmt::Debug for Tensor {
 impl Tensor {
     // ----- construction -------------------------------------------------------------------
 
-    pub(crate) fn from_parts(storage: Arc<Storage>, layout: Layout, dtype: DType, base: Option<Tensor>) -> Tensor {
-        Tensor(Arc::new(TensorImpl { storage, layout, dtype, meta: Mutex::new(AutogradMeta::default()), base }))
+    pub(crate) fn from_parts(
+        storage: Arc<Storage>,
+        layout: Layout,
+        dtype: DType,
+        base: Option<Tensor>,
+    ) -> Tensor {
+        Tensor(Arc::new(TensorImpl {
+            storage,
+            layout,
+            dtype,
+            meta: Mutex::new(AutogradMeta::default()),
+            base,
+        }))
     }
 
     /// A contiguous tensor owning `buffer`, viewed with `shape`.
@@ -76,7 +87,12 @@ impl Tensor {
             )));
         }
         let dtype = buffer.dtype();
-        Ok(Tensor::from_parts(Arc::new(Storage::new(buffer)), Layout::contiguous(shape), dtype, None))
+        Ok(Tensor::from_parts(
+            Arc::new(Storage::new(buffer)),
+            Layout::contiguous(shape),
+            dtype,
+            None,
+        ))
     }
 
     /// A contiguous tensor from a vector of elements and a shape.
@@ -86,7 +102,12 @@ impl Tensor {
 
     /// A 0-dimensional tensor holding `value`.
     pub fn scalar<T: BufferElement>(value: T) -> Tensor {
-        Tensor::from_parts(Arc::new(Storage::new(T::into_buffer(vec![value]))), Layout::contiguous(&[]), T::DTYPE, None)
+        Tensor::from_parts(
+            Arc::new(Storage::new(T::into_buffer(vec![value]))),
+            Layout::contiguous(&[]),
+            T::DTYPE,
+            None,
+        )
     }
 
     /// A 0-dimensional tensor holding `value` converted to `dtype`.
@@ -319,13 +340,16 @@ impl Tensor {
         let mut meta = self.meta();
         let Some(edge) = meta.grad_fn.clone() else {
             if !meta.requires_grad {
-                return Err(Error::runtime("can't retain_grad on Tensor that has requires_grad=False"));
+                return Err(Error::runtime(
+                    "can't retain_grad on Tensor that has requires_grad=False",
+                ));
             }
             return Ok(()); // leaves keep their gradient anyway
         };
         if !meta.retains_grad {
             meta.retains_grad = true;
-            edge.node.add_retained_grad(edge.input_nr, Arc::downgrade(&self.0));
+            edge.node
+                .add_retained_grad(edge.input_nr, Arc::downgrade(&self.0));
         }
         Ok(())
     }
@@ -338,7 +362,12 @@ impl Tensor {
     /// A new leaf sharing this tensor's data (and version counter) but not its history.
     pub fn detach(&self) -> Tensor {
         let base = self.0.base.clone();
-        Tensor::from_parts(self.0.storage.clone(), self.0.layout.clone(), self.dtype(), base)
+        Tensor::from_parts(
+            self.0.storage.clone(),
+            self.0.layout.clone(),
+            self.dtype(),
+            base,
+        )
     }
 
     /// Detaches this tensor from its history in place.

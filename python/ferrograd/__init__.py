@@ -96,3 +96,14 @@ def get_default_dtype():
 
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "Size", "Tensor", "abs", "add", "arange", "autograd", "bool", "clone", "cos", "detach", "div",
+    "dot", "double", "dtype", "empty", "enable_grad", "exp", "flatten", "float", "float32",
+    "float64", "from_numpy", "full", "get_default_dtype", "int64", "is_grad_enabled",
+    "is_tensor", "linspace", "log", "long", "manual_seed", "matmul", "mean", "mm", "mul", "mv",
+    "neg", "nn", "no_grad", "norm", "numel", "ones", "ones_like", "optim", "outer", "pow", "rand",
+    "randn", "reciprocal", "relu", "reshape", "set_grad_enabled", "sigmoid", "sin", "sqrt",
+    "squeeze", "sub", "sum", "t", "tanh", "tensor", "transpose", "unsqueeze", "zeros",
+    "zeros_like",
+]

@@ -6,9 +6,15 @@ from ._core import _set_grad_enabled, is_grad_enabled
 
 
 class _GradModeContext:
-    """Base for grad-mode context managers usable as ``with`` blocks and as decorators."""
+    """Base for grad-mode context managers usable as ``with`` blocks and as decorators
+    (``@no_grad()`` and, as in PyTorch 2, the bare ``@no_grad``)."""
 
     _enabled = True
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
 
     def __enter__(self):
         self._prev = _set_grad_enabled(self._enabled)
@@ -44,6 +50,9 @@ class enable_grad(_GradModeContext):
 
 class set_grad_enabled(_GradModeContext):
     """Sets grad mode to ``mode`` now; as a context manager, restores the previous mode on exit."""
+
+    def __new__(cls, mode):
+        return object.__new__(cls)
 
     def __init__(self, mode: bool):
         self._enabled = bool(mode)

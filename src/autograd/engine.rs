@@ -5,10 +5,11 @@
 //! once all its incoming gradients have been summed into its input buffer. Nodes, input buffers and
 //! dependency counts are plain `Send + Sync` data, so independent ready nodes can run concurrently.
 
-use super::node::{Edge, Node, NodeKind};
 use super::gradient_edge;
+use super::node::{Edge, Node, NodeKind};
 use crate::error::{Error, Result};
 use crate::grad_mode::GradModeGuard;
+use crate::kernels::add_into;
 use crate::layout::fmt_shape;
 use crate::tensor::Tensor;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -35,8 +36,18 @@ impl Tensor {
     /// Computes the gradient of this tensor with respect to the graph leaves and accumulates it in their `.grad`.
     ///
     /// `gradient` is required unless the tensor has one element; `retain_graph` defaults to `create_graph`.
-    pub fn backward(&self, gradient: Option<&Tensor>, retain_graph: Option<bool>, create_graph: bool) -> Result<()> {
-        backward(std::slice::from_ref(self), &[gradient.cloned()], retain_graph, create_graph)
+    pub fn backward(
+        &self,
+        gradient: Option<&Tensor>,
+        retain_graph: Option<bool>,
+        create_graph: bool,
+    ) -> Result<()> {
+        backward(
+            std::slice::from_ref(self),
+            &[gradient.cloned()],
+            retain_graph,
+            create_graph,
+        )
     }
 }
 
@@ -49,7 +60,12 @@ pub fn backward(
 ) -> Result<()> {
     let roots = make_roots(tensors, grad_tensors)?;
     let keep_graph = retain_graph.unwrap_or(create_graph);
-    GraphTask { keep_graph, create_graph, accumulate: true }.execute(roots, &[])?;
+    GraphTask {
+        keep_graph,
+        create_graph,
+        accumulate: true,
+    }
+    .execute(roots, &[])?;
     Ok(())
 }
 
@@ -66,16 +82,20 @@ pub fn grad(
             Some(edge) => input_edges.push(edge),
             None => {
                 return Err(Error::runtime(format!(
-                    "One of the differentiated Tensors does not require grad (input {i}, a {}). Call \
+                "One of the differentiated Tensors does not require grad (input {i}, a {}). Call \
                      .requires_grad_() on it before computing the outputs.",
-                    t.type_description()
-                )))
+                t.type_description()
+            )))
             }
         }
     }
     let roots = make_roots(outputs, grad_outputs)?;
     let keep_graph = options.retain_graph.unwrap_or(options.create_graph);
-    let task = GraphTask { keep_graph, create_graph: options.create_graph, accumulate: false };
+    let task = GraphTask {
+        keep_graph,
+        create_graph: options.create_graph,
+        accumulate: false,
+    };
     let results = task.execute(roots, &input_edges)?;
     if !options.allow_unused {
         if let Some(i) = results.iter().position(|r| r.is_none()) {
@@ -183,12 +203,19 @@ impl Ord for Ready {
 
 impl GraphTask {
     /// Runs the task; returns the gradients captured at `captures` (empty for `backward`).
-    fn execute(&self, roots: Vec<(Edge, Tensor)>, captures: &[Edge]) -> Result<Vec<Option<Tensor>>> {
+    fn execute(
+        &self,
+        roots: Vec<(Edge, Tensor)>,
+        captures: &[Edge],
+    ) -> Result<Vec<Option<Tensor>>> {
         let _mode = GradModeGuard::new(self.create_graph);
         let (mut dependencies, order) = count_dependencies(&roots);
         let mut capture_at: HashMap<NodeId, Vec<(usize, usize)>> = HashMap::new();
         for (k, edge) in captures.iter().enumerate() {
-            capture_at.entry(id(&edge.node)).or_default().push((edge.input_nr, k));
+            capture_at
+                .entry(id(&edge.node))
+                .or_default()
+                .push((edge.input_nr, k));
         }
         let needed = (!self.accumulate).then(|| nodes_leading_to_captures(&order, &capture_at));
 
@@ -196,7 +223,10 @@ impl GraphTask {
         let mut ready = BinaryHeap::new();
         let mut queued = HashSet::new();
         for (edge, g) in roots {
-            buffers.entry(id(&edge.node)).or_default().add(edge.input_nr, g)?;
+            buffers
+                .entry(id(&edge.node))
+                .or_default()
+                .add(edge.input_nr, g)?;
             if !dependencies.contains_key(&id(&edge.node)) && queued.insert(id(&edge.node)) {
                 ready.push(Ready(edge.node.seq_nr(), edge.node));
             }
@@ -241,7 +271,9 @@ impl GraphTask {
                 if let Some(g) = g {
                     buffers.entry(child).or_default().add(edge.input_nr, g)?;
                 }
-                let count = dependencies.get_mut(&child).expect("every child was counted");
+                let count = dependencies
+                    .get_mut(&child)
+                    .expect("every child was counted");
                 *count -= 1;
                 if *count == 0 {
                     ready.push(Ready(edge.node.seq_nr(), edge.node.clone()));
@@ -276,7 +308,11 @@ fn count_dependencies(roots: &[(Edge, Tensor)]) -> (HashMap<NodeId, usize>, Vec<
     // Kahn's algorithm over a copy of the counts gives a topological order.
     let mut remaining = dependencies.clone();
     let mut order = Vec::with_capacity(all.len());
-    let mut frontier: Vec<Arc<Node>> = all.iter().filter(|n| !dependencies.contains_key(&id(n))).cloned().collect();
+    let mut frontier: Vec<Arc<Node>> = all
+        .iter()
+        .filter(|n| !dependencies.contains_key(&id(n)))
+        .cloned()
+        .collect();
     while let Some(node) = frontier.pop() {
         for edge in node.next_edges().iter().flatten() {
             let count = remaining.get_mut(&id(&edge.node)).expect("counted above");
@@ -318,9 +354,9 @@ fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) -> Result<(
         None => g.deep_copy(),
         Some(old) if create_graph => old.add(&g)?,
         Some(old) => {
-            drop(meta);
-            old.add_(&g)?;
-            meta = variable.meta();
+            // in place, under the leaf's lock, so concurrent backward passes never lose a sum
+            add_into(&old, &g)?;
+            old.storage().bump_version("add_");
             old
         }
     };

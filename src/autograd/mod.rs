@@ -60,7 +60,9 @@ pub fn record(
     saves: &[Save<'_>],
     backward: impl Fn(&BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 ) -> Tensor {
-    record_multi(vec![out], name, inputs, saves, Box::new(backward)).pop().expect("one output")
+    record_multi(vec![out], name, inputs, saves, Box::new(backward))
+        .pop()
+        .expect("one output")
 }
 
 /// Like [`record`] for ops with several outputs; `Save::Output` saves output 0.
@@ -72,7 +74,13 @@ pub fn record_multi(
     backward: BackwardFn,
 ) -> Vec<Tensor> {
     let next_edges = inputs.iter().map(|t| gradient_edge(t)).collect();
-    let metas = inputs.iter().map(|t| InputMeta { shape: t.shape().into(), dtype: t.dtype() }).collect();
+    let metas = inputs
+        .iter()
+        .map(|t| InputMeta {
+            shape: t.shape().into(),
+            dtype: t.dtype(),
+        })
+        .collect();
     let saved = saves
         .iter()
         .map(|s| match s {
@@ -83,7 +91,10 @@ pub fn record_multi(
         .collect();
     let node = Arc::new(Node::new(name, next_edges, metas, saved, backward));
     for (i, out) in outs.iter().enumerate() {
-        out.set_grad_fn(Some(Edge { node: node.clone(), input_nr: i }));
+        out.set_grad_fn(Some(Edge {
+            node: node.clone(),
+            input_nr: i,
+        }));
     }
     outs
 }
@@ -95,7 +106,13 @@ thread_local! {
 
 /// Frees a tensor's history without recursion: the nodes go onto a per-thread queue drained by a loop.
 pub(crate) fn release_iteratively(node: Option<Arc<Node>>, grad: Option<Tensor>) {
-    release_edges(node.map(|node| Edge { node, input_nr: 0 }).into_iter().map(Some).collect(), grad);
+    release_edges(
+        node.map(|node| Edge { node, input_nr: 0 })
+            .into_iter()
+            .map(Some)
+            .collect(),
+        grad,
+    );
 }
 
 /// Queues `edges`' nodes and the histories of `tensors` for release, and drains the queue unless a

@@ -63,7 +63,9 @@ pub struct BackwardCtx<'a> {
 impl BackwardCtx<'_> {
     /// The gradient of output `i` (present for every single-output node the engine runs).
     pub fn grad(&self, i: usize) -> &Tensor {
-        self.grads[i].as_ref().expect("the engine runs a node only with its output gradient")
+        self.grads[i]
+            .as_ref()
+            .expect("the engine runs a node only with its output gradient")
     }
 
     /// The gradient of output `i`, if one arrived.
@@ -73,7 +75,9 @@ impl BackwardCtx<'_> {
 
     /// Saved tensor `i`, in the order the op saved them.
     pub fn saved(&self, i: usize) -> &Tensor {
-        self.saved[i].as_ref().expect("the op saved this tensor because the formula reads it")
+        self.saved[i]
+            .as_ref()
+            .expect("the op saved this tensor because the formula reads it")
     }
 
     /// Whether input `i` needs a gradient (it requires grad).
@@ -104,7 +108,10 @@ impl Node {
 
     /// The AccumulateGrad node of a leaf; it runs as soon as it is ready.
     pub fn accumulate_grad(variable: Tensor) -> Node {
-        let meta = InputMeta { shape: variable.shape().into(), dtype: variable.dtype() };
+        let meta = InputMeta {
+            shape: variable.shape().into(),
+            dtype: variable.dtype(),
+        };
         Node {
             name: Cow::Borrowed("AccumulateGrad"),
             seq_nr: u64::MAX,
@@ -151,7 +158,9 @@ impl Node {
     pub(crate) fn store_retained_grads(&self, grads: &[Option<Tensor>]) -> Result<()> {
         let retained = self.retained.lock().clone();
         for (output_nr, weak) in retained {
-            let (Some(tensor), Some(Some(g))) = (weak.upgrade(), grads.get(output_nr)) else { continue };
+            let (Some(tensor), Some(Some(g))) = (weak.upgrade(), grads.get(output_nr)) else {
+                continue;
+            };
             let tensor = Tensor(tensor);
             let new = match tensor.grad() {
                 None => g.deep_copy(),
@@ -163,12 +172,26 @@ impl Node {
     }
 
     /// Runs the backward formula on `grads` and fixes the results up to the inputs' shapes and dtypes.
-    pub(crate) fn apply(self: &Arc<Self>, grads: &[Option<Tensor>], keep_graph: bool) -> Result<Vec<Option<Tensor>>> {
+    pub(crate) fn apply(
+        self: &Arc<Self>,
+        grads: &[Option<Tensor>],
+        keep_graph: bool,
+    ) -> Result<Vec<Option<Tensor>>> {
         let NodeKind::Function(backward) = &self.kind else {
             unreachable!("AccumulateGrad is run by the engine");
         };
-        let saved = self.saved.iter().map(|s| s.unpack(self)).collect::<Result<Vec<_>>>();
-        let result = saved.and_then(|saved| backward(&BackwardCtx { grads, saved, node: self }));
+        let saved = self
+            .saved
+            .iter()
+            .map(|s| s.unpack(self))
+            .collect::<Result<Vec<_>>>();
+        let result = saved.and_then(|saved| {
+            backward(&BackwardCtx {
+                grads,
+                saved,
+                node: self,
+            })
+        });
         if !keep_graph {
             self.release_saved();
         }

@@ -22,7 +22,9 @@ pub struct SavedVariable {
 impl SavedVariable {
     /// Saves an input of the node.
     pub fn input(tensor: &Tensor) -> SavedVariable {
-        let producer = tensor.grad_fn().map(|n| (n.name().to_string(), tensor.output_nr()));
+        let producer = tensor
+            .grad_fn()
+            .map(|n| (n.name().to_string(), tensor.output_nr()));
         SavedVariable {
             version: tensor.version(),
             slot: Mutex::new(Some(tensor.clone())),
@@ -45,7 +47,13 @@ impl SavedVariable {
 
     /// A placeholder saving nothing.
     pub fn none() -> SavedVariable {
-        SavedVariable { slot: Mutex::new(None), empty: true, version: 0, output_nr: None, producer: None }
+        SavedVariable {
+            slot: Mutex::new(None),
+            empty: true,
+            version: 0,
+            output_nr: None,
+            producer: None,
+        }
     }
 
     /// The saved tensor (`None` for a placeholder), or the PyTorch error when it was freed or
@@ -84,7 +92,10 @@ impl SavedVariable {
         match self.output_nr {
             Some(nr) if is_grad_enabled() => {
                 let alias = tensor.detach();
-                alias.set_grad_fn(Some(Edge { node: node.clone(), input_nr: nr }));
+                alias.set_grad_fn(Some(Edge {
+                    node: node.clone(),
+                    input_nr: nr,
+                }));
                 Ok(Some(alias))
             }
             _ => Ok(Some(tensor)),

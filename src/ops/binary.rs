@@ -52,9 +52,9 @@ pub fn binary(op: BinaryOp, lhs: Operand<'_>, rhs: Operand<'_>) -> Result<Tensor
         (Operand::Tensor(a), Operand::Tensor(b)) => tensor_tensor(op, a, b),
         (Operand::Tensor(a), Operand::Scalar(s)) => tensor_scalar(op, a, s),
         (Operand::Scalar(s), Operand::Tensor(b)) => scalar_tensor(op, s, b),
-        (Operand::Scalar(_), Operand::Scalar(_)) => {
-            Err(crate::Error::type_error("a binary tensor op needs at least one tensor operand"))
-        }
+        (Operand::Scalar(_), Operand::Scalar(_)) => Err(crate::Error::type_error(
+            "a binary tensor op needs at least one tensor operand",
+        )),
     }
 }
 
@@ -135,14 +135,29 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         }),
         BinaryOp::Sub => record(out, "SubBackward0", &[a, b], &[], |ctx| {
             let g = ctx.grad(0);
-            Ok(vec![Some(g.clone()), if ctx.needs_input_grad(1) { Some(g.neg()?) } else { None }])
+            Ok(vec![
+                Some(g.clone()),
+                if ctx.needs_input_grad(1) {
+                    Some(g.neg()?)
+                } else {
+                    None
+                },
+            ])
         }),
         BinaryOp::Mul => {
             let saves = [save_if(nb, a), save_if(na, b)];
             record(out, "MulBackward0", &[a, b], &saves, |ctx| {
                 let g = ctx.grad(0);
-                let ga = if ctx.needs_input_grad(0) { Some(g.mul(ctx.saved(1))?) } else { None };
-                let gb = if ctx.needs_input_grad(1) { Some(g.mul(ctx.saved(0))?) } else { None };
+                let ga = if ctx.needs_input_grad(0) {
+                    Some(g.mul(ctx.saved(1))?)
+                } else {
+                    None
+                };
+                let gb = if ctx.needs_input_grad(1) {
+                    Some(g.mul(ctx.saved(0))?)
+                } else {
+                    None
+                };
                 Ok(vec![ga, gb])
             })
         }
@@ -151,7 +166,11 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
             let saves = [save_if(nb, a), Save::Tensor(b)];
             record(out, "DivBackward0", &[a, b], &saves, |ctx| {
                 let (g, b) = (ctx.grad(0), ctx.saved(1));
-                let ga = if ctx.needs_input_grad(0) { Some(g.div(b)?) } else { None };
+                let ga = if ctx.needs_input_grad(0) {
+                    Some(g.div(b)?)
+                } else {
+                    None
+                };
                 let gb = if ctx.needs_input_grad(1) {
                     Some(g.neg()?.mul(ctx.saved(0))?.div(&b.mul(b)?)?)
                 } else {
@@ -162,21 +181,27 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         }
         BinaryOp::Pow => {
             // d(a^b)/da = b·a^(b-1) ; d(a^b)/db = a^b·ln(a)  (0 where a = 0 and b >= 0, as PyTorch)
-            record(out, "PowBackward1", &[a, b], &[Save::Tensor(a), Save::Tensor(b), Save::Output], |ctx| {
-                let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
-                let ga = if ctx.needs_input_grad(0) {
-                    Some(g.mul(&b.mul(&a.pow(&b.add_scalar(-1.0)?)?)?)?)
-                } else {
-                    None
-                };
-                let gb = if ctx.needs_input_grad(1) {
-                    let mask = zero_base_mask(a, b)?;
-                    Some(g.mul(&ctx.saved(2).mul(&a.log()?)?.mul(&mask)?)?)
-                } else {
-                    None
-                };
-                Ok(vec![ga, gb])
-            })
+            record(
+                out,
+                "PowBackward1",
+                &[a, b],
+                &[Save::Tensor(a), Save::Tensor(b), Save::Output],
+                |ctx| {
+                    let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                    let ga = if ctx.needs_input_grad(0) {
+                        Some(g.mul(&b.mul(&a.pow(&b.add_scalar(-1.0)?)?)?)?)
+                    } else {
+                        None
+                    };
+                    let gb = if ctx.needs_input_grad(1) {
+                        let mask = zero_base_mask(a, b)?;
+                        Some(g.mul(&ctx.saved(2).mul(&a.log()?)?.mul(&mask)?)?)
+                    } else {
+                        None
+                    };
+                    Ok(vec![ga, gb])
+                },
+            )
         }
     })
 }
@@ -231,10 +256,18 @@ fn tensor_scalar(op: BinaryOp, x: &Tensor, s: Scalar) -> Result<Tensor> {
         return Ok(out);
     }
     Ok(match op {
-        BinaryOp::Add => record(out, "AddBackward0", &[x], &[], |ctx| Ok(vec![Some(ctx.grad(0).clone())])),
-        BinaryOp::Sub => record(out, "SubBackward0", &[x], &[], |ctx| Ok(vec![Some(ctx.grad(0).clone())])),
-        BinaryOp::Mul => record(out, "MulBackward0", &[x], &[], move |ctx| Ok(vec![Some(ctx.grad(0).mul_scalar(v)?)])),
-        BinaryOp::Div => record(out, "DivBackward0", &[x], &[], move |ctx| Ok(vec![Some(ctx.grad(0).div_scalar(v)?)])),
+        BinaryOp::Add => record(out, "AddBackward0", &[x], &[], |ctx| {
+            Ok(vec![Some(ctx.grad(0).clone())])
+        }),
+        BinaryOp::Sub => record(out, "SubBackward0", &[x], &[], |ctx| {
+            Ok(vec![Some(ctx.grad(0).clone())])
+        }),
+        BinaryOp::Mul => record(out, "MulBackward0", &[x], &[], move |ctx| {
+            Ok(vec![Some(ctx.grad(0).mul_scalar(v)?)])
+        }),
+        BinaryOp::Div => record(out, "DivBackward0", &[x], &[], move |ctx| {
+            Ok(vec![Some(ctx.grad(0).div_scalar(v)?)])
+        }),
         BinaryOp::Pow => record(out, "PowBackward0", &[x], &[Save::Tensor(x)], move |ctx| {
             // d(x^p)/dx = p·x^(p-1)
             if v == 0.0 {
@@ -258,7 +291,9 @@ fn scalar_tensor(op: BinaryOp, s: Scalar, x: &Tensor) -> Result<Tensor> {
             if !is_recording(&[x]) {
                 return Ok(out);
             }
-            Ok(record(out, "RsubBackward1", &[x], &[], |ctx| Ok(vec![Some(ctx.grad(0).neg()?)])))
+            Ok(record(out, "RsubBackward1", &[x], &[], |ctx| {
+                Ok(vec![Some(ctx.grad(0).neg()?)])
+            }))
         }
         BinaryOp::Pow => {
             let dtype = compute_dtype(op, s.result_type_with(x.dtype()));
@@ -267,9 +302,17 @@ fn scalar_tensor(op: BinaryOp, s: Scalar, x: &Tensor) -> Result<Tensor> {
                 return Ok(out);
             }
             // d(s^x)/dx = s^x·ln(s)
-            Ok(record(out, "PowBackward2", &[x], &[Save::Output], move |ctx| {
-                Ok(vec![Some(ctx.grad(0).mul(&ctx.saved(0).mul_scalar(v.ln())?)?)])
-            }))
+            Ok(record(
+                out,
+                "PowBackward2",
+                &[x],
+                &[Save::Output],
+                move |ctx| {
+                    Ok(vec![Some(
+                        ctx.grad(0).mul(&ctx.saved(0).mul_scalar(v.ln())?)?,
+                    )])
+                },
+            ))
         }
     }
 }

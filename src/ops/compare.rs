@@ -58,5 +58,3 @@ impl Tensor {
         }
     }
 }
-
-

@@ -1,11 +1,11 @@
 //! Tensor factories (`arange`, `linspace`, `rand`, `randn`) and the global random generator.
 
 use crate::dtype::DType;
+use crate::dtype::Element;
 use crate::error::{Error, Result};
+use crate::storage::BufferElement;
 use crate::tensor::Tensor;
 use crate::with_any;
-use crate::dtype::Element;
-use crate::storage::BufferElement;
 use parking_lot::Mutex;
 
 /// PyTorch's default seed, so a fresh process draws a fixed sequence.
@@ -27,7 +27,9 @@ impl Generator {
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             z ^ (z >> 31)
         };
-        Generator { s: [next(), next(), next(), next()] }
+        Generator {
+            s: [next(), next(), next(), next()],
+        }
     }
 
     /// The next 64 random bits.
@@ -71,15 +73,23 @@ pub fn manual_seed(seed: u64) {
 }
 
 /// A tensor of `shape` whose elements are drawn from `sample`, converted to `dtype`.
-pub(crate) fn sampled(shape: &[usize], dtype: DType, mut sample: impl FnMut() -> f64) -> Result<Tensor> {
+pub(crate) fn sampled(
+    shape: &[usize],
+    dtype: DType,
+    mut sample: impl FnMut() -> f64,
+) -> Result<Tensor> {
     let n: usize = shape.iter().product();
-    let buffer = with_any!(dtype, T => T::into_buffer((0..n).map(|_| T::from_f64(sample())).collect()));
+    let buffer =
+        with_any!(dtype, T => T::into_buffer((0..n).map(|_| T::from_f64(sample())).collect()));
     Tensor::from_buffer(buffer, shape)
 }
 
 fn float_only(dtype: DType, what: &str) -> Result<()> {
     if !dtype.is_floating_point() {
-        return Err(Error::runtime(format!("\"{what}\" not implemented for '{}'", dtype.scalar_name())));
+        return Err(Error::runtime(format!(
+            "\"{what}\" not implemented for '{}'",
+            dtype.scalar_name()
+        )));
     }
     Ok(())
 }
@@ -103,7 +113,9 @@ impl Tensor {
             return Err(Error::runtime("step must be nonzero"));
         }
         if (end - start) / step < 0.0 {
-            return Err(Error::runtime("upper bound and larger bound inconsistent with step sign"));
+            return Err(Error::runtime(
+                "upper bound and larger bound inconsistent with step sign",
+            ));
         }
         let n = ((end - start) / step).ceil().max(0.0) as usize;
         sampled(&[n], dtype, {
@@ -118,10 +130,20 @@ impl Tensor {
 
     /// `steps` evenly spaced values from `start` to `end` inclusive (computed as PyTorch does, symmetric from both ends).
     pub fn linspace(start: f64, end: f64, steps: usize, dtype: DType) -> Result<Tensor> {
-        let step = if steps > 1 { (end - start) / (steps - 1) as f64 } else { 0.0 };
+        let step = if steps > 1 {
+            (end - start) / (steps - 1) as f64
+        } else {
+            0.0
+        };
         let half = steps / 2;
         let values: Vec<f64> = (0..steps)
-            .map(|i| if i < half { start + step * i as f64 } else { end - step * (steps - 1 - i) as f64 })
+            .map(|i| {
+                if i < half {
+                    start + step * i as f64
+                } else {
+                    end - step * (steps - 1 - i) as f64
+                }
+            })
             .collect();
         let mut it = values.into_iter();
         sampled(&[steps], dtype, move || it.next().unwrap_or(0.0))
@@ -130,7 +152,9 @@ impl Tensor {
     /// Fills in place with normal samples of mean `mean` and standard deviation `std`.
     pub fn normal_(&self, mean: f64, std: f64) -> Result<()> {
         if std < 0.0 {
-            return Err(Error::runtime(format!("normal expects std >= 0.0, but found std {std}")));
+            return Err(Error::runtime(format!(
+                "normal expects std >= 0.0, but found std {std}"
+            )));
         }
         float_only(self.dtype(), "normal_kernel_cpu")?;
         with_generator(|g| self.fill_random_("normal_", || mean + std * g.normal()))
@@ -155,20 +179,35 @@ mod tests {
     #[test]
     fn seeded_streams_repeat_and_look_normal() {
         manual_seed(3);
-        let a = Tensor::randn(&[1000], DType::Float64).unwrap().to_vec::<f64>().unwrap();
+        let a = Tensor::randn(&[1000], DType::Float64)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
         manual_seed(3);
-        let b = Tensor::randn(&[1000], DType::Float64).unwrap().to_vec::<f64>().unwrap();
+        let b = Tensor::randn(&[1000], DType::Float64)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
         assert_eq!(a, b);
         let mean = a.iter().sum::<f64>() / 1000.0;
         let var = a.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 1000.0;
-        assert!(mean.abs() < 0.1 && (var - 1.0).abs() < 0.15, "mean {mean} var {var}");
+        assert!(
+            mean.abs() < 0.1 && (var - 1.0).abs() < 0.15,
+            "mean {mean} var {var}"
+        );
     }
 
     #[test]
     fn linspace_and_arange() {
-        let l = Tensor::linspace(0.0, 1.0, 5, DType::Float64).unwrap().to_vec::<f64>().unwrap();
+        let l = Tensor::linspace(0.0, 1.0, 5, DType::Float64)
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
         assert_eq!(l, vec![0.0, 0.25, 0.5, 0.75, 1.0]);
-        let a = Tensor::arange(0.0, 5.0, 2.0, DType::Int64).unwrap().to_vec::<i64>().unwrap();
+        let a = Tensor::arange(0.0, 5.0, 2.0, DType::Int64)
+            .unwrap()
+            .to_vec::<i64>()
+            .unwrap();
         assert_eq!(a, vec![0, 2, 4]);
     }
 }

@@ -10,7 +10,12 @@ use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2, LinalgScalar, ShapeBuilder};
 
 /// `a (m×k) @ b (k×n)` for 2-D layouts with non-negative strides, through ndarray's GEMM.
-fn gemm<T: BufferElement + LinalgScalar>(a: &Tensor, la: &Layout, b: &Tensor, lb: &Layout) -> Vec<T> {
+fn gemm<T: BufferElement + LinalgScalar>(
+    a: &Tensor,
+    la: &Layout,
+    b: &Tensor,
+    lb: &Layout,
+) -> Vec<T> {
     let (m, k, n) = (la.shape[0], la.shape[1], lb.shape[1]);
     let mut out = vec![T::zero(); m * n];
     if m == 0 || n == 0 || k == 0 {
@@ -22,7 +27,12 @@ fn gemm<T: BufferElement + LinalgScalar>(a: &Tensor, la: &Layout, b: &Tensor, lb
                 let strides = (l.strides[0] as usize, l.strides[1] as usize);
                 // SAFETY: the layout addresses only elements inside `data` (checked when it was built),
                 // strides are non-negative, and the view does not outlive the read guard.
-                unsafe { ArrayView2::from_shape_ptr((l.shape[0], l.shape[1]).strides(strides), data.as_ptr().add(l.offset)) }
+                unsafe {
+                    ArrayView2::from_shape_ptr(
+                        (l.shape[0], l.shape[1]).strides(strides),
+                        data.as_ptr().add(l.offset),
+                    )
+                }
             };
             let (av, bv) = (view(da, la), view(db, lb));
             let mut cv = ArrayViewMut2::from_shape((m, n), &mut out).expect("m*n elements");
@@ -44,7 +54,11 @@ fn same_dtype(op: &str, a: &Tensor, b: &Tensor) -> Result<()> {
 }
 
 fn as_column(l: &Layout) -> Layout {
-    Layout { shape: smallvec::smallvec![l.shape[0], 1], strides: smallvec::smallvec![l.strides[0], 1], offset: l.offset }
+    Layout {
+        shape: smallvec::smallvec![l.shape[0], 1],
+        strides: smallvec::smallvec![l.strides[0], 1],
+        offset: l.offset,
+    }
 }
 
 impl Tensor {
@@ -57,21 +71,42 @@ impl Tensor {
                 other.dim()
             )));
         }
-        let (m, k, k2, n) = (self.shape()[0], self.shape()[1], other.shape()[0], other.shape()[1]);
+        let (m, k, k2, n) = (
+            self.shape()[0],
+            self.shape()[1],
+            other.shape()[0],
+            other.shape()[1],
+        );
         if k != k2 {
-            return Err(Error::runtime(format!("mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {k2}x{n})")));
+            return Err(Error::runtime(format!(
+                "mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {k2}x{n})"
+            )));
         }
         same_dtype("mm", self, other)?;
         let out = with_num!(self.dtype(), T => Tensor::from_vec(gemm::<T>(self, self.layout(), other, other.layout()), &[m, n])?);
         if !is_recording(&[self, other]) {
             return Ok(out);
         }
-        Ok(record(out, "MmBackward0", &[self, other], &[Save::Tensor(self), Save::Tensor(other)], |ctx| {
-            let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
-            let ga = if ctx.needs_input_grad(0) { Some(g.mm(&b.t()?)?) } else { None };
-            let gb = if ctx.needs_input_grad(1) { Some(a.t()?.mm(g)?) } else { None };
-            Ok(vec![ga, gb])
-        }))
+        Ok(record(
+            out,
+            "MmBackward0",
+            &[self, other],
+            &[Save::Tensor(self), Save::Tensor(other)],
+            |ctx| {
+                let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                let ga = if ctx.needs_input_grad(0) {
+                    Some(g.mm(&b.t()?)?)
+                } else {
+                    None
+                };
+                let gb = if ctx.needs_input_grad(1) {
+                    Some(a.t()?.mm(g)?)
+                } else {
+                    None
+                };
+                Ok(vec![ga, gb])
+            },
+        ))
     }
 
     /// Matrix-vector product; gradients `g ⊗ v` and `Aᵀ g`.
@@ -97,12 +132,26 @@ impl Tensor {
         if !is_recording(&[self, vec]) {
             return Ok(out);
         }
-        Ok(record(out, "MvBackward0", &[self, vec], &[Save::Tensor(self), Save::Tensor(vec)], |ctx| {
-            let (g, a, v) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
-            let ga = if ctx.needs_input_grad(0) { Some(g.outer(v)?) } else { None };
-            let gv = if ctx.needs_input_grad(1) { Some(a.t()?.mv(g)?) } else { None };
-            Ok(vec![ga, gv])
-        }))
+        Ok(record(
+            out,
+            "MvBackward0",
+            &[self, vec],
+            &[Save::Tensor(self), Save::Tensor(vec)],
+            |ctx| {
+                let (g, a, v) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                let ga = if ctx.needs_input_grad(0) {
+                    Some(g.outer(v)?)
+                } else {
+                    None
+                };
+                let gv = if ctx.needs_input_grad(1) {
+                    Some(a.t()?.mv(g)?)
+                } else {
+                    None
+                };
+                Ok(vec![ga, gv])
+            },
+        ))
     }
 
     /// Inner product of two 1-D tensors; gradients `g·b` and `g·a`.
@@ -121,18 +170,36 @@ impl Tensor {
             )));
         }
         same_dtype("dot", self, other)?;
-        let row = Layout { shape: smallvec::smallvec![1, self.numel()], strides: smallvec::smallvec![0, self.layout().strides[0]], offset: self.layout().offset };
+        let row = Layout {
+            shape: smallvec::smallvec![1, self.numel()],
+            strides: smallvec::smallvec![0, self.layout().strides[0]],
+            offset: self.layout().offset,
+        };
         let col = as_column(other.layout());
         let out = with_num!(self.dtype(), T => Tensor::from_vec(gemm::<T>(self, &row, other, &col), &[])?);
         if !is_recording(&[self, other]) {
             return Ok(out);
         }
-        Ok(record(out, "DotBackward0", &[self, other], &[Save::Tensor(self), Save::Tensor(other)], |ctx| {
-            let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
-            let ga = if ctx.needs_input_grad(0) { Some(b.mul(g)?) } else { None };
-            let gb = if ctx.needs_input_grad(1) { Some(a.mul(g)?) } else { None };
-            Ok(vec![ga, gb])
-        }))
+        Ok(record(
+            out,
+            "DotBackward0",
+            &[self, other],
+            &[Save::Tensor(self), Save::Tensor(other)],
+            |ctx| {
+                let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                let ga = if ctx.needs_input_grad(0) {
+                    Some(b.mul(g)?)
+                } else {
+                    None
+                };
+                let gb = if ctx.needs_input_grad(1) {
+                    Some(a.mul(g)?)
+                } else {
+                    None
+                };
+                Ok(vec![ga, gb])
+            },
+        ))
     }
 
     /// Outer product of two 1-D tensors.

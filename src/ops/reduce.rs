@@ -16,7 +16,9 @@ fn reduced_mask(x: &Tensor, dims: &[isize]) -> Result<Vec<bool>> {
         let d = normalize_dim(d, x.dim())?;
         if x.dim() > 0 {
             if mask[d] {
-                return Err(Error::runtime(format!("dim {d} appears multiple times in the list of dims")));
+                return Err(Error::runtime(format!(
+                    "dim {d} appears multiple times in the list of dims"
+                )));
             }
             mask[d] = true;
         }
@@ -29,20 +31,37 @@ fn reduced_shape(shape: &[usize], mask: &[bool], keepdim: bool) -> Vec<isize> {
     shape
         .iter()
         .zip(mask)
-        .filter_map(|(&s, &m)| if !m { Some(s as isize) } else if keepdim { Some(1) } else { None })
+        .filter_map(|(&s, &m)| {
+            if !m {
+                Some(s as isize)
+            } else if keepdim {
+                Some(1)
+            } else {
+                None
+            }
+        })
         .collect()
 }
 
 /// The sum over `mask` computed in `x`'s dtype (bool and int64 sum in int64); no autograd.
 fn raw_sum(x: &Tensor, mask: &[bool], keepdim: bool) -> Result<Tensor> {
-    let x = if x.dtype() == DType::Bool { cast(x, DType::Int64) } else { x.clone() };
+    let x = if x.dtype() == DType::Bool {
+        cast(x, DType::Int64)
+    } else {
+        x.clone()
+    };
     let kept = with_num!(x.dtype(), T => sum_dims::<T>(&x, mask));
     let shape = reduced_shape(x.shape(), mask, keepdim);
     if shape.len() == kept.dim() {
         return Ok(kept);
     }
     let dims: Vec<usize> = shape.iter().map(|&s| s as usize).collect();
-    Ok(Tensor::from_parts(kept.storage().clone(), Layout::contiguous(&dims), kept.dtype(), None))
+    Ok(Tensor::from_parts(
+        kept.storage().clone(),
+        Layout::contiguous(&dims),
+        kept.dtype(),
+        None,
+    ))
 }
 
 /// Broadcasts a reduced gradient back over the reduced dims of `shape`.
@@ -77,7 +96,14 @@ impl Tensor {
             return Ok(out);
         }
         let shape: Dims = self.shape().into();
-        Ok(record(out, name, &[self], &[], move |ctx| Ok(vec![Some(expand_back(ctx.grad(0), &shape, &mask, keepdim)?)])))
+        Ok(record(out, name, &[self], &[], move |ctx| {
+            Ok(vec![Some(expand_back(
+                ctx.grad(0),
+                &shape,
+                &mask,
+                keepdim,
+            )?)])
+        }))
     }
 
     /// Mean of all elements.
@@ -98,7 +124,13 @@ impl Tensor {
             )));
         }
         let mask = reduced_mask(self, dims)?;
-        let count: usize = self.shape().iter().zip(&mask).filter(|(_, &m)| m).map(|(&s, _)| s).product();
+        let count: usize = self
+            .shape()
+            .iter()
+            .zip(&mask)
+            .filter(|(_, &m)| m)
+            .map(|(&s, _)| s)
+            .product();
         let sum = raw_sum(self, &mask, keepdim)?;
         let n = count as f64;
         let out = crate::with_float!(sum.dtype(), T => map(&sum, |v: T| v / (n as T)));
@@ -107,7 +139,12 @@ impl Tensor {
         }
         let shape: Dims = self.shape().into();
         Ok(record(out, name, &[self], &[], move |ctx| {
-            Ok(vec![Some(expand_back(&ctx.grad(0).div_scalar(n)?, &shape, &mask, keepdim)?)])
+            Ok(vec![Some(expand_back(
+                &ctx.grad(0).div_scalar(n)?,
+                &shape,
+                &mask,
+                keepdim,
+            )?)])
         }))
     }
 
@@ -128,7 +165,11 @@ impl Tensor {
             .filter(|&d| d < extra || (shape[d - extra] == 1 && self.shape()[d] != 1))
             .map(|d| d as isize)
             .collect();
-        let summed = if dims.is_empty() { self.clone() } else { self.sum_dims(&dims, true)? };
+        let summed = if dims.is_empty() {
+            self.clone()
+        } else {
+            self.sum_dims(&dims, true)?
+        };
         let target: Vec<isize> = shape.iter().map(|&s| s as isize).collect();
         summed.reshape(&target)
     }
@@ -140,13 +181,19 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "LinalgVectorNormBackward0", &[self], &[Save::Tensor(self), Save::Output], |ctx| {
-            let (x, norm) = (ctx.saved(0), ctx.saved(1));
-            if norm.item()?.to_f64() == 0.0 {
-                return Ok(vec![Some(x.zeros_like())]);
-            }
-            Ok(vec![Some(x.mul(&ctx.grad(0).div(norm)?)?)])
-        }))
+        Ok(record(
+            out,
+            "LinalgVectorNormBackward0",
+            &[self],
+            &[Save::Tensor(self), Save::Output],
+            |ctx| {
+                let (x, norm) = (ctx.saved(0), ctx.saved(1));
+                if norm.item()?.to_f64() == 0.0 {
+                    return Ok(vec![Some(x.zeros_like())]);
+                }
+                Ok(vec![Some(x.mul(&ctx.grad(0).div(norm)?)?)])
+            },
+        ))
     }
 
     /// The p-norm over `dims` (all when empty): `(Σ|x|^p)^(1/p)`; `p = 2` over everything is [`Tensor::norm`].
@@ -158,8 +205,13 @@ impl Tensor {
             return self.abs()?.sum_dims(dims, keepdim);
         }
         if !p.is_finite() || p <= 0.0 {
-            return Err(Error::runtime(format!("norm: p = {p} is not supported yet; use p > 0 and finite")));
+            return Err(Error::runtime(format!(
+                "norm: p = {p} is not supported yet; use p > 0 and finite"
+            )));
         }
-        self.abs()?.pow_scalar(p)?.sum_dims(dims, keepdim)?.pow_scalar(1.0 / p)
+        self.abs()?
+            .pow_scalar(p)?
+            .sum_dims(dims, keepdim)?
+            .pow_scalar(1.0 / p)
     }
 }

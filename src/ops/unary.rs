@@ -8,7 +8,6 @@ use crate::kernels::{cast, map};
 use crate::tensor::Tensor;
 use crate::{with_float, with_num};
 
-
 /// Applies a float function (written once, generic over f32/f64) to `x`, promoting integers to float32.
 macro_rules! float_map {
     ($x:expr, |$v:ident| $body:expr) => {{
@@ -38,13 +37,19 @@ pub(crate) fn sign_of(x: &Tensor) -> Result<Tensor> {
 impl Tensor {
     /// `-x`
     pub fn neg(&self) -> Result<Tensor> {
-        let dtype = if self.dtype() == DType::Bool { DType::Int64 } else { self.dtype() };
+        let dtype = if self.dtype() == DType::Bool {
+            DType::Int64
+        } else {
+            self.dtype()
+        };
         let x = cast(self, dtype);
         let out = with_num!(dtype, T => map(&x, |v: T| T::default() - v));
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "NegBackward0", &[self], &[], |ctx| Ok(vec![Some(ctx.grad(0).neg()?)])))
+        Ok(record(out, "NegBackward0", &[self], &[], |ctx| {
+            Ok(vec![Some(ctx.grad(0).neg()?)])
+        }))
     }
 
     /// `e^x`; derivative `e^x` (the saved output).
@@ -53,7 +58,13 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "ExpBackward0", &[self], &[Save::Output], |ctx| Ok(vec![Some(ctx.grad(0).mul(ctx.saved(0))?)])))
+        Ok(record(
+            out,
+            "ExpBackward0",
+            &[self],
+            &[Save::Output],
+            |ctx| Ok(vec![Some(ctx.grad(0).mul(ctx.saved(0))?)]),
+        ))
     }
 
     /// Natural logarithm; derivative `1/x`.
@@ -62,9 +73,13 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "LogBackward0", &[self], &[Save::Tensor(self)], |ctx| {
-            Ok(vec![Some(ctx.grad(0).div(ctx.saved(0))?)])
-        }))
+        Ok(record(
+            out,
+            "LogBackward0",
+            &[self],
+            &[Save::Tensor(self)],
+            |ctx| Ok(vec![Some(ctx.grad(0).div(ctx.saved(0))?)]),
+        ))
     }
 
     /// Sine; derivative `cos x`.
@@ -73,9 +88,13 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "SinBackward0", &[self], &[Save::Tensor(self)], |ctx| {
-            Ok(vec![Some(ctx.grad(0).mul(&ctx.saved(0).cos()?)?)])
-        }))
+        Ok(record(
+            out,
+            "SinBackward0",
+            &[self],
+            &[Save::Tensor(self)],
+            |ctx| Ok(vec![Some(ctx.grad(0).mul(&ctx.saved(0).cos()?)?)]),
+        ))
     }
 
     /// Cosine; derivative `-sin x`.
@@ -84,9 +103,13 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "CosBackward0", &[self], &[Save::Tensor(self)], |ctx| {
-            Ok(vec![Some(ctx.grad(0).mul(&ctx.saved(0).sin()?.neg()?)?)])
-        }))
+        Ok(record(
+            out,
+            "CosBackward0",
+            &[self],
+            &[Save::Tensor(self)],
+            |ctx| Ok(vec![Some(ctx.grad(0).mul(&ctx.saved(0).sin()?.neg()?)?)]),
+        ))
     }
 
     /// Hyperbolic tangent; derivative `1 - y²` from the saved output `y`.
@@ -95,11 +118,17 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "TanhBackward0", &[self], &[Save::Output], |ctx| {
-            let y = ctx.saved(0);
-            let one = constant(1.0, y.dtype());
-            Ok(vec![Some(ctx.grad(0).mul(&one.sub(&y.mul(y)?)?)?)])
-        }))
+        Ok(record(
+            out,
+            "TanhBackward0",
+            &[self],
+            &[Save::Output],
+            |ctx| {
+                let y = ctx.saved(0);
+                let one = constant(1.0, y.dtype());
+                Ok(vec![Some(ctx.grad(0).mul(&one.sub(&y.mul(y)?)?)?)])
+            },
+        ))
     }
 
     /// Logistic sigmoid `1 / (1 + e^-x)`; derivative `y (1 - y)`.
@@ -111,11 +140,17 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "SigmoidBackward0", &[self], &[Save::Output], |ctx| {
-            let y = ctx.saved(0);
-            let one = constant(1.0, y.dtype());
-            Ok(vec![Some(ctx.grad(0).mul(&one.sub(y)?.mul(y)?)?)])
-        }))
+        Ok(record(
+            out,
+            "SigmoidBackward0",
+            &[self],
+            &[Save::Output],
+            |ctx| {
+                let y = ctx.saved(0);
+                let one = constant(1.0, y.dtype());
+                Ok(vec![Some(ctx.grad(0).mul(&one.sub(y)?.mul(y)?)?)])
+            },
+        ))
     }
 
     /// `max(x, 0)`; derivative 1 where the output is positive, 0 elsewhere (`relu'(0) = 0`).
@@ -124,9 +159,13 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "ReluBackward0", &[self], &[Save::Output], |ctx| {
-            Ok(vec![Some(ctx.grad(0).mul(&positive_mask(ctx.saved(0))?)?)])
-        }))
+        Ok(record(
+            out,
+            "ReluBackward0",
+            &[self],
+            &[Save::Output],
+            |ctx| Ok(vec![Some(ctx.grad(0).mul(&positive_mask(ctx.saved(0))?)?)]),
+        ))
     }
 
     /// `|x|`; derivative `sign(x)` (`abs'(0) = 0`).
@@ -135,9 +174,13 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "AbsBackward0", &[self], &[Save::Tensor(self)], |ctx| {
-            Ok(vec![Some(ctx.grad(0).mul(&sign_of(ctx.saved(0))?)?)])
-        }))
+        Ok(record(
+            out,
+            "AbsBackward0",
+            &[self],
+            &[Save::Tensor(self)],
+            |ctx| Ok(vec![Some(ctx.grad(0).mul(&sign_of(ctx.saved(0))?)?)]),
+        ))
     }
 
     /// Square root; derivative `1 / (2 sqrt x)` from the saved output.
@@ -146,9 +189,13 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "SqrtBackward0", &[self], &[Save::Output], |ctx| {
-            Ok(vec![Some(ctx.grad(0).div(&ctx.saved(0).mul_scalar(2.0)?)?)])
-        }))
+        Ok(record(
+            out,
+            "SqrtBackward0",
+            &[self],
+            &[Save::Output],
+            |ctx| Ok(vec![Some(ctx.grad(0).div(&ctx.saved(0).mul_scalar(2.0)?)?)]),
+        ))
     }
 
     /// `1/x`; derivative `-1/x²` from the saved output.
@@ -157,10 +204,16 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "ReciprocalBackward0", &[self], &[Save::Output], |ctx| {
-            let y = ctx.saved(0);
-            Ok(vec![Some(ctx.grad(0).mul(&y.mul(y)?.neg()?)?)])
-        }))
+        Ok(record(
+            out,
+            "ReciprocalBackward0",
+            &[self],
+            &[Save::Output],
+            |ctx| {
+                let y = ctx.saved(0);
+                Ok(vec![Some(ctx.grad(0).mul(&y.mul(y)?.neg()?)?)])
+            },
+        ))
     }
 
     /// A copy with its own storage; the gradient passes through unchanged.
@@ -169,7 +222,9 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "CloneBackward0", &[self], &[], |ctx| Ok(vec![Some(ctx.grad(0).clone())])))
+        Ok(record(out, "CloneBackward0", &[self], &[], |ctx| {
+            Ok(vec![Some(ctx.grad(0).clone())])
+        }))
     }
 
     /// Converts to `dtype` (a copy unless already `dtype`); the gradient is cast back.
@@ -182,6 +237,8 @@ impl Tensor {
             return Ok(out);
         }
         let from = self.dtype();
-        Ok(record(out, "ToCopyBackward0", &[self], &[], move |ctx| Ok(vec![Some(ctx.grad(0).to_dtype(from)?)])))
+        Ok(record(out, "ToCopyBackward0", &[self], &[], move |ctx| {
+            Ok(vec![Some(ctx.grad(0).to_dtype(from)?)])
+        }))
     }
 }

@@ -14,7 +14,12 @@ pub(crate) enum Part {
     /// `x.select(dim, index)`: drops `dim`.
     Select { dim: usize, index: usize },
     /// `x.slice(dim, start, end, step)`: keeps `dim` with `len` elements.
-    Slice { dim: usize, start: usize, len: usize, step: usize },
+    Slice {
+        dim: usize,
+        start: usize,
+        len: usize,
+        step: usize,
+    },
 }
 
 impl Part {
@@ -26,7 +31,12 @@ impl Part {
                 out.shape.remove(dim);
                 out.strides.remove(dim);
             }
-            Part::Slice { dim, start, len, step } => {
+            Part::Slice {
+                dim,
+                start,
+                len,
+                step,
+            } => {
                 out.offset = (l.offset as isize + start as isize * l.strides[dim]) as usize;
                 out.shape[dim] = len;
                 out.strides[dim] = l.strides[dim] * step as isize;
@@ -57,7 +67,9 @@ impl Tensor {
             return Ok(out);
         }
         let shape: Dims = self.shape().into();
-        Ok(record(out, part.node_name(), &[self], &[], move |ctx| Ok(vec![Some(embed(ctx.grad(0), &shape, part)?)])))
+        Ok(record(out, part.node_name(), &[self], &[], move |ctx| {
+            Ok(vec![Some(embed(ctx.grad(0), &shape, part)?)])
+        }))
     }
 
     /// `x[index]` along `dim` (negative values count from the end); drops `dim`.
@@ -73,11 +85,20 @@ impl Tensor {
                 "index {index} is out of bounds for dimension {dim} with size {size}"
             )));
         }
-        self.part(Part::Select { dim, index: i as usize })
+        self.part(Part::Select {
+            dim,
+            index: i as usize,
+        })
     }
 
     /// Elements `start, start+step, ...` before `end` along `dim` (Python slice semantics, clamped).
-    pub fn slice(&self, dim: isize, start: Option<isize>, end: Option<isize>, step: isize) -> Result<Tensor> {
+    pub fn slice(
+        &self,
+        dim: isize,
+        start: Option<isize>,
+        end: Option<isize>,
+        step: isize,
+    ) -> Result<Tensor> {
         if step <= 0 {
             return Err(Error::value("step must be greater than zero"));
         }
@@ -86,16 +107,30 @@ impl Tensor {
         }
         let dim = normalize_dim(dim, self.dim())?;
         let size = self.shape()[dim] as isize;
-        let clamp = |v: isize| if v < 0 { (v + size).max(0) } else { v.min(size) };
+        let clamp = |v: isize| {
+            if v < 0 {
+                (v + size).max(0)
+            } else {
+                v.min(size)
+            }
+        };
         let s = clamp(start.unwrap_or(0));
         let e = clamp(end.unwrap_or(size)).max(s);
         let len = ((e - s) + step - 1) / step;
-        self.part(Part::Slice { dim, start: s as usize, len: len as usize, step: step as usize })
+        self.part(Part::Slice {
+            dim,
+            start: s as usize,
+            len: len as usize,
+            step: step as usize,
+        })
     }
 
     /// Swaps dimensions `d0` and `d1`.
     pub fn transpose(&self, d0: isize, d1: isize) -> Result<Tensor> {
-        let (a, b) = (normalize_dim(d0, self.dim())?, normalize_dim(d1, self.dim())?);
+        let (a, b) = (
+            normalize_dim(d0, self.dim())?,
+            normalize_dim(d1, self.dim())?,
+        );
         let mut layout = self.layout().clone();
         if self.dim() > 0 {
             layout.shape.swap(a, b);
@@ -105,9 +140,13 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "TransposeBackward0", &[self], &[], move |ctx| {
-            Ok(vec![Some(ctx.grad(0).transpose(a as isize, b as isize)?)])
-        }))
+        Ok(record(
+            out,
+            "TransposeBackward0",
+            &[self],
+            &[],
+            move |ctx| Ok(vec![Some(ctx.grad(0).transpose(a as isize, b as isize)?)]),
+        ))
     }
 
     /// Transpose of a tensor with at most 2 dimensions (0-d and 1-d come back as they are).
@@ -125,23 +164,33 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "TBackward0", &[self], &[], |ctx| Ok(vec![Some(ctx.grad(0).t()?)])))
+        Ok(record(out, "TBackward0", &[self], &[], |ctx| {
+            Ok(vec![Some(ctx.grad(0).t()?)])
+        }))
     }
 
     /// Inserts a dimension of size 1 at `dim`.
     pub fn unsqueeze(&self, dim: isize) -> Result<Tensor> {
         let d = normalize_dim(dim, self.dim() + 1)?;
         let mut layout = self.layout().clone();
-        let stride = if d < self.dim() { layout.strides[d] * layout.shape[d] as isize } else { 1 };
+        let stride = if d < self.dim() {
+            layout.strides[d] * layout.shape[d] as isize
+        } else {
+            1
+        };
         layout.shape.insert(d, 1);
         layout.strides.insert(d, stride);
         let out = self.alias_with_layout(layout);
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "UnsqueezeBackward0", &[self], &[], move |ctx| {
-            Ok(vec![Some(ctx.grad(0).squeeze_dim(d as isize)?)])
-        }))
+        Ok(record(
+            out,
+            "UnsqueezeBackward0",
+            &[self],
+            &[],
+            move |ctx| Ok(vec![Some(ctx.grad(0).squeeze_dim(d as isize)?)]),
+        ))
     }
 
     /// Removes dimension `dim` if its size is 1 (otherwise the view has the same shape).
@@ -162,7 +211,11 @@ impl Tensor {
         }
         Ok(record(out, "SqueezeBackward1", &[self], &[], move |ctx| {
             let g = ctx.grad(0);
-            Ok(vec![Some(if squeezed { g.unsqueeze(d as isize)? } else { g.clone() })])
+            Ok(vec![Some(if squeezed {
+                g.unsqueeze(d as isize)?
+            } else {
+                g.clone()
+            })])
         }))
     }
 
@@ -180,7 +233,9 @@ impl Tensor {
             return Ok(out);
         }
         let shape: Vec<isize> = self.shape().iter().map(|&s| s as isize).collect();
-        Ok(record(out, "SqueezeBackward0", &[self], &[], move |ctx| Ok(vec![Some(ctx.grad(0).reshape(&shape)?)])))
+        Ok(record(out, "SqueezeBackward0", &[self], &[], move |ctx| {
+            Ok(vec![Some(ctx.grad(0).reshape(&shape)?)])
+        }))
     }
 
     /// This tensor seen with a larger `shape` (size-1 dims repeat with stride 0; `-1` keeps a size).
@@ -220,7 +275,9 @@ impl Tensor {
             return Ok(out);
         }
         let input: Dims = sizes.into();
-        Ok(record(out, "ExpandBackward0", &[self], &[], move |ctx| Ok(vec![Some(ctx.grad(0).sum_to(&input)?)])))
+        Ok(record(out, "ExpandBackward0", &[self], &[], move |ctx| {
+            Ok(vec![Some(ctx.grad(0).sum_to(&input)?)])
+        }))
     }
 
     /// The same elements with another shape; one entry may be `-1`. Requires a contiguous tensor.
@@ -234,13 +291,18 @@ impl Tensor {
         if target.as_slice() == self.shape() {
             return Ok(self.clone());
         }
-        let layout = Layout { offset: self.layout().offset, ..Layout::contiguous(&target) };
+        let layout = Layout {
+            offset: self.layout().offset,
+            ..Layout::contiguous(&target)
+        };
         let out = self.alias_with_layout(layout);
         if !is_recording(&[self]) {
             return Ok(out);
         }
         let input: Vec<isize> = self.shape().iter().map(|&s| s as isize).collect();
-        Ok(record(out, "ViewBackward0", &[self], &[], move |ctx| Ok(vec![Some(ctx.grad(0).reshape(&input)?)])))
+        Ok(record(out, "ViewBackward0", &[self], &[], move |ctx| {
+            Ok(vec![Some(ctx.grad(0).reshape(&input)?)])
+        }))
     }
 
     /// Like [`Tensor::view`], copying first when the layout does not allow a view.
@@ -270,21 +332,36 @@ fn embed(g: &Tensor, shape: &[usize], part: Part) -> Result<Tensor> {
         Part::Select { .. } => "SelectBackwardBackward0",
         Part::Slice { .. } => "SliceBackwardBackward0",
     };
-    Ok(record(out, name, &[g], &[], move |ctx| Ok(vec![Some(ctx.grad(0).part(part)?)])))
+    Ok(record(out, name, &[g], &[], move |ctx| {
+        Ok(vec![Some(ctx.grad(0).part(part)?)])
+    }))
 }
 
 /// Resolves a `-1` entry and checks the element count.
 pub(crate) fn infer_shape(shape: &[isize], numel: usize) -> Result<Dims> {
-    let known: usize = shape.iter().filter(|&&s| s >= 0).map(|&s| s as usize).product();
+    let known: usize = shape
+        .iter()
+        .filter(|&&s| s >= 0)
+        .map(|&s| s as usize)
+        .product();
     let unknown = shape.iter().filter(|&&s| s == -1).count();
-    let bad = || Error::runtime(format!("shape '{}' is invalid for input of size {numel}", fmt_isizes(shape)));
+    let bad = || {
+        Error::runtime(format!(
+            "shape '{}' is invalid for input of size {numel}",
+            fmt_isizes(shape)
+        ))
+    };
     if unknown > 1 || shape.iter().any(|&s| s < -1) {
-        return Err(if unknown > 1 { Error::runtime("only one dimension can be inferred") } else { bad() });
+        return Err(if unknown > 1 {
+            Error::runtime("only one dimension can be inferred")
+        } else {
+            bad()
+        });
     }
     let mut out: Dims = SmallVec::new();
     for &s in shape {
         if s == -1 {
-            if known == 0 || numel % known != 0 {
+            if known == 0 || !numel.is_multiple_of(known) {
                 return Err(bad());
             }
             out.push(numel / known);
@@ -302,4 +379,3 @@ fn fmt_isizes(shape: &[isize]) -> String {
     let parts: Vec<String> = shape.iter().map(|s| s.to_string()).collect();
     format!("[{}]", parts.join(", "))
 }
-

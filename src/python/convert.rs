@@ -12,7 +12,14 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyTuple};
 
 /// `torch.float32` and friends.
-#[pyclass(name = "dtype", module = "ferrograd", frozen, eq, hash, skip_from_py_object)]
+#[pyclass(
+    name = "dtype",
+    module = "ferrograd",
+    frozen,
+    eq,
+    hash,
+    skip_from_py_object
+)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PyDType {
     pub(crate) inner: DType,
@@ -105,7 +112,12 @@ pub(crate) fn scalar_arg(obj: &Bound<'_, PyAny>) -> Option<Scalar> {
     }
     // NumPy scalars and other numbers
     if obj.hasattr("__index__").unwrap_or(false) {
-        return obj.call_method0("__index__").ok()?.extract::<i64>().ok().map(Scalar::Int);
+        return obj
+            .call_method0("__index__")
+            .ok()?
+            .extract::<i64>()
+            .ok()
+            .map(Scalar::Int);
     }
     if obj.hasattr("__float__").unwrap_or(false) {
         return obj.extract::<f64>().ok().map(Scalar::Float);
@@ -138,23 +150,30 @@ pub(crate) fn operand_arg(obj: &Bound<'_, PyAny>) -> Option<OwnedOperand> {
 
 /// Sizes given as `f(2, 3)`, `f((2, 3))` or `f([2, 3])`.
 pub(crate) fn size_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<usize>> {
-    let items: Vec<Bound<'_, PyAny>> =
-        if args.len() == 1 && (args.get_item(0)?.is_instance_of::<PyTuple>() || args.get_item(0)?.is_instance_of::<PyList>()) {
-            args.get_item(0)?.try_iter()?.collect::<PyResult<_>>()?
-        } else {
-            args.iter().collect()
-        };
+    let items: Vec<Bound<'_, PyAny>> = if args.len() == 1
+        && (args.get_item(0)?.is_instance_of::<PyTuple>()
+            || args.get_item(0)?.is_instance_of::<PyList>())
+    {
+        args.get_item(0)?.try_iter()?.collect::<PyResult<_>>()?
+    } else {
+        args.iter().collect()
+    };
     items
         .iter()
         .map(|o| {
             let v: i64 = o.extract().map_err(|_| {
                 PyTypeError::new_err(format!(
                     "size must be a sequence of ints, but got an element of type {}",
-                    o.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                    o.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
                 ))
             })?;
             if v < 0 {
-                return Err(PyValueError::new_err(format!("negative dimension {v} is not allowed in a size")));
+                return Err(PyValueError::new_err(format!(
+                    "negative dimension {v} is not allowed in a size"
+                )));
             }
             Ok(v as usize)
         })
@@ -163,12 +182,14 @@ pub(crate) fn size_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<usize>> {
 
 /// Shapes that may contain `-1`, given as `f(2, -1)` or `f((2, -1))`.
 pub(crate) fn shape_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<isize>> {
-    let items: Vec<Bound<'_, PyAny>> =
-        if args.len() == 1 && (args.get_item(0)?.is_instance_of::<PyTuple>() || args.get_item(0)?.is_instance_of::<PyList>()) {
-            args.get_item(0)?.try_iter()?.collect::<PyResult<_>>()?
-        } else {
-            args.iter().collect()
-        };
+    let items: Vec<Bound<'_, PyAny>> = if args.len() == 1
+        && (args.get_item(0)?.is_instance_of::<PyTuple>()
+            || args.get_item(0)?.is_instance_of::<PyList>())
+    {
+        args.get_item(0)?.try_iter()?.collect::<PyResult<_>>()?
+    } else {
+        args.iter().collect()
+    };
     items.iter().map(|o| o.extract::<isize>()).collect()
 }
 
@@ -191,7 +212,12 @@ struct Flat {
     kind: DType,
 }
 
-fn flatten(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat, first_at_depth: &mut bool) -> PyResult<()> {
+fn flatten(
+    obj: &Bound<'_, PyAny>,
+    depth: usize,
+    flat: &mut Flat,
+    first_at_depth: &mut bool,
+) -> PyResult<()> {
     let scalar = if let Ok(t) = obj.cast::<PyTensor>() {
         let t = &t.get().inner;
         if t.dim() != 0 {
@@ -239,7 +265,10 @@ fn flatten(obj: &Bound<'_, PyAny>, depth: usize, flat: &mut Flat, first_at_depth
         }
         return Ok(());
     }
-    Err(PyTypeError::new_err(format!("Could not infer dtype of {}", obj.get_type().name()?)))
+    Err(PyTypeError::new_err(format!(
+        "Could not infer dtype of {}",
+        obj.get_type().name()?
+    )))
 }
 
 fn numpy_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Option<Tensor>> {
@@ -248,7 +277,10 @@ fn numpy_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Option<Tensor>> {
             if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'_, $t>>() {
                 let shape = a.shape().to_vec();
                 let data: Vec<$t> = a.as_array().iter().copied().collect();
-                return Ok(Some(Tensor::from_buffer(Buffer::$variant(data), &shape).map_err(super::to_py_err)?));
+                return Ok(Some(
+                    Tensor::from_buffer(Buffer::$variant(data), &shape)
+                        .map_err(super::to_py_err)?,
+                ));
             }
         };
     }
@@ -260,7 +292,10 @@ fn numpy_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Option<Tensor>> {
 }
 
 fn is_numpy_array(obj: &Bound<'_, PyAny>) -> bool {
-    obj.get_type().name().map(|n| n.to_string() == "ndarray").unwrap_or(false)
+    obj.get_type()
+        .name()
+        .map(|n| n == "ndarray")
+        .unwrap_or(false)
 }
 
 /// `torch.tensor(data)`: nested lists/tuples of numbers, a number, a NumPy array, or a tensor (copied).
@@ -275,16 +310,26 @@ pub(crate) fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> 
                 let kind: String = obj.getattr("dtype")?.getattr("kind")?.extract()?;
                 let target = if kind == "f" { "float64" } else { "int64" };
                 let converted = obj.call_method1("astype", (target,))?;
-                numpy_tensor(&converted)?.ok_or_else(|| PyTypeError::new_err("unsupported NumPy array"))?
+                numpy_tensor(&converted)?
+                    .ok_or_else(|| PyTypeError::new_err("unsupported NumPy array"))?
             }
         }
     } else {
-        let mut flat = Flat { values: Vec::new(), shape: Vec::new(), kind: DType::Bool };
+        let mut flat = Flat {
+            values: Vec::new(),
+            shape: Vec::new(),
+            kind: DType::Bool,
+        };
         let mut first = true;
         flatten(obj, 0, &mut flat, &mut first)?;
-        let kind = if flat.values.is_empty() { DType::Float32 } else { flat.kind };
+        let kind = if flat.values.is_empty() {
+            DType::Float32
+        } else {
+            flat.kind
+        };
         let t = Tensor::from_vec(flat.values, &flat.shape).map_err(super::to_py_err)?;
-        crate::kernels::cast(&t, kind)
+        // straight from the f64 values to the requested dtype: no detour through float32
+        return Ok(crate::kernels::cast(&t, dtype.unwrap_or(kind)));
     };
     Ok(match dtype {
         Some(d) => crate::kernels::cast(&t, d),
@@ -308,10 +353,16 @@ fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
                 v.extract::<isize>().map(Some)
             }
         };
-        return Ok(IndexItem::Slice(part("start")?, part("stop")?, part("step")?.unwrap_or(1)));
+        return Ok(IndexItem::Slice(
+            part("start")?,
+            part("stop")?,
+            part("step")?.unwrap_or(1),
+        ));
     }
     if obj.is_instance_of::<PyBool>() {
-        return Err(PyIndexError::new_err("indexing with a Python bool is not supported yet"));
+        return Err(PyIndexError::new_err(
+            "indexing with a Python bool is not supported yet",
+        ));
     }
     if let Ok(t) = obj.cast::<PyTensor>() {
         let t = &t.get().inner;

@@ -17,7 +17,12 @@ fn finish(t: Tensor, requires_grad: bool) -> PyResult<PyTensor> {
 /// `tensor(data, dtype=None, requires_grad=False)`: a new leaf holding a copy of `data`.
 #[pyfunction]
 #[pyo3(signature = (data, *, dtype=None, device=None, requires_grad=false))]
-fn tensor(data: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+fn tensor(
+    data: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<PyTensor> {
     let _ = device;
     let t = tensor_from_data(data, dtype_arg(dtype)?)?;
     if requires_grad && !t.dtype().is_floating_point() {
@@ -40,7 +45,12 @@ macro_rules! filled {
         #[doc = $doc]
         #[pyfunction]
         #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
-        fn $name(size: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+        fn $name(
+            size: &Bound<'_, PyTuple>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+        ) -> PyResult<PyTensor> {
             let _ = device;
             let shape = size_args(size)?;
             let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
@@ -56,11 +66,18 @@ filled!(empty, 0.0, "An uninitialised tensor (zero-filled here).");
 /// A tensor of `size` filled with `fill_value` (dtype inferred from the value when not given).
 #[pyfunction]
 #[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
-fn full(size: &Bound<'_, PyAny>, fill_value: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+fn full(
+    size: &Bound<'_, PyAny>,
+    fill_value: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<PyTensor> {
     let _ = device;
     let shape = size_args(&PyTuple::new(size.py(), [size])?)?;
-    let value = super::convert::scalar_arg(fill_value)
-        .ok_or_else(|| pyo3::exceptions::PyTypeError::new_err("full(): fill_value must be a number"))?;
+    let value = super::convert::scalar_arg(fill_value).ok_or_else(|| {
+        pyo3::exceptions::PyTypeError::new_err("full(): fill_value must be a number")
+    })?;
     let dtype = dtype_arg(dtype)?.unwrap_or_else(|| value.natural_dtype());
     finish(Tensor::full(&shape, value.to_f64(), dtype), requires_grad)
 }
@@ -70,7 +87,11 @@ macro_rules! like {
         #[doc = $doc]
         #[pyfunction]
         #[pyo3(signature = (input, *, dtype=None, requires_grad=false))]
-        fn $name(input: &Bound<'_, PyAny>, dtype: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+        fn $name(
+            input: &Bound<'_, PyAny>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+        ) -> PyResult<PyTensor> {
             let t = tensor_arg(input, "input")?;
             let dtype = dtype_arg(dtype)?.unwrap_or(t.dtype());
             finish(Tensor::full(t.shape(), $value, dtype), requires_grad)
@@ -86,7 +107,12 @@ macro_rules! random {
         #[doc = $doc]
         #[pyfunction]
         #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
-        fn $name(size: &Bound<'_, PyTuple>, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+        fn $name(
+            size: &Bound<'_, PyTuple>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+        ) -> PyResult<PyTensor> {
             let _ = device;
             let shape = size_args(size)?;
             let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
@@ -119,16 +145,36 @@ fn arange(
         Some(st) if !st.is_none() => st.clone(),
         _ => 1i64.into_pyobject(start.py())?.into_any(),
     };
-    let all_int = [&s, &e, &st].iter().all(|v| v.is_instance_of::<pyo3::types::PyInt>());
-    let dtype = dtype_arg(dtype)?.unwrap_or(if all_int { DType::Int64 } else { DType::Float32 });
-    let t = run(|| Tensor::arange(s.extract::<f64>().unwrap_or(0.0), e.extract::<f64>().unwrap_or(0.0), st.extract::<f64>().unwrap_or(1.0), dtype))?;
+    let all_int = [&s, &e, &st]
+        .iter()
+        .all(|v| v.is_instance_of::<pyo3::types::PyInt>());
+    let dtype = dtype_arg(dtype)?.unwrap_or(if all_int {
+        DType::Int64
+    } else {
+        DType::Float32
+    });
+    let t = run(|| {
+        Tensor::arange(
+            s.extract::<f64>().unwrap_or(0.0),
+            e.extract::<f64>().unwrap_or(0.0),
+            st.extract::<f64>().unwrap_or(1.0),
+            dtype,
+        )
+    })?;
     finish(t, requires_grad)
 }
 
 /// `steps` evenly spaced values from `start` to `end`.
 #[pyfunction]
 #[pyo3(signature = (start, end, steps, *, dtype=None, device=None, requires_grad=false))]
-fn linspace(start: f64, end: f64, steps: usize, dtype: Option<&Bound<'_, PyAny>>, device: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<PyTensor> {
+fn linspace(
+    start: f64,
+    end: f64,
+    steps: usize,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<PyTensor> {
     let _ = device;
     let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
     let t = run(|| Tensor::linspace(start, end, steps, dtype))?;
@@ -162,8 +208,13 @@ fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
 }
 
 /// Optional gradients: None, a tensor, or a sequence of tensors/None.
-fn optional_tensor_list(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Vec<Option<Tensor>>> {
-    let Some(obj) = obj.filter(|o| !o.is_none()) else { return Ok(vec![]) };
+fn optional_tensor_list(
+    obj: Option<&Bound<'_, PyAny>>,
+    what: &str,
+) -> PyResult<Vec<Option<Tensor>>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(vec![]);
+    };
     if obj.cast::<PyTensor>().is_ok() {
         return Ok(vec![Some(tensor_arg(obj, what)?)]);
     }
@@ -196,7 +247,11 @@ fn grad<'py>(
     let outs = tensor_list(outputs, "outputs")?;
     let ins = tensor_list(inputs, "inputs")?;
     let gos = optional_tensor_list(grad_outputs, "grad_outputs")?;
-    let options = GradOptions { retain_graph, create_graph, allow_unused: allow_unused.unwrap_or(materialize_grads) };
+    let options = GradOptions {
+        retain_graph,
+        create_graph,
+        allow_unused: allow_unused.unwrap_or(materialize_grads),
+    };
     let results = py.detach(|| run(|| crate::autograd::grad(&outs, &ins, &gos, options)))?;
     let items = results
         .into_iter()

@@ -10,7 +10,6 @@ use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-
 /// Converts a core error into the Python exception of the same kind.
 pub(crate) fn to_py_err(e: Error) -> PyErr {
     match e.kind {
@@ -32,7 +31,9 @@ pub(crate) fn run<T>(f: impl FnOnce() -> crate::Result<T>) -> PyResult<T> {
                 .map(String::as_str)
                 .or_else(|| payload.downcast_ref::<&str>().copied())
                 .unwrap_or("unknown panic");
-            Err(PyRuntimeError::new_err(format!("internal error in ferrograd (please report it): {msg}")))
+            Err(PyRuntimeError::new_err(format!(
+                "internal error in ferrograd (please report it): {msg}"
+            )))
         }
     }
 }

@@ -15,7 +15,11 @@ pub struct PyNode {
 #[pymethods]
 impl PyNode {
     fn __repr__(&self) -> String {
-        format!("<{} object at {:#x}>", self.inner.name(), Arc::as_ptr(&self.inner) as usize)
+        format!(
+            "<{} object at {:#x}>",
+            self.inner.name(),
+            Arc::as_ptr(&self.inner) as usize
+        )
     }
 
     /// The node's class name in PyTorch (`MulBackward0`).
@@ -37,8 +41,17 @@ impl PyNode {
             .next_edges()
             .iter()
             .map(|e| match e {
-                Some(e) => (Some(PyNode { inner: e.node.clone() }), e.input_nr).into_pyobject(py).map(|t| t.into_any()),
-                None => (None::<PyNode>, 0usize).into_pyobject(py).map(|t| t.into_any()),
+                Some(e) => (
+                    Some(PyNode {
+                        inner: e.node.clone(),
+                    }),
+                    e.input_nr,
+                )
+                    .into_pyobject(py)
+                    .map(|t| t.into_any()),
+                None => (None::<PyNode>, 0usize)
+                    .into_pyobject(py)
+                    .map(|t| t.into_any()),
             })
             .collect::<PyResult<Vec<_>>>()?;
         PyTuple::new(py, items)
@@ -47,13 +60,22 @@ impl PyNode {
     /// The leaf tensor of an `AccumulateGrad` node.
     #[getter]
     fn variable(&self) -> PyResult<PyTensor> {
-        self.inner.variable().cloned().map(PyTensor::from).ok_or_else(|| {
-            pyo3::exceptions::PyAttributeError::new_err(format!("'{}' object has no attribute 'variable'", self.inner.name()))
-        })
+        self.inner
+            .variable()
+            .cloned()
+            .map(PyTensor::from)
+            .ok_or_else(|| {
+                pyo3::exceptions::PyAttributeError::new_err(format!(
+                    "'{}' object has no attribute 'variable'",
+                    self.inner.name()
+                ))
+            })
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<PyNode>().is_ok_and(|o| Arc::ptr_eq(&self.inner, &o.get().inner))
+        other
+            .cast::<PyNode>()
+            .is_ok_and(|o| Arc::ptr_eq(&self.inner, &o.get().inner))
     }
 
     fn __hash__(&self) -> isize {

@@ -1,7 +1,10 @@
 //! The Python `Tensor` class: a frozen, subclassable wrapper around the core tensor.
 //! Every method converts arguments, calls the core, and converts the result back.
 
-use super::convert::{dims_arg, dtype_arg, index_items, operand_arg, scalar_arg, shape_args, size_object, tensor_arg, tensor_from_data};
+use super::convert::{
+    dims_arg, dtype_arg, index_items, operand_arg, scalar_arg, shape_args, size_object, tensor_arg,
+    tensor_from_data,
+};
 use super::node::PyNode;
 use super::run;
 use crate::dtype::{DType, Scalar};
@@ -34,10 +37,22 @@ fn wrap(r: PyResult<Tensor>) -> TResult {
 }
 
 /// `self op other` for a dunder: NotImplemented when `other` is neither tensor nor number.
-fn arith(py: Python<'_>, op: BinaryOp, lhs: &Tensor, other: &Bound<'_, PyAny>, reflected: bool) -> PyResult<Py<PyAny>> {
-    let Some(o) = operand_arg(other) else { return Ok(py.NotImplemented()) };
+fn arith(
+    py: Python<'_>,
+    op: BinaryOp,
+    lhs: &Tensor,
+    other: &Bound<'_, PyAny>,
+    reflected: bool,
+) -> PyResult<Py<PyAny>> {
+    let Some(o) = operand_arg(other) else {
+        return Ok(py.NotImplemented());
+    };
     let me = Operand::Tensor(lhs);
-    let (a, b) = if reflected { (o.as_operand(), me) } else { (me, o.as_operand()) };
+    let (a, b) = if reflected {
+        (o.as_operand(), me)
+    } else {
+        (me, o.as_operand())
+    };
     let out = run(|| binary(op, a, b))?;
     Ok(Py::new(py, PyTensor::from(out))?.into_any())
 }
@@ -47,14 +62,25 @@ fn inplace(op: BinaryOp, t: &Tensor, other: &Bound<'_, PyAny>) -> PyResult<()> {
         PyTypeError::new_err(format!(
             "unsupported operand type for in-place {}: {}",
             op.inplace_name(),
-            other.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            other
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
         ))
     })?;
     run(|| t.binary_(op, o.as_operand()))
 }
 
-fn compare(py: Python<'_>, t: &Tensor, op: CompareOp, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let Some(o) = operand_arg(other) else { return Ok(py.NotImplemented()) };
+fn compare(
+    py: Python<'_>,
+    t: &Tensor,
+    op: CompareOp,
+    other: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let Some(o) = operand_arg(other) else {
+        return Ok(py.NotImplemented());
+    };
     let out = run(|| t.compare(op, o.as_operand()))?;
     Ok(Py::new(py, PyTensor::from(out))?.into_any())
 }
@@ -93,7 +119,11 @@ impl PyTensor {
     }
 
     fn __len__(&self) -> PyResult<usize> {
-        self.inner.shape().first().copied().ok_or_else(|| PyTypeError::new_err("len() of a 0-d tensor"))
+        self.inner
+            .shape()
+            .first()
+            .copied()
+            .ok_or_else(|| PyTypeError::new_err("len() of a 0-d tensor"))
     }
 
     fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -130,7 +160,9 @@ impl PyTensor {
 
     fn __index__(&self) -> PyResult<i64> {
         if self.inner.dtype().is_floating_point() {
-            return Err(PyTypeError::new_err("only integer tensors of a single element can be converted to an index"));
+            return Err(PyTypeError::new_err(
+                "only integer tensors of a single element can be converted to an index",
+            ));
         }
         self.__int__()
     }
@@ -261,19 +293,33 @@ impl PyTensor {
     fn __rtruediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         arith(py, BinaryOp::Div, &self.inner, o, true)
     }
-    fn __pow__(&self, py: Python<'_>, o: &Bound<'_, PyAny>, _modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn __pow__(
+        &self,
+        py: Python<'_>,
+        o: &Bound<'_, PyAny>,
+        _modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         arith(py, BinaryOp::Pow, &self.inner, o, false)
     }
-    fn __rpow__(&self, py: Python<'_>, o: &Bound<'_, PyAny>, _modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn __rpow__(
+        &self,
+        py: Python<'_>,
+        o: &Bound<'_, PyAny>,
+        _modulo: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         arith(py, BinaryOp::Pow, &self.inner, o, true)
     }
     fn __matmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let Ok(other) = o.cast::<PyTensor>() else { return Ok(py.NotImplemented()) };
+        let Ok(other) = o.cast::<PyTensor>() else {
+            return Ok(py.NotImplemented());
+        };
         let out = run(|| self.inner.matmul(&other.get().inner))?;
         Ok(Py::new(py, PyTensor::from(out))?.into_any())
     }
     fn __rmatmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let Ok(other) = o.cast::<PyTensor>() else { return Ok(py.NotImplemented()) };
+        let Ok(other) = o.cast::<PyTensor>() else {
+            return Ok(py.NotImplemented());
+        };
         let out = run(|| other.get().inner.matmul(&self.inner))?;
         Ok(Py::new(py, PyTensor::from(out))?.into_any())
     }
@@ -302,7 +348,12 @@ impl PyTensor {
         inplace(BinaryOp::Pow, &self.inner, o)
     }
 
-    fn __richcmp__(&self, py: Python<'_>, o: &Bound<'_, PyAny>, op: PyCompareOp) -> PyResult<Py<PyAny>> {
+    fn __richcmp__(
+        &self,
+        py: Python<'_>,
+        o: &Bound<'_, PyAny>,
+        op: PyCompareOp,
+    ) -> PyResult<Py<PyAny>> {
         let op = match op {
             PyCompareOp::Lt => CompareOp::Lt,
             PyCompareOp::Le => CompareOp::Le,
@@ -316,12 +367,22 @@ impl PyTensor {
 
     /// `self + alpha * other`.
     #[pyo3(signature = (other, *, alpha=None))]
-    fn add(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<f64>) -> PyResult<Py<PyAny>> {
+    fn add(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        alpha: Option<f64>,
+    ) -> PyResult<Py<PyAny>> {
         with_alpha(py, BinaryOp::Add, &self.inner, other, alpha)
     }
     /// `self - alpha * other`.
     #[pyo3(signature = (other, *, alpha=None))]
-    fn sub(&self, py: Python<'_>, other: &Bound<'_, PyAny>, alpha: Option<f64>) -> PyResult<Py<PyAny>> {
+    fn sub(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        alpha: Option<f64>,
+    ) -> PyResult<Py<PyAny>> {
         with_alpha(py, BinaryOp::Sub, &self.inner, other, alpha)
     }
     /// `self * other`.
@@ -338,13 +399,21 @@ impl PyTensor {
     }
     /// In-place `self += alpha * other`.
     #[pyo3(signature = (other, *, alpha=None))]
-    fn add_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>, alpha: Option<f64>) -> PyResult<Bound<'py, Self>> {
+    fn add_<'py>(
+        slf: Bound<'py, Self>,
+        other: &Bound<'py, PyAny>,
+        alpha: Option<f64>,
+    ) -> PyResult<Bound<'py, Self>> {
         inplace_alpha(BinaryOp::Add, &slf.get().inner, other, alpha)?;
         Ok(slf)
     }
     /// In-place `self -= alpha * other`.
     #[pyo3(signature = (other, *, alpha=None))]
-    fn sub_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>, alpha: Option<f64>) -> PyResult<Bound<'py, Self>> {
+    fn sub_<'py>(
+        slf: Bound<'py, Self>,
+        other: &Bound<'py, PyAny>,
+        alpha: Option<f64>,
+    ) -> PyResult<Bound<'py, Self>> {
         inplace_alpha(BinaryOp::Sub, &slf.get().inner, other, alpha)?;
         Ok(slf)
     }
@@ -359,7 +428,10 @@ impl PyTensor {
         Ok(slf)
     }
     /// In-place `self **= exponent`.
-    fn pow_<'py>(slf: Bound<'py, Self>, exponent: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+    fn pow_<'py>(
+        slf: Bound<'py, Self>,
+        exponent: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, Self>> {
         inplace(BinaryOp::Pow, &slf.get().inner, exponent)?;
         Ok(slf)
     }
@@ -370,7 +442,8 @@ impl PyTensor {
     }
     /// Sets every element to `value`.
     fn fill_<'py>(slf: Bound<'py, Self>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
-        let v = scalar_arg(value).ok_or_else(|| PyTypeError::new_err("fill_() expects a number"))?;
+        let v =
+            scalar_arg(value).ok_or_else(|| PyTypeError::new_err("fill_() expects a number"))?;
         run(|| slf.get().inner.fill_(v))?;
         Ok(slf)
     }
@@ -397,7 +470,12 @@ impl PyTensor {
 
     /// Sum of all elements, or over `dim`.
     #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
-    fn sum(&self, dim: Option<&Bound<'_, PyAny>>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> TResult {
+    fn sum(
+        &self,
+        dim: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> TResult {
         let dims = dims_arg(dim)?;
         let dtype = dtype_arg(dtype)?;
         wrap(run(|| {
@@ -416,15 +494,28 @@ impl PyTensor {
     #[pyo3(signature = (dim=None, keepdim=false))]
     fn mean(&self, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> TResult {
         let dims = dims_arg(dim)?;
-        wrap(run(|| if dims.is_empty() && !keepdim { self.inner.mean() } else { self.inner.mean_dims(&dims, keepdim) }))
+        wrap(run(|| {
+            if dims.is_empty() && !keepdim {
+                self.inner.mean()
+            } else {
+                self.inner.mean_dims(&dims, keepdim)
+            }
+        }))
     }
     /// The p-norm (default 2, the Frobenius/Euclidean norm) of all elements or over `dim`.
     #[pyo3(signature = (p=None, dim=None, keepdim=false))]
-    fn norm(&self, p: Option<&Bound<'_, PyAny>>, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> TResult {
+    fn norm(
+        &self,
+        p: Option<&Bound<'_, PyAny>>,
+        dim: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+    ) -> TResult {
         let p = match p {
             None => 2.0,
             Some(p) if p.extract::<String>().is_ok_and(|s| s == "fro") => 2.0,
-            Some(p) => p.extract::<f64>().map_err(|_| PyValueError::new_err("norm: p must be a number or 'fro'"))?,
+            Some(p) => p
+                .extract::<f64>()
+                .map_err(|_| PyValueError::new_err("norm: p must be a number or 'fro'"))?,
         };
         let dims = dims_arg(dim)?;
         wrap(run(|| self.inner.norm_p(p, &dims, keepdim)))
@@ -545,7 +636,9 @@ impl PyTensor {
     }
     /// `length` elements of `dim` starting at `start`.
     fn narrow(&self, dim: isize, start: isize, length: isize) -> TResult {
-        wrap(run(|| self.inner.slice(dim, Some(start), Some(start + length), 1)))
+        wrap(run(|| {
+            self.inner.slice(dim, Some(start), Some(start + length), 1)
+        }))
     }
     /// A copy with its own storage, differentiable.
     fn clone(&self) -> TResult {
@@ -561,7 +654,11 @@ impl PyTensor {
     }
     /// Converts to `dtype` (differentiable between float types).
     #[pyo3(signature = (*args, **kwargs))]
-    fn to(&self, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> TResult {
+    fn to(
+        &self,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
+    ) -> TResult {
         let mut dtype = None;
         for a in args.iter() {
             if let Ok(t) = a.cast::<PyTensor>() {
@@ -621,8 +718,16 @@ impl PyTensor {
         match dim {
             None => size_object(py, self.inner.shape()),
             Some(d) => {
-                let d = crate::layout::normalize_dim(d, self.inner.dim()).map_err(super::to_py_err)?;
-                Ok(self.inner.shape().get(d).copied().unwrap_or(1).into_pyobject(py)?.into_any())
+                let d =
+                    crate::layout::normalize_dim(d, self.inner.dim()).map_err(super::to_py_err)?;
+                Ok(self
+                    .inner
+                    .shape()
+                    .get(d)
+                    .copied()
+                    .unwrap_or(1)
+                    .into_pyobject(py)?
+                    .into_any())
             }
         }
     }
@@ -646,7 +751,9 @@ impl PyTensor {
     /// Element type.
     #[getter]
     fn dtype(&self) -> super::convert::PyDType {
-        super::convert::PyDType { inner: self.inner.dtype() }
+        super::convert::PyDType {
+            inner: self.inner.dtype(),
+        }
     }
     /// Always `"cpu"`.
     #[getter]
@@ -679,10 +786,22 @@ impl PyTensor {
             Ok(PyList::new(py, items)?.into_any().unbind())
         }
         let values: Vec<Py<PyAny>> = match self.inner.contiguous_buffer() {
-            Buffer::Bool(v) => v.into_iter().map(|x| scalar_to_py(py, Scalar::Bool(x))).collect::<PyResult<_>>()?,
-            Buffer::I64(v) => v.into_iter().map(|x| scalar_to_py(py, Scalar::Int(x))).collect::<PyResult<_>>()?,
-            Buffer::F32(v) => v.into_iter().map(|x| scalar_to_py(py, Scalar::Float(x as f64))).collect::<PyResult<_>>()?,
-            Buffer::F64(v) => v.into_iter().map(|x| scalar_to_py(py, Scalar::Float(x))).collect::<PyResult<_>>()?,
+            Buffer::Bool(v) => v
+                .into_iter()
+                .map(|x| scalar_to_py(py, Scalar::Bool(x)))
+                .collect::<PyResult<_>>()?,
+            Buffer::I64(v) => v
+                .into_iter()
+                .map(|x| scalar_to_py(py, Scalar::Int(x)))
+                .collect::<PyResult<_>>()?,
+            Buffer::F32(v) => v
+                .into_iter()
+                .map(|x| scalar_to_py(py, Scalar::Float(x as f64)))
+                .collect::<PyResult<_>>()?,
+            Buffer::F64(v) => v
+                .into_iter()
+                .map(|x| scalar_to_py(py, Scalar::Float(x)))
+                .collect::<PyResult<_>>()?,
         };
         if self.inner.numel() == 0 {
             return Ok(PyList::empty(py).into_any().unbind());
@@ -704,7 +823,12 @@ impl PyTensor {
             Buffer::F64(v) => v.into_pyarray(py).reshape(shape)?.into_any(),
         })
     }
-    fn __array__<'py>(&self, py: Python<'py>, dtype: Option<&Bound<'py, PyAny>>, copy: Option<bool>) -> PyResult<Bound<'py, PyAny>> {
+    fn __array__<'py>(
+        &self,
+        py: Python<'py>,
+        dtype: Option<&Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let _ = copy;
         let arr = self.inner.detach();
         let arr = PyTensor::from(arr).numpy(py)?;
@@ -804,7 +928,9 @@ impl PyTensor {
         inputs: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         if inputs.is_some_and(|i| !i.is_none()) {
-            return Err(PyRuntimeError::new_err("backward(inputs=...) is not supported yet; use ferrograd.autograd.grad"));
+            return Err(PyRuntimeError::new_err(
+                "backward(inputs=...) is not supported yet; use ferrograd.autograd.grad",
+            ));
         }
         let gradient = match gradient {
             Some(g) if !g.is_none() => Some(tensor_arg(g, "gradient")?),
@@ -815,7 +941,12 @@ impl PyTensor {
     }
 }
 
-fn checked_arith(py: Python<'_>, op: BinaryOp, t: &Tensor, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+fn checked_arith(
+    py: Python<'_>,
+    op: BinaryOp,
+    t: &Tensor,
+    other: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
     if operand_arg(other).is_none() {
         return Err(PyTypeError::new_err(format!(
             "expected a Tensor or a number as the operand, got {}",
@@ -825,19 +956,44 @@ fn checked_arith(py: Python<'_>, op: BinaryOp, t: &Tensor, other: &Bound<'_, PyA
     arith(py, op, t, other, false)
 }
 
-fn with_alpha(py: Python<'_>, op: BinaryOp, t: &Tensor, other: &Bound<'_, PyAny>, alpha: Option<f64>) -> PyResult<Py<PyAny>> {
-    let Some(alpha) = alpha else { return checked_arith(py, op, t, other) };
-    let o = operand_arg(other).ok_or_else(|| PyTypeError::new_err("expected a Tensor or a number"))?;
+fn with_alpha(
+    py: Python<'_>,
+    op: BinaryOp,
+    t: &Tensor,
+    other: &Bound<'_, PyAny>,
+    alpha: Option<f64>,
+) -> PyResult<Py<PyAny>> {
+    let Some(alpha) = alpha else {
+        return checked_arith(py, op, t, other);
+    };
+    let o =
+        operand_arg(other).ok_or_else(|| PyTypeError::new_err("expected a Tensor or a number"))?;
     let out = run(|| match o.as_operand() {
-        Operand::Scalar(s) => binary(op, Operand::Tensor(t), Operand::Scalar(Scalar::Float(s.to_f64() * alpha))),
-        Operand::Tensor(other) => binary(op, Operand::Tensor(t), Operand::Tensor(&other.mul_scalar(alpha)?)),
+        Operand::Scalar(s) => binary(
+            op,
+            Operand::Tensor(t),
+            Operand::Scalar(Scalar::Float(s.to_f64() * alpha)),
+        ),
+        Operand::Tensor(other) => binary(
+            op,
+            Operand::Tensor(t),
+            Operand::Tensor(&other.mul_scalar(alpha)?),
+        ),
     })?;
     Ok(Py::new(py, PyTensor::from(out))?.into_any())
 }
 
-fn inplace_alpha(op: BinaryOp, t: &Tensor, other: &Bound<'_, PyAny>, alpha: Option<f64>) -> PyResult<()> {
-    let Some(alpha) = alpha else { return inplace(op, t, other) };
-    let o = operand_arg(other).ok_or_else(|| PyTypeError::new_err("expected a Tensor or a number"))?;
+fn inplace_alpha(
+    op: BinaryOp,
+    t: &Tensor,
+    other: &Bound<'_, PyAny>,
+    alpha: Option<f64>,
+) -> PyResult<()> {
+    let Some(alpha) = alpha else {
+        return inplace(op, t, other);
+    };
+    let o =
+        operand_arg(other).ok_or_else(|| PyTypeError::new_err("expected a Tensor or a number"))?;
     run(|| match o.as_operand() {
         Operand::Scalar(s) => t.binary_(op, Operand::Scalar(Scalar::Float(s.to_f64() * alpha))),
         Operand::Tensor(other) => t.binary_(op, Operand::Tensor(&other.mul_scalar(alpha)?)),

@@ -31,11 +31,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     _backward(tensors, grad_tensors, retain_graph, create_graph)
 
 
-def Variable(data, requires_grad=False, volatile=False):  # noqa: N802 - PyTorch's legacy name
+def Variable(data, requires_grad=False, volatile=False):
     """Legacy ``Variable(tensor)``: since PyTorch 0.4 simply the tensor itself."""
     if requires_grad:
         data.requires_grad_(True)
     return data
 
 
-__all__ = ["grad", "backward", "Variable", "Node", "graph", "no_grad", "enable_grad", "set_grad_enabled"]
+__all__ = [
+    "Node", "Variable", "backward", "enable_grad", "grad", "graph", "no_grad", "set_grad_enabled",
+]

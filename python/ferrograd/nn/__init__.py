@@ -137,4 +137,7 @@ class Sequential(Module):
         return x
 
 
-__all__ = ["Parameter", "Module", "Linear", "ReLU", "Tanh", "Sigmoid", "MSELoss", "Sequential", "functional"]
+__all__ = [
+    "Linear", "MSELoss", "Module", "Parameter", "ReLU", "Sequential", "Sigmoid", "Tanh",
+    "functional",
+]
