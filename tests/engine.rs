@@ -1,0 +1,185 @@
+//! Rust-level tests of the core: storage and version counters, engine scheduling, higher-order
+//! gradients, and release of long chains without recursion. No Python involved.
+
+use ferrograd::autograd::{self, GradOptions};
+use ferrograd::{no_grad, DType, Tensor};
+
+fn leaf(values: &[f64], shape: &[usize]) -> Tensor {
+    let t = Tensor::from_vec(values.to_vec(), shape).unwrap();
+    t.set_requires_grad(true).unwrap();
+    t
+}
+
+fn values(t: &Tensor) -> Vec<f64> {
+    t.to_f64_vec()
+}
+
+fn close(a: &[f64], b: &[f64]) {
+    assert_eq!(a.len(), b.len(), "{a:?} vs {b:?}");
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() <= 1e-9 * (1.0 + y.abs()), "{a:?} vs {b:?}");
+    }
+}
+
+#[test]
+fn views_share_storage_and_version() {
+    let x = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+    let row = x.select(0, 1).unwrap();
+    let col = x.t().unwrap();
+    assert!(!col.is_contiguous());
+    assert_eq!(values(&col), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    assert_eq!(x.version(), 0);
+    row.fill_(ferrograd::Scalar::Float(0.0)).unwrap();
+    assert_eq!(values(&x), vec![1.0, 2.0, 3.0, 0.0, 0.0, 0.0]);
+    assert_eq!(x.version(), 1);
+    assert_eq!(col.version(), 1);
+    let d = x.detach();
+    d.add_(&Tensor::ones(&[2, 3], DType::Float32)).unwrap();
+    assert_eq!(x.version(), 2);
+    assert_eq!(values(&x)[0], 2.0);
+}
+
+#[test]
+fn diamond_graph_sums_both_paths() {
+    // y = a*w + b*w with a = w^2, b = sin(w): dy/dw = 3w^2 + sin(w) + w cos(w)
+    let w = leaf(&[0.7], &[]);
+    let a = w.pow_scalar(2.0).unwrap();
+    let b = w.sin().unwrap();
+    let y = a.mul(&w).unwrap().add(&b.mul(&w).unwrap()).unwrap();
+    y.backward(None, None, false).unwrap();
+    let x: f64 = 0.7;
+    close(
+        &values(&w.grad().unwrap()),
+        &[3.0 * x * x + x.sin() + x * x.cos()],
+    );
+}
+
+#[test]
+fn grad_captures_non_leaf_inputs_and_leaves_grad_alone() {
+    let x = leaf(&[1.0, 2.0, 3.0], &[3]);
+    let h = x.mul_scalar(2.0).unwrap();
+    let y = h.pow_scalar(2.0).unwrap().sum().unwrap();
+    let g = autograd::grad(&[y], &[h.clone(), x.clone()], &[], GradOptions::default()).unwrap();
+    close(&values(g[0].as_ref().unwrap()), &[4.0, 8.0, 12.0]);
+    close(&values(g[1].as_ref().unwrap()), &[8.0, 16.0, 24.0]);
+    assert!(x.grad().is_none());
+}
+
+#[test]
+fn second_backward_needs_retain_graph() {
+    let x = leaf(&[2.0], &[1]);
+    let y = x.exp().unwrap().sum().unwrap();
+    y.backward(None, Some(true), false).unwrap();
+    y.backward(None, None, false).unwrap();
+    close(&values(&x.grad().unwrap()), &[2.0 * 2f64.exp()]);
+    let err = y.backward(None, None, false).unwrap_err();
+    assert!(err
+        .message
+        .starts_with("Trying to backward through the graph a second time"));
+}
+
+#[test]
+fn create_graph_gives_third_derivative() {
+    let x = leaf(&[1.5], &[]);
+    let y = x.pow_scalar(4.0).unwrap();
+    let opts = GradOptions {
+        create_graph: true,
+        ..Default::default()
+    };
+    let d1 = autograd::grad(&[y], std::slice::from_ref(&x), &[], opts).unwrap()[0]
+        .clone()
+        .unwrap();
+    let d2 = autograd::grad(&[d1], std::slice::from_ref(&x), &[], opts).unwrap()[0]
+        .clone()
+        .unwrap();
+    let d3 = autograd::grad(&[d2], std::slice::from_ref(&x), &[], GradOptions::default()).unwrap()
+        [0]
+    .clone()
+    .unwrap();
+    close(&values(&d3), &[24.0 * 1.5]);
+}
+
+#[test]
+fn inplace_on_saved_tensor_is_caught_and_named() {
+    let x = leaf(&[1.0, 2.0, 3.0], &[3]);
+    let y = x.sin().unwrap();
+    y.mul_(&y.clone()).unwrap();
+    let err = y.sum().unwrap().backward(None, None, false).unwrap_err();
+    assert!(err
+        .message
+        .contains("which is output 0 of SinBackward0, is at version 1; expected version 0"));
+    assert!(err.message.contains("mul_"));
+}
+
+#[test]
+fn leaf_inplace_rules() {
+    let w = leaf(&[1.0, 2.0], &[2]);
+    let err = w.add_(&Tensor::ones(&[2], DType::Float64)).unwrap_err();
+    assert!(err
+        .message
+        .starts_with("a leaf Variable that requires grad is being used in an in-place operation."));
+    assert_eq!(w.version(), 0);
+    no_grad(|| w.sub_(&Tensor::ones(&[2], DType::Float64))).unwrap();
+    assert_eq!(values(&w), vec![0.0, 1.0]);
+    assert_eq!(w.version(), 1);
+}
+
+#[test]
+fn broadcast_gradients_sum_back_to_input_shape() {
+    let a = leaf(&[1.0, 2.0, 3.0], &[3, 1]);
+    let b = leaf(&[10.0, 20.0], &[2]);
+    let y = a.mul(&b).unwrap().sum().unwrap();
+    y.backward(None, None, false).unwrap();
+    assert_eq!(a.grad().unwrap().shape(), &[3, 1]);
+    close(&values(&a.grad().unwrap()), &[30.0, 30.0, 30.0]);
+    close(&values(&b.grad().unwrap()), &[6.0, 6.0]);
+}
+
+fn long_chain(n: usize) -> (Tensor, Tensor) {
+    let x = leaf(&[1.0], &[]);
+    let mut y = x.clone();
+    for _ in 0..n {
+        y = y.mul_scalar(1.000_001).unwrap();
+    }
+    (x, y)
+}
+
+#[test]
+fn million_node_chain_backward_and_drop_on_small_stack() {
+    let handle = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(|| {
+            let (x, y) = long_chain(1_000_000);
+            y.backward(None, None, false).unwrap();
+            let expected = 1.000_001f64.powi(1_000_000);
+            let got = values(&x.grad().unwrap())[0];
+            assert!(
+                (got - expected).abs() < 1e-6 * expected,
+                "{got} vs {expected}"
+            );
+            drop(y);
+            // and a chain dropped without ever running backward
+            let (_x, y) = long_chain(1_000_000);
+            drop(y);
+        })
+        .unwrap();
+    handle.join().unwrap();
+}
+
+#[test]
+fn engine_runs_across_threads_with_per_thread_grad_mode() {
+    let handles: Vec<_> = (0..4)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let x = leaf(&[i as f64 + 1.0], &[]);
+                let y = x.pow_scalar(3.0).unwrap();
+                y.backward(None, None, false).unwrap();
+                values(&x.grad().unwrap())[0]
+            })
+        })
+        .collect();
+    for (i, h) in handles.into_iter().enumerate() {
+        let x = i as f64 + 1.0;
+        assert_eq!(h.join().unwrap(), 3.0 * x * x);
+    }
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs every check of ferrograd from a fresh clone: Rust formatting, lints, unit and integration
+# tests, docs, benchmarks in smoke mode, then builds the wheel into a venv and runs pytest and ruff.
+# Needs only cargo and python3; everything else is installed into ./.venv (override with VENV=...).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV="${VENV:-.venv}"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "python venv ($VENV) with maturin, numpy, pytest, ruff"
+python3 -m venv "$VENV"
+"$VENV/bin/python" -m pip install -q "maturin>=1.9.4,<2" "numpy>=1.21" "pytest>=7" ruff
+
+step "cargo fmt / clippy"
+cargo fmt --all -- --check
+cargo clippy --all-targets -- -D warnings
+cargo clippy --features python -- -D warnings
+
+step "cargo test (core, no Python)"
+cargo test
+
+step "cargo doc"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -q
+
+step "cargo bench (smoke: each benchmark once)"
+cargo bench -- --test
+
+step "build and install the Python package"
+"$VENV/bin/python" -m pip install -q --no-build-isolation .
+
+step "ruff"
+"$VENV/bin/ruff" check python tests benches
+
+step "pytest"
+"$VENV/bin/python" -m pytest -q tests
