@@ -8,8 +8,8 @@ use crate::dtype::Scalar;
 use crate::error::{Error, Result};
 use crate::grad_mode::is_grad_enabled;
 use crate::kernels::write_into;
-use crate::ops::strided::copy_slices;
 use crate::layout::fmt_shape;
+use crate::ops::strided::copy_slices;
 use crate::tensor::Tensor;
 
 impl Tensor {

@@ -34,10 +34,20 @@ pub(crate) fn scatter_strided(g: &Tensor, shape: &[usize], layout: &Layout) -> R
         return Ok(out);
     }
     let layout = layout.clone();
-    Ok(record(out, "AsStridedScatterBackward0", &[g], &[], move |ctx| Ok(vec![Some(as_strided(ctx.grad(0), &layout)?)])))
+    Ok(record(
+        out,
+        "AsStridedScatterBackward0",
+        &[g],
+        &[],
+        move |ctx| Ok(vec![Some(as_strided(ctx.grad(0), &layout)?)]),
+    ))
 }
 
-fn scatter_values<T: BufferElement + Copy>(g: &Tensor, shape: &[usize], layout: &Layout) -> Result<Tensor> {
+fn scatter_values<T: BufferElement + Copy>(
+    g: &Tensor,
+    shape: &[usize],
+    layout: &Layout,
+) -> Result<Tensor> {
     let values: Vec<T> = g.to_vec()?;
     let n: usize = shape.iter().product();
     let mut out: Vec<T> = vec![T::default(); n];
@@ -67,15 +77,27 @@ fn mask_strided(g: &Tensor, layout: &Layout) -> Result<Tensor> {
 /// Records the new history of `base` after `result` was written into its view `layout`:
 /// the base's old history gets the gradient outside the view, `result` the gradient inside.
 /// Returns the history for the view itself (an `as_strided` of the new base).
-pub(crate) fn copy_slices(base: &Tensor, result: &Tensor, layout: &Layout) -> Result<Option<crate::autograd::Edge>> {
+pub(crate) fn copy_slices(
+    base: &Tensor,
+    result: &Tensor,
+    layout: &Layout,
+) -> Result<Option<crate::autograd::Edge>> {
     let old = base.detach();
     old.set_grad_fn(base.meta().grad_fn.clone());
     let new_base = base.detach();
     let layout_c = layout.clone();
     let new_base = record(new_base, "CopySlices", &[&old, result], &[], move |ctx| {
         let g = ctx.grad(0);
-        let to_old = if ctx.needs_input_grad(0) { Some(mask_strided(g, &layout_c)?) } else { None };
-        let to_result = if ctx.needs_input_grad(1) { Some(as_strided(g, &layout_c)?) } else { None };
+        let to_old = if ctx.needs_input_grad(0) {
+            Some(mask_strided(g, &layout_c)?)
+        } else {
+            None
+        };
+        let to_result = if ctx.needs_input_grad(1) {
+            Some(as_strided(g, &layout_c)?)
+        } else {
+            None
+        };
         Ok(vec![to_old, to_result])
     });
     base.set_grad_fn(new_base.meta().grad_fn.clone());
