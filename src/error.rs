@@ -1,6 +1,8 @@
 //! Errors raised by ferrograd, mapped one-to-one onto Python exception types.
 
+use std::any::Any;
 use std::fmt;
+use std::sync::Arc;
 
 /// The Python exception type an [`Error`] becomes at the binding boundary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,12 +18,29 @@ pub enum ErrorKind {
 }
 
 /// An error with the PyTorch key phrase first, then the details that make it actionable.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Error {
     /// Which Python exception this becomes.
     pub kind: ErrorKind,
     /// The full message.
     pub message: String,
+    /// An error from user code (a Python hook or Function) to re-raise unchanged at the boundary.
+    pub payload: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.kind)
+            .field("message", &self.message)
+            .finish()
+    }
+}
+
+impl PartialEq for Error {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind && self.message == other.message
+    }
 }
 
 impl Error {
@@ -30,6 +49,7 @@ impl Error {
         Error {
             kind: ErrorKind::Runtime,
             message: message.into(),
+            payload: None,
         }
     }
     /// A `TypeError`.
@@ -37,6 +57,7 @@ impl Error {
         Error {
             kind: ErrorKind::Type,
             message: message.into(),
+            payload: None,
         }
     }
     /// An `IndexError`.
@@ -44,6 +65,7 @@ impl Error {
         Error {
             kind: ErrorKind::Index,
             message: message.into(),
+            payload: None,
         }
     }
     /// A `ValueError`.
@@ -51,6 +73,18 @@ impl Error {
         Error {
             kind: ErrorKind::Value,
             message: message.into(),
+            payload: None,
+        }
+    }
+}
+
+impl Error {
+    /// An error raised by user code, carried through the engine and re-raised as it was.
+    pub fn with_payload(message: impl Into<String>, payload: Arc<dyn Any + Send + Sync>) -> Self {
+        Error {
+            kind: ErrorKind::Runtime,
+            message: message.into(),
+            payload: Some(payload),
         }
     }
 }

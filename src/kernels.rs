@@ -139,6 +139,55 @@ pub fn fill_with<T: BufferElement>(dst: &Tensor, mut f: impl FnMut() -> T) {
     dst.layout().for_each_offset(|p| data[p] = f());
 }
 
+/// `(outer, size, inner)` of `shape` around `dim`: lanes along `dim` start at `(o·size)·inner + k`.
+pub fn lane_geometry(shape: &[usize], dim: usize) -> (usize, usize, usize) {
+    if shape.is_empty() {
+        return (1, 1, 1);
+    }
+    (
+        shape[..dim].iter().product(),
+        shape[dim],
+        shape[dim + 1..].iter().product(),
+    )
+}
+
+/// Calls `f` on every 1-D lane of `x` along `dim`, in row-major order of the other dimensions.
+pub fn for_each_lane<T: BufferElement + Copy>(x: &Tensor, dim: usize, mut f: impl FnMut(&[T])) {
+    let data: Vec<T> = x.read(gather);
+    let (outer, n, inner) = lane_geometry(x.shape(), dim);
+    let mut lane = Vec::with_capacity(n);
+    for o in 0..outer {
+        for k in 0..inner {
+            lane.clear();
+            lane.extend((0..n).map(|i| data[(o * n + i) * inner + k]));
+            f(&lane);
+        }
+    }
+}
+
+/// Maps every lane of `x` along `dim` to a lane of the same length; the result has `x`'s shape.
+pub fn map_lanes<T: BufferElement + Copy>(
+    x: &Tensor,
+    dim: usize,
+    mut f: impl FnMut(&[T], &mut [T]),
+) -> Tensor {
+    let data: Vec<T> = x.read(gather);
+    let (outer, n, inner) = lane_geometry(x.shape(), dim);
+    let mut out = data.clone();
+    let (mut lane, mut result) = (Vec::with_capacity(n), vec![T::default(); n]);
+    for o in 0..outer {
+        for k in 0..inner {
+            lane.clear();
+            lane.extend((0..n).map(|i| data[(o * n + i) * inner + k]));
+            f(&lane, &mut result);
+            for (i, &v) in result.iter().enumerate() {
+                out[(o * n + i) * inner + k] = v;
+            }
+        }
+    }
+    Tensor::from_vec(out, x.shape()).expect("same shape")
+}
+
 /// Element type marker used by generic kernels.
 pub trait Kernel: BufferElement + Element {}
 impl<T: BufferElement + Element> Kernel for T {}

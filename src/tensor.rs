@@ -38,6 +38,8 @@ pub(crate) struct AutogradMeta {
     pub accumulator: Weak<Node>,
     /// Whether `retain_grad()` was called on this non-leaf.
     pub retains_grad: bool,
+    /// Hooks of a leaf, run before its gradient is accumulated (non-leaf hooks live on the node).
+    pub hooks: Vec<(u64, crate::autograd::Hook)>,
 }
 
 impl Drop for TensorImpl {

@@ -28,6 +28,7 @@ def main(steps: int = 300, eta: float = 0.5) -> float:
         loss.backward()
 
         with torch.no_grad():
+            assert w.grad is not None and b.grad is not None  # set by loss.backward()
             w -= eta * w.grad
             b -= eta * b.grad
 

@@ -234,7 +234,17 @@ impl GraphTask {
 
         let mut results: Vec<Option<Tensor>> = vec![None; captures.len()];
         while let Some(Ready(_, node)) = ready.pop() {
-            let grads = buffers.remove(&id(&node)).unwrap_or_default().0;
+            let mut grads = buffers.remove(&id(&node)).unwrap_or_default().0;
+            match node.kind() {
+                NodeKind::Function(_) => node.run_pre_hooks(&mut grads)?,
+                NodeKind::AccumulateGrad(variable) => {
+                    if let Some(slot) = grads.get_mut(0) {
+                        if let Some(g) = slot.take() {
+                            *slot = Some(variable.run_leaf_hooks(g)?);
+                        }
+                    }
+                }
+            }
             if let Some(slots) = capture_at.get(&id(&node)) {
                 for &(input_nr, k) in slots {
                     results[k] = grads.get(input_nr).cloned().flatten();

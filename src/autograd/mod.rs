@@ -18,8 +18,10 @@ use std::sync::Arc;
 pub enum Save<'a> {
     /// One of the op's inputs (or any other tensor), checked against in-place changes.
     Tensor(&'a Tensor),
-    /// The op's output.
+    /// The op's output (output 0).
     Output,
+    /// Output number `n` of the op (saved without its history, so no reference cycle).
+    OutputAt(usize),
     /// Nothing (keeps positions stable when a tensor is saved only if some input needs it).
     Skip,
 }
@@ -27,6 +29,49 @@ pub enum Save<'a> {
 /// True when an op on `inputs` must record a node: grad mode is on and some input requires grad.
 pub fn is_recording(inputs: &[&Tensor]) -> bool {
     is_grad_enabled() && inputs.iter().any(|t| t.requires_grad())
+}
+
+/// A tensor hook: sees the gradient flowing into a tensor and may return a replacement.
+pub type Hook = Arc<dyn Fn(&Tensor) -> Result<Option<Tensor>> + Send + Sync>;
+
+static NEXT_HOOK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl Tensor {
+    /// Registers `hook` to run on this tensor's gradient during backward; returns its handle id.
+    pub fn register_hook(&self, hook: Hook) -> Result<u64> {
+        if !self.requires_grad() {
+            return Err(crate::Error::runtime(
+                "cannot register a hook on a tensor that doesn't require gradient",
+            ));
+        }
+        let id = NEXT_HOOK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut meta = self.meta();
+        match &meta.grad_fn {
+            Some(edge) => edge.node.add_pre_hook(id, edge.input_nr, hook),
+            None => meta.hooks.push((id, hook)),
+        }
+        Ok(id)
+    }
+
+    /// Removes the hook with handle `id` (no effect if it is already gone).
+    pub fn remove_hook(&self, id: u64) {
+        let mut meta = self.meta();
+        meta.hooks.retain(|(h, _)| *h != id);
+        if let Some(edge) = &meta.grad_fn {
+            edge.node.remove_pre_hook(id);
+        }
+    }
+
+    /// Runs this leaf's hooks on `g`, in registration order.
+    pub(crate) fn run_leaf_hooks(&self, mut g: Tensor) -> Result<Tensor> {
+        let hooks: Vec<Hook> = self.meta().hooks.iter().map(|(_, h)| h.clone()).collect();
+        for hook in hooks {
+            if let Some(new) = hook(&g)? {
+                g = new;
+            }
+        }
+        Ok(g)
+    }
 }
 
 /// The edge gradients of `tensor` flow into: its grad_fn, or its AccumulateGrad if it is a leaf that requires grad.
@@ -68,7 +113,7 @@ pub fn record(
 /// Like [`record`] for ops with several outputs; `Save::Output` saves output 0.
 pub fn record_multi(
     outs: Vec<Tensor>,
-    name: &'static str,
+    name: impl Into<std::borrow::Cow<'static, str>>,
     inputs: &[&Tensor],
     saves: &[Save<'_>],
     backward: BackwardFn,
@@ -86,6 +131,7 @@ pub fn record_multi(
         .map(|s| match s {
             Save::Tensor(t) => SavedVariable::input(t),
             Save::Output => SavedVariable::output(&outs[0], 0),
+            Save::OutputAt(n) => SavedVariable::output(&outs[*n], *n),
             Save::Skip => SavedVariable::none(),
         })
         .collect();

@@ -49,6 +49,7 @@ pub struct Node {
     saved: Vec<SavedVariable>,
     kind: NodeKind,
     retained: Mutex<Vec<(usize, Weak<TensorImpl>)>>,
+    pre_hooks: Mutex<Vec<(u64, usize, super::Hook)>>,
 }
 
 static NEXT_SEQ: AtomicU64 = AtomicU64::new(0);
@@ -80,6 +81,11 @@ impl BackwardCtx<'_> {
             .expect("the op saved this tensor because the formula reads it")
     }
 
+    /// Saved tensor `i`, or `None` where the op saved nothing (`Save::Skip`).
+    pub fn saved_opt(&self, i: usize) -> Option<&Tensor> {
+        self.saved.get(i).and_then(|s| s.as_ref())
+    }
+
     /// Whether input `i` needs a gradient (it requires grad).
     pub fn needs_input_grad(&self, i: usize) -> bool {
         self.node.next_edges.get(i).is_some_and(|e| e.is_some())
@@ -103,6 +109,7 @@ impl Node {
             saved,
             kind: NodeKind::Function(backward),
             retained: Mutex::new(Vec::new()),
+            pre_hooks: Mutex::new(Vec::new()),
         }
     }
 
@@ -120,6 +127,7 @@ impl Node {
             saved: Vec::new(),
             kind: NodeKind::AccumulateGrad(variable),
             retained: Mutex::new(Vec::new()),
+            pre_hooks: Mutex::new(Vec::new()),
         }
     }
 
@@ -148,6 +156,27 @@ impl Node {
 
     pub(crate) fn kind(&self) -> &NodeKind {
         &self.kind
+    }
+
+    pub(crate) fn add_pre_hook(&self, id: u64, output_nr: usize, hook: super::Hook) {
+        self.pre_hooks.lock().push((id, output_nr, hook));
+    }
+
+    pub(crate) fn remove_pre_hook(&self, id: u64) {
+        self.pre_hooks.lock().retain(|(h, _, _)| *h != id);
+    }
+
+    /// Runs the tensor hooks registered on this node's outputs over the incoming gradients.
+    pub(crate) fn run_pre_hooks(&self, grads: &mut [Option<Tensor>]) -> Result<()> {
+        let hooks = self.pre_hooks.lock().clone();
+        for (_, output_nr, hook) in hooks {
+            if let Some(Some(g)) = grads.get(output_nr) {
+                if let Some(new) = hook(g)? {
+                    grads[output_nr] = Some(new);
+                }
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn add_retained_grad(&self, output_nr: usize, tensor: Weak<TensorImpl>) {

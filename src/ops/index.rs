@@ -76,3 +76,126 @@ impl Tensor {
         Ok(out)
     }
 }
+
+/// The basic part of an index, and the advanced part: the result dim where the index tensors
+/// apply, and the tensors.
+type SplitIndex = (Vec<IndexItem>, Option<(usize, Vec<Tensor>)>);
+
+/// One entry of an index that may hold tensors (advanced indexing).
+#[derive(Clone, Debug)]
+pub enum Index {
+    /// A basic index entry.
+    Basic(IndexItem),
+    /// An int64 tensor of positions, or a bool mask (which covers as many dims as it has).
+    Tensor(Tensor),
+}
+
+impl Tensor {
+    /// Positions of the true elements of a bool tensor, one int64 index tensor per dimension.
+    pub fn nonzero_indices(&self) -> Result<Vec<Tensor>> {
+        let mask: Vec<bool> = self.to_vec()?;
+        let shape = self.shape();
+        let strides = crate::layout::contiguous_strides(shape);
+        let hits: Vec<usize> = mask
+            .iter()
+            .enumerate()
+            .filter(|(_, &m)| m)
+            .map(|(i, _)| i)
+            .collect();
+        (0..shape.len().max(1))
+            .map(|d| {
+                let col: Vec<i64> = hits
+                    .iter()
+                    .map(|&i| {
+                        if shape.is_empty() {
+                            0
+                        } else {
+                            (i as isize / strides[d]) as i64 % shape[d] as i64
+                        }
+                    })
+                    .collect();
+                Tensor::from_vec(col, &[hits.len()])
+            })
+            .collect()
+    }
+
+    /// Splits an index into its basic part (tensor entries replaced by full slices) and the
+    /// advanced part: the result dim where the index tensors apply, and the tensors.
+    fn split_index(&self, items: &[Index]) -> Result<SplitIndex> {
+        let mut basic = Vec::new();
+        let mut tensors = Vec::new();
+        let mut first: Option<usize> = None;
+        let mut result_dim = 0usize;
+        let mut last_advanced_end: Option<usize> = None;
+        let consumed: usize = items
+            .iter()
+            .map(|i| match i {
+                Index::Basic(IndexItem::Int(_) | IndexItem::Slice(..)) => 1,
+                Index::Tensor(t) if t.dtype() == crate::DType::Bool => t.dim(),
+                Index::Tensor(_) => 1,
+                _ => 0,
+            })
+            .sum();
+        for item in items {
+            match item {
+                Index::Basic(b) => {
+                    basic.push(*b);
+                    match b {
+                        IndexItem::Slice(..) | IndexItem::NewAxis => result_dim += 1,
+                        IndexItem::Ellipsis => result_dim += self.dim().saturating_sub(consumed),
+                        IndexItem::Int(_) => {}
+                    }
+                }
+                Index::Tensor(t) => {
+                    let (parts, width) = if t.dtype() == crate::DType::Bool {
+                        (t.nonzero_indices()?, t.dim().max(1))
+                    } else if t.dtype() == crate::DType::Int64 {
+                        (vec![t.clone()], 1)
+                    } else {
+                        return Err(Error::index(
+                            "tensors used as indices must be long, int or bool tensors",
+                        ));
+                    };
+                    if let Some(end) = last_advanced_end {
+                        if end != result_dim {
+                            return Err(Error::index(
+                                "advanced indices separated by a slice or an integer are not supported yet; \
+                                 index those dimensions one after the other",
+                            ));
+                        }
+                    }
+                    first.get_or_insert(result_dim);
+                    for _ in 0..width {
+                        basic.push(IndexItem::Slice(None, None, 1));
+                    }
+                    result_dim += width;
+                    last_advanced_end = Some(result_dim);
+                    tensors.extend(parts);
+                }
+            }
+        }
+        Ok((basic, first.map(|f| (f, tensors))))
+    }
+
+    /// `self[items]` with basic and advanced entries (integer lists/tensors and bool masks).
+    pub fn index_advanced(&self, items: &[Index]) -> Result<Tensor> {
+        let (basic, advanced) = self.split_index(items)?;
+        let view = self.index(&basic)?;
+        match advanced {
+            None => Ok(view),
+            Some((first, tensors)) => view.index_with_tensors(first, &tensors),
+        }
+    }
+
+    /// `self[items] = value` (in place, differentiable with respect to both sides).
+    pub fn index_assign(&self, items: &[Index], value: &Tensor) -> Result<()> {
+        let (basic, advanced) = self.split_index(items)?;
+        let view = self.index(&basic)?;
+        match advanced {
+            None => view.copy_(value),
+            Some((first, tensors)) => view.apply_inplace("index_put_", &[value], |x| {
+                x.index_put(first, &tensors, value, false)
+            }),
+        }
+    }
+}

@@ -207,21 +207,99 @@ impl Tensor {
         self.unsqueeze(1)?.mm(&other.unsqueeze(0)?)
     }
 
-    /// `@`: dot for 1-D·1-D, mv for 2-D·1-D, mm for 2-D·2-D, and 1-D·2-D through a temporary row.
+    /// Batched matrix product of 3-D tensors `(b, n, k) @ (b, k, m)`.
+    pub fn bmm(&self, other: &Tensor) -> Result<Tensor> {
+        if self.dim() != 3 || other.dim() != 3 {
+            return Err(Error::runtime(format!(
+                "batch1 must be a 3D tensor and batch2 must be a 3D tensor (got {}-D and {}-D)",
+                self.dim(),
+                other.dim()
+            )));
+        }
+        let (b, n, k) = (self.shape()[0], self.shape()[1], self.shape()[2]);
+        let (b2, k2, m) = (other.shape()[0], other.shape()[1], other.shape()[2]);
+        if b != b2 || k != k2 {
+            return Err(Error::runtime(format!(
+                "Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: [{b2}, {k2}]."
+            )));
+        }
+        same_dtype("bmm", self, other)?;
+        let out = with_num!(self.dtype(), T => {
+            let mut data: Vec<T> = Vec::with_capacity(b * n * m);
+            for i in 0..b {
+                let la = self.select(0, i as isize)?.layout().clone();
+                let lb = other.select(0, i as isize)?.layout().clone();
+                data.extend(gemm::<T>(self, &la, other, &lb));
+            }
+            Tensor::from_vec(data, &[b, n, m])?
+        });
+        if !is_recording(&[self, other]) {
+            return Ok(out);
+        }
+        Ok(record(
+            out,
+            "BmmBackward0",
+            &[self, other],
+            &[Save::Tensor(self), Save::Tensor(other)],
+            |ctx| {
+                let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                let ga = if ctx.needs_input_grad(0) {
+                    Some(g.bmm(&b.transpose(1, 2)?)?)
+                } else {
+                    None
+                };
+                let gb = if ctx.needs_input_grad(1) {
+                    Some(a.transpose(1, 2)?.bmm(g)?)
+                } else {
+                    None
+                };
+                Ok(vec![ga, gb])
+            },
+        ))
+    }
+
+    /// `@` with PyTorch's rules: dot, mv, mm, and batched products with broadcast batch dims
+    /// (a 1-D operand gets a temporary dimension that is removed from the result).
     pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
         match (self.dim(), other.dim()) {
-            (1, 1) => self.dot(other),
-            (2, 1) => self.mv(other),
-            (1, 2) => self.unsqueeze(0)?.mm(other)?.squeeze_dim(0),
-            (2, 2) => self.mm(other),
             (0, _) | (_, 0) => Err(Error::runtime(format!(
                 "both arguments to matmul need to be at least 1D, but they are {}D and {}D",
                 self.dim(),
                 other.dim()
             ))),
-            (a, b) => Err(Error::runtime(format!(
-                "matmul of a {a}-D and a {b}-D tensor (batched matmul) is not supported yet; reshape to 2-D"
-            ))),
+            (1, 1) => self.dot(other),
+            (2, 1) => self.mv(other),
+            (1, 2) => self.unsqueeze(0)?.mm(other)?.squeeze_dim(0),
+            (2, 2) => self.mm(other),
+            (_, 1) => self.matmul(&other.unsqueeze(1)?)?.squeeze_dim(-1),
+            (1, _) => self.unsqueeze(0)?.matmul(other)?.squeeze_dim(-2),
+            _ => self.batched_matmul(other),
         }
+    }
+
+    fn batched_matmul(&self, other: &Tensor) -> Result<Tensor> {
+        let (sa, sb) = (self.shape(), other.shape());
+        let (n, k) = (sa[sa.len() - 2], sa[sa.len() - 1]);
+        let (k2, m) = (sb[sb.len() - 2], sb[sb.len() - 1]);
+        if k != k2 {
+            return Err(Error::runtime(format!(
+                "Expected size for first two dimensions of batch2 tensor to be: [.., {k}] but got: [.., {k2}] \
+                 (matmul of {} and {})",
+                crate::layout::fmt_shape(sa),
+                crate::layout::fmt_shape(sb)
+            )));
+        }
+        let batch = crate::layout::broadcast_shapes(&sa[..sa.len() - 2], &sb[..sb.len() - 2])?;
+        let count: usize = batch.iter().product();
+        let dims = |tail: [usize; 2]| -> Vec<isize> {
+            batch.iter().chain(&tail).map(|&s| s as isize).collect()
+        };
+        let a = self
+            .expand(&dims([n, k]))?
+            .reshape(&[count as isize, n as isize, k as isize])?;
+        let b = other
+            .expand(&dims([k, m]))?
+            .reshape(&[count as isize, k as isize, m as isize])?;
+        a.bmm(&b)?.reshape(&dims([n, m]))
     }
 }

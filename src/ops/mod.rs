@@ -1,13 +1,18 @@
 //! Differentiable operations. Each op family's file holds every op's forward kernel call and its
 //! backward formula side by side; formulas are written with these same ops, so they differentiate again.
 
+pub mod activation;
 pub mod binary;
 pub mod compare;
 pub mod creation;
+pub mod gather;
 pub mod index;
 pub mod inplace;
 pub mod linalg;
 pub mod reduce;
+pub mod select;
+pub mod shape;
+pub mod statistics;
 pub(crate) mod strided;
 pub mod unary;
 pub mod view;

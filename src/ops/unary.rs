@@ -2,7 +2,7 @@
 
 use super::{constant, float_dtype};
 use crate::autograd::{is_recording, record, Save};
-use crate::dtype::DType;
+use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::kernels::{cast, map};
 use crate::tensor::Tensor;
@@ -240,5 +240,172 @@ impl Tensor {
         Ok(record(out, "ToCopyBackward0", &[self], &[], move |ctx| {
             Ok(vec![Some(ctx.grad(0).to_dtype(from)?)])
         }))
+    }
+}
+
+/// Finishes a unary op: records `name` with input gradient `backward(g, saved)` when recording.
+/// `saved` is the input (`Save::Tensor(x)`) or the output (`Save::Output`), as `save` says.
+fn unary_node(
+    x: &Tensor,
+    out: Tensor,
+    name: &'static str,
+    save: Save<'_>,
+    backward: impl Fn(&Tensor, &Tensor) -> Result<Tensor> + Send + Sync + 'static,
+) -> Result<Tensor> {
+    if !is_recording(&[x]) {
+        return Ok(out);
+    }
+    Ok(record(out, name, &[x], &[save], move |ctx| {
+        let g = ctx.grad(0);
+        Ok(vec![Some(backward(g, ctx.saved_opt(0).unwrap_or(g))?)])
+    }))
+}
+
+/// A constant tensor like `x` from a per-element predicate (1 where true, 0 elsewhere).
+pub(crate) fn mask_where(x: &Tensor, pred: impl Fn(f64) -> bool) -> Result<Tensor> {
+    Ok(
+        with_float!(x.dtype(), T => map(x, |v: T| if pred(v.to_f64()) { 1.0 as T } else { 0.0 as T })),
+    )
+}
+
+/// Zero gradient, for piecewise-constant functions (`floor`, `sign`, ...).
+fn zero_grad(g: &Tensor, _: &Tensor) -> Result<Tensor> {
+    Ok(g.zeros_like())
+}
+
+impl Tensor {
+    /// Sign (-1, 0, 1); gradient zero.
+    pub fn sign(&self) -> Result<Tensor> {
+        unary_node(self, sign_of(self)?, "SignBackward0", Save::Skip, |g, _| {
+            Ok(g.zeros_like())
+        })
+    }
+
+    /// Round down; gradient zero.
+    pub fn floor(&self) -> Result<Tensor> {
+        let out = with_num!(self.dtype(), T => map(self, |v: T| elem_round::<T>(v, f64::floor)));
+        unary_node(self, out, "FloorBackward0", Save::Skip, zero_grad)
+    }
+
+    /// Round up; gradient zero.
+    pub fn ceil(&self) -> Result<Tensor> {
+        let out = with_num!(self.dtype(), T => map(self, |v: T| elem_round::<T>(v, f64::ceil)));
+        unary_node(self, out, "CeilBackward0", Save::Skip, zero_grad)
+    }
+
+    /// Round half to even, as PyTorch; gradient zero.
+    pub fn round(&self) -> Result<Tensor> {
+        let out = with_num!(self.dtype(), T => map(self, |v: T| elem_round::<T>(v, f64::round_ties_even)));
+        unary_node(self, out, "RoundBackward0", Save::Skip, zero_grad)
+    }
+
+    /// `2^x`; derivative `2^x ln 2`.
+    pub fn exp2(&self) -> Result<Tensor> {
+        let out = float_map!(self, |v| v.exp2());
+        unary_node(self, out, "Exp2Backward0", Save::Output, |g, y| {
+            g.mul(&y.mul_scalar(std::f64::consts::LN_2)?)
+        })
+    }
+
+    /// Base-2 logarithm; derivative `1 / (x ln 2)`.
+    pub fn log2(&self) -> Result<Tensor> {
+        let out = float_map!(self, |v| v.log2());
+        unary_node(self, out, "Log2Backward0", Save::Tensor(self), |g, x| {
+            g.div(&x.mul_scalar(std::f64::consts::LN_2)?)
+        })
+    }
+
+    /// Base-10 logarithm; derivative `1 / (x ln 10)`.
+    pub fn log10(&self) -> Result<Tensor> {
+        let out = float_map!(self, |v| v.log10());
+        unary_node(self, out, "Log10Backward0", Save::Tensor(self), |g, x| {
+            g.div(&x.mul_scalar(std::f64::consts::LN_10)?)
+        })
+    }
+
+    /// `ln(1 + x)`, accurate near 0; derivative `1 / (1 + x)`.
+    pub fn log1p(&self) -> Result<Tensor> {
+        let out = float_map!(self, |v| v.ln_1p());
+        unary_node(self, out, "Log1pBackward0", Save::Tensor(self), |g, x| {
+            g.div(&x.add_scalar(1.0)?)
+        })
+    }
+
+    /// `e^x - 1`, accurate near 0; derivative `e^x`.
+    pub fn expm1(&self) -> Result<Tensor> {
+        let out = float_map!(self, |v| v.exp_m1());
+        unary_node(self, out, "Expm1Backward0", Save::Output, |g, y| {
+            g.mul(&y.add_scalar(1.0)?)
+        })
+    }
+
+    /// `1 / sqrt(x)`; derivative `-y³ / 2`.
+    pub fn rsqrt(&self) -> Result<Tensor> {
+        let out = float_map!(self, |v| v.sqrt().recip());
+        unary_node(self, out, "RsqrtBackward0", Save::Output, |g, y| {
+            g.mul(&y.pow_scalar(3.0)?.mul_scalar(-0.5)?)
+        })
+    }
+
+    /// `x²` (PyTorch computes it as `pow(x, 2)`).
+    pub fn square(&self) -> Result<Tensor> {
+        self.pow_scalar(2.0)
+    }
+
+    /// The error function; derivative `2/√π · e^(-x²)`.
+    pub fn erf(&self) -> Result<Tensor> {
+        let out = float_map!(self, |v| <T as FromF64>::from(libm::erf(v as f64)));
+        unary_node(self, out, "ErfBackward0", Save::Tensor(self), |g, x| {
+            let bump = x
+                .mul(x)?
+                .neg()?
+                .exp()?
+                .mul_scalar(std::f64::consts::FRAC_2_SQRT_PI)?;
+            g.mul(&bump)
+        })
+    }
+
+    /// `x` limited to `[min, max]` (either bound optional); the gradient passes where
+    /// `min <= x <= max`, bounds included (PyTorch's convention).
+    pub fn clamp(&self, min: Option<f64>, max: Option<f64>) -> Result<Tensor> {
+        if min.is_none() && max.is_none() {
+            return Err(crate::Error::runtime(
+                "torch.clamp: At least one of 'min' or 'max' must not be None",
+            ));
+        }
+        let (lo, hi) = (
+            min.unwrap_or(f64::NEG_INFINITY),
+            max.unwrap_or(f64::INFINITY),
+        );
+        let out = with_num!(self.dtype(), T => map(self, move |v: T| {
+            let f = v.to_f64();
+            if f.is_nan() { v } else if f < lo { T::from_f64(lo) } else if f > hi { T::from_f64(hi) } else { v }
+        }));
+        unary_node(
+            self,
+            out,
+            "ClampBackward1",
+            Save::Tensor(self),
+            move |g, x| g.mul(&mask_where(x, |v| v >= lo && v <= hi)?),
+        )
+    }
+}
+
+fn elem_round<T: crate::dtype::Element>(v: T, f: fn(f64) -> f64) -> T {
+    T::from_f64(f(v.to_f64()))
+}
+
+/// Conversion from f64 into a float element (for kernels written in f64, like `erf`).
+trait FromF64 {
+    fn from(v: f64) -> Self;
+}
+impl FromF64 for f32 {
+    fn from(v: f64) -> Self {
+        v as f32
+    }
+}
+impl FromF64 for f64 {
+    fn from(v: f64) -> Self {
+        v
     }
 }

@@ -2,6 +2,7 @@
 
 use super::tensor::PyTensor;
 use crate::dtype::{DType, Scalar};
+use crate::ops::index::Index;
 use crate::ops::{IndexItem, Operand};
 use crate::storage::Buffer;
 use crate::tensor::Tensor;
@@ -101,6 +102,9 @@ pub(crate) fn tensor_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Tensor>
 
 /// A Python number as a scalar operand (bool before int: `True` is an int in Python).
 pub(crate) fn scalar_arg(obj: &Bound<'_, PyAny>) -> Option<Scalar> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return t.get().inner.item().ok();
+    }
     if obj.is_instance_of::<PyBool>() {
         return obj.extract::<bool>().ok().map(Scalar::Bool);
     }
@@ -337,12 +341,12 @@ pub(crate) fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> 
     })
 }
 
-fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
+fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<Index> {
     if obj.is_none() {
-        return Ok(IndexItem::NewAxis);
+        return Ok(Index::Basic(IndexItem::NewAxis));
     }
     if obj.is_instance_of::<PyEllipsis>() {
-        return Ok(IndexItem::Ellipsis);
+        return Ok(Index::Basic(IndexItem::Ellipsis));
     }
     if let Ok(slice) = obj.cast::<PySlice>() {
         let part = |name: &str| -> PyResult<Option<isize>> {
@@ -353,48 +357,54 @@ fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<IndexItem> {
                 v.extract::<isize>().map(Some)
             }
         };
-        return Ok(IndexItem::Slice(
+        return Ok(Index::Basic(IndexItem::Slice(
             part("start")?,
             part("stop")?,
             part("step")?.unwrap_or(1),
-        ));
+        )));
     }
     if obj.is_instance_of::<PyBool>() {
-        return Err(PyIndexError::new_err(
-            "indexing with a Python bool is not supported yet",
-        ));
+        let mask = Tensor::scalar(obj.extract::<bool>()?);
+        return Ok(Index::Tensor(mask));
     }
     if let Ok(t) = obj.cast::<PyTensor>() {
         let t = &t.get().inner;
         if t.dim() == 0 && t.dtype() == DType::Int64 {
             if let Ok(Scalar::Int(i)) = t.item() {
-                return Ok(IndexItem::Int(i as isize));
+                return Ok(Index::Basic(IndexItem::Int(i as isize)));
             }
         }
-        return Err(PyIndexError::new_err(
-            "indexing with tensors (advanced indexing) is not supported yet; only integers, slices, None and ... are",
-        ));
+        return Ok(Index::Tensor(t.clone()));
+    }
+    if obj.is_instance_of::<PyList>() || is_numpy_array(obj) {
+        return Ok(Index::Tensor(tensor_from_data(obj, None)?));
     }
     if let Ok(i) = obj.extract::<isize>() {
-        return Ok(IndexItem::Int(i));
+        return Ok(Index::Basic(IndexItem::Int(i)));
     }
     Err(PyIndexError::new_err(format!(
-        "only integers, slices (`:`), ellipsis (`...`) and None are valid indices (got {})",
+        "only integers, slices (`:`), ellipsis (`...`), None and long or bool tensors are valid indices (got {})",
         obj.get_type().name()?
     )))
 }
 
-/// `x[index]` arguments as index items.
-pub(crate) fn index_items(obj: &Bound<'_, PyAny>) -> PyResult<Vec<IndexItem>> {
+/// `x[index]` arguments as index entries (a tuple is several entries; a list is one tensor).
+pub(crate) fn index_items(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Index>> {
     if let Ok(tuple) = obj.cast::<PyTuple>() {
         return tuple.iter().map(|o| index_item(&o)).collect();
     }
-    if obj.is_instance_of::<PyList>() {
-        return Err(PyIndexError::new_err(
-            "indexing with lists (advanced indexing) is not supported yet; only integers, slices, None and ... are",
-        ));
-    }
     Ok(vec![index_item(obj)?])
+}
+
+/// True when every entry is basic (the result is then a view).
+pub(crate) fn basic_only(items: &[Index]) -> Option<Vec<IndexItem>> {
+    items
+        .iter()
+        .map(|i| match i {
+            Index::Basic(b) => Some(*b),
+            Index::Tensor(_) => None,
+        })
+        .collect()
 }
 
 static SIZE_TYPE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();

@@ -4,10 +4,14 @@ use super::convert::{dtype_arg, size_args, tensor_arg, tensor_from_data};
 use super::run;
 use super::tensor::PyTensor;
 use crate::autograd::GradOptions;
+use crate::autograd::{is_recording, record_multi, Hook, Save};
 use crate::dtype::DType;
+use crate::error::Error;
 use crate::tensor::Tensor;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use std::sync::Arc;
 
 fn finish(t: Tensor, requires_grad: bool) -> PyResult<PyTensor> {
     run(|| t.set_requires_grad(requires_grad))?;
@@ -280,7 +284,228 @@ fn backward(
     py.detach(|| run(|| crate::autograd::backward(&ts, &gs, retain_graph, create_graph)))
 }
 
+/// Concatenates tensors along `dim`.
+#[pyfunction]
+#[pyo3(signature = (tensors, dim=0))]
+fn cat(tensors: &Bound<'_, PyAny>, dim: isize) -> PyResult<PyTensor> {
+    let ts = tensor_list(tensors, "tensors")?;
+    Ok(PyTensor::from(run(|| Tensor::cat(&ts, dim))?))
+}
+
+/// Stacks tensors along a new dimension `dim`.
+#[pyfunction]
+#[pyo3(signature = (tensors, dim=0))]
+fn stack(tensors: &Bound<'_, PyAny>, dim: isize) -> PyResult<PyTensor> {
+    let ts = tensor_list(tensors, "tensors")?;
+    Ok(PyTensor::from(run(|| Tensor::stack(&ts, dim))?))
+}
+
+/// `where(condition, input, other)`; with only `condition`, the indices of its true elements.
+#[pyfunction]
+#[pyo3(name = "where", signature = (condition, input=None, other=None))]
+fn where_fn<'py>(
+    py: Python<'py>,
+    condition: &Bound<'py, PyAny>,
+    input: Option<&Bound<'py, PyAny>>,
+    other: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let cond = tensor_arg(condition, "condition")?;
+    match (input, other) {
+        (Some(a), Some(b)) => {
+            let dtype = a
+                .cast::<PyTensor>()
+                .map(|t| t.get().inner.dtype())
+                .unwrap_or(DType::Float32);
+            let a = super::tensor::operand_tensor(a, dtype)?;
+            let b = super::tensor::operand_tensor(b, a.dtype())?;
+            Ok(Py::new(py, PyTensor::from(run(|| Tensor::where_(&cond, &a, &b))?))?.into_any())
+        }
+        (None, None) => {
+            let parts = run(|| cond.to_dtype(DType::Bool)?.nonzero_indices())?;
+            let items = parts
+                .into_iter()
+                .map(|t| Py::new(py, PyTensor::from(t)))
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok(PyTuple::new(py, items)?.into_any().unbind())
+        }
+        _ => Err(pyo3::exceptions::PyTypeError::new_err(
+            "where() expects either 1 or 3 arguments",
+        )),
+    }
+}
+
+/// Python objects the bindings create (`RemovableHandle`, the `max`/`min` result tuples).
+static PY_TYPES: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
+
+/// Registers the Python helper types defined in the package.
+#[pyfunction]
+fn _register_types(py: Python<'_>, types: Py<PyDict>) {
+    let _ = PY_TYPES.set(py, types);
+}
+
+fn py_type<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    let types = PY_TYPES.get(py).ok_or_else(|| {
+        pyo3::exceptions::PyRuntimeError::new_err("ferrograd is not fully imported")
+    })?;
+    types.bind(py).get_item(name)?.ok_or_else(|| {
+        pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "ferrograd type {name} is not registered"
+        ))
+    })
+}
+
+/// The named-tuple class of `max(dim)` / `min(dim)` results.
+pub(crate) fn return_type<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    py_type(py, name)
+}
+
+/// The class of hook handles (`handle.remove()`).
+pub(crate) fn hook_handle(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    py_type(py, "RemovableHandle")
+}
+
+/// A Python exception as a core error that is re-raised unchanged at the boundary.
+pub(crate) fn from_py_err(e: PyErr) -> Error {
+    let message = e.to_string();
+    Error::with_payload(message, Arc::new(e))
+}
+
+/// A Python callable as a tensor hook (takes the GIL only while it runs).
+pub(crate) fn python_hook(f: Py<PyAny>) -> Hook {
+    Arc::new(move |g: &Tensor| {
+        Python::attach(|py| {
+            let r = f
+                .call1(py, (PyTensor::from(g.clone()),))
+                .map_err(from_py_err)?;
+            if r.is_none(py) {
+                return Ok(None);
+            }
+            tensor_arg(r.bind(py), "the value returned by a hook")
+                .map(Some)
+                .map_err(from_py_err)
+        })
+    })
+}
+
+/// Records a custom `autograd.Function` call: a node named `name` whose backward calls
+/// `backward(grads, saved)` in Python. Returns the outputs to hand to the user.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn _record_function(
+    py: Python<'_>,
+    name: String,
+    n_args: usize,
+    positions: Vec<usize>,
+    inputs: Vec<PyRef<'_, PyTensor>>,
+    outputs: Vec<PyRef<'_, PyTensor>>,
+    differentiable: Vec<bool>,
+    saved: Vec<PyRef<'_, PyTensor>>,
+    backward: Py<PyAny>,
+) -> PyResult<Py<PyTuple>> {
+    let inputs: Vec<Tensor> = inputs.iter().map(|t| t.inner.clone()).collect();
+    let input_refs: Vec<&Tensor> = inputs.iter().collect();
+    let originals: Vec<Tensor> = outputs.iter().map(|t| t.inner.clone()).collect();
+    if !is_recording(&input_refs) {
+        let items = originals
+            .into_iter()
+            .map(|t| Py::new(py, PyTensor::from(t)))
+            .collect::<PyResult<Vec<_>>>()?;
+        return Ok(PyTuple::new(py, items)?.unbind());
+    }
+    // an output that is an input (or already has history) is returned as a fresh alias
+    let outs: Vec<Tensor> = originals
+        .iter()
+        .map(|o| {
+            if inputs.iter().any(|i| i.same(o)) || !o.is_leaf() || o.requires_grad() {
+                o.detach()
+            } else {
+                o.clone()
+            }
+        })
+        .collect();
+    let recorded: Vec<usize> = (0..outs.len()).filter(|&k| differentiable[k]).collect();
+    let saves: Vec<Save<'_>> = saved
+        .iter()
+        .map(|s| {
+            match recorded
+                .iter()
+                .position(|&k| originals[k].same(&s.inner) || outs[k].same(&s.inner))
+            {
+                Some(j) => Save::OutputAt(j),
+                None => Save::Tensor(&s.inner),
+            }
+        })
+        .collect();
+    let n_saved = saves.len();
+    let metas: Vec<(Vec<usize>, DType)> = outs
+        .iter()
+        .map(|o| (o.shape().to_vec(), o.dtype()))
+        .collect();
+    let (n_outputs, recorded_c, node_name) = (outs.len(), recorded.clone(), name.clone());
+    let closure: crate::autograd::BackwardFn = Box::new(move |ctx| {
+        // every output gets a gradient (zeros where none arrived), as PyTorch materializes them
+        let mut grads: Vec<Tensor> = metas
+            .iter()
+            .map(|(shape, dtype)| Tensor::zeros(shape, *dtype))
+            .collect();
+        for (j, &k) in recorded_c.iter().enumerate() {
+            if let Some(g) = ctx.grad_opt(j) {
+                grads[k] = g.clone();
+            }
+        }
+        let saved: Vec<Tensor> = (0..n_saved).map(|i| ctx.saved(i).clone()).collect();
+        Python::attach(|py| {
+            let to_py = |ts: Vec<Tensor>| -> PyResult<Bound<'_, PyTuple>> {
+                let items = ts
+                    .into_iter()
+                    .map(|t| Py::new(py, PyTensor::from(t)))
+                    .collect::<PyResult<Vec<_>>>()?;
+                PyTuple::new(py, items)
+            };
+            let result = (|| -> PyResult<Vec<Option<Tensor>>> {
+                let r = backward.call1(py, (to_py(grads)?, to_py(saved)?))?;
+                let r = r.bind(py);
+                let items: Vec<Bound<'_, PyAny>> = match r.cast::<PyTuple>() {
+                    Ok(t) => t.iter().collect(),
+                    Err(_) => vec![r.clone()],
+                };
+                if items.len() != n_args {
+                    return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                        "function {node_name} returned an incorrect number of gradients (expected {n_args}, got {})",
+                        items.len()
+                    )));
+                }
+                positions
+                    .iter()
+                    .map(|&p| {
+                        let item = &items[p];
+                        if item.is_none() {
+                            Ok(None)
+                        } else {
+                            tensor_arg(item, "a gradient returned by backward").map(Some)
+                        }
+                    })
+                    .collect()
+            })();
+            result.map_err(from_py_err)
+        })
+    });
+    let to_record: Vec<Tensor> = recorded.iter().map(|&k| outs[k].clone()).collect();
+    record_multi(to_record, name, &input_refs, &saves, closure);
+    let _ = n_outputs;
+    let items = outs
+        .into_iter()
+        .map(|t| Py::new(py, PyTensor::from(t)))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(PyTuple::new(py, items)?.unbind())
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(cat, m)?)?;
+    m.add_function(wrap_pyfunction!(stack, m)?)?;
+    m.add_function(wrap_pyfunction!(where_fn, m)?)?;
+    m.add_function(wrap_pyfunction!(_register_types, m)?)?;
+    m.add_function(wrap_pyfunction!(_record_function, m)?)?;
     m.add_function(wrap_pyfunction!(tensor, m)?)?;
     m.add_function(wrap_pyfunction!(from_numpy, m)?)?;
     m.add_function(wrap_pyfunction!(zeros, m)?)?;

@@ -12,6 +12,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Converts a core error into the Python exception of the same kind.
 pub(crate) fn to_py_err(e: Error) -> PyErr {
+    if let Some(original) = e.payload.as_ref().and_then(|p| p.downcast_ref::<PyErr>()) {
+        return Python::attach(|py| original.clone_ref(py));
+    }
     match e.kind {
         ErrorKind::Runtime => PyRuntimeError::new_err(e.message),
         ErrorKind::Type => PyTypeError::new_err(e.message),

@@ -2,8 +2,8 @@
 //! Every method converts arguments, calls the core, and converts the result back.
 
 use super::convert::{
-    dims_arg, dtype_arg, index_items, operand_arg, scalar_arg, shape_args, size_object, tensor_arg,
-    tensor_from_data,
+    basic_only, dims_arg, dtype_arg, index_items, operand_arg, scalar_arg, shape_args, size_object,
+    tensor_arg, tensor_from_data,
 };
 use super::node::PyNode;
 use super::run;
@@ -264,6 +264,106 @@ impl PyTensor {
     /// In-place `reciprocal`.
     fn reciprocal_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
         run(|| slf.get().inner.unary_("reciprocal_", |x| x.reciprocal()))?;
+        Ok(slf)
+    }
+
+    /// Elementwise `sign`.
+    fn sign(&self) -> TResult {
+        wrap(run(|| self.inner.sign()))
+    }
+    /// In-place `sign`.
+    fn sign_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("sign_", |x| x.sign()))?;
+        Ok(slf)
+    }
+    /// Elementwise `floor`.
+    fn floor(&self) -> TResult {
+        wrap(run(|| self.inner.floor()))
+    }
+    /// In-place `floor`.
+    fn floor_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("floor_", |x| x.floor()))?;
+        Ok(slf)
+    }
+    /// Elementwise `ceil`.
+    fn ceil(&self) -> TResult {
+        wrap(run(|| self.inner.ceil()))
+    }
+    /// In-place `ceil`.
+    fn ceil_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("ceil_", |x| x.ceil()))?;
+        Ok(slf)
+    }
+    /// Elementwise `round`.
+    fn round(&self) -> TResult {
+        wrap(run(|| self.inner.round()))
+    }
+    /// In-place `round`.
+    fn round_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("round_", |x| x.round()))?;
+        Ok(slf)
+    }
+    /// Elementwise `exp2`.
+    fn exp2(&self) -> TResult {
+        wrap(run(|| self.inner.exp2()))
+    }
+    /// In-place `exp2`.
+    fn exp2_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("exp2_", |x| x.exp2()))?;
+        Ok(slf)
+    }
+    /// Elementwise `log2`.
+    fn log2(&self) -> TResult {
+        wrap(run(|| self.inner.log2()))
+    }
+    /// In-place `log2`.
+    fn log2_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("log2_", |x| x.log2()))?;
+        Ok(slf)
+    }
+    /// Elementwise `log10`.
+    fn log10(&self) -> TResult {
+        wrap(run(|| self.inner.log10()))
+    }
+    /// In-place `log10`.
+    fn log10_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("log10_", |x| x.log10()))?;
+        Ok(slf)
+    }
+    /// Elementwise `log1p`.
+    fn log1p(&self) -> TResult {
+        wrap(run(|| self.inner.log1p()))
+    }
+    /// In-place `log1p`.
+    fn log1p_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("log1p_", |x| x.log1p()))?;
+        Ok(slf)
+    }
+    /// Elementwise `expm1`.
+    fn expm1(&self) -> TResult {
+        wrap(run(|| self.inner.expm1()))
+    }
+    /// In-place `expm1`.
+    fn expm1_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("expm1_", |x| x.expm1()))?;
+        Ok(slf)
+    }
+    /// Elementwise `rsqrt`.
+    fn rsqrt(&self) -> TResult {
+        wrap(run(|| self.inner.rsqrt()))
+    }
+    /// In-place `rsqrt`.
+    fn rsqrt_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("rsqrt_", |x| x.rsqrt()))?;
+        Ok(slf)
+    }
+    /// Elementwise `erf`.
+    fn erf(&self) -> TResult {
+        wrap(run(|| self.inner.erf()))
+    }
+    /// In-place `erf`.
+    fn erf_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("erf_", |x| x.erf()))?;
         Ok(slf)
     }
 
@@ -550,20 +650,21 @@ impl PyTensor {
 
     fn __getitem__(&self, index: &Bound<'_, PyAny>) -> TResult {
         let items = index_items(index)?;
-        wrap(run(|| self.inner.index(&items)))
+        match basic_only(&items) {
+            Some(basic) => wrap(run(|| self.inner.index(&basic))),
+            None => wrap(run(|| self.inner.index_advanced(&items))),
+        }
     }
     fn __setitem__(&self, index: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let items = index_items(index)?;
-        let target = run(|| self.inner.index(&items))?;
-        if let Ok(t) = value.cast::<PyTensor>() {
-            let src = t.get().inner.clone();
-            run(|| target.copy_(&src))
-        } else if let Some(s) = scalar_arg(value) {
-            run(|| target.fill_(s))
-        } else {
-            let src = tensor_from_data(value, Some(self.inner.dtype()))?;
-            run(|| target.copy_(&src))
-        }
+        let src = match value.cast::<PyTensor>() {
+            Ok(t) => t.get().inner.clone(),
+            Err(_) => match scalar_arg(value) {
+                Some(s) => Tensor::scalar_of(s.to_f64(), self.inner.dtype()),
+                None => tensor_from_data(value, Some(self.inner.dtype()))?,
+            },
+        };
+        run(|| self.inner.index_assign(&items, &src))
     }
     /// Transpose of a 2-D tensor.
     fn t(&self) -> TResult {
@@ -601,10 +702,6 @@ impl PyTensor {
         let o = tensor_arg(other, "reshape_as() argument 'other'")?;
         let shape: Vec<isize> = o.shape().iter().map(|&s| s as isize).collect();
         wrap(run(|| self.inner.reshape(&shape)))
-    }
-    /// Flattens to one dimension.
-    fn flatten(&self) -> TResult {
-        wrap(run(|| self.inner.reshape(&[-1])))
     }
     /// Inserts a size-1 dimension.
     fn unsqueeze(&self, dim: isize) -> TResult {
@@ -655,10 +752,10 @@ impl PyTensor {
     /// Converts to `dtype` (differentiable between float types).
     #[pyo3(signature = (*args, **kwargs))]
     fn to(
-        &self,
+        slf: &Bound<'_, Self>,
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
-    ) -> TResult {
+    ) -> PyResult<Py<PyAny>> {
         let mut dtype = None;
         for a in args.iter() {
             if let Ok(t) = a.cast::<PyTensor>() {
@@ -674,9 +771,12 @@ impl PyTensor {
                 dtype = dtype_arg(Some(&d))?;
             }
         }
+        let me = &slf.get().inner;
         match dtype {
-            Some(d) => wrap(run(|| self.inner.to_dtype(d))),
-            None => Ok(PyTensor::from(self.inner.clone())),
+            Some(d) if d != me.dtype() => {
+                Ok(Py::new(slf.py(), PyTensor::from(run(|| me.to_dtype(d))?))?.into_any())
+            }
+            _ => Ok(slf.clone().into_any().unbind()),
         }
     }
     /// Converts to float32.
@@ -703,6 +803,364 @@ impl PyTensor {
     /// This tensor on the CPU (the only device).
     fn cpu(slf: Bound<'_, Self>) -> Bound<'_, Self> {
         slf
+    }
+
+    /// Reorders dimensions (a view).
+    #[pyo3(signature = (*dims))]
+    fn permute(&self, dims: &Bound<'_, PyTuple>) -> TResult {
+        let dims = shape_args(dims)?;
+        wrap(run(|| self.inner.permute(&dims)))
+    }
+    /// Merges dims `start_dim..=end_dim` into one.
+    #[pyo3(signature = (start_dim=0, end_dim=-1))]
+    fn flatten(&self, start_dim: isize, end_dim: isize) -> TResult {
+        wrap(run(|| self.inner.flatten_dims(start_dim, end_dim)))
+    }
+    /// Splits into pieces of `split_size_or_sections` (an int, or a list of sizes) along `dim`.
+    #[pyo3(signature = (split_size_or_sections, dim=0))]
+    fn split(
+        &self,
+        py: Python<'_>,
+        split_size_or_sections: &Bound<'_, PyAny>,
+        dim: isize,
+    ) -> PyResult<Py<PyAny>> {
+        let parts = match split_size_or_sections.extract::<usize>() {
+            Ok(n) => run(|| self.inner.split(n, dim))?,
+            Err(_) => {
+                let sizes: Vec<usize> = split_size_or_sections.extract()?;
+                run(|| self.inner.split_sizes(&sizes, dim))?
+            }
+        };
+        tensor_tuple(py, parts)
+    }
+    /// `chunks` nearly equal pieces along `dim`.
+    #[pyo3(signature = (chunks, dim=0))]
+    fn chunk(&self, py: Python<'_>, chunks: usize, dim: isize) -> PyResult<Py<PyAny>> {
+        tensor_tuple(py, run(|| self.inner.chunk(chunks, dim))?)
+    }
+    /// The slices along `dim`.
+    #[pyo3(signature = (dim=0))]
+    fn unbind(&self, py: Python<'_>, dim: isize) -> PyResult<Py<PyAny>> {
+        tensor_tuple(py, run(|| self.inner.unbind(dim))?)
+    }
+    /// Reverses the order along `dims`.
+    #[pyo3(signature = (*dims))]
+    fn flip(&self, dims: &Bound<'_, PyTuple>) -> TResult {
+        let dims = shape_args(dims)?;
+        wrap(run(|| self.inner.flip(&dims)))
+    }
+    /// Tiles the tensor along each dimension.
+    #[pyo3(signature = (*sizes))]
+    fn repeat(&self, sizes: &Bound<'_, PyTuple>) -> TResult {
+        let sizes: Vec<usize> = super::convert::size_args(sizes)?;
+        wrap(run(|| self.inner.repeat(&sizes)))
+    }
+    /// Values of `self` at `index` along `dim`.
+    fn gather(&self, dim: isize, index: &Bound<'_, PyAny>) -> TResult {
+        let index = tensor_arg(index, "gather() argument 'index'")?;
+        wrap(run(|| self.inner.gather(dim, &index)))
+    }
+    /// A copy with `src` added at `index` along `dim`.
+    fn scatter_add(&self, dim: isize, index: &Bound<'_, PyAny>, src: &Bound<'_, PyAny>) -> TResult {
+        let index = tensor_arg(index, "scatter_add() argument 'index'")?;
+        let src = tensor_arg(src, "scatter_add() argument 'src'")?;
+        wrap(run(|| self.inner.scatter_add(dim, &index, &src)))
+    }
+    /// In-place `scatter_add`.
+    fn scatter_add_<'py>(
+        slf: Bound<'py, Self>,
+        dim: isize,
+        index: &Bound<'py, PyAny>,
+        src: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let index = tensor_arg(index, "scatter_add_() argument 'index'")?;
+        let src = tensor_arg(src, "scatter_add_() argument 'src'")?;
+        run(|| {
+            slf.get().inner.apply_inplace("scatter_add_", &[&src], |x| {
+                x.scatter_add(dim, &index, &src)
+            })
+        })?;
+        Ok(slf)
+    }
+    /// Slices `index` of dimension `dim`.
+    fn index_select(&self, dim: isize, index: &Bound<'_, PyAny>) -> TResult {
+        let index = tensor_arg(index, "index_select() argument 'index'")?;
+        wrap(run(|| self.inner.index_select(dim, &index)))
+    }
+    /// Elements replaced by `value` where `mask` is true.
+    fn masked_fill(&self, mask: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> TResult {
+        let mask = tensor_arg(mask, "masked_fill() argument 'mask'")?;
+        let v = scalar_arg(value)
+            .ok_or_else(|| PyTypeError::new_err("masked_fill() expects a number as value"))?;
+        wrap(run(|| self.inner.masked_fill(&mask, v)))
+    }
+    /// In-place `masked_fill`.
+    fn masked_fill_<'py>(
+        slf: Bound<'py, Self>,
+        mask: &Bound<'py, PyAny>,
+        value: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let mask = tensor_arg(mask, "masked_fill_() argument 'mask'")?;
+        let v = scalar_arg(value)
+            .ok_or_else(|| PyTypeError::new_err("masked_fill_() expects a number as value"))?;
+        run(|| {
+            slf.get()
+                .inner
+                .apply_inplace("masked_fill_", &[], |x| x.masked_fill(&mask, v))
+        })?;
+        Ok(slf)
+    }
+    /// `self` where `condition`, else `other`.
+    #[pyo3(name = "where")]
+    fn where_method(&self, condition: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>) -> TResult {
+        let cond = tensor_arg(condition, "where() argument 'condition'")?;
+        let other = operand_tensor(other, self.inner.dtype())?;
+        wrap(run(|| Tensor::where_(&cond, &self.inner, &other)))
+    }
+    /// Elementwise maximum.
+    fn maximum(&self, other: &Bound<'_, PyAny>) -> TResult {
+        let o = tensor_arg(other, "maximum() argument 'other'")?;
+        wrap(run(|| self.inner.maximum(&o)))
+    }
+    /// Elementwise minimum.
+    fn minimum(&self, other: &Bound<'_, PyAny>) -> TResult {
+        let o = tensor_arg(other, "minimum() argument 'other'")?;
+        wrap(run(|| self.inner.minimum(&o)))
+    }
+    /// Limits values to `[min, max]`.
+    #[pyo3(signature = (min=None, max=None))]
+    fn clamp(&self, min: Option<f64>, max: Option<f64>) -> TResult {
+        wrap(run(|| self.inner.clamp(min, max)))
+    }
+    /// Alias of `clamp`.
+    #[pyo3(signature = (min=None, max=None))]
+    fn clip(&self, min: Option<f64>, max: Option<f64>) -> TResult {
+        self.clamp(min, max)
+    }
+    /// In-place `clamp`.
+    #[pyo3(signature = (min=None, max=None))]
+    fn clamp_(
+        slf: Bound<'_, Self>,
+        min: Option<f64>,
+        max: Option<f64>,
+    ) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("clamp_", |x| x.clamp(min, max)))?;
+        Ok(slf)
+    }
+    /// Softmax along `dim`.
+    #[pyo3(signature = (dim, dtype=None))]
+    fn softmax(&self, dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> TResult {
+        let x = cast_arg(&self.inner, dtype)?;
+        wrap(run(|| x.softmax(dim)))
+    }
+    /// Log-softmax along `dim`.
+    #[pyo3(signature = (dim, dtype=None))]
+    fn log_softmax(&self, dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> TResult {
+        let x = cast_arg(&self.inner, dtype)?;
+        wrap(run(|| x.log_softmax(dim)))
+    }
+    /// Product of all elements, or along `dim`.
+    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+    fn prod(&self, dim: Option<isize>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> TResult {
+        let x = cast_arg(&self.inner, dtype)?;
+        wrap(run(|| match dim {
+            None => x.prod(),
+            Some(d) => x.prod_dim(d, keepdim),
+        }))
+    }
+    /// Maximum of all elements, or `(values, indices)` along `dim`, or the elementwise maximum with a tensor.
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn max(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+    ) -> PyResult<Py<PyAny>> {
+        extremum(py, &self.inner, dim, keepdim, true)
+    }
+    /// Minimum of all elements, or `(values, indices)` along `dim`, or the elementwise minimum with a tensor.
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn min(
+        &self,
+        py: Python<'_>,
+        dim: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+    ) -> PyResult<Py<PyAny>> {
+        extremum(py, &self.inner, dim, keepdim, false)
+    }
+    /// Maximum over `dim` (an int or a tuple; all when omitted).
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn amax(&self, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> TResult {
+        let dims = dims_arg(dim)?;
+        wrap(run(|| self.inner.amax(&dims, keepdim)))
+    }
+    /// Minimum over `dim` (an int or a tuple; all when omitted).
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn amin(&self, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> TResult {
+        let dims = dims_arg(dim)?;
+        wrap(run(|| self.inner.amin(&dims, keepdim)))
+    }
+    /// Index of the maximum.
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn argmax(&self, dim: Option<isize>, keepdim: bool) -> TResult {
+        wrap(run(|| self.inner.argmax(dim, keepdim)))
+    }
+    /// Index of the minimum.
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn argmin(&self, dim: Option<isize>, keepdim: bool) -> TResult {
+        wrap(run(|| self.inner.argmin(dim, keepdim)))
+    }
+    /// Variance (unbiased by default; `correction` overrides `unbiased`).
+    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
+    fn var(
+        &self,
+        dim: Option<&Bound<'_, PyAny>>,
+        unbiased: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        correction: Option<f64>,
+    ) -> TResult {
+        let (dims, c) = var_args(dim, unbiased, correction)?;
+        wrap(run(|| self.inner.var(&dims, c, keepdim)))
+    }
+    /// Standard deviation (unbiased by default; `correction` overrides `unbiased`).
+    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
+    fn std(
+        &self,
+        dim: Option<&Bound<'_, PyAny>>,
+        unbiased: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        correction: Option<f64>,
+    ) -> TResult {
+        let (dims, c) = var_args(dim, unbiased, correction)?;
+        wrap(run(|| self.inner.std(&dims, c, keepdim)))
+    }
+    /// `log Σ exp` over `dim`, computed stably.
+    #[pyo3(signature = (dim, keepdim=false))]
+    fn logsumexp(&self, dim: &Bound<'_, PyAny>, keepdim: bool) -> TResult {
+        let dims = dims_arg(Some(dim))?;
+        wrap(run(|| self.inner.logsumexp(&dims, keepdim)))
+    }
+    /// Running sum along `dim`.
+    #[pyo3(signature = (dim, *, dtype=None))]
+    fn cumsum(&self, dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> TResult {
+        let x = cast_arg(&self.inner, dtype)?;
+        wrap(run(|| x.cumsum(dim)))
+    }
+    /// Batched matrix product of 3-D tensors.
+    fn bmm(&self, mat2: &Bound<'_, PyAny>) -> TResult {
+        let o = tensor_arg(mat2, "bmm() argument 'mat2'")?;
+        wrap(run(|| self.inner.bmm(&o)))
+    }
+    /// NaN test (bool tensor).
+    fn isnan(&self) -> TResult {
+        wrap(run(|| self.inner.isnan()))
+    }
+    /// ±inf test (bool tensor).
+    fn isinf(&self) -> TResult {
+        wrap(run(|| self.inner.isinf()))
+    }
+    /// Finiteness test (bool tensor).
+    fn isfinite(&self) -> TResult {
+        wrap(run(|| self.inner.isfinite()))
+    }
+    /// `x²`.
+    fn square(&self) -> TResult {
+        wrap(run(|| self.inner.square()))
+    }
+    /// GELU (`approximate="none"` or `"tanh"`).
+    #[pyo3(signature = (approximate="none"))]
+    fn gelu(&self, approximate: &str) -> TResult {
+        wrap(run(|| self.inner.gelu(approximate)))
+    }
+    /// SiLU, `x·σ(x)`.
+    fn silu(&self) -> TResult {
+        wrap(run(|| self.inner.silu()))
+    }
+    /// Softplus.
+    #[pyo3(signature = (beta=1.0, threshold=20.0))]
+    fn softplus(&self, beta: f64, threshold: f64) -> TResult {
+        wrap(run(|| self.inner.softplus(beta, threshold)))
+    }
+    /// Leaky ReLU.
+    #[pyo3(signature = (negative_slope=0.01))]
+    fn leaky_relu(&self, negative_slope: f64) -> TResult {
+        wrap(run(|| self.inner.leaky_relu(negative_slope)))
+    }
+    /// ELU.
+    #[pyo3(signature = (alpha=1.0))]
+    fn elu(&self, alpha: f64) -> TResult {
+        wrap(run(|| self.inner.elu(alpha)))
+    }
+    /// Logical and of bool tensors (or truthiness of numbers).
+    fn logical_and(&self, other: &Bound<'_, PyAny>) -> TResult {
+        logical(&self.inner, other, |a, b| a && b)
+    }
+    /// Logical or.
+    fn logical_or(&self, other: &Bound<'_, PyAny>) -> TResult {
+        logical(&self.inner, other, |a, b| a || b)
+    }
+    /// Logical exclusive or.
+    fn logical_xor(&self, other: &Bound<'_, PyAny>) -> TResult {
+        logical(&self.inner, other, |a, b| a != b)
+    }
+    /// Logical not.
+    fn logical_not(&self) -> TResult {
+        let t = self.inner.to_dtype(DType::Bool).map_err(super::to_py_err)?;
+        wrap(run(|| {
+            t.compare(CompareOp::Eq, Operand::Scalar(Scalar::Bool(false)))
+        }))
+    }
+    fn __invert__(&self) -> TResult {
+        if self.inner.dtype() != DType::Bool {
+            return Err(PyTypeError::new_err(
+                "~ (bitwise not) is only supported for bool tensors here",
+            ));
+        }
+        self.logical_not()
+    }
+    fn __and__(&self, other: &Bound<'_, PyAny>) -> TResult {
+        self.logical_and(other)
+    }
+    fn __or__(&self, other: &Bound<'_, PyAny>) -> TResult {
+        self.logical_or(other)
+    }
+    fn __xor__(&self, other: &Bound<'_, PyAny>) -> TResult {
+        self.logical_xor(other)
+    }
+    /// True if any element is true (non-zero).
+    fn any(&self) -> TResult {
+        let t = self.inner.to_dtype(DType::Bool).map_err(super::to_py_err)?;
+        let n = t
+            .to_vec::<bool>()
+            .map_err(super::to_py_err)?
+            .into_iter()
+            .any(|b| b);
+        Ok(PyTensor::from(Tensor::scalar(n)))
+    }
+    /// True if every element is true (non-zero).
+    fn all(&self) -> TResult {
+        let t = self.inner.to_dtype(DType::Bool).map_err(super::to_py_err)?;
+        let n = t
+            .to_vec::<bool>()
+            .map_err(super::to_py_err)?
+            .into_iter()
+            .all(|b| b);
+        Ok(PyTensor::from(Tensor::scalar(n)))
+    }
+    /// Registers a hook run on this tensor's gradient; it may return a replacement.
+    fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
+        let id = run(|| {
+            self.inner
+                .register_hook(super::functions::python_hook(hook))
+        })?;
+        let handle = super::functions::hook_handle(py)?;
+        Ok(handle
+            .call1((PyTensor::from(self.inner.clone()), id))?
+            .unbind())
+    }
+    /// Removes a hook registered with `register_hook` (used by the handle).
+    fn _remove_hook(&self, id: u64) {
+        self.inner.remove_hook(id);
     }
 
     // ----- data access --------------------------------------------------------------------
@@ -823,6 +1281,7 @@ impl PyTensor {
             Buffer::F64(v) => v.into_pyarray(py).reshape(shape)?.into_any(),
         })
     }
+    #[pyo3(signature = (dtype=None, copy=None))]
     fn __array__<'py>(
         &self,
         py: Python<'py>,
@@ -998,4 +1457,82 @@ fn inplace_alpha(
         Operand::Scalar(s) => t.binary_(op, Operand::Scalar(Scalar::Float(s.to_f64() * alpha))),
         Operand::Tensor(other) => t.binary_(op, Operand::Tensor(&other.mul_scalar(alpha)?)),
     })
+}
+
+fn tensor_tuple(py: Python<'_>, parts: Vec<Tensor>) -> PyResult<Py<PyAny>> {
+    let items = parts
+        .into_iter()
+        .map(|t| Py::new(py, PyTensor::from(t)))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(PyTuple::new(py, items)?.into_any().unbind())
+}
+
+/// A tensor from a tensor or number operand (numbers become 0-d tensors of `dtype`'s category).
+pub(crate) fn operand_tensor(obj: &Bound<'_, PyAny>, dtype: DType) -> PyResult<Tensor> {
+    if let Ok(t) = obj.cast::<PyTensor>() {
+        return Ok(t.get().inner.clone());
+    }
+    let s = scalar_arg(obj).ok_or_else(|| PyTypeError::new_err("expected a Tensor or a number"))?;
+    Ok(Tensor::scalar_of(s.to_f64(), s.result_type_with(dtype)))
+}
+
+fn cast_arg(t: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
+    match dtype_arg(dtype)? {
+        Some(d) => run(|| t.to_dtype(d)),
+        None => Ok(t.clone()),
+    }
+}
+
+fn var_args(
+    dim: Option<&Bound<'_, PyAny>>,
+    unbiased: Option<&Bound<'_, PyAny>>,
+    correction: Option<f64>,
+) -> PyResult<(Vec<isize>, f64)> {
+    // `x.var(False)` passes `unbiased` positionally in the `dim` slot, as PyTorch allows
+    let (dim, unbiased) = match dim {
+        Some(d) if d.is_instance_of::<pyo3::types::PyBool>() => (None, Some(d.extract::<bool>()?)),
+        _ => (dim, unbiased.map(|u| u.extract::<bool>()).transpose()?),
+    };
+    let c = correction.unwrap_or(if unbiased.unwrap_or(true) { 1.0 } else { 0.0 });
+    Ok((dims_arg(dim)?, c))
+}
+
+fn extremum(
+    py: Python<'_>,
+    t: &Tensor,
+    dim: Option<&Bound<'_, PyAny>>,
+    keepdim: bool,
+    max: bool,
+) -> PyResult<Py<PyAny>> {
+    let Some(dim) = dim.filter(|d| !d.is_none()) else {
+        let out = run(|| if max { t.max() } else { t.min() })?;
+        return Ok(Py::new(py, PyTensor::from(out))?.into_any());
+    };
+    if let Ok(other) = dim.cast::<PyTensor>() {
+        let o = other.get().inner.clone();
+        let out = run(|| if max { t.maximum(&o) } else { t.minimum(&o) })?;
+        return Ok(Py::new(py, PyTensor::from(out))?.into_any());
+    }
+    let d: isize = dim.extract()?;
+    let (values, indices) = run(|| {
+        if max {
+            t.max_dim(d, keepdim)
+        } else {
+            t.min_dim(d, keepdim)
+        }
+    })?;
+    let cls = super::functions::return_type(py, if max { "max" } else { "min" })?;
+    Ok(cls
+        .call1((PyTensor::from(values), PyTensor::from(indices)))?
+        .unbind())
+}
+
+fn logical(t: &Tensor, other: &Bound<'_, PyAny>, f: fn(bool, bool) -> bool) -> TResult {
+    let o = operand_tensor(other, DType::Bool)?;
+    let out = run(|| {
+        let a = t.to_dtype(DType::Bool)?;
+        let b = o.to_dtype(DType::Bool)?;
+        crate::kernels::zip(&a, &b, f)
+    })?;
+    Ok(PyTensor::from(out))
 }

@@ -5,6 +5,8 @@ from .._core import backward as _backward
 from .._core import grad as _grad
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled
 from . import graph
+from .function import Function, FunctionCtx
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 
 def grad(
@@ -39,5 +41,17 @@ def Variable(data, requires_grad=False, volatile=False):
 
 
 __all__ = [
-    "Node", "Variable", "backward", "enable_grad", "grad", "graph", "no_grad", "set_grad_enabled",
+    "Function",
+    "FunctionCtx",
+    "GradcheckError",
+    "Node",
+    "Variable",
+    "backward",
+    "enable_grad",
+    "grad",
+    "gradcheck",
+    "gradgradcheck",
+    "graph",
+    "no_grad",
+    "set_grad_enabled",
 ]

@@ -138,6 +138,13 @@ class Sequential(Module):
 
 
 __all__ = [
-    "Linear", "MSELoss", "Module", "Parameter", "ReLU", "Sequential", "Sigmoid", "Tanh",
+    "Linear",
+    "MSELoss",
+    "Module",
+    "Parameter",
+    "ReLU",
+    "Sequential",
+    "Sigmoid",
+    "Tanh",
     "functional",
 ]

@@ -5,6 +5,13 @@ from .._core import Tensor
 relu = Tensor.relu
 tanh = Tensor.tanh
 sigmoid = Tensor.sigmoid
+gelu = Tensor.gelu
+silu = Tensor.silu
+softplus = Tensor.softplus
+leaky_relu = Tensor.leaky_relu
+elu = Tensor.elu
+softmax = Tensor.softmax
+log_softmax = Tensor.log_softmax
 
 
 def linear(input, weight, bias=None):
@@ -27,4 +34,34 @@ def mse_loss(input, target, reduction="mean"):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-__all__ = ["relu", "tanh", "sigmoid", "linear", "mse_loss"]
+def nll_loss(input, target, reduction="mean"):
+    """Negative log-likelihood of class indices ``target`` under log-probabilities ``input``."""
+    picked = input.gather(1, target.unsqueeze(1)).squeeze(1).neg()
+    if reduction == "mean":
+        return picked.mean()
+    if reduction == "sum":
+        return picked.sum()
+    return picked
+
+
+def cross_entropy(input, target, reduction="mean"):
+    """``nll_loss(log_softmax(input, 1), target)``."""
+    return nll_loss(input.log_softmax(1), target, reduction=reduction)
+
+
+__all__ = [
+    "cross_entropy",
+    "elu",
+    "gelu",
+    "leaky_relu",
+    "linear",
+    "log_softmax",
+    "mse_loss",
+    "nll_loss",
+    "relu",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "softplus",
+    "tanh",
+]

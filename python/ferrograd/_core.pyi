@@ -1,0 +1,652 @@
+"""Type stubs for ``ferrograd._core``, the native module built from ``src/python/*.rs``.
+
+Signatures follow the ``#[pyo3(signature = ...)]`` attributes and the method parameters of the
+Rust sources; each docstring is the first line of the Rust doc comment. Keep the two in sync:
+``python -m mypy.stubtest ferrograd._core`` compares this file with the built module.
+
+The module defines dtype constants named ``float``, ``bool``, ``long`` and ``double``, and
+``Tensor`` has methods with those names, so builtin types are always spelled ``builtins.X`` here.
+"""
+
+from __future__ import annotations
+
+import builtins
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any, Literal, final, overload
+
+from numpy.typing import NDArray
+from typing_extensions import Self, TypeAlias, disjoint_base
+
+if sys.version_info >= (3, 10):
+    from types import EllipsisType
+else:
+    from builtins import ellipsis as EllipsisType
+
+# A Python number: what an arithmetic operand, a fill value or a bound may be besides a tensor.
+_Number: TypeAlias = builtins.float | builtins.int | builtins.bool
+# A tensor or a Python number: either side of an arithmetic or comparison op.
+_Operand: TypeAlias = Tensor | _Number
+# A `dtype=` argument: a ferrograd dtype, or Python's `float` (float64), `int` (int64), `bool`.
+_DType: TypeAlias = dtype
+_DTypeLike: TypeAlias = dtype | type[builtins.float] | type[builtins.int] | type[builtins.bool]
+# A `device=` argument: accepted for compatibility and ignored (the CPU is the only device).
+_Device: TypeAlias = builtins.str
+# Nested lists/tuples of numbers (or of one-element tensors), as `tensor(data)` takes them.
+_NestedSequence: TypeAlias = Sequence[_Number | Tensor | _NestedSequence]
+# `tensor(data)`: nested sequences, a number, a NumPy array, or a tensor (copied).
+_Data: TypeAlias = _NestedSequence | _Number | Tensor | NDArray[Any]
+# One item of `x[index]`: an int (or a 0-d int64 tensor), a slice, None (new axis) or `...`.
+_IndexItem: TypeAlias = builtins.int | slice | EllipsisType | Tensor | None
+_Index: TypeAlias = _IndexItem | tuple[_IndexItem, ...]
+# Dimensions given as an int or a sequence of ints.
+_Dims: TypeAlias = builtins.int | Sequence[builtins.int]
+# A scalar as `item()` gives it: bool, int or float according to the dtype.
+_Scalar: TypeAlias = builtins.float | builtins.int | builtins.bool
+
+__all__ = [
+    "Node",
+    "Tensor",
+    "_register_size",
+    "_set_grad_enabled",
+    "arange",
+    "backward",
+    "bool",
+    "double",
+    "dtype",
+    "empty",
+    "float",
+    "float32",
+    "float64",
+    "from_numpy",
+    "full",
+    "grad",
+    "int64",
+    "is_grad_enabled",
+    "linspace",
+    "long",
+    "manual_seed",
+    "ones",
+    "ones_like",
+    "rand",
+    "randn",
+    "tensor",
+    "zeros",
+    "zeros_like",
+]
+
+# ----- dtypes ------------------------------------------------------------------------------------
+
+@final
+class dtype:
+    """`torch.float32` and friends."""
+
+    @property
+    def is_floating_point(self) -> builtins.bool:
+        """True for float32 and float64."""
+    @property
+    def itemsize(self) -> builtins.int:
+        """Bytes per element."""
+    def __eq__(self, other: object, /) -> builtins.bool: ...
+    def __hash__(self) -> builtins.int: ...
+
+float32: dtype
+float: dtype
+float64: dtype
+double: dtype
+int64: dtype
+long: dtype
+bool: dtype
+
+# ----- graph nodes -------------------------------------------------------------------------------
+
+@final
+class Node:
+    """A node of the backward graph: `AddBackward0`, `AccumulateGrad`, ..."""
+
+    def name(self) -> builtins.str:
+        """The node's class name in PyTorch (`MulBackward0`)."""
+    @property
+    def __name__(self) -> builtins.str:
+        """The class name, as `type(grad_fn).__name__` gives it in PyTorch."""
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, builtins.int], ...]:
+        """`((node, input_nr), ...)` for each input; `(None, 0)` where an input needs no gradient."""  # noqa: E501
+    @property
+    def variable(self) -> Tensor:
+        """The leaf tensor of an `AccumulateGrad` node."""
+    def __eq__(self, other: object, /) -> builtins.bool: ...
+    def __hash__(self) -> builtins.int: ...
+
+# ----- tensors -----------------------------------------------------------------------------------
+
+# A pyo3 class with its own instance layout: a class cannot derive from it and another such base.
+@disjoint_base
+class Tensor:
+    """A multi-dimensional array that records operations for automatic differentiation."""
+
+    def __new__(cls, data: _Data | None = None, requires_grad: builtins.bool = False) -> Self:
+        """`Tensor(data)`: float32 data from a sequence, or a leaf sharing another tensor's data."""
+
+    # ----- Python protocols ----------------------------------------------------------------------
+
+    def __len__(self) -> builtins.int: ...
+    def __iter__(self) -> Iterator[Tensor]: ...
+    def __hash__(self) -> builtins.int: ...
+    def __bool__(self) -> builtins.bool: ...
+    def __float__(self) -> builtins.float: ...
+    def __int__(self) -> builtins.int: ...
+    def __index__(self) -> builtins.int: ...
+    def __getitem__(self, index: _Index, /) -> Tensor: ...
+    def __setitem__(self, index: _Index, value: _Data, /) -> None: ...
+    # NOTE: required (no defaults) in the built module, so `numpy.asarray(tensor)` raises.
+    def __array__(self, dtype: Any, copy: builtins.bool | None) -> NDArray[Any]: ...
+
+    # ----- elementwise functions -----------------------------------------------------------------
+
+    def exp(self) -> Tensor:
+        """Elementwise `exp`."""
+    def exp_(self) -> Self:
+        """In-place `exp`."""
+    def log(self) -> Tensor:
+        """Elementwise `log`."""
+    def log_(self) -> Self:
+        """In-place `log`."""
+    def sin(self) -> Tensor:
+        """Elementwise `sin`."""
+    def sin_(self) -> Self:
+        """In-place `sin`."""
+    def cos(self) -> Tensor:
+        """Elementwise `cos`."""
+    def cos_(self) -> Self:
+        """In-place `cos`."""
+    def tanh(self) -> Tensor:
+        """Elementwise `tanh`."""
+    def tanh_(self) -> Self:
+        """In-place `tanh`."""
+    def sigmoid(self) -> Tensor:
+        """Elementwise `sigmoid`."""
+    def sigmoid_(self) -> Self:
+        """In-place `sigmoid`."""
+    def relu(self) -> Tensor:
+        """Elementwise `relu`."""
+    def relu_(self) -> Self:
+        """In-place `relu`."""
+    def abs(self) -> Tensor:
+        """Elementwise `abs`."""
+    def abs_(self) -> Self:
+        """In-place `abs`."""
+    def sqrt(self) -> Tensor:
+        """Elementwise `sqrt`."""
+    def sqrt_(self) -> Self:
+        """In-place `sqrt`."""
+    def neg(self) -> Tensor:
+        """Elementwise `neg`."""
+    def neg_(self) -> Self:
+        """In-place `neg`."""
+    def reciprocal(self) -> Tensor:
+        """Elementwise `reciprocal`."""
+    def reciprocal_(self) -> Self:
+        """In-place `reciprocal`."""
+
+    # ----- operators -----------------------------------------------------------------------------
+
+    def __add__(self, other: _Operand, /) -> Tensor: ...
+    def __radd__(self, other: _Operand, /) -> Tensor: ...
+    def __sub__(self, other: _Operand, /) -> Tensor: ...
+    def __rsub__(self, other: _Operand, /) -> Tensor: ...
+    def __mul__(self, other: _Operand, /) -> Tensor: ...
+    def __rmul__(self, other: _Operand, /) -> Tensor: ...
+    def __truediv__(self, other: _Operand, /) -> Tensor: ...
+    def __rtruediv__(self, other: _Operand, /) -> Tensor: ...
+    def __pow__(self, other: _Operand, modulo: None = None, /) -> Tensor: ...
+    def __rpow__(self, other: _Operand, modulo: None = None, /) -> Tensor: ...
+    def __matmul__(self, other: Tensor, /) -> Tensor: ...
+    def __rmatmul__(self, other: Tensor, /) -> Tensor: ...
+    def __neg__(self) -> Tensor: ...
+    def __pos__(self) -> Self: ...
+    def __abs__(self) -> Tensor: ...
+    # The in-place operators modify this tensor and give it back (pyo3 returns `self`).
+    def __iadd__(self, other: _Operand, /) -> Self: ...
+    def __isub__(self, other: _Operand, /) -> Self: ...
+    def __imul__(self, other: _Operand, /) -> Self: ...
+    def __itruediv__(self, other: _Operand, /) -> Self: ...
+    # (no `modulo` at runtime, unlike `__pow__`, hence the ignore)
+    def __ipow__(self, other: _Operand, /) -> Self: ...  # type: ignore[misc]
+    # Comparisons are elementwise and give bool tensors.
+    def __lt__(self, other: _Operand, /) -> Tensor: ...
+    def __le__(self, other: _Operand, /) -> Tensor: ...
+    def __gt__(self, other: _Operand, /) -> Tensor: ...
+    def __ge__(self, other: _Operand, /) -> Tensor: ...
+    def __eq__(self, other: object, /) -> Tensor:  # type: ignore[override]
+        ...
+    def __ne__(self, other: object, /) -> Tensor:  # type: ignore[override]
+        ...
+
+    # ----- arithmetic methods --------------------------------------------------------------------
+
+    def add(self, other: _Operand, *, alpha: builtins.float | None = None) -> Tensor:
+        """`self + alpha * other`."""
+    def sub(self, other: _Operand, *, alpha: builtins.float | None = None) -> Tensor:
+        """`self - alpha * other`."""
+    def mul(self, other: _Operand) -> Tensor:
+        """`self * other`."""
+    def div(self, other: _Operand) -> Tensor:
+        """`self / other`."""
+    def pow(self, exponent: _Operand) -> Tensor:
+        """`self ** exponent`."""
+    def add_(self, other: _Operand, *, alpha: builtins.float | None = None) -> Self:
+        """In-place `self += alpha * other`."""
+    def sub_(self, other: _Operand, *, alpha: builtins.float | None = None) -> Self:
+        """In-place `self -= alpha * other`."""
+    def mul_(self, other: _Operand) -> Self:
+        """In-place `self *= other`."""
+    def div_(self, other: _Operand) -> Self:
+        """In-place `self /= other`."""
+    def pow_(self, exponent: _Operand) -> Self:
+        """In-place `self **= exponent`."""
+    def zero_(self) -> Self:
+        """Sets every element to 0."""
+    def fill_(self, value: _Number) -> Self:
+        """Sets every element to `value`."""
+    def copy_(self, src: Tensor) -> Self:
+        """Copies `src` into this tensor (broadcasting, converting the dtype)."""
+    def normal_(self, mean: builtins.float = 0.0, std: builtins.float = 1.0) -> Self:
+        """Fills with normal samples."""
+    def uniform_(self, from_: builtins.float = 0.0, to: builtins.float = 1.0) -> Self:
+        """Fills with uniform samples in `[from, to)`."""
+
+    # ----- reductions and linear algebra ---------------------------------------------------------
+
+    def sum(
+        self,
+        dim: _Dims | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        dtype: _DTypeLike | None = None,
+    ) -> Tensor:
+        """Sum of all elements, or over `dim`."""
+    def mean(self, dim: _Dims | None = None, keepdim: builtins.bool = False) -> Tensor:
+        """Mean of all elements, or over `dim`."""
+    def norm(
+        self,
+        p: builtins.float | Literal["fro"] | None = None,
+        dim: _Dims | None = None,
+        keepdim: builtins.bool = False,
+    ) -> Tensor:
+        """The p-norm (default 2, the Frobenius/Euclidean norm) of all elements or over `dim`."""
+    def matmul(self, other: Tensor) -> Tensor:
+        """Matrix product with PyTorch's `matmul` rules for 1-D and 2-D operands."""
+    def mm(self, mat2: Tensor) -> Tensor:
+        """Matrix-matrix product."""
+    def mv(self, vec: Tensor) -> Tensor:
+        """Matrix-vector product."""
+    def dot(self, other: Tensor) -> Tensor:
+        """Inner product of 1-D tensors."""
+    def outer(self, vec2: Tensor) -> Tensor:
+        """Outer product of 1-D tensors."""
+
+    # ----- views and copies ----------------------------------------------------------------------
+
+    def t(self) -> Tensor:
+        """Transpose of a 2-D tensor."""
+    @property
+    def T(self) -> Tensor:
+        """The transpose (`x.T`), for tensors of at most 2 dimensions."""
+    def transpose(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
+        """Swaps two dimensions."""
+    @overload
+    def view(self, shape: Sequence[builtins.int], /) -> Tensor:
+        """A view with another shape (contiguous tensors)."""
+    @overload
+    def view(self, *shape: builtins.int) -> Tensor: ...
+    @overload
+    def reshape(self, shape: Sequence[builtins.int], /) -> Tensor:
+        """The same elements with another shape (a view when possible)."""
+    @overload
+    def reshape(self, *shape: builtins.int) -> Tensor: ...
+    def view_as(self, other: Tensor) -> Tensor:
+        """Views as `other`'s shape."""
+    def reshape_as(self, other: Tensor) -> Tensor:
+        """Reshapes to `other`'s shape."""
+    def flatten(self) -> Tensor:
+        """Flattens to one dimension."""
+    def unsqueeze(self, dim: builtins.int) -> Tensor:
+        """Inserts a size-1 dimension."""
+    def squeeze(self, dim: builtins.int | None = None) -> Tensor:
+        """Removes size-1 dimensions (all, or only `dim`)."""
+    @overload
+    def expand(self, sizes: Sequence[builtins.int], /) -> Tensor:
+        """Broadcasts to a larger shape without copying."""
+    @overload
+    def expand(self, *sizes: builtins.int) -> Tensor: ...
+    def expand_as(self, other: Tensor) -> Tensor:
+        """Broadcasts to `other`'s shape."""
+    def select(self, dim: builtins.int, index: builtins.int) -> Tensor:
+        """`x.select(dim, index)`."""
+    def narrow(self, dim: builtins.int, start: builtins.int, length: builtins.int) -> Tensor:
+        """`length` elements of `dim` starting at `start`."""
+    def clone(self) -> Tensor:
+        """A copy with its own storage, differentiable."""
+    def contiguous(self) -> Tensor:
+        """This tensor if contiguous, else a contiguous copy."""
+    def is_contiguous(self) -> builtins.bool:
+        """Whether elements are dense and row-major."""
+    @overload
+    def to(self, dtype: _DTypeLike, /) -> Tensor:
+        """Converts to `dtype` (differentiable between float types)."""
+    @overload
+    def to(self, other: Tensor, /) -> Tensor: ...
+    @overload
+    def to(self, device: _Device | None = None, dtype: _DTypeLike | None = None) -> Tensor: ...
+    def float(self) -> Tensor:
+        """Converts to float32."""
+    def double(self) -> Tensor:
+        """Converts to float64."""
+    def long(self) -> Tensor:
+        """Converts to int64."""
+    def bool(self) -> Tensor:
+        """Converts to bool."""
+    def type_as(self, other: Tensor) -> Tensor:
+        """Converts to `other`'s dtype."""
+    def cpu(self) -> Self:
+        """This tensor on the CPU (the only device)."""
+
+    # ----- data access ---------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[builtins.int, ...]:
+        """The shape, as `ferrograd.Size`."""
+    @overload
+    def size(self, dim: None = None) -> tuple[builtins.int, ...]:
+        """The shape, or the size of dimension `dim`."""
+    @overload
+    def size(self, dim: builtins.int) -> builtins.int: ...
+    def dim(self) -> builtins.int:
+        """Number of dimensions."""
+    @property
+    def ndim(self) -> builtins.int:
+        """Number of dimensions."""
+    def numel(self) -> builtins.int:
+        """Number of elements."""
+    def nelement(self) -> builtins.int:
+        """Number of elements."""
+    @property
+    def dtype(self) -> _DType:
+        """Element type."""
+    @property
+    def device(self) -> builtins.str:
+        """Always `"cpu"`."""
+    @property
+    def is_cuda(self) -> builtins.bool:
+        """Always False."""
+    def is_floating_point(self) -> builtins.bool:
+        """Whether the dtype is float32 or float64."""
+    def item(self) -> _Scalar:
+        """The value of a one-element tensor as a Python number."""
+    def tolist(self) -> Any:
+        """Nested Python lists of the elements."""
+    def numpy(self) -> NDArray[Any]:
+        """A NumPy array with a copy of the elements."""
+
+    # ----- autograd ------------------------------------------------------------------------------
+
+    @property
+    def requires_grad(self) -> builtins.bool:
+        """Whether gradients are computed for this tensor."""
+    @requires_grad.setter
+    def requires_grad(self, value: builtins.bool) -> None: ...
+    def requires_grad_(self, requires_grad: builtins.bool = True) -> Self:
+        """Sets `requires_grad` in place and returns this tensor."""
+    @property
+    def grad(self) -> Tensor | None:
+        """The accumulated gradient, or None."""
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None: ...
+    @property
+    def grad_fn(self) -> Node | None:
+        """The node that created this tensor, or None for leaves."""
+    @property
+    def is_leaf(self) -> builtins.bool:
+        """True for tensors not produced by a recorded operation."""
+    @property
+    def retains_grad(self) -> builtins.bool:
+        """Whether `retain_grad()` was called."""
+    @property
+    def _version(self) -> builtins.int:
+        """Number of in-place modifications of the storage."""
+    @property
+    def output_nr(self) -> builtins.int:
+        """Which output of `grad_fn` this tensor is."""
+    @property
+    def _base(self) -> Tensor | None:
+        """The tensor this is a view of, or None."""
+    @property
+    def data(self) -> Tensor:
+        """A tensor sharing the data, detached from the graph."""
+    def retain_grad(self) -> None:
+        """Keeps `.grad` for this non-leaf after backward."""
+    def detach(self) -> Tensor:
+        """A new tensor sharing the data, with no history."""
+    def detach_(self) -> Self:
+        """Detaches this tensor from its history in place."""
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: builtins.bool | None = None,
+        create_graph: builtins.bool = False,
+        inputs: None = None,  # anything but None raises: use `autograd.grad` instead
+    ) -> None:
+        """Computes gradients of this tensor with respect to the graph leaves."""
+
+# ----- factories ---------------------------------------------------------------------------------
+
+def tensor(
+    data: _Data,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """`tensor(data, dtype=None, requires_grad=False)`: a new leaf holding a copy of `data`."""
+
+def from_numpy(array: NDArray[Any]) -> Tensor:
+    """`from_numpy(array)`: a tensor with a copy of the array's elements."""
+
+@overload
+def zeros(
+    size: Sequence[builtins.int],
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """A tensor of zeros."""
+
+@overload
+def zeros(
+    *size: builtins.int,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor: ...
+@overload
+def ones(
+    size: Sequence[builtins.int],
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """A tensor of ones."""
+
+@overload
+def ones(
+    *size: builtins.int,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor: ...
+@overload
+def empty(
+    size: Sequence[builtins.int],
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """An uninitialised tensor (zero-filled here)."""
+
+@overload
+def empty(
+    *size: builtins.int,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor: ...
+def full(
+    size: _Dims,
+    fill_value: _Number,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """A tensor of `size` filled with `fill_value` (dtype inferred from the value when not given)."""  # noqa: E501
+
+def zeros_like(
+    input: Tensor,
+    *,
+    dtype: _DTypeLike | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """Zeros with `input`'s shape (and dtype)."""
+
+def ones_like(
+    input: Tensor,
+    *,
+    dtype: _DTypeLike | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """Ones with `input`'s shape (and dtype)."""
+
+@overload
+def rand(
+    size: Sequence[builtins.int],
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """Uniform samples in [0, 1)."""
+
+@overload
+def rand(
+    *size: builtins.int,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor: ...
+@overload
+def randn(
+    size: Sequence[builtins.int],
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """Standard normal samples."""
+
+@overload
+def randn(
+    *size: builtins.int,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor: ...
+def arange(
+    start: _Number,
+    end: _Number | None = None,
+    step: _Number | None = None,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """`arange(end)` or `arange(start, end, step)`; int64 when every bound is an integer."""
+
+def linspace(
+    start: builtins.float,
+    end: builtins.float,
+    steps: builtins.int,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """`steps` evenly spaced values from `start` to `end`."""
+
+# ----- random seed and grad mode -----------------------------------------------------------------
+
+def manual_seed(seed: builtins.int) -> None:
+    """Seeds the random generator."""
+
+def is_grad_enabled() -> builtins.bool:
+    """Whether this thread records autograd history."""
+
+def _set_grad_enabled(enabled: builtins.bool) -> builtins.bool:
+    """Sets grad mode for this thread; returns the previous mode."""
+
+def _register_size(cls: type[tuple[builtins.int, ...]]) -> None:
+    """Registers the Python `Size` class (a tuple subclass) used for `.shape`."""
+
+# ----- autograd functions ------------------------------------------------------------------------
+
+# Without `allow_unused=True` an input the outputs do not depend on is an error (or, with
+# `materialize_grads=True`, gets zeros), so every gradient is a tensor; with it, such an input
+# gets None.
+@overload
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: builtins.bool | None = None,
+    create_graph: builtins.bool = False,
+    allow_unused: Literal[False] | None = None,
+    materialize_grads: builtins.bool = False,
+) -> tuple[Tensor, ...]:
+    """`autograd.grad(outputs, inputs, ...)`: gradients of `outputs` with respect to `inputs`, as a tuple."""  # noqa: E501
+
+@overload
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: builtins.bool | None = None,
+    create_graph: builtins.bool = False,
+    *,
+    allow_unused: builtins.bool | None = None,
+    materialize_grads: Literal[True],
+) -> tuple[Tensor, ...]: ...
+@overload
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: builtins.bool | None = None,
+    create_graph: builtins.bool = False,
+    allow_unused: builtins.bool | None = None,
+    materialize_grads: builtins.bool = False,
+) -> tuple[Tensor | None, ...]: ...
+def backward(
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: builtins.bool | None = None,
+    create_graph: builtins.bool = False,
+) -> None:
+    """`autograd.backward(tensors, grad_tensors, ...)`: accumulates into the leaves' `.grad`."""

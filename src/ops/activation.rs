@@ -1,0 +1,147 @@
+//! Activation functions: GELU, SiLU, softplus, leaky ReLU, ELU — forward kernels and gradients.
+
+use super::float_dtype;
+use super::unary::mask_where;
+use crate::autograd::{is_recording, record, Save};
+use crate::dtype::Element;
+use crate::error::{Error, Result};
+use crate::kernels::{cast, map};
+use crate::tensor::Tensor;
+use crate::with_float;
+use std::f64::consts::{FRAC_1_SQRT_2, PI};
+
+fn floats(x: &Tensor) -> Tensor {
+    cast(x, float_dtype(x.dtype()))
+}
+
+fn node1(
+    x: &Tensor,
+    out: Tensor,
+    name: &'static str,
+    saves: &[Save<'_>],
+    backward: impl Fn(&Tensor, &[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+) -> Result<Tensor> {
+    if !is_recording(&[x]) {
+        return Ok(out);
+    }
+    let n = saves.len();
+    Ok(record(out, name, &[x], saves, move |ctx| {
+        let saved: Vec<&Tensor> = (0..n).map(|i| ctx.saved(i)).collect();
+        Ok(vec![Some(backward(ctx.grad(0), &saved)?)])
+    }))
+}
+
+impl Tensor {
+    /// GELU, `x·Φ(x)` (`approximate = "none"`) or its tanh approximation (`"tanh"`).
+    pub fn gelu(&self, approximate: &str) -> Result<Tensor> {
+        let x = floats(self);
+        match approximate {
+            "none" => {
+                let out = with_float!(x.dtype(), T => map(&x, |v: T| {
+                                        let f = v.to_f64();
+                    (0.5 * f * (1.0 + libm::erf(f * FRAC_1_SQRT_2))) as T
+                }));
+                // d/dx x·Φ(x) = Φ(x) + x·φ(x)
+                node1(self, out, "GeluBackward0", &[Save::Tensor(self)], |g, s| {
+                    let x = s[0];
+                    let cdf = x
+                        .mul_scalar(FRAC_1_SQRT_2)?
+                        .erf()?
+                        .add_scalar(1.0)?
+                        .mul_scalar(0.5)?;
+                    let pdf = x
+                        .mul(x)?
+                        .mul_scalar(-0.5)?
+                        .exp()?
+                        .mul_scalar(1.0 / (2.0 * PI).sqrt())?;
+                    g.mul(&cdf.add(&x.mul(&pdf)?)?)
+                })
+            }
+            "tanh" => {
+                // 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³))), composed from differentiable ops
+                let k = (2.0 / PI).sqrt();
+                let inner = self
+                    .add(&self.pow_scalar(3.0)?.mul_scalar(0.044715)?)?
+                    .mul_scalar(k)?;
+                self.mul_scalar(0.5)?.mul(&inner.tanh()?.add_scalar(1.0)?)
+            }
+            other => Err(Error::runtime(format!(
+                "approximate argument must be either none or tanh (got {other})"
+            ))),
+        }
+    }
+
+    /// SiLU (swish), `x·σ(x)`; derivative `σ(x)·(1 + x·(1 - σ(x)))`.
+    pub fn silu(&self) -> Result<Tensor> {
+        let x = floats(self);
+        let out = with_float!(x.dtype(), T => map(&x, |v: T| v / (1.0 + (-v).exp())));
+        node1(self, out, "SiluBackward0", &[Save::Tensor(self)], |g, s| {
+            let x = s[0];
+            let sig = x.detach().sigmoid()?;
+            let sig = if x.requires_grad() { x.sigmoid()? } else { sig };
+            let one_minus = sig.rsub_scalar(1.0)?;
+            g.mul(&sig.mul(&x.mul(&one_minus)?.add_scalar(1.0)?)?)
+        })
+    }
+
+    /// Softplus, `log(1 + e^(βx))/β`, linear above `threshold`; derivative `σ(βx)`.
+    pub fn softplus(&self, beta: f64, threshold: f64) -> Result<Tensor> {
+        let x = floats(self);
+        let out = with_float!(x.dtype(), T => map(&x, move |v: T| {
+                        let z = v.to_f64() * beta;
+            if z > threshold { v } else { (z.exp().ln_1p() / beta) as T }
+        }));
+        node1(
+            self,
+            out,
+            "SoftplusBackward0",
+            &[Save::Tensor(self)],
+            move |g, s| {
+                let x = s[0];
+                let linear = mask_where(x, |v| v * beta > threshold)?;
+                let curved = x
+                    .mul_scalar(beta)?
+                    .sigmoid()?
+                    .mul(&linear.rsub_scalar(1.0)?)?;
+                g.mul(&curved.add(&linear)?)
+            },
+        )
+    }
+
+    /// Leaky ReLU: `x` for `x > 0`, else `slope·x`.
+    pub fn leaky_relu(&self, negative_slope: f64) -> Result<Tensor> {
+        let x = floats(self);
+        let out = with_float!(x.dtype(), T => map(&x, move |v: T| if v > 0.0 { v } else { v * negative_slope as T }));
+        node1(
+            self,
+            out,
+            "LeakyReluBackward0",
+            &[Save::Tensor(self)],
+            move |g, s| {
+                let pos = mask_where(s[0], |v| v > 0.0)?;
+                g.mul(
+                    &pos.mul_scalar(1.0 - negative_slope)?
+                        .add_scalar(negative_slope)?,
+                )
+            },
+        )
+    }
+
+    /// ELU: `x` for `x > 0`, else `α(e^x - 1)`; derivative 1, or `α e^x` below 0.
+    pub fn elu(&self, alpha: f64) -> Result<Tensor> {
+        let x = floats(self);
+        let out = with_float!(x.dtype(), T => map(&x, move |v: T| if v > 0.0 { v } else { (alpha as T) * v.exp_m1() }));
+        node1(
+            self,
+            out,
+            "EluBackward0",
+            &[Save::Tensor(self)],
+            move |g, s| {
+                let x = s[0];
+                let pos = mask_where(x, |v| v > 0.0)?;
+                let neg = x.exp()?.mul_scalar(alpha)?.mul(&pos.rsub_scalar(1.0)?)?;
+                g.mul(&pos.add(&neg)?)
+            },
+        )
+    }
+}

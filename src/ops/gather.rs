@@ -1,0 +1,388 @@
+//! Index-driven ops: `gather`, `scatter_add`, `index_select`, `index_add`, and `index_put`
+//! (the core of advanced indexing). Repeated indices accumulate their gradients.
+
+use crate::autograd::{is_recording, record};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernels::cast;
+use crate::layout::{contiguous_strides, fmt_shape, normalize_dim};
+use crate::storage::BufferElement;
+use crate::tensor::Tensor;
+use crate::{with_any, with_num};
+
+/// The int64 values of an index tensor, checked against `size` (negative values wrap).
+fn index_values(index: &Tensor, size: usize, dim: usize) -> Result<Vec<usize>> {
+    if index.dtype() != DType::Int64 {
+        return Err(Error::runtime(format!(
+            "expected an int64 index tensor, got {} (use .long())",
+            index.dtype().name()
+        )));
+    }
+    index
+        .to_vec::<i64>()?
+        .into_iter()
+        .map(|i| {
+            let j = if i < 0 { i + size as i64 } else { i };
+            if j < 0 || j >= size as i64 {
+                Err(Error::index(format!(
+                    "index {i} is out of bounds for dimension {dim} with size {size}"
+                )))
+            } else {
+                Ok(j as usize)
+            }
+        })
+        .collect()
+}
+
+/// For every element of `index` (row-major), the flat position in a contiguous tensor of
+/// `shape` that `gather`/`scatter` along `dim` address.
+fn positions(shape: &[usize], index: &Tensor, dim: usize) -> Result<Vec<usize>> {
+    if index.dim() != shape.len() {
+        return Err(Error::runtime(format!(
+            "Index tensor must have the same number of dimensions as input tensor ({} vs {})",
+            index.dim(),
+            shape.len()
+        )));
+    }
+    for d in 0..shape.len() {
+        if d != dim && index.shape()[d] > shape[d] {
+            return Err(Error::runtime(format!(
+                "Size does not match at dimension {d} expected index {} to be smaller than self {} apart from dimension {dim}",
+                fmt_shape(index.shape()),
+                fmt_shape(shape)
+            )));
+        }
+    }
+    let idx = index_values(index, shape[dim], dim)?;
+    let strides = contiguous_strides(shape);
+    let ishape = index.shape();
+    let mut multi = vec![0usize; ishape.len()];
+    let mut out = Vec::with_capacity(idx.len());
+    for &i in &idx {
+        let mut p = 0isize;
+        for d in 0..ishape.len() {
+            let coord = if d == dim { i } else { multi[d] };
+            p += coord as isize * strides[d];
+        }
+        out.push(p as usize);
+        for d in (0..ishape.len()).rev() {
+            multi[d] += 1;
+            if multi[d] < ishape[d] {
+                break;
+            }
+            multi[d] = 0;
+        }
+    }
+    Ok(out)
+}
+
+fn take<T: BufferElement + Copy>(x: &Tensor, pos: &[usize], shape: &[usize]) -> Result<Tensor> {
+    let data: Vec<T> = x.to_vec()?;
+    Tensor::from_vec(pos.iter().map(|&p| data[p]).collect(), shape)
+}
+
+fn add_at<T: BufferElement + crate::dtype::Num>(
+    base: &Tensor,
+    pos: &[usize],
+    src: &Tensor,
+) -> Result<Tensor> {
+    let mut data: Vec<T> = base.to_vec()?;
+    let values: Vec<T> = src.to_vec()?;
+    for (&p, v) in pos.iter().zip(values) {
+        data[p] += v;
+    }
+    Tensor::from_vec(data, base.shape())
+}
+
+impl Tensor {
+    /// `out[..., j, ...] = self[..., index[..., j, ...], ...]` along `dim`.
+    pub fn gather(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
+        let d = normalize_dim(dim, self.dim())?;
+        let pos = positions(self.shape(), index, d)?;
+        let out = with_any!(self.dtype(), T => take::<T>(self, &pos, index.shape())?);
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        let (shape, index) = (self.shape().to_vec(), index.clone());
+        Ok(record(out, "GatherBackward0", &[self], &[], move |ctx| {
+            let g = ctx.grad(0);
+            Ok(vec![Some(
+                Tensor::zeros(&shape, g.dtype()).scatter_add(d as isize, &index, g)?,
+            )])
+        }))
+    }
+
+    /// A copy of `self` with `src` added at the positions `index` names along `dim`
+    /// (repeated indices accumulate).
+    pub fn scatter_add(&self, dim: isize, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+        let d = normalize_dim(dim, self.dim())?;
+        if src.shape() != index.shape() {
+            return Err(Error::runtime(format!(
+                "scatter_add: src {} and index {} must have the same shape here",
+                fmt_shape(src.shape()),
+                fmt_shape(index.shape())
+            )));
+        }
+        let pos = positions(self.shape(), index, d)?;
+        let src_c = cast(src, self.dtype());
+        let out = with_num!(self.dtype(), T => add_at::<T>(self, &pos, &src_c)?);
+        if !is_recording(&[self, src]) {
+            return Ok(out);
+        }
+        let index = index.clone();
+        Ok(record(
+            out,
+            "ScatterAddBackward0",
+            &[self, src],
+            &[],
+            move |ctx| {
+                let g = ctx.grad(0);
+                let gs = if ctx.needs_input_grad(1) {
+                    Some(g.gather(d as isize, &index)?)
+                } else {
+                    None
+                };
+                Ok(vec![Some(g.clone()), gs])
+            },
+        ))
+    }
+
+    /// The slices `index[0], index[1], ...` of `dim` (a 1-D int64 index).
+    pub fn index_select(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
+        if index.dim() > 1 {
+            return Err(Error::index(
+                "index_select(): Index is supposed to be a vector",
+            ));
+        }
+        let d = normalize_dim(dim, self.dim())?;
+        let index = index.reshape(&[-1])?;
+        let out = self.index_select_raw(d, &index)?;
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        let shape = self.shape().to_vec();
+        Ok(record(
+            out,
+            "IndexSelectBackward0",
+            &[self],
+            &[],
+            move |ctx| {
+                let g = ctx.grad(0);
+                Ok(vec![Some(
+                    Tensor::zeros(&shape, g.dtype()).index_add(d, &index, g)?,
+                )])
+            },
+        ))
+    }
+
+    fn index_select_raw(&self, d: usize, index: &Tensor) -> Result<Tensor> {
+        let idx = index_values(index, self.shape().get(d).copied().unwrap_or(1), d)?;
+        let mut shape = self.shape().to_vec();
+        let (outer, inner) = (
+            shape[..d].iter().product::<usize>(),
+            shape[d + 1..].iter().product::<usize>(),
+        );
+        let n = shape[d];
+        shape[d] = idx.len();
+        let mut pos = Vec::with_capacity(outer * idx.len() * inner);
+        for o in 0..outer {
+            for &i in &idx {
+                pos.extend((0..inner).map(|k| (o * n + i) * inner + k));
+            }
+        }
+        Ok(with_any!(self.dtype(), T => take::<T>(self, &pos, &shape)?))
+    }
+
+    /// A copy of `self` with the slices of `src` added at `index` along `dim` (accumulating).
+    pub fn index_add(&self, dim: usize, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+        let idx = index_values(index, self.shape()[dim], dim)?;
+        let shape = self.shape();
+        let (outer, inner) = (
+            shape[..dim].iter().product::<usize>(),
+            shape[dim + 1..].iter().product::<usize>(),
+        );
+        let n = shape[dim];
+        let mut pos = Vec::with_capacity(outer * idx.len() * inner);
+        for o in 0..outer {
+            for &i in &idx {
+                pos.extend((0..inner).map(|k| (o * n + i) * inner + k));
+            }
+        }
+        let src_c = cast(src, self.dtype());
+        let out = with_num!(self.dtype(), T => add_at::<T>(self, &pos, &src_c)?);
+        if !is_recording(&[self, src]) {
+            return Ok(out);
+        }
+        let index = index.clone();
+        Ok(record(
+            out,
+            "IndexAddBackward0",
+            &[self, src],
+            &[],
+            move |ctx| {
+                let g = ctx.grad(0);
+                let gs = if ctx.needs_input_grad(1) {
+                    Some(g.index_select(dim as isize, &index)?)
+                } else {
+                    None
+                };
+                Ok(vec![Some(g.clone()), gs])
+            },
+        ))
+    }
+
+    /// Advanced indexing on the consecutive dims `first..first+indices.len()`: the index tensors
+    /// broadcast together, and their shape replaces those dims in the result.
+    pub fn index_with_tensors(&self, first: usize, indices: &[Tensor]) -> Result<Tensor> {
+        let (linear, ishape) = self.linear_index(first, indices)?;
+        let k = indices.len();
+        let shape = self.shape();
+        let mut flat_shape: Vec<isize> = shape[..first].iter().map(|&s| s as isize).collect();
+        flat_shape.push(-1);
+        flat_shape.extend(shape[first + k..].iter().map(|&s| s as isize));
+        let picked = self
+            .reshape(&flat_shape)?
+            .index_select(first as isize, &linear)?;
+        let mut out_shape: Vec<isize> = shape[..first].iter().map(|&s| s as isize).collect();
+        out_shape.extend(ishape.iter().map(|&s| s as isize));
+        out_shape.extend(shape[first + k..].iter().map(|&s| s as isize));
+        picked.reshape(&out_shape)
+    }
+
+    /// Broadcasts integer index tensors and folds them into one flat index over their dims.
+    fn linear_index(&self, first: usize, indices: &[Tensor]) -> Result<(Tensor, Vec<usize>)> {
+        let k = indices.len();
+        if first + k > self.dim() {
+            return Err(Error::index(format!(
+                "too many indices for tensor of dimension {}",
+                self.dim()
+            )));
+        }
+        let mut ishape: Vec<usize> = vec![];
+        for t in indices {
+            ishape = crate::layout::broadcast_shapes(&ishape, t.shape())
+                .map_err(|_| {
+                    Error::index("shape mismatch: indexing tensors could not be broadcast together")
+                })?
+                .to_vec();
+        }
+        let target: Vec<isize> = ishape.iter().map(|&s| s as isize).collect();
+        let mut linear = vec![0i64; ishape.iter().product()];
+        for (j, t) in indices.iter().enumerate() {
+            let size = self.shape()[first + j];
+            let vals = index_values(&t.expand(&target)?.contiguous()?, size, first + j)?;
+            for (l, v) in linear.iter_mut().zip(vals) {
+                *l = *l * size as i64 + v as i64;
+            }
+        }
+        Ok((
+            Tensor::from_vec(linear, &[ishape.iter().product()])?,
+            ishape,
+        ))
+    }
+
+    /// A copy of `self` with `values` written (or added, with `accumulate`) at the advanced index;
+    /// the gradient to `self` is zero at overwritten places, `values` gets the gathered gradient.
+    pub fn index_put(
+        &self,
+        first: usize,
+        indices: &[Tensor],
+        values: &Tensor,
+        accumulate: bool,
+    ) -> Result<Tensor> {
+        let (linear, ishape) = self.linear_index(first, indices)?;
+        let k = indices.len();
+        let shape = self.shape().to_vec();
+        let mut flat_shape: Vec<usize> = shape[..first].to_vec();
+        flat_shape.push(shape[first..first + k].iter().product());
+        flat_shape.extend(&shape[first + k..]);
+        let mut sel_shape: Vec<usize> = shape[..first].to_vec();
+        sel_shape.extend(&ishape);
+        sel_shape.extend(&shape[first + k..]);
+        let target: Vec<isize> = sel_shape.iter().map(|&s| s as isize).collect();
+        let vals = values
+            .detach()
+            .to_dtype(self.dtype())?
+            .expand(&target)?
+            .contiguous()?;
+        let mut picked_shape: Vec<isize> = shape[..first].iter().map(|&s| s as isize).collect();
+        picked_shape.push(linear.numel() as isize);
+        picked_shape.extend(shape[first + k..].iter().map(|&s| s as isize));
+        let vals = vals.reshape(&picked_shape)?;
+        let flat = self
+            .detach()
+            .reshape(&flat_shape.iter().map(|&s| s as isize).collect::<Vec<_>>())?;
+        let base = if accumulate {
+            flat.contiguous()?.deep_copy()
+        } else {
+            // zero the targets first so that writing is adding into zeros
+            let ones = Tensor::ones(
+                &picked_shape.iter().map(|&s| s as usize).collect::<Vec<_>>(),
+                self.dtype(),
+            );
+            let hit = Tensor::zeros(&flat_shape, self.dtype()).index_add(first, &linear, &ones)?;
+            let keep = hit.compare(
+                crate::ops::compare::CompareOp::Eq,
+                crate::ops::Operand::Scalar(crate::Scalar::Float(0.0)),
+            )?;
+            flat.mul(&cast(&keep, self.dtype()))?
+        };
+        let (linear, vals) = if accumulate {
+            (linear, vals)
+        } else {
+            last_writes(first, &linear, &vals)?
+        };
+        let out = base
+            .index_add(first, &linear, &vals)?
+            .reshape(&shape.iter().map(|&s| s as isize).collect::<Vec<_>>())?
+            .detach();
+        if !is_recording(&[self, values]) {
+            return Ok(out);
+        }
+        let (indices, values_shape) = (indices.to_vec(), values.shape().to_vec());
+        Ok(record(
+            out,
+            "IndexPutBackward0",
+            &[self, values],
+            &[],
+            move |ctx| {
+                let g = ctx.grad(0);
+                let gs = if accumulate {
+                    g.clone()
+                } else {
+                    let zeros = Tensor::zeros(&values_shape, g.dtype());
+                    g.index_put(first, &indices, &zeros, false)?
+                };
+                let gv = if ctx.needs_input_grad(1) {
+                    Some(g.index_with_tensors(first, &indices)?)
+                } else {
+                    None
+                };
+                Ok(vec![Some(gs), gv])
+            },
+        ))
+    }
+}
+
+/// Keeps only the last write to each position (assignment semantics for repeated indices).
+fn last_writes(dim: usize, linear: &Tensor, vals: &Tensor) -> Result<(Tensor, Tensor)> {
+    let lin = linear.to_vec::<i64>()?;
+    let mut last = std::collections::HashMap::new();
+    for (j, &p) in lin.iter().enumerate() {
+        last.insert(p, j);
+    }
+    if last.len() == lin.len() {
+        return Ok((linear.clone(), vals.clone()));
+    }
+    let kept: Vec<i64> = (0..lin.len())
+        .filter(|&j| last[&lin[j]] == j)
+        .map(|j| j as i64)
+        .collect();
+    let kept_lin: Vec<i64> = kept.iter().map(|&j| lin[j as usize]).collect();
+    let n = kept.len();
+    let kept = Tensor::from_vec(kept, &[n])?;
+    Ok((
+        Tensor::from_vec(kept_lin, &[n])?,
+        vals.index_select(dim as isize, &kept)?,
+    ))
+}

@@ -1,0 +1,282 @@
+//! Shape ops: `permute`, `flatten`, `cat`, `stack`, `split`, `chunk`, `unbind`, `flip`, `repeat`.
+
+use crate::autograd::{is_recording, record_multi};
+use crate::error::{Error, Result};
+use crate::kernels::{cast, write_into};
+use crate::layout::{fmt_shape, normalize_dim, Layout};
+use crate::ops::result_type;
+use crate::tensor::Tensor;
+
+impl Tensor {
+    /// Reorders the dimensions (a view); gradient: the inverse permutation.
+    pub fn permute(&self, dims: &[isize]) -> Result<Tensor> {
+        if dims.len() != self.dim() {
+            return Err(Error::runtime(format!(
+                "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {} is not equal to len(dims) = {}",
+                self.dim(),
+                dims.len()
+            )));
+        }
+        let perm: Vec<usize> = dims
+            .iter()
+            .map(|&d| normalize_dim(d, self.dim()))
+            .collect::<Result<_>>()?;
+        let mut seen = vec![false; perm.len()];
+        for &p in &perm {
+            if std::mem::replace(&mut seen[p], true) {
+                return Err(Error::runtime("permute(): duplicate dims are not allowed."));
+            }
+        }
+        let l = self.layout();
+        let layout = Layout {
+            shape: perm.iter().map(|&p| l.shape[p]).collect(),
+            strides: perm.iter().map(|&p| l.strides[p]).collect(),
+            offset: l.offset,
+        };
+        let out = self.alias_with_layout(layout);
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        let mut inverse = vec![0isize; perm.len()];
+        for (i, &p) in perm.iter().enumerate() {
+            inverse[p] = i as isize;
+        }
+        Ok(crate::autograd::record(
+            out,
+            "PermuteBackward0",
+            &[self],
+            &[],
+            move |ctx| Ok(vec![Some(ctx.grad(0).permute(&inverse)?)]),
+        ))
+    }
+
+    /// Merges dims `start..=end` into one.
+    pub fn flatten_dims(&self, start: isize, end: isize) -> Result<Tensor> {
+        if self.dim() == 0 {
+            return self.reshape(&[1]);
+        }
+        let (s, e) = (
+            normalize_dim(start, self.dim())?,
+            normalize_dim(end, self.dim())?,
+        );
+        if s > e {
+            return Err(Error::runtime(
+                "flatten() has invalid args: start_dim cannot come after end_dim",
+            ));
+        }
+        let mut shape: Vec<isize> = self.shape()[..s].iter().map(|&v| v as isize).collect();
+        shape.push(self.shape()[s..=e].iter().product::<usize>() as isize);
+        shape.extend(self.shape()[e + 1..].iter().map(|&v| v as isize));
+        self.reshape(&shape)
+    }
+
+    /// Concatenates `tensors` along `dim`; each input gets its slice of the gradient.
+    pub fn cat(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
+        let first = tensors
+            .first()
+            .ok_or_else(|| Error::runtime("torch.cat(): expected a non-empty list of Tensors"))?;
+        let d = normalize_dim(dim, first.dim())?;
+        let mut dtype = first.dtype();
+        let mut total = 0;
+        for (i, t) in tensors.iter().enumerate() {
+            if t.dim() != first.dim() {
+                return Err(Error::runtime(format!(
+                    "Tensors must have same number of dimensions: got {} and {}",
+                    first.dim(),
+                    t.dim()
+                )));
+            }
+            for k in 0..t.dim() {
+                if k != d && t.shape()[k] != first.shape()[k] {
+                    return Err(Error::runtime(format!(
+                        "Sizes of tensors must match except in dimension {d}. Expected size {} but got size {} for tensor number {i} in the list (shapes {} and {}).",
+                        first.shape()[k], t.shape()[k], fmt_shape(first.shape()), fmt_shape(t.shape())
+                    )));
+                }
+            }
+            dtype = result_type(&Tensor::zeros(&[1], dtype), t);
+            total += t.shape()[d];
+        }
+        let mut shape = first.shape().to_vec();
+        shape[d] = total;
+        let out = Tensor::zeros(&shape, dtype);
+        let mut start = 0;
+        let mut sizes = Vec::with_capacity(tensors.len());
+        for t in tensors {
+            let n = t.shape()[d];
+            let region = out.detach().slice(
+                d as isize,
+                Some(start as isize),
+                Some((start + n) as isize),
+                1,
+            )?;
+            write_into(&region, &cast(t, dtype));
+            sizes.push(n);
+            start += n;
+        }
+        let inputs: Vec<&Tensor> = tensors.iter().collect();
+        if !is_recording(&inputs) {
+            return Ok(out);
+        }
+        let node = record_multi(
+            vec![out],
+            "CatBackward0",
+            &inputs,
+            &[],
+            Box::new(move |ctx| {
+                let g = ctx.grad(0);
+                let mut start = 0;
+                sizes
+                    .iter()
+                    .map(|&n| {
+                        let piece = g.slice(
+                            d as isize,
+                            Some(start as isize),
+                            Some((start + n) as isize),
+                            1,
+                        );
+                        start += n;
+                        piece.map(Some)
+                    })
+                    .collect()
+            }),
+        );
+        Ok(node.into_iter().next().expect("one output"))
+    }
+
+    /// Stacks equally shaped tensors along a new dimension `dim`.
+    pub fn stack(tensors: &[Tensor], dim: isize) -> Result<Tensor> {
+        let first = tensors
+            .first()
+            .ok_or_else(|| Error::runtime("stack expects a non-empty TensorList"))?;
+        for (i, t) in tensors.iter().enumerate() {
+            if t.shape() != first.shape() {
+                return Err(Error::runtime(format!(
+                    "stack expects each tensor to be equal size, but got {} at entry 0 and {} at entry {i}",
+                    fmt_shape(first.shape()),
+                    fmt_shape(t.shape())
+                )));
+            }
+        }
+        let d = normalize_dim(dim, first.dim() + 1)? as isize;
+        let parts = tensors
+            .iter()
+            .map(|t| t.unsqueeze(d))
+            .collect::<Result<Vec<_>>>()?;
+        Tensor::cat(&parts, d)
+    }
+
+    /// Splits along `dim` into pieces of `size` (the last may be smaller); the pieces are views.
+    pub fn split(&self, size: usize, dim: isize) -> Result<Vec<Tensor>> {
+        let d = normalize_dim(dim, self.dim())?;
+        let n = self.shape()[d];
+        if size == 0 && n > 0 {
+            return Err(Error::runtime(
+                "split_size can only be 0 if dimension size is 0",
+            ));
+        }
+        let sizes: Vec<usize> = (0..n)
+            .step_by(size.max(1))
+            .map(|s| size.min(n - s))
+            .collect();
+        self.split_sizes(&sizes, dim)
+    }
+
+    /// Splits along `dim` into pieces of the given sizes (which must add up to the dim's size).
+    pub fn split_sizes(&self, sizes: &[usize], dim: isize) -> Result<Vec<Tensor>> {
+        let d = normalize_dim(dim, self.dim())?;
+        if sizes.iter().sum::<usize>() != self.shape()[d] {
+            return Err(Error::runtime(format!(
+                "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension {d}), but got split_sizes={sizes:?}",
+                self.shape()[d]
+            )));
+        }
+        let mut start = 0;
+        sizes
+            .iter()
+            .map(|&n| {
+                let piece = self.slice(
+                    d as isize,
+                    Some(start as isize),
+                    Some((start + n) as isize),
+                    1,
+                );
+                start += n;
+                piece
+            })
+            .collect()
+    }
+
+    /// `chunks` nearly equal pieces along `dim`.
+    pub fn chunk(&self, chunks: usize, dim: isize) -> Result<Vec<Tensor>> {
+        if chunks == 0 {
+            return Err(Error::runtime(
+                "chunk expects `chunks` to be greater than 0, got: 0",
+            ));
+        }
+        let d = normalize_dim(dim, self.dim())?;
+        let size = self.shape()[d].div_ceil(chunks);
+        self.split(size.max(1), dim)
+    }
+
+    /// The slices along `dim`, each without that dimension.
+    pub fn unbind(&self, dim: isize) -> Result<Vec<Tensor>> {
+        let d = normalize_dim(dim, self.dim())?;
+        (0..self.shape()[d] as isize)
+            .map(|i| self.select(d as isize, i))
+            .collect()
+    }
+
+    /// Reverses the order along `dims` (a copy); the gradient is flipped back.
+    pub fn flip(&self, dims: &[isize]) -> Result<Tensor> {
+        let ds: Vec<usize> = dims
+            .iter()
+            .map(|&d| normalize_dim(d, self.dim()))
+            .collect::<Result<_>>()?;
+        let src = self.detach();
+        let mut l = src.layout().clone();
+        for &d in &ds {
+            if l.shape[d] > 0 {
+                l.offset = (l.offset as isize + (l.shape[d] as isize - 1) * l.strides[d]) as usize;
+                l.strides[d] = -l.strides[d];
+            }
+        }
+        let out = src.alias_with_layout(l).deep_copy();
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        let dims = dims.to_vec();
+        Ok(crate::autograd::record(
+            out,
+            "FlipBackward0",
+            &[self],
+            &[],
+            move |ctx| Ok(vec![Some(ctx.grad(0).flip(&dims)?)]),
+        ))
+    }
+
+    /// Tiles the tensor `repeats[d]` times along each dimension (a copy).
+    pub fn repeat(&self, repeats: &[usize]) -> Result<Tensor> {
+        if repeats.len() < self.dim() {
+            return Err(Error::runtime(
+                "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor",
+            ));
+        }
+        let extra = repeats.len() - self.dim();
+        let mut padded: Vec<usize> = vec![1; extra];
+        padded.extend_from_slice(self.shape());
+        // view as (1, s0, 1, s1, ...), expand to (r0, s0, r1, s1, ...), then merge pairs
+        let mut inter: Vec<isize> = Vec::new();
+        let mut expanded: Vec<isize> = Vec::new();
+        let mut merged: Vec<isize> = Vec::new();
+        for (&r, &s) in repeats.iter().zip(&padded) {
+            inter.extend([1, s as isize]);
+            expanded.extend([r as isize, s as isize]);
+            merged.push((r * s) as isize);
+        }
+        self.reshape(&inter)?
+            .expand(&expanded)?
+            .contiguous()?
+            .reshape(&merged)
+    }
+}
