@@ -6,16 +6,56 @@ use crate::layout::{broadcast_shapes, Layout};
 use crate::storage::BufferElement;
 use crate::tensor::{gather, Tensor};
 use crate::with_any;
+use rayon::prelude::*;
+
+/// Element count above which elementwise kernels split the work across rayon threads.
+pub const PARALLEL_ELEMENTS: usize = 1 << 15;
+
+/// `out[i] = f(xs[i])`, in parallel chunks for large inputs.
+fn map_slice<T: Copy + Sync, U: Send + Copy + Default>(
+    xs: &[T],
+    f: &(impl Fn(T) -> U + Sync),
+) -> Vec<U> {
+    if xs.len() < PARALLEL_ELEMENTS {
+        return xs.iter().map(|&v| f(v)).collect();
+    }
+    let mut out = vec![U::default(); xs.len()];
+    out.par_chunks_mut(PARALLEL_ELEMENTS / 4)
+        .zip(xs.par_chunks(PARALLEL_ELEMENTS / 4))
+        .for_each(|(o, x)| {
+            for (o, &v) in o.iter_mut().zip(x) {
+                *o = f(v);
+            }
+        });
+    out
+}
+
+/// `out[i] = f(xs[i], ys[i])`, in parallel chunks for large inputs.
+fn zip_slices<T: Copy + Sync, U: Send + Copy + Default>(
+    xs: &[T],
+    ys: &[T],
+    f: &(impl Fn(T, T) -> U + Sync),
+) -> Vec<U> {
+    if xs.len() < PARALLEL_ELEMENTS {
+        return xs.iter().zip(ys).map(|(&x, &y)| f(x, y)).collect();
+    }
+    let chunk = PARALLEL_ELEMENTS / 4;
+    let mut out = vec![U::default(); xs.len()];
+    out.par_chunks_mut(chunk)
+        .zip(xs.par_chunks(chunk).zip(ys.par_chunks(chunk)))
+        .for_each(|(o, (x, y))| {
+            for ((o, &a), &b) in o.iter_mut().zip(x).zip(y) {
+                *o = f(a, b);
+            }
+        });
+    out
+}
 
 /// Applies `f` to every element of `x` (of element type `T`), giving a new contiguous tensor.
-pub fn map<T: BufferElement, U: BufferElement>(x: &Tensor, f: impl Fn(T) -> U) -> Tensor {
+pub fn map<T: BufferElement, U: BufferElement>(x: &Tensor, f: impl Fn(T) -> U + Sync) -> Tensor {
     let out: Vec<U> = x.read(|data: &[T], layout| match layout.contiguous_range() {
-        Some(range) => data[range].iter().map(|&v| f(v)).collect(),
-        None => {
-            let mut out = Vec::with_capacity(layout.numel());
-            layout.for_each_offset(|p| out.push(f(data[p])));
-            out
-        }
+        Some(range) => map_slice(&data[range], &f),
+        None => map_slice(&gather(data, layout), &f),
     });
     Tensor::from_vec(out, x.shape()).expect("same element count")
 }
@@ -24,27 +64,27 @@ pub fn map<T: BufferElement, U: BufferElement>(x: &Tensor, f: impl Fn(T) -> U) -
 pub fn zip<T: BufferElement, U: BufferElement>(
     a: &Tensor,
     b: &Tensor,
-    f: impl Fn(T, T) -> U,
+    f: impl Fn(T, T) -> U + Sync,
 ) -> Result<Tensor> {
     let shape = broadcast_shapes(a.shape(), b.shape())?;
     let out: Vec<U> = a.read(|da: &[T], la| {
         b.read(|db: &[T], lb| {
             if let (Some(ra), Some(rb)) = (la.contiguous_range(), lb.contiguous_range()) {
                 if la.shape == lb.shape {
-                    return da[ra].iter().zip(&db[rb]).map(|(&x, &y)| f(x, y)).collect();
+                    return zip_slices(&da[ra], &db[rb], &f);
                 }
                 if lb.numel() == 1 && la.shape.as_slice() == shape.as_slice() {
                     let y = db[rb.start];
-                    return da[ra].iter().map(|&x| f(x, y)).collect();
+                    return map_slice(&da[ra], &|x| f(x, y));
                 }
                 if la.numel() == 1 && lb.shape.as_slice() == shape.as_slice() {
                     let x = da[ra.start];
-                    return db[rb].iter().map(|&y| f(x, y)).collect();
+                    return map_slice(&db[rb], &|y| f(x, y));
                 }
             }
             let xs = gather(da, &la.broadcast_to(&shape));
             let ys = gather(db, &lb.broadcast_to(&shape));
-            xs.into_iter().zip(ys).map(|(x, y)| f(x, y)).collect()
+            zip_slices(&xs, &ys, &f)
         })
     });
     Tensor::from_vec(out, &shape)
@@ -68,7 +108,17 @@ pub fn sum_dims<T: BufferElement + Num>(x: &Tensor, reduce: &[bool]) -> Tensor {
         .collect();
     let data: Vec<T> = x.read(|d, l| gather(d, l));
     if reduce.iter().all(|&r| r) {
-        return Tensor::from_vec(vec![pairwise_sum(&data)], &out_shape).expect("one element");
+        // fixed chunks summed in parallel, then pairwise: the same result with any thread count
+        let total = if data.len() >= PARALLEL_ELEMENTS {
+            let partial: Vec<T> = data
+                .par_chunks(PARALLEL_ELEMENTS / 4)
+                .map(pairwise_sum)
+                .collect();
+            pairwise_sum(&partial)
+        } else {
+            pairwise_sum(&data)
+        };
+        return Tensor::from_vec(vec![total], &out_shape).expect("one element");
     }
     // Walk the input in row-major order and add each element into its output cell.
     let out_layout = Layout::contiguous(&out_shape);

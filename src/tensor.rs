@@ -23,6 +23,9 @@ pub struct TensorImpl {
     pub(crate) meta: Mutex<AutogradMeta>,
     /// The tensor this one is a view of (always a non-view), if any.
     pub(crate) base: Option<Tensor>,
+    /// Opaque slot where a language binding keeps a borrowed pointer to this tensor's wrapper
+    /// object, so the same object comes back each time (never dereferenced by the core).
+    pub binding_object: std::sync::atomic::AtomicPtr<std::ffi::c_void>,
 }
 
 /// Autograd state of one tensor.
@@ -75,6 +78,7 @@ impl Tensor {
             dtype,
             meta: Mutex::new(AutogradMeta::default()),
             base,
+            binding_object: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
         }))
     }
 

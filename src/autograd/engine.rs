@@ -209,7 +209,7 @@ impl GraphTask {
         captures: &[Edge],
     ) -> Result<Vec<Option<Tensor>>> {
         let _mode = GradModeGuard::new(self.create_graph);
-        let (mut dependencies, order) = count_dependencies(&roots);
+        let (mut dependencies, order) = count_dependencies(&roots, !self.accumulate);
         let mut capture_at: HashMap<NodeId, Vec<(usize, usize)>> = HashMap::new();
         for (k, edge) in captures.iter().enumerate() {
             capture_at
@@ -296,7 +296,10 @@ impl GraphTask {
 
 /// Counts incoming edges per node reachable from the roots, with an explicit stack; also returns
 /// the nodes in a topological order (every node before the nodes it points to).
-fn count_dependencies(roots: &[(Edge, Tensor)]) -> (HashMap<NodeId, usize>, Vec<Arc<Node>>) {
+fn count_dependencies(
+    roots: &[(Edge, Tensor)],
+    want_order: bool,
+) -> (HashMap<NodeId, usize>, Vec<Arc<Node>>) {
     let mut dependencies: HashMap<NodeId, usize> = HashMap::new();
     let mut seen: HashSet<NodeId> = HashSet::new();
     let mut stack: Vec<Arc<Node>> = Vec::new();
@@ -314,6 +317,9 @@ fn count_dependencies(roots: &[(Edge, Tensor)]) -> (HashMap<NodeId, usize>, Vec<
             }
         }
         all.push(node);
+    }
+    if !want_order {
+        return (dependencies, Vec::new());
     }
     // Kahn's algorithm over a copy of the counts gives a topological order.
     let mut remaining = dependencies.clone();

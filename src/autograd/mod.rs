@@ -105,9 +105,8 @@ pub fn record(
     saves: &[Save<'_>],
     backward: impl Fn(&BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 ) -> Tensor {
-    record_multi(vec![out], name, inputs, saves, Box::new(backward))
-        .pop()
-        .expect("one output")
+    attach(&[&out], name, inputs, saves, Box::new(backward));
+    out
 }
 
 /// Like [`record`] for ops with several outputs; `Save::Output` saves output 0.
@@ -118,6 +117,19 @@ pub fn record_multi(
     saves: &[Save<'_>],
     backward: BackwardFn,
 ) -> Vec<Tensor> {
+    let refs: Vec<&Tensor> = outs.iter().collect();
+    attach(&refs, name, inputs, saves, backward);
+    outs
+}
+
+/// Creates the node and makes it the `grad_fn` of each of `outs`.
+fn attach(
+    outs: &[&Tensor],
+    name: impl Into<std::borrow::Cow<'static, str>>,
+    inputs: &[&Tensor],
+    saves: &[Save<'_>],
+    backward: BackwardFn,
+) {
     let next_edges = inputs.iter().map(|t| gradient_edge(t)).collect();
     let metas = inputs
         .iter()
@@ -130,8 +142,8 @@ pub fn record_multi(
         .iter()
         .map(|s| match s {
             Save::Tensor(t) => SavedVariable::input(t),
-            Save::Output => SavedVariable::output(&outs[0], 0),
-            Save::OutputAt(n) => SavedVariable::output(&outs[*n], *n),
+            Save::Output => SavedVariable::output(outs[0], 0),
+            Save::OutputAt(n) => SavedVariable::output(outs[*n], *n),
             Save::Skip => SavedVariable::none(),
         })
         .collect();
@@ -142,7 +154,6 @@ pub fn record_multi(
             input_nr: i,
         }));
     }
-    outs
 }
 
 thread_local! {

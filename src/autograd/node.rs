@@ -44,9 +44,9 @@ pub struct InputMeta {
 pub struct Node {
     name: Cow<'static, str>,
     seq_nr: u64,
-    pub(crate) next_edges: Vec<Option<Edge>>,
+    pub(crate) next_edges: SmallVec<[Option<Edge>; 2]>,
     inputs: SmallVec<[InputMeta; 2]>,
-    saved: Vec<SavedVariable>,
+    saved: SmallVec<[SavedVariable; 2]>,
     kind: NodeKind,
     retained: Mutex<Vec<(usize, Weak<TensorImpl>)>>,
     pre_hooks: Mutex<Vec<(u64, usize, super::Hook)>>,
@@ -96,9 +96,9 @@ impl Node {
     /// A node for an op's backward formula.
     pub fn new(
         name: impl Into<Cow<'static, str>>,
-        next_edges: Vec<Option<Edge>>,
+        next_edges: SmallVec<[Option<Edge>; 2]>,
         inputs: SmallVec<[InputMeta; 2]>,
-        saved: Vec<SavedVariable>,
+        saved: SmallVec<[SavedVariable; 2]>,
         backward: BackwardFn,
     ) -> Node {
         Node {
@@ -122,9 +122,9 @@ impl Node {
         Node {
             name: Cow::Borrowed("AccumulateGrad"),
             seq_nr: u64::MAX,
-            next_edges: Vec::new(),
+            next_edges: SmallVec::new(),
             inputs: smallvec::smallvec![meta],
-            saved: Vec::new(),
+            saved: SmallVec::new(),
             kind: NodeKind::AccumulateGrad(variable),
             retained: Mutex::new(Vec::new()),
             pre_hooks: Mutex::new(Vec::new()),
@@ -133,6 +133,11 @@ impl Node {
 
     /// PyTorch's class name for this node (`MulBackward0`, `AccumulateGrad`).
     pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The name, cheaply clonable (borrowed for built-in ops).
+    pub fn name_cow(&self) -> &Cow<'static, str> {
         &self.name
     }
 
@@ -287,6 +292,6 @@ impl Drop for Node {
             NodeKind::Function(_) => None,
         };
         let saved: Vec<Tensor> = self.saved.iter().filter_map(|s| s.take()).collect();
-        super::release_edges(edges, saved.into_iter().chain(variable));
+        super::release_edges(edges.into_vec(), saved.into_iter().chain(variable));
     }
 }

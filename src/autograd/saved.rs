@@ -16,15 +16,17 @@ pub struct SavedVariable {
     /// Output number when the saved tensor is an output of the saving node (stored without its grad_fn).
     output_nr: Option<usize>,
     /// `(grad_fn name, output number)` of the tensor when saved, for error messages.
-    producer: Option<(String, usize)>,
+    producer: Option<(std::borrow::Cow<'static, str>, usize)>,
 }
 
 impl SavedVariable {
     /// Saves an input of the node.
     pub fn input(tensor: &Tensor) -> SavedVariable {
         let producer = tensor
-            .grad_fn()
-            .map(|n| (n.name().to_string(), tensor.output_nr()));
+            .meta()
+            .grad_fn
+            .as_ref()
+            .map(|e| (e.node.name_cow().clone(), e.input_nr));
         SavedVariable {
             version: tensor.version(),
             slot: Mutex::new(Some(tensor.clone())),

@@ -327,6 +327,11 @@ impl Tensor {
             )?;
             flat.mul(&cast(&keep, self.dtype()))?
         };
+        let written = if accumulate {
+            None
+        } else {
+            last_write_mask(&linear)?
+        };
         let (linear, vals) = if accumulate {
             (linear, vals)
         } else {
@@ -340,6 +345,7 @@ impl Tensor {
             return Ok(out);
         }
         let (indices, values_shape) = (indices.to_vec(), values.shape().to_vec());
+        let ishape = ishape.clone();
         Ok(record(
             out,
             "IndexPutBackward0",
@@ -354,7 +360,20 @@ impl Tensor {
                     g.index_put(first, &indices, &zeros, false)?
                 };
                 let gv = if ctx.needs_input_grad(1) {
-                    Some(g.index_with_tensors(first, &indices)?)
+                    let picked = g.index_with_tensors(first, &indices)?;
+                    // an overwritten write (a repeated index) has no effect, so no gradient
+                    Some(match &written {
+                        Some(mask) => {
+                            let mut shape: Vec<isize> = vec![1; first];
+                            shape.extend(ishape.iter().map(|&s| s as isize));
+                            shape.extend(std::iter::repeat_n(
+                                1,
+                                picked.dim() - first - ishape.len(),
+                            ));
+                            picked.mul(&mask.to_dtype(picked.dtype())?.reshape(&shape)?)?
+                        }
+                        None => picked,
+                    })
                 } else {
                     None
                 };
@@ -385,4 +404,19 @@ fn last_writes(dim: usize, linear: &Tensor, vals: &Tensor) -> Result<(Tensor, Te
         Tensor::from_vec(kept_lin, &[n])?,
         vals.index_select(dim as isize, &kept)?,
     ))
+}
+
+/// 1 for each write that is the last one to its position, 0 for overwritten ones; `None`
+/// when no position repeats.
+fn last_write_mask(linear: &Tensor) -> Result<Option<Tensor>> {
+    let lin = linear.to_vec::<i64>()?;
+    let mut last = std::collections::HashMap::new();
+    for (j, &p) in lin.iter().enumerate() {
+        last.insert(p, j);
+    }
+    if last.len() == lin.len() {
+        return Ok(None);
+    }
+    let mask: Vec<bool> = (0..lin.len()).map(|j| last[&lin[j]] == j).collect();
+    Ok(Some(Tensor::from_vec(mask, &[lin.len()])?))
 }

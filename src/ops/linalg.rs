@@ -9,7 +9,12 @@ use crate::with_num;
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2, LinalgScalar, ShapeBuilder};
 
-/// `a (m×k) @ b (k×n)` for 2-D layouts with non-negative strides, through ndarray's GEMM.
+/// Below this many multiply-adds a product runs on the calling thread.
+const PARALLEL_GEMM_WORK: usize = 1 << 18;
+
+/// `a (m×k) @ b (k×n)` for 2-D layouts given as strides (transposes cost nothing). Floats go
+/// through the `gemm` crate's SIMD kernels (rayon-parallel for large products); integers
+/// through ndarray.
 fn gemm<T: BufferElement + LinalgScalar>(
     a: &Tensor,
     la: &Layout,
@@ -23,10 +28,48 @@ fn gemm<T: BufferElement + LinalgScalar>(
     }
     a.read(|da: &[T], _| {
         b.read(|db: &[T], _| {
+            if T::DTYPE.is_floating_point() {
+                let threads = if m * n * k >= PARALLEL_GEMM_WORK {
+                    rayon::current_num_threads()
+                } else {
+                    1
+                };
+                let parallelism = if threads > 1 {
+                    gemm::Parallelism::Rayon(threads)
+                } else {
+                    gemm::Parallelism::None
+                };
+                // SAFETY: both layouts address only elements inside their buffers (checked when
+                // the tensors were built), `out` has m·n elements written with row stride n, and
+                // the read guards outlive the call.
+                unsafe {
+                    gemm::gemm(
+                        m,
+                        n,
+                        k,
+                        out.as_mut_ptr(),
+                        1,
+                        n as isize,
+                        false,
+                        da.as_ptr().add(la.offset),
+                        la.strides[1],
+                        la.strides[0],
+                        db.as_ptr().add(lb.offset),
+                        lb.strides[1],
+                        lb.strides[0],
+                        T::zero(),
+                        T::one(),
+                        false,
+                        false,
+                        false,
+                        parallelism,
+                    );
+                }
+                return;
+            }
             let view = |data: &[T], l: &Layout| {
                 let strides = (l.strides[0] as usize, l.strides[1] as usize);
-                // SAFETY: the layout addresses only elements inside `data` (checked when it was built),
-                // strides are non-negative, and the view does not outlive the read guard.
+                // SAFETY: as above; integer layouts here have non-negative strides.
                 unsafe {
                     ArrayView2::from_shape_ptr(
                         (l.shape[0], l.shape[1]).strides(strides),

@@ -90,13 +90,20 @@ impl Tensor {
                 if !has_zero {
                     return Ok(vec![Some(g.mul(&unreduce(y, x, d, keepdim)?)?.div(x)?)]);
                 }
-                // products of the other elements of each lane, computed directly
-                let others = with_float!(x.dtype(), T => map_lanes::<T>(&x.detach(), d, |lane, out| {
-                    for (i, o) in out.iter_mut().enumerate() {
-                    *o = lane.iter().enumerate().filter(|(j, _)| *j != i).fold(1.0 as T, |a, (_, &b)| a * b);
-                }
-                }));
-                Ok(vec![Some(g.mul(&others)?)])
+                // With zeros, out / x is 0/0 at a zero. Away from zeros, out / x_safe is the
+                // product of the others; at the only zero of a lane it is the product of the
+                // non-zeros (0 when the lane has several zeros). Both stay differentiable.
+                let zero = super::unary::mask_where(x, |v| v == 0.0)?;
+                let nonzero = zero.rsub_scalar(1.0)?;
+                let x_safe = x.mul(&nonzero)?.add(&zero)?;
+                let count = zero.sum_dims(&[d as isize], true)?;
+                let single = super::unary::mask_where(&count, |c| c == 1.0)?;
+                let others_of_zero = x_safe.prod_dim(d as isize, true)?.mul(&single)?;
+                let full: Vec<isize> = x.shape().iter().map(|&v| v as isize).collect();
+                let y_full = unreduce(y, x, d, keepdim)?;
+                let away = y_full.div(&x_safe)?.mul(&nonzero)?;
+                let at_zero = others_of_zero.expand(&full)?.mul(&zero)?;
+                Ok(vec![Some(g.mul(&away.add(&at_zero)?)?)])
             },
         ))
     }

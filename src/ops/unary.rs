@@ -16,6 +16,19 @@ macro_rules! float_map {
     }};
 }
 
+/// A backward formula `g, s -> value` as one fused kernel pass when the backward is not itself
+/// recorded (no `create_graph`); otherwise `$composite`, built from differentiable ops.
+macro_rules! fused {
+    ($g:expr, $s:expr, |$a:ident, $b:ident| $kernel:expr, $composite:expr) => {{
+        let (g, s): (&Tensor, &Tensor) = ($g, $s);
+        if !crate::grad_mode::is_grad_enabled() && g.dtype() == s.dtype() && g.dtype().is_floating_point() {
+            with_float!(g.dtype(), T => crate::kernels::zip(g, s, |$a: T, $b: T| $kernel))
+        } else {
+            $composite
+        }
+    }};
+}
+
 /// A constant (no history) tensor: 1 where `x > 0`, else 0, in `x`'s dtype.
 fn positive_mask(x: &Tensor) -> Result<Tensor> {
     Ok(with_float!(x.dtype(), T => map(x, |v: T| if v > 0.0 { 1.0 as T } else { 0.0 as T })))
@@ -93,7 +106,15 @@ impl Tensor {
             "SinBackward0",
             &[self],
             &[Save::Tensor(self)],
-            |ctx| Ok(vec![Some(ctx.grad(0).mul(&ctx.saved(0).cos()?)?)]),
+            |ctx| {
+                let (g, x) = (ctx.grad(0), ctx.saved(0));
+                Ok(vec![Some(fused!(
+                    g,
+                    x,
+                    |g, x| g * x.cos(),
+                    g.mul(&x.cos()?)
+                )?)])
+            },
         ))
     }
 
@@ -108,7 +129,15 @@ impl Tensor {
             "CosBackward0",
             &[self],
             &[Save::Tensor(self)],
-            |ctx| Ok(vec![Some(ctx.grad(0).mul(&ctx.saved(0).sin()?.neg()?)?)]),
+            |ctx| {
+                let (g, x) = (ctx.grad(0), ctx.saved(0));
+                Ok(vec![Some(fused!(
+                    g,
+                    x,
+                    |g, x| -(g * x.sin()),
+                    g.mul(&x.sin()?.neg()?)
+                )?)])
+            },
         ))
     }
 
@@ -124,9 +153,14 @@ impl Tensor {
             &[self],
             &[Save::Output],
             |ctx| {
-                let y = ctx.saved(0);
-                let one = constant(1.0, y.dtype());
-                Ok(vec![Some(ctx.grad(0).mul(&one.sub(&y.mul(y)?)?)?)])
+                let (g, y) = (ctx.grad(0), ctx.saved(0));
+                let composite = || g.mul(&constant(1.0, y.dtype()).sub(&y.mul(y)?)?);
+                Ok(vec![Some(fused!(
+                    g,
+                    y,
+                    |g, y| g * (1.0 - y * y),
+                    composite()
+                )?)])
             },
         ))
     }
@@ -146,9 +180,14 @@ impl Tensor {
             &[self],
             &[Save::Output],
             |ctx| {
-                let y = ctx.saved(0);
-                let one = constant(1.0, y.dtype());
-                Ok(vec![Some(ctx.grad(0).mul(&one.sub(y)?.mul(y)?)?)])
+                let (g, y) = (ctx.grad(0), ctx.saved(0));
+                let composite = || g.mul(&constant(1.0, y.dtype()).sub(y)?.mul(y)?);
+                Ok(vec![Some(fused!(
+                    g,
+                    y,
+                    |g, y| g * (1.0 - y) * y,
+                    composite()
+                )?)])
             },
         ))
     }
@@ -164,7 +203,16 @@ impl Tensor {
             "ReluBackward0",
             &[self],
             &[Save::Output],
-            |ctx| Ok(vec![Some(ctx.grad(0).mul(&positive_mask(ctx.saved(0))?)?)]),
+            |ctx| {
+                let (g, y) = (ctx.grad(0), ctx.saved(0));
+                let composite = || g.mul(&positive_mask(y)?);
+                Ok(vec![Some(fused!(
+                    g,
+                    y,
+                    |g, y| if y > 0.0 { g } else { 0.0 },
+                    composite()
+                )?)])
+            },
         ))
     }
 
@@ -262,7 +310,7 @@ fn unary_node(
 }
 
 /// A constant tensor like `x` from a per-element predicate (1 where true, 0 elsewhere).
-pub(crate) fn mask_where(x: &Tensor, pred: impl Fn(f64) -> bool) -> Result<Tensor> {
+pub(crate) fn mask_where(x: &Tensor, pred: impl Fn(f64) -> bool + Sync) -> Result<Tensor> {
     Ok(
         with_float!(x.dtype(), T => map(x, |v: T| if pred(v.to_f64()) { 1.0 as T } else { 0.0 as T })),
     )

@@ -307,8 +307,29 @@ impl Tensor {
 
     /// Like [`Tensor::view`], copying first when the layout does not allow a view.
     pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
-        infer_shape(shape, self.numel())?;
-        self.contiguous()?.view(shape)
+        let target = infer_shape(shape, self.numel())?;
+        if self.is_contiguous() {
+            return self.view(shape);
+        }
+        // a copy, not a view: the result owns the copied storage (no `_base`)
+        let copy = self.detach().deep_copy();
+        let out = Tensor::from_parts(
+            copy.storage().clone(),
+            Layout::contiguous(&target),
+            self.dtype(),
+            None,
+        );
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        let input: Vec<isize> = self.shape().iter().map(|&s| s as isize).collect();
+        Ok(record(
+            out,
+            "UnsafeViewBackward0",
+            &[self],
+            &[],
+            move |ctx| Ok(vec![Some(ctx.grad(0).reshape(&input)?)]),
+        ))
     }
 
     /// This tensor if contiguous, else a contiguous copy (recorded as a clone).

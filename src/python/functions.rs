@@ -2,7 +2,7 @@
 
 use super::convert::{dtype_arg, size_args, tensor_arg, tensor_from_data};
 use super::run;
-use super::tensor::PyTensor;
+use super::tensor::{to_object, PyTensor};
 use crate::autograd::GradOptions;
 use crate::autograd::{is_recording, record_multi, Hook, Save};
 use crate::dtype::DType;
@@ -13,9 +13,9 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::sync::Arc;
 
-fn finish(t: Tensor, requires_grad: bool) -> PyResult<PyTensor> {
+fn finish(t: Tensor, requires_grad: bool) -> PyResult<Py<PyAny>> {
     run(|| t.set_requires_grad(requires_grad))?;
-    Ok(PyTensor::from(t))
+    Python::attach(|py| to_object(py, t))
 }
 
 /// `tensor(data, dtype=None, requires_grad=False)`: a new leaf holding a copy of `data`.
@@ -26,7 +26,7 @@ fn tensor(
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
-) -> PyResult<PyTensor> {
+) -> PyResult<Py<PyAny>> {
     let _ = device;
     let t = tensor_from_data(data, dtype_arg(dtype)?)?;
     if requires_grad && !t.dtype().is_floating_point() {
@@ -40,8 +40,8 @@ fn tensor(
 
 /// `from_numpy(array)`: a tensor with a copy of the array's elements.
 #[pyfunction]
-fn from_numpy(array: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
-    Ok(PyTensor::from(tensor_from_data(array, None)?))
+fn from_numpy(array: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    finish(tensor_from_data(array, None)?, false)
 }
 
 macro_rules! filled {
@@ -54,7 +54,7 @@ macro_rules! filled {
             dtype: Option<&Bound<'_, PyAny>>,
             device: Option<&Bound<'_, PyAny>>,
             requires_grad: bool,
-        ) -> PyResult<PyTensor> {
+        ) -> PyResult<Py<PyAny>> {
             let _ = device;
             let shape = size_args(size)?;
             let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
@@ -76,7 +76,7 @@ fn full(
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
-) -> PyResult<PyTensor> {
+) -> PyResult<Py<PyAny>> {
     let _ = device;
     let shape = size_args(&PyTuple::new(size.py(), [size])?)?;
     let value = super::convert::scalar_arg(fill_value).ok_or_else(|| {
@@ -95,7 +95,7 @@ macro_rules! like {
             input: &Bound<'_, PyAny>,
             dtype: Option<&Bound<'_, PyAny>>,
             requires_grad: bool,
-        ) -> PyResult<PyTensor> {
+        ) -> PyResult<Py<PyAny>> {
             let t = tensor_arg(input, "input")?;
             let dtype = dtype_arg(dtype)?.unwrap_or(t.dtype());
             finish(Tensor::full(t.shape(), $value, dtype), requires_grad)
@@ -116,7 +116,7 @@ macro_rules! random {
             dtype: Option<&Bound<'_, PyAny>>,
             device: Option<&Bound<'_, PyAny>>,
             requires_grad: bool,
-        ) -> PyResult<PyTensor> {
+        ) -> PyResult<Py<PyAny>> {
             let _ = device;
             let shape = size_args(size)?;
             let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
@@ -139,7 +139,7 @@ fn arange(
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
-) -> PyResult<PyTensor> {
+) -> PyResult<Py<PyAny>> {
     let _ = device;
     let (s, e) = match end {
         Some(e) if !e.is_none() => (start.clone(), e.clone()),
@@ -178,7 +178,7 @@ fn linspace(
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
-) -> PyResult<PyTensor> {
+) -> PyResult<Py<PyAny>> {
     let _ = device;
     let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
     let t = run(|| Tensor::linspace(start, end, steps, dtype))?;
@@ -287,17 +287,19 @@ fn backward(
 /// Concatenates tensors along `dim`.
 #[pyfunction]
 #[pyo3(signature = (tensors, dim=0))]
-fn cat(tensors: &Bound<'_, PyAny>, dim: isize) -> PyResult<PyTensor> {
+fn cat(tensors: &Bound<'_, PyAny>, dim: isize) -> PyResult<Py<PyAny>> {
     let ts = tensor_list(tensors, "tensors")?;
-    Ok(PyTensor::from(run(|| Tensor::cat(&ts, dim))?))
+    let out = run(|| Tensor::cat(&ts, dim))?;
+    Python::attach(|py| to_object(py, out))
 }
 
 /// Stacks tensors along a new dimension `dim`.
 #[pyfunction]
 #[pyo3(signature = (tensors, dim=0))]
-fn stack(tensors: &Bound<'_, PyAny>, dim: isize) -> PyResult<PyTensor> {
+fn stack(tensors: &Bound<'_, PyAny>, dim: isize) -> PyResult<Py<PyAny>> {
     let ts = tensor_list(tensors, "tensors")?;
-    Ok(PyTensor::from(run(|| Tensor::stack(&ts, dim))?))
+    let out = run(|| Tensor::stack(&ts, dim))?;
+    Python::attach(|py| to_object(py, out))
 }
 
 /// `where(condition, input, other)`; with only `condition`, the indices of its true elements.
@@ -474,6 +476,15 @@ fn _record_function(
                         "function {node_name} returned an incorrect number of gradients (expected {n_args}, got {})",
                         items.len()
                     )));
+                }
+                for (p, item) in items.iter().enumerate() {
+                    if !positions.contains(&p) && !item.is_none() {
+                        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                            "function {node_name} returned a gradient different than None at position {}, \
+                             but the corresponding forward input was not a Variable",
+                            p + 1
+                        )));
+                    }
                 }
                 positions
                     .iter()

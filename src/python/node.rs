@@ -1,6 +1,5 @@
 //! The Python view of a graph node (`tensor.grad_fn`).
 
-use super::tensor::PyTensor;
 use crate::autograd::Node;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -59,17 +58,14 @@ impl PyNode {
 
     /// The leaf tensor of an `AccumulateGrad` node.
     #[getter]
-    fn variable(&self) -> PyResult<PyTensor> {
-        self.inner
-            .variable()
-            .cloned()
-            .map(PyTensor::from)
-            .ok_or_else(|| {
-                pyo3::exceptions::PyAttributeError::new_err(format!(
-                    "'{}' object has no attribute 'variable'",
-                    self.inner.name()
-                ))
-            })
+    fn variable(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let v = self.inner.variable().cloned().ok_or_else(|| {
+            pyo3::exceptions::PyAttributeError::new_err(format!(
+                "'{}' object has no attribute 'variable'",
+                self.inner.name()
+            ))
+        })?;
+        super::tensor::to_object(py, v)
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {

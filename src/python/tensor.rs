@@ -17,23 +17,64 @@ use pyo3::basic::CompareOp as PyCompareOp;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A multi-dimensional array that records operations for automatic differentiation.
 #[pyclass(name = "Tensor", module = "ferrograd", frozen, subclass, weakref)]
 pub struct PyTensor {
     pub(crate) inner: Tensor,
+    /// Whether the core tensor's `binding_object` slot points at this object.
+    registered: AtomicBool,
 }
 
 impl From<Tensor> for PyTensor {
     fn from(inner: Tensor) -> Self {
-        PyTensor { inner }
+        PyTensor {
+            inner,
+            registered: AtomicBool::new(false),
+        }
     }
 }
 
-type TResult = PyResult<PyTensor>;
+impl Drop for PyTensor {
+    fn drop(&mut self) {
+        if *self.registered.get_mut() {
+            self.inner
+                .0
+                .binding_object
+                .store(std::ptr::null_mut(), Ordering::Release);
+        }
+    }
+}
+
+/// The Python object of `t`: the existing wrapper if there is one (so `x.grad is x.grad`,
+/// `v._base is x`), else a new registered one.
+pub(crate) fn to_object(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
+    let existing = t.0.binding_object.load(Ordering::Acquire);
+    if !existing.is_null() {
+        // SAFETY: the slot only ever holds the pointer of a live registered wrapper: the wrapper
+        // clears it when it is dropped, and both happen with the GIL held.
+        return Ok(
+            unsafe { Bound::from_borrowed_ptr(py, existing as *mut pyo3::ffi::PyObject) }.unbind(),
+        );
+    }
+    let obj = Py::new(
+        py,
+        PyTensor {
+            inner: t.clone(),
+            registered: AtomicBool::new(true),
+        },
+    )?;
+    t.0.binding_object
+        .store(obj.as_ptr() as *mut std::ffi::c_void, Ordering::Release);
+    Ok(obj.into_any())
+}
+
+type TResult = PyResult<Py<PyAny>>;
 
 fn wrap(r: PyResult<Tensor>) -> TResult {
-    r.map(PyTensor::from)
+    let t = r?;
+    Python::attach(|py| to_object(py, t))
 }
 
 /// `self op other` for a dunder: NotImplemented when `other` is neither tensor nor number.
@@ -107,7 +148,19 @@ impl PyTensor {
             },
         };
         run(|| inner.set_requires_grad(requires_grad))?;
-        Ok(PyTensor { inner })
+        Ok(PyTensor::from(inner))
+    }
+
+    /// Makes this object the one returned for its tensor (for objects created by subclasses).
+    fn _register(slf: &Bound<'_, Self>) {
+        let me = slf.get();
+        if me.inner.0.binding_object.load(Ordering::Acquire).is_null() {
+            me.registered.store(true, Ordering::Release);
+            me.inner
+                .0
+                .binding_object
+                .store(slf.as_ptr() as *mut std::ffi::c_void, Ordering::Release);
+        }
     }
 
     fn __repr__(&self) -> String {
@@ -1135,7 +1188,7 @@ impl PyTensor {
             .map_err(super::to_py_err)?
             .into_iter()
             .any(|b| b);
-        Ok(PyTensor::from(Tensor::scalar(n)))
+        wrap(Ok(Tensor::scalar(n)))
     }
     /// True if every element is true (non-zero).
     fn all(&self) -> TResult {
@@ -1145,7 +1198,7 @@ impl PyTensor {
             .map_err(super::to_py_err)?
             .into_iter()
             .all(|b| b);
-        Ok(PyTensor::from(Tensor::scalar(n)))
+        wrap(Ok(Tensor::scalar(n)))
     }
     /// Registers a hook run on this tensor's gradient; it may return a replacement.
     fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
@@ -1316,8 +1369,8 @@ impl PyTensor {
     }
     /// The accumulated gradient, or None.
     #[getter]
-    fn get_grad(&self) -> Option<PyTensor> {
-        self.inner.grad().map(PyTensor::from)
+    fn get_grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.inner.grad().map(|g| to_object(py, g)).transpose()
     }
     #[setter(grad)]
     fn set_grad_attr(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
@@ -1355,21 +1408,25 @@ impl PyTensor {
     }
     /// The tensor this is a view of, or None.
     #[getter]
-    fn _base(&self) -> Option<PyTensor> {
-        self.inner.base().cloned().map(PyTensor::from)
+    fn _base(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.inner
+            .base()
+            .cloned()
+            .map(|b| to_object(py, b))
+            .transpose()
     }
     /// A tensor sharing the data, detached from the graph.
     #[getter]
-    fn data(&self) -> PyTensor {
-        PyTensor::from(self.inner.detach())
+    fn data(&self) -> TResult {
+        wrap(Ok(self.inner.detach()))
     }
     /// Keeps `.grad` for this non-leaf after backward.
     fn retain_grad(&self) -> PyResult<()> {
         run(|| self.inner.retain_grad())
     }
     /// A new tensor sharing the data, with no history.
-    fn detach(&self) -> PyTensor {
-        PyTensor::from(self.inner.detach())
+    fn detach(&self) -> TResult {
+        wrap(Ok(self.inner.detach()))
     }
     /// Detaches this tensor from its history in place.
     fn detach_(slf: Bound<'_, Self>) -> Bound<'_, Self> {
@@ -1534,5 +1591,5 @@ fn logical(t: &Tensor, other: &Bound<'_, PyAny>, f: fn(bool, bool) -> bool) -> T
         let b = o.to_dtype(DType::Bool)?;
         crate::kernels::zip(&a, &b, f)
     })?;
-    Ok(PyTensor::from(out))
+    wrap(Ok(out))
 }

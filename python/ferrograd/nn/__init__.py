@@ -13,7 +13,9 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = _core.empty(0)
-        return super().__new__(cls, data, requires_grad)
+        obj = super().__new__(cls, data, requires_grad)
+        obj._register()
+        return obj
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
