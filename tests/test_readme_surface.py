@@ -3,9 +3,8 @@
 import re
 from pathlib import Path
 
-import pytest
-
 import ferrograd as torch
+import pytest
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
 
