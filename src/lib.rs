@@ -21,6 +21,7 @@ pub mod grad_mode;
 pub mod kernels;
 pub mod layout;
 pub mod ops;
+pub mod parallel;
 pub mod storage;
 pub mod tensor;
 
@@ -31,4 +32,5 @@ pub use dtype::{DType, Scalar};
 pub use error::{Error, ErrorKind, Result};
 pub use grad_mode::{is_grad_enabled, no_grad, set_grad_enabled, GradModeGuard};
 pub use ops::creation::manual_seed;
+pub use parallel::{num_threads, set_num_threads};
 pub use tensor::Tensor;

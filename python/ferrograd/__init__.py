@@ -19,6 +19,7 @@ from ._core import (
     float64,
     from_numpy,
     full,
+    get_num_threads,
     int64,
     is_grad_enabled,
     linspace,
@@ -28,6 +29,7 @@ from ._core import (
     ones_like,
     rand,
     randn,
+    set_num_threads,
     stack,
     tensor,
     zeros,
@@ -158,6 +160,7 @@ def get_default_dtype():
 __version__ = "0.1.0"
 
 __all__ = [
+    "get_num_threads", "set_num_threads",
     "all",
     "amax",
     "amin",

@@ -29,41 +29,44 @@ fn gemm<T: BufferElement + LinalgScalar>(
     a.read(|da: &[T], _| {
         b.read(|db: &[T], _| {
             if T::DTYPE.is_floating_point() {
-                let threads = if m * n * k >= PARALLEL_GEMM_WORK {
-                    rayon::current_num_threads()
-                } else {
-                    1
+                let big = m * n * k >= PARALLEL_GEMM_WORK;
+                let mut run = |threads: usize| {
+                    let parallelism = if threads > 1 {
+                        gemm::Parallelism::Rayon(threads)
+                    } else {
+                        gemm::Parallelism::None
+                    };
+                    // SAFETY: both layouts address only elements inside their buffers (checked when
+                    // the tensors were built), `out` has m·n elements written with row stride n, and
+                    // the read guards outlive the call.
+                    unsafe {
+                        gemm::gemm(
+                            m,
+                            n,
+                            k,
+                            out.as_mut_ptr(),
+                            1,
+                            n as isize,
+                            false,
+                            da.as_ptr().add(la.offset),
+                            la.strides[1],
+                            la.strides[0],
+                            db.as_ptr().add(lb.offset),
+                            lb.strides[1],
+                            lb.strides[0],
+                            T::zero(),
+                            T::one(),
+                            false,
+                            false,
+                            false,
+                            parallelism,
+                        );
+                    }
                 };
-                let parallelism = if threads > 1 {
-                    gemm::Parallelism::Rayon(threads)
+                if big {
+                    crate::parallel::install(run);
                 } else {
-                    gemm::Parallelism::None
-                };
-                // SAFETY: both layouts address only elements inside their buffers (checked when
-                // the tensors were built), `out` has m·n elements written with row stride n, and
-                // the read guards outlive the call.
-                unsafe {
-                    gemm::gemm(
-                        m,
-                        n,
-                        k,
-                        out.as_mut_ptr(),
-                        1,
-                        n as isize,
-                        false,
-                        da.as_ptr().add(la.offset),
-                        la.strides[1],
-                        la.strides[0],
-                        db.as_ptr().add(lb.offset),
-                        lb.strides[1],
-                        lb.strides[0],
-                        T::zero(),
-                        T::one(),
-                        false,
-                        false,
-                        false,
-                        parallelism,
-                    );
+                    run(1);
                 }
                 return;
             }

@@ -191,6 +191,18 @@ fn manual_seed(seed: i64) {
     crate::manual_seed(seed as u64);
 }
 
+/// Sets the number of threads used by parallel kernels (matmul, large elementwise ops).
+#[pyfunction]
+fn set_num_threads(threads: usize) {
+    crate::set_num_threads(threads);
+}
+
+/// The number of threads used by parallel kernels.
+#[pyfunction]
+fn get_num_threads() -> usize {
+    crate::num_threads()
+}
+
 /// Whether this thread records autograd history.
 #[pyfunction]
 fn is_grad_enabled() -> bool {
@@ -513,6 +525,8 @@ fn _record_function(
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cat, m)?)?;
+    m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(stack, m)?)?;
     m.add_function(wrap_pyfunction!(where_fn, m)?)?;
     m.add_function(wrap_pyfunction!(_register_types, m)?)?;
