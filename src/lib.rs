@@ -28,6 +28,11 @@ pub mod tensor;
 #[cfg(feature = "python")]
 mod python;
 
+/// The Python extension allocates through mimalloc (enabled by the `mimalloc` feature).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub use dtype::{DType, Scalar};
 pub use error::{Error, ErrorKind, Result};
 pub use grad_mode::{is_grad_enabled, no_grad, set_grad_enabled, GradModeGuard};

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check of ferrograd from a fresh clone: Rust formatting, lints, unit and integration
-# tests, docs, benchmarks in smoke mode, then builds the wheel into a venv and runs pytest and ruff.
+# tests, docs, benchmarks in smoke mode, then builds the wheel into a venv and runs mypy (with
+# stubtest of the native module), ruff and pytest.
 # Needs only cargo and python3; everything else is installed into ./.venv (override with VENV=...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,9 +9,9 @@ VENV="${VENV:-.venv}"
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "python venv ($VENV) with maturin, numpy, pytest, ruff"
+step "python venv ($VENV) with maturin, numpy, pytest, ruff, mypy"
 python3 -m venv "$VENV"
-"$VENV/bin/python" -m pip install -q "maturin>=1.9.4,<2" "numpy>=1.21" "pytest>=7" ruff
+"$VENV/bin/python" -m pip install -q "maturin>=1.9.4,<2" "numpy>=1.21" "pytest>=7" ruff mypy
 
 step "cargo fmt / clippy"
 cargo fmt --all -- --check
@@ -28,6 +29,10 @@ cargo bench -- --test
 
 step "build and install the Python package"
 "$VENV/bin/python" -m pip install -q --no-build-isolation .
+
+step "mypy: stubtest of the native module against _core.pyi, then the package"
+"$VENV/bin/python" -m mypy.stubtest ferrograd._core
+"$VENV/bin/python" -m mypy python/ferrograd
 
 step "ruff"
 "$VENV/bin/ruff" check python tests benches

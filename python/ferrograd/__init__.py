@@ -160,7 +160,8 @@ def get_default_dtype():
 __version__ = "0.1.0"
 
 __all__ = [
-    "get_num_threads", "set_num_threads",
+    "get_num_threads",
+    "set_num_threads",
     "all",
     "amax",
     "amin",

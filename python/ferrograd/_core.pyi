@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import builtins
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal, final, overload
 
-from numpy.typing import NDArray
+from numpy.typing import DTypeLike, NDArray
 from typing_extensions import Self, TypeAlias, disjoint_base
+
+from ._hooks import RemovableHandle, max_result, min_result
 
 if sys.version_info >= (3, 10):
     from types import EllipsisType
@@ -43,15 +45,24 @@ _Index: TypeAlias = _IndexItem | tuple[_IndexItem, ...]
 _Dims: TypeAlias = builtins.int | Sequence[builtins.int]
 # A scalar as `item()` gives it: bool, int or float according to the dtype.
 _Scalar: TypeAlias = builtins.float | builtins.int | builtins.bool
+# One tensor, or a sequence of them (`cat`, `stack`, `grad`, `backward`).
+_Tensors: TypeAlias = Tensor | Sequence[Tensor]
+# A gradient hook (`register_hook`): called with the gradient, may return a replacement.
+_Hook: TypeAlias = Callable[[Tensor], Tensor | None]
+# What a custom `autograd.Function`'s backward gives back: one gradient (or None) per input.
+_FunctionGrads: TypeAlias = Tensor | tuple[Tensor | None, ...] | None
 
 __all__ = [
     "Node",
     "Tensor",
+    "_record_function",
     "_register_size",
+    "_register_types",
     "_set_grad_enabled",
     "arange",
     "backward",
     "bool",
+    "cat",
     "double",
     "dtype",
     "empty",
@@ -60,6 +71,7 @@ __all__ = [
     "float64",
     "from_numpy",
     "full",
+    "get_num_threads",
     "grad",
     "int64",
     "is_grad_enabled",
@@ -70,7 +82,10 @@ __all__ = [
     "ones_like",
     "rand",
     "randn",
+    "set_num_threads",
+    "stack",
     "tensor",
+    "where",
     "zeros",
     "zeros_like",
 ]
@@ -127,6 +142,8 @@ class Tensor:
 
     def __new__(cls, data: _Data | None = None, requires_grad: builtins.bool = False) -> Self:
         """`Tensor(data)`: float32 data from a sequence, or a leaf sharing another tensor's data."""
+    def _register(self) -> None:
+        """Makes this object the one returned for its tensor (for objects created by subclasses)."""
 
     # ----- Python protocols ----------------------------------------------------------------------
 
@@ -139,8 +156,10 @@ class Tensor:
     def __index__(self) -> builtins.int: ...
     def __getitem__(self, index: _Index, /) -> Tensor: ...
     def __setitem__(self, index: _Index, value: _Data, /) -> None: ...
-    # NOTE: required (no defaults) in the built module, so `numpy.asarray(tensor)` raises.
-    def __array__(self, dtype: Any, copy: builtins.bool | None) -> NDArray[Any]: ...
+    # `numpy.asarray(tensor)`: a copy of the elements (`copy` is ignored), detached from the graph.
+    def __array__(
+        self, dtype: DTypeLike | None = None, copy: builtins.bool | None = None
+    ) -> NDArray[Any]: ...
 
     # ----- elementwise functions -----------------------------------------------------------------
 
@@ -188,6 +207,75 @@ class Tensor:
         """Elementwise `reciprocal`."""
     def reciprocal_(self) -> Self:
         """In-place `reciprocal`."""
+    def sign(self) -> Tensor:
+        """Elementwise `sign`."""
+    def sign_(self) -> Self:
+        """In-place `sign`."""
+    def floor(self) -> Tensor:
+        """Elementwise `floor`."""
+    def floor_(self) -> Self:
+        """In-place `floor`."""
+    def ceil(self) -> Tensor:
+        """Elementwise `ceil`."""
+    def ceil_(self) -> Self:
+        """In-place `ceil`."""
+    def round(self) -> Tensor:
+        """Elementwise `round`."""
+    def round_(self) -> Self:
+        """In-place `round`."""
+    def exp2(self) -> Tensor:
+        """Elementwise `exp2`."""
+    def exp2_(self) -> Self:
+        """In-place `exp2`."""
+    def log2(self) -> Tensor:
+        """Elementwise `log2`."""
+    def log2_(self) -> Self:
+        """In-place `log2`."""
+    def log10(self) -> Tensor:
+        """Elementwise `log10`."""
+    def log10_(self) -> Self:
+        """In-place `log10`."""
+    def log1p(self) -> Tensor:
+        """Elementwise `log1p`."""
+    def log1p_(self) -> Self:
+        """In-place `log1p`."""
+    def expm1(self) -> Tensor:
+        """Elementwise `expm1`."""
+    def expm1_(self) -> Self:
+        """In-place `expm1`."""
+    def rsqrt(self) -> Tensor:
+        """Elementwise `rsqrt`."""
+    def rsqrt_(self) -> Self:
+        """In-place `rsqrt`."""
+    def erf(self) -> Tensor:
+        """Elementwise `erf`."""
+    def erf_(self) -> Self:
+        """In-place `erf`."""
+    def square(self) -> Tensor:
+        """`x²`."""
+    def isnan(self) -> Tensor:
+        """NaN test (bool tensor)."""
+    def isinf(self) -> Tensor:
+        """±inf test (bool tensor)."""
+    def isfinite(self) -> Tensor:
+        """Finiteness test (bool tensor)."""
+
+    # ----- activations ---------------------------------------------------------------------------
+
+    def gelu(self, approximate: Literal["none", "tanh"] = "none") -> Tensor:
+        """GELU (`approximate="none"` or `"tanh"`)."""
+    def silu(self) -> Tensor:
+        """SiLU, `x·σ(x)`."""  # noqa: RUF002
+    def softplus(self, beta: builtins.float = 1.0, threshold: builtins.float = 20.0) -> Tensor:
+        """Softplus."""
+    def leaky_relu(self, negative_slope: builtins.float = 0.01) -> Tensor:
+        """Leaky ReLU."""
+    def elu(self, alpha: builtins.float = 1.0) -> Tensor:
+        """ELU."""
+    def softmax(self, dim: builtins.int, dtype: _DTypeLike | None = None) -> Tensor:
+        """Softmax along `dim`."""
+    def log_softmax(self, dim: builtins.int, dtype: _DTypeLike | None = None) -> Tensor:
+        """Log-softmax along `dim`."""
 
     # ----- operators -----------------------------------------------------------------------------
 
@@ -222,6 +310,16 @@ class Tensor:
         ...
     def __ne__(self, other: object, /) -> Tensor:  # type: ignore[override]
         ...
+    # Logical ops on the truthiness of the elements (bool results, for every dtype); `~` takes
+    # bool tensors only. pyo3 also exposes the reflected slots, but they only handle a tensor on
+    # the left (`True & x` raises TypeError), hence `other: Tensor` there.
+    def __invert__(self) -> Tensor: ...
+    def __and__(self, other: _Operand, /) -> Tensor: ...
+    def __rand__(self, other: Tensor, /) -> Tensor: ...
+    def __or__(self, other: _Operand, /) -> Tensor: ...
+    def __ror__(self, other: Tensor, /) -> Tensor: ...
+    def __xor__(self, other: _Operand, /) -> Tensor: ...
+    def __rxor__(self, other: Tensor, /) -> Tensor: ...
 
     # ----- arithmetic methods --------------------------------------------------------------------
 
@@ -247,7 +345,7 @@ class Tensor:
         """In-place `self **= exponent`."""
     def zero_(self) -> Self:
         """Sets every element to 0."""
-    def fill_(self, value: _Number) -> Self:
+    def fill_(self, value: _Operand) -> Self:
         """Sets every element to `value`."""
     def copy_(self, src: Tensor) -> Self:
         """Copies `src` into this tensor (broadcasting, converting the dtype)."""
@@ -255,6 +353,33 @@ class Tensor:
         """Fills with normal samples."""
     def uniform_(self, from_: builtins.float = 0.0, to: builtins.float = 1.0) -> Self:
         """Fills with uniform samples in `[from, to)`."""
+
+    # ----- selection, clamping and logical functions ---------------------------------------------
+
+    def masked_fill(self, mask: Tensor, value: _Operand) -> Tensor:
+        """Elements replaced by `value` where `mask` is true."""
+    def masked_fill_(self, mask: Tensor, value: _Operand) -> Self:
+        """In-place `masked_fill`."""
+    def where(self, condition: Tensor, other: _Operand) -> Tensor:
+        """`self` where `condition`, else `other`."""
+    def maximum(self, other: Tensor) -> Tensor:
+        """Elementwise maximum."""
+    def minimum(self, other: Tensor) -> Tensor:
+        """Elementwise minimum."""
+    def clamp(self, min: builtins.float | None = None, max: builtins.float | None = None) -> Tensor:
+        """Limits values to `[min, max]`."""
+    def clip(self, min: builtins.float | None = None, max: builtins.float | None = None) -> Tensor:
+        """Alias of `clamp`."""
+    def clamp_(self, min: builtins.float | None = None, max: builtins.float | None = None) -> Self:
+        """In-place `clamp`."""
+    def logical_and(self, other: _Operand) -> Tensor:
+        """Logical and of bool tensors (or truthiness of numbers)."""
+    def logical_or(self, other: _Operand) -> Tensor:
+        """Logical or."""
+    def logical_xor(self, other: _Operand) -> Tensor:
+        """Logical exclusive or."""
+    def logical_not(self) -> Tensor:
+        """Logical not."""
 
     # ----- reductions and linear algebra ---------------------------------------------------------
 
@@ -275,6 +400,65 @@ class Tensor:
         keepdim: builtins.bool = False,
     ) -> Tensor:
         """The p-norm (default 2, the Frobenius/Euclidean norm) of all elements or over `dim`."""
+    def prod(
+        self,
+        dim: builtins.int | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        dtype: _DTypeLike | None = None,
+    ) -> Tensor:
+        """Product of all elements, or along `dim`."""
+    # `max()`: a 0-d tensor; `max(dim)`: the named tuple `(values, indices)`; `max(other)`: the
+    # elementwise maximum (`keepdim` is then ignored). Likewise `min`.
+    @overload
+    def max(self, dim: None = None, keepdim: builtins.bool = False) -> Tensor:
+        """Maximum of all elements, or `(values, indices)` along `dim`, or the elementwise maximum with a tensor."""  # noqa: E501
+    @overload
+    def max(self, dim: builtins.int, keepdim: builtins.bool = False) -> max_result: ...
+    @overload
+    def max(self, dim: Tensor, keepdim: builtins.bool = False) -> Tensor: ...
+    @overload
+    def min(self, dim: None = None, keepdim: builtins.bool = False) -> Tensor:
+        """Minimum of all elements, or `(values, indices)` along `dim`, or the elementwise minimum with a tensor."""  # noqa: E501
+    @overload
+    def min(self, dim: builtins.int, keepdim: builtins.bool = False) -> min_result: ...
+    @overload
+    def min(self, dim: Tensor, keepdim: builtins.bool = False) -> Tensor: ...
+    def amax(self, dim: _Dims | None = None, keepdim: builtins.bool = False) -> Tensor:
+        """Maximum over `dim` (an int or a tuple; all when omitted)."""
+    def amin(self, dim: _Dims | None = None, keepdim: builtins.bool = False) -> Tensor:
+        """Minimum over `dim` (an int or a tuple; all when omitted)."""
+    def argmax(self, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> Tensor:
+        """Index of the maximum."""
+    def argmin(self, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> Tensor:
+        """Index of the minimum."""
+    # A bool first argument is `unbiased` (`x.var(False)`), as in PyTorch.
+    def var(
+        self,
+        dim: _Dims | None = None,
+        unbiased: builtins.bool | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        correction: builtins.float | None = None,
+    ) -> Tensor:
+        """Variance (unbiased by default; `correction` overrides `unbiased`)."""
+    def std(
+        self,
+        dim: _Dims | None = None,
+        unbiased: builtins.bool | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        correction: builtins.float | None = None,
+    ) -> Tensor:
+        """Standard deviation (unbiased by default; `correction` overrides `unbiased`)."""
+    def logsumexp(self, dim: _Dims, keepdim: builtins.bool = False) -> Tensor:
+        """`log Σ exp` over `dim`, computed stably."""
+    def cumsum(self, dim: builtins.int, *, dtype: _DTypeLike | None = None) -> Tensor:
+        """Running sum along `dim`."""
+    def any(self) -> Tensor:
+        """True if any element is true (non-zero)."""
+    def all(self) -> Tensor:
+        """True if every element is true (non-zero)."""
     def matmul(self, other: Tensor) -> Tensor:
         """Matrix product with PyTorch's `matmul` rules for 1-D and 2-D operands."""
     def mm(self, mat2: Tensor) -> Tensor:
@@ -285,6 +469,8 @@ class Tensor:
         """Inner product of 1-D tensors."""
     def outer(self, vec2: Tensor) -> Tensor:
         """Outer product of 1-D tensors."""
+    def bmm(self, mat2: Tensor) -> Tensor:
+        """Batched matrix product of 3-D tensors."""
 
     # ----- views and copies ----------------------------------------------------------------------
 
@@ -309,8 +495,14 @@ class Tensor:
         """Views as `other`'s shape."""
     def reshape_as(self, other: Tensor) -> Tensor:
         """Reshapes to `other`'s shape."""
-    def flatten(self) -> Tensor:
-        """Flattens to one dimension."""
+    @overload
+    def permute(self, dims: Sequence[builtins.int], /) -> Tensor:
+        """Reorders dimensions (a view)."""
+    @overload
+    def permute(self, *dims: builtins.int) -> Tensor: ...
+    # `end_dim` defaults to -1 (the runtime signature shows a negative default as `...`).
+    def flatten(self, start_dim: builtins.int = 0, end_dim: builtins.int = ...) -> Tensor:
+        """Merges dims `start_dim..=end_dim` into one."""
     def unsqueeze(self, dim: builtins.int) -> Tensor:
         """Inserts a size-1 dimension."""
     def squeeze(self, dim: builtins.int | None = None) -> Tensor:
@@ -326,19 +518,51 @@ class Tensor:
         """`x.select(dim, index)`."""
     def narrow(self, dim: builtins.int, start: builtins.int, length: builtins.int) -> Tensor:
         """`length` elements of `dim` starting at `start`."""
+    def split(
+        self, split_size_or_sections: builtins.int | Sequence[builtins.int], dim: builtins.int = 0
+    ) -> tuple[Tensor, ...]:
+        """Splits into pieces of `split_size_or_sections` (an int, or a list of sizes) along `dim`."""  # noqa: E501
+    def chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Tensor, ...]:
+        """`chunks` nearly equal pieces along `dim`."""
+    def unbind(self, dim: builtins.int = 0) -> tuple[Tensor, ...]:
+        """The slices along `dim`."""
+    @overload
+    def flip(self, dims: Sequence[builtins.int], /) -> Tensor:
+        """Reverses the order along `dims`."""
+    @overload
+    def flip(self, *dims: builtins.int) -> Tensor: ...
+    @overload
+    def repeat(self, sizes: Sequence[builtins.int], /) -> Tensor:
+        """Tiles the tensor along each dimension."""
+    @overload
+    def repeat(self, *sizes: builtins.int) -> Tensor: ...
+    def gather(self, dim: builtins.int, index: Tensor) -> Tensor:
+        """Values of `self` at `index` along `dim`."""
+    def scatter_add(self, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
+        """A copy with `src` added at `index` along `dim`."""
+    def scatter_add_(self, dim: builtins.int, index: Tensor, src: Tensor) -> Self:
+        """In-place `scatter_add`."""
+    def index_select(self, dim: builtins.int, index: Tensor) -> Tensor:
+        """Slices `index` of dimension `dim`."""
     def clone(self) -> Tensor:
         """A copy with its own storage, differentiable."""
     def contiguous(self) -> Tensor:
         """This tensor if contiguous, else a contiguous copy."""
     def is_contiguous(self) -> builtins.bool:
         """Whether elements are dense and row-major."""
+    # This tensor itself when the dtype does not change (no dtype, or the same one), else a
+    # converted copy; a device string is accepted and ignored.
     @overload
     def to(self, dtype: _DTypeLike, /) -> Tensor:
         """Converts to `dtype` (differentiable between float types)."""
     @overload
     def to(self, other: Tensor, /) -> Tensor: ...
     @overload
-    def to(self, device: _Device | None = None, dtype: _DTypeLike | None = None) -> Tensor: ...
+    def to(self, device: _Device | None, dtype: _DTypeLike, /) -> Tensor: ...
+    @overload
+    def to(self, device: _Device | None = None, *, dtype: _DTypeLike) -> Tensor: ...
+    @overload
+    def to(self, device: _Device | None = None, *, dtype: None = None) -> Self: ...
     def float(self) -> Tensor:
         """Converts to float32."""
     def double(self) -> Tensor:
@@ -426,6 +650,10 @@ class Tensor:
         """A tensor sharing the data, detached from the graph."""
     def retain_grad(self) -> None:
         """Keeps `.grad` for this non-leaf after backward."""
+    def register_hook(self, hook: _Hook) -> RemovableHandle:
+        """Registers a hook run on this tensor's gradient; it may return a replacement."""
+    def _remove_hook(self, id: builtins.int) -> None:
+        """Removes a hook registered with `register_hook` (used by the handle)."""
     def detach(self) -> Tensor:
         """A new tensor sharing the data, with no history."""
     def detach_(self) -> Self:
@@ -596,6 +824,12 @@ def linspace(
 def manual_seed(seed: builtins.int) -> None:
     """Seeds the random generator."""
 
+def set_num_threads(threads: builtins.int) -> None:
+    """Sets the number of threads used by parallel kernels (matmul, large elementwise ops)."""
+
+def get_num_threads() -> builtins.int:
+    """The number of threads used by parallel kernels."""
+
 def is_grad_enabled() -> builtins.bool:
     """Whether this thread records autograd history."""
 
@@ -605,6 +839,24 @@ def _set_grad_enabled(enabled: builtins.bool) -> builtins.bool:
 def _register_size(cls: type[tuple[builtins.int, ...]]) -> None:
     """Registers the Python `Size` class (a tuple subclass) used for `.shape`."""
 
+def _register_types(types: dict[builtins.str, type[Any]]) -> None:
+    """Registers the Python helper types defined in the package."""
+
+# ----- joining and selecting ---------------------------------------------------------------------
+
+def cat(tensors: _Tensors, dim: builtins.int = 0) -> Tensor:
+    """Concatenates tensors along `dim`."""
+
+def stack(tensors: _Tensors, dim: builtins.int = 0) -> Tensor:
+    """Stacks tensors along a new dimension `dim`."""
+
+@overload
+def where(condition: Tensor, input: _Operand, other: _Operand) -> Tensor:
+    """`where(condition, input, other)`; with only `condition`, the indices of its true elements."""
+
+@overload
+def where(condition: Tensor, input: None = None, other: None = None) -> tuple[Tensor, ...]: ...
+
 # ----- autograd functions ------------------------------------------------------------------------
 
 # Without `allow_unused=True` an input the outputs do not depend on is an error (or, with
@@ -612,8 +864,8 @@ def _register_size(cls: type[tuple[builtins.int, ...]]) -> None:
 # gets None.
 @overload
 def grad(
-    outputs: Tensor | Sequence[Tensor],
-    inputs: Tensor | Sequence[Tensor],
+    outputs: _Tensors,
+    inputs: _Tensors,
     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: builtins.bool | None = None,
     create_graph: builtins.bool = False,
@@ -624,8 +876,8 @@ def grad(
 
 @overload
 def grad(
-    outputs: Tensor | Sequence[Tensor],
-    inputs: Tensor | Sequence[Tensor],
+    outputs: _Tensors,
+    inputs: _Tensors,
     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: builtins.bool | None = None,
     create_graph: builtins.bool = False,
@@ -635,8 +887,8 @@ def grad(
 ) -> tuple[Tensor, ...]: ...
 @overload
 def grad(
-    outputs: Tensor | Sequence[Tensor],
-    inputs: Tensor | Sequence[Tensor],
+    outputs: _Tensors,
+    inputs: _Tensors,
     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: builtins.bool | None = None,
     create_graph: builtins.bool = False,
@@ -644,9 +896,24 @@ def grad(
     materialize_grads: builtins.bool = False,
 ) -> tuple[Tensor | None, ...]: ...
 def backward(
-    tensors: Tensor | Sequence[Tensor],
+    tensors: _Tensors,
     grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: builtins.bool | None = None,
     create_graph: builtins.bool = False,
 ) -> None:
     """`autograd.backward(tensors, grad_tensors, ...)`: accumulates into the leaves' `.grad`."""
+
+# Records a custom `autograd.Function` call: a node named `name` whose backward calls
+# `backward(grads, saved)` in Python. `positions` are the indices of the tensor arguments among
+# the `n_args` arguments of `apply`; `differentiable` has one flag per output.
+def _record_function(
+    name: builtins.str,
+    n_args: builtins.int,
+    positions: Sequence[builtins.int],
+    inputs: Sequence[Tensor],
+    outputs: Sequence[Tensor],
+    differentiable: Sequence[builtins.bool],
+    saved: Sequence[Tensor],
+    backward: Callable[[tuple[Tensor, ...], tuple[Tensor, ...]], _FunctionGrads],
+) -> tuple[Tensor, ...]:
+    """Records a custom `autograd.Function` call: a node named `name` whose backward calls `backward(grads, saved)` in Python."""  # noqa: E501
