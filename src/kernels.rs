@@ -11,43 +11,95 @@ use rayon::prelude::*;
 /// Element count above which elementwise kernels split the work across rayon threads.
 pub const PARALLEL_ELEMENTS: usize = 1 << 15;
 
-/// `out[i] = f(xs[i])`, in parallel chunks for large inputs.
+/// `out[i] = f(xs[i])` on one thread; the loop LLVM vectorizes.
+#[inline(always)]
+fn map_loop<T: Copy, U>(xs: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
+    for (o, &v) in out.iter_mut().zip(xs) {
+        *o = f(v);
+    }
+}
+
+/// `out[i] = f(xs[i], ys[i])` on one thread.
+#[inline(always)]
+fn zip_loop<T: Copy, U>(xs: &[T], ys: &[T], out: &mut [U], f: &impl Fn(T, T) -> U) {
+    for ((o, &a), &b) in out.iter_mut().zip(xs).zip(ys) {
+        *o = f(a, b);
+    }
+}
+
+/// The loops compiled for AVX2+FMA, chosen at run time when the CPU has them.
+#[cfg(target_arch = "x86_64")]
+mod wide {
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn map_loop<T: Copy, U>(xs: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
+        super::map_loop(xs, out, f)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn zip_loop<T: Copy, U>(xs: &[T], ys: &[T], out: &mut [U], f: &impl Fn(T, T) -> U) {
+        super::zip_loop(xs, ys, out, f)
+    }
+
+    pub(super) fn available() -> bool {
+        static AVX2: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *AVX2.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
+    }
+}
+
+fn map_dispatch<T: Copy, U>(xs: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
+    #[cfg(target_arch = "x86_64")]
+    if wide::available() {
+        // SAFETY: the CPU supports AVX2 and FMA (checked above).
+        return unsafe { wide::map_loop(xs, out, f) };
+    }
+    map_loop(xs, out, f)
+}
+
+fn zip_dispatch<T: Copy, U>(xs: &[T], ys: &[T], out: &mut [U], f: &impl Fn(T, T) -> U) {
+    #[cfg(target_arch = "x86_64")]
+    if wide::available() {
+        // SAFETY: the CPU supports AVX2 and FMA (checked above).
+        return unsafe { wide::zip_loop(xs, ys, out, f) };
+    }
+    zip_loop(xs, ys, out, f)
+}
+
+/// `out[i] = f(xs[i])`, vectorized, in parallel chunks for large inputs.
 fn map_slice<T: Copy + Sync, U: Send + Copy + Default>(
     xs: &[T],
     f: &(impl Fn(T) -> U + Sync),
 ) -> Vec<U> {
-    if xs.len() < PARALLEL_ELEMENTS {
-        return xs.iter().map(|&v| f(v)).collect();
-    }
     let mut out = vec![U::default(); xs.len()];
-    out.par_chunks_mut(PARALLEL_ELEMENTS / 4)
-        .zip(xs.par_chunks(PARALLEL_ELEMENTS / 4))
-        .for_each(|(o, x)| {
-            for (o, &v) in o.iter_mut().zip(x) {
-                *o = f(v);
-            }
-        });
+    if xs.len() < PARALLEL_ELEMENTS {
+        map_dispatch(xs, &mut out, f);
+        return out;
+    }
+    let chunk = PARALLEL_ELEMENTS / 4;
+    crate::parallel::install(|_| {
+        out.par_chunks_mut(chunk)
+            .zip(xs.par_chunks(chunk))
+            .for_each(|(o, x)| map_dispatch(x, o, f))
+    });
     out
 }
 
-/// `out[i] = f(xs[i], ys[i])`, in parallel chunks for large inputs.
+/// `out[i] = f(xs[i], ys[i])`, vectorized, in parallel chunks for large inputs.
 fn zip_slices<T: Copy + Sync, U: Send + Copy + Default>(
     xs: &[T],
     ys: &[T],
     f: &(impl Fn(T, T) -> U + Sync),
 ) -> Vec<U> {
+    let mut out = vec![U::default(); xs.len()];
     if xs.len() < PARALLEL_ELEMENTS {
-        return xs.iter().zip(ys).map(|(&x, &y)| f(x, y)).collect();
+        zip_dispatch(xs, ys, &mut out, f);
+        return out;
     }
     let chunk = PARALLEL_ELEMENTS / 4;
-    let mut out = vec![U::default(); xs.len()];
-    out.par_chunks_mut(chunk)
-        .zip(xs.par_chunks(chunk).zip(ys.par_chunks(chunk)))
-        .for_each(|(o, (x, y))| {
-            for ((o, &a), &b) in o.iter_mut().zip(x).zip(y) {
-                *o = f(a, b);
-            }
-        });
+    crate::parallel::install(|_| {
+        out.par_chunks_mut(chunk)
+            .zip(xs.par_chunks(chunk).zip(ys.par_chunks(chunk)))
+            .for_each(|(o, (x, y))| zip_dispatch(x, y, o, f))
+    });
     out
 }
 

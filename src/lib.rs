@@ -16,6 +16,7 @@
 pub mod autograd;
 pub mod dtype;
 pub mod error;
+pub mod fastmath;
 pub mod format;
 pub mod grad_mode;
 pub mod kernels;
@@ -27,11 +28,6 @@ pub mod tensor;
 
 #[cfg(feature = "python")]
 mod python;
-
-/// The Python extension allocates through mimalloc (enabled by the `mimalloc` feature).
-#[cfg(feature = "mimalloc")]
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub use dtype::{DType, Scalar};
 pub use error::{Error, ErrorKind, Result};

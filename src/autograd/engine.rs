@@ -28,6 +28,28 @@ pub struct GradOptions {
 
 type NodeId = usize;
 
+/// Hashes node addresses: they are unique and well spread, so a multiply is enough.
+#[derive(Default, Clone, Copy)]
+struct AddressHasher(u64);
+
+impl std::hash::Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64 >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type Build = std::hash::BuildHasherDefault<AddressHasher>;
+type NodeMap<V> = HashMap<NodeId, V, Build>;
+type NodeSet = HashSet<NodeId, Build>;
+
 fn id(node: &Arc<Node>) -> NodeId {
     Arc::as_ptr(node) as NodeId
 }
@@ -210,7 +232,7 @@ impl GraphTask {
     ) -> Result<Vec<Option<Tensor>>> {
         let _mode = GradModeGuard::new(self.create_graph);
         let (mut dependencies, order) = count_dependencies(&roots, !self.accumulate);
-        let mut capture_at: HashMap<NodeId, Vec<(usize, usize)>> = HashMap::new();
+        let mut capture_at: NodeMap<Vec<(usize, usize)>> = HashMap::default();
         for (k, edge) in captures.iter().enumerate() {
             capture_at
                 .entry(id(&edge.node))
@@ -219,9 +241,9 @@ impl GraphTask {
         }
         let needed = (!self.accumulate).then(|| nodes_leading_to_captures(&order, &capture_at));
 
-        let mut buffers: HashMap<NodeId, InputBuffer> = HashMap::new();
+        let mut buffers: NodeMap<InputBuffer> = HashMap::default();
         let mut ready = BinaryHeap::new();
-        let mut queued = HashSet::new();
+        let mut queued: NodeSet = HashSet::default();
         for (edge, g) in roots {
             buffers
                 .entry(id(&edge.node))
@@ -299,9 +321,9 @@ impl GraphTask {
 fn count_dependencies(
     roots: &[(Edge, Tensor)],
     want_order: bool,
-) -> (HashMap<NodeId, usize>, Vec<Arc<Node>>) {
-    let mut dependencies: HashMap<NodeId, usize> = HashMap::new();
-    let mut seen: HashSet<NodeId> = HashSet::new();
+) -> (NodeMap<usize>, Vec<Arc<Node>>) {
+    let mut dependencies: NodeMap<usize> = HashMap::default();
+    let mut seen: NodeSet = HashSet::default();
     let mut stack: Vec<Arc<Node>> = Vec::new();
     let mut all: Vec<Arc<Node>> = Vec::new();
     for (edge, _) in roots {
@@ -345,9 +367,9 @@ fn count_dependencies(
 /// The nodes that must run for `grad()`: those from which a captured node can be reached.
 fn nodes_leading_to_captures(
     order: &[Arc<Node>],
-    capture_at: &HashMap<NodeId, Vec<(usize, usize)>>,
-) -> HashSet<NodeId> {
-    let mut needed = HashSet::new();
+    capture_at: &NodeMap<Vec<(usize, usize)>>,
+) -> NodeSet {
+    let mut needed: NodeSet = HashSet::default();
     for node in order.iter().rev() {
         let leads = node
             .next_edges()

@@ -93,9 +93,59 @@ impl Tensor {
             Operand::Tensor(t) => vec![t],
             Operand::Scalar(_) => vec![],
         };
+        let mut inputs = others.clone();
+        inputs.push(self);
+        if !is_recording(&inputs) && self.try_binary_in_place(op, other)? {
+            return Ok(());
+        }
         self.apply_inplace(op.inplace_name(), &others, |x| {
             binary(op, Operand::Tensor(x), other)
         })
+    }
+
+    /// The fast path of an unrecorded `self op= other` on a contiguous float tensor: one pass
+    /// over the storage under its write lock (the SGD update). Returns false when it does not apply.
+    fn try_binary_in_place(&self, op: BinaryOp, other: Operand<'_>) -> Result<bool> {
+        let dtype = self.dtype();
+        let Some(range) = self.layout().contiguous_range() else {
+            return Ok(false);
+        };
+        if !dtype.is_floating_point() || op == BinaryOp::Pow || self.base().is_some() {
+            return Ok(false);
+        }
+        self.check_inplace()?;
+        let done = crate::with_float!(dtype, T => {
+            let f = |a: T, b: T| match op {
+                BinaryOp::Add => a + b,
+                BinaryOp::Sub => a - b,
+                BinaryOp::Mul => a * b,
+                _ => a / b,
+            };
+            match other {
+                Operand::Scalar(s) => {
+                    let b = s.to_f64() as T;
+                    let mut guard = self.storage().write();
+                    guard.as_mut_slice::<T>()[range].iter_mut().for_each(|a| *a = f(*a, b));
+                    true
+                }
+                Operand::Tensor(o) if o.dtype() == dtype && !std::sync::Arc::ptr_eq(o.storage(), self.storage()) => {
+                    if crate::layout::broadcast_shapes(self.shape(), o.shape())?.as_slice() != self.shape() {
+                        return Ok(false);
+                    }
+                    let values: Vec<T> = o.read(|d, l| crate::tensor::gather(d, &l.broadcast_to(self.shape())));
+                    let mut guard = self.storage().write();
+                    for (a, &b) in guard.as_mut_slice::<T>()[range].iter_mut().zip(&values) {
+                        *a = f(*a, b);
+                    }
+                    true
+                }
+                Operand::Tensor(_) => false,
+            }
+        });
+        if done {
+            self.storage().bump_version(op.inplace_name());
+        }
+        Ok(done)
     }
 
     /// `self += other`

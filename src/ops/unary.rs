@@ -4,6 +4,7 @@ use super::{constant, float_dtype};
 use crate::autograd::{is_recording, record, Save};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
+use crate::fastmath::FastMath;
 use crate::kernels::{cast, map};
 use crate::tensor::Tensor;
 use crate::{with_float, with_num};
@@ -27,6 +28,35 @@ macro_rules! fused {
             $composite
         }
     }};
+}
+
+/// Redoes with the standard library the float32 results whose argument was out of the fast
+/// sine/cosine's range (`out` is fresh and contiguous).
+fn fix_sin_cos(x: &Tensor, out: Tensor, cosine: bool) -> Tensor {
+    if out.dtype() == DType::Float32 {
+        let xs: Vec<f32> = cast(x, DType::Float32).read(crate::tensor::gather);
+        let mut guard = out.storage().write();
+        crate::fastmath::fix_large_sin_cos(&xs, guard.as_mut_slice::<f32>(), cosine);
+    }
+    out
+}
+
+/// After a fused float32 `g·cos(x)` (or `-g·sin(x)`), redoes the result with the standard
+/// library when some `x` was out of the fast range (a rare case: `|x| > 8192`).
+fn fix_fused(r: Tensor, g: &Tensor, x: &Tensor, cosine: bool) -> Result<Tensor> {
+    if r.dtype() != DType::Float32 || x.dtype() != DType::Float32 || r.requires_grad() {
+        return Ok(r);
+    }
+    let out_of_range = x.read(|d: &[f32], l| {
+        let mut any = false;
+        l.for_each_offset(|p| any |= !crate::fastmath::in_sin_cos_range(d[p]));
+        any
+    });
+    if !out_of_range {
+        return Ok(r);
+    }
+    let exact = map(x, move |v: f32| if cosine { v.cos() } else { -v.sin() });
+    g.mul(&exact)
 }
 
 /// A constant (no history) tensor: 1 where `x > 0`, else 0, in `x`'s dtype.
@@ -67,7 +97,7 @@ impl Tensor {
 
     /// `e^x`; derivative `e^x` (the saved output).
     pub fn exp(&self) -> Result<Tensor> {
-        let out = float_map!(self, |v| v.exp());
+        let out = float_map!(self, |v| v.fast_exp());
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -97,7 +127,7 @@ impl Tensor {
 
     /// Sine; derivative `cos x`.
     pub fn sin(&self) -> Result<Tensor> {
-        let out = float_map!(self, |v| v.sin());
+        let out = fix_sin_cos(self, float_map!(self, |v| v.fast_sin()), false);
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -108,19 +138,15 @@ impl Tensor {
             &[Save::Tensor(self)],
             |ctx| {
                 let (g, x) = (ctx.grad(0), ctx.saved(0));
-                Ok(vec![Some(fused!(
-                    g,
-                    x,
-                    |g, x| g * x.cos(),
-                    g.mul(&x.cos()?)
-                )?)])
+                let r = fused!(g, x, |g, x| g * x.fast_cos(), g.mul(&x.cos()?))?;
+                Ok(vec![Some(fix_fused(r, g, x, true)?)])
             },
         ))
     }
 
     /// Cosine; derivative `-sin x`.
     pub fn cos(&self) -> Result<Tensor> {
-        let out = float_map!(self, |v| v.cos());
+        let out = fix_sin_cos(self, float_map!(self, |v| v.fast_cos()), true);
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -131,19 +157,15 @@ impl Tensor {
             &[Save::Tensor(self)],
             |ctx| {
                 let (g, x) = (ctx.grad(0), ctx.saved(0));
-                Ok(vec![Some(fused!(
-                    g,
-                    x,
-                    |g, x| -(g * x.sin()),
-                    g.mul(&x.sin()?.neg()?)
-                )?)])
+                let r = fused!(g, x, |g, x| -(g * x.fast_sin()), g.mul(&x.sin()?.neg()?))?;
+                Ok(vec![Some(fix_fused(r, g, x, false)?)])
             },
         ))
     }
 
     /// Hyperbolic tangent; derivative `1 - y²` from the saved output `y`.
     pub fn tanh(&self) -> Result<Tensor> {
-        let out = float_map!(self, |v| v.tanh());
+        let out = float_map!(self, |v| v.fast_tanh());
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -169,7 +191,7 @@ impl Tensor {
     pub fn sigmoid(&self) -> Result<Tensor> {
         let out = float_map!(self, |v| {
             let one = <T as num_traits::One>::one();
-            one / (one + (-v).exp())
+            one / (one + (-v).fast_exp())
         });
         if !is_recording(&[self]) {
             return Ok(out);
