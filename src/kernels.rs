@@ -134,6 +134,20 @@ pub fn zip<T: BufferElement, U: BufferElement>(
                     return map_slice(&db[rb], &|y| f(x, y));
                 }
             }
+            // a broadcast scalar (every stride 0, e.g. an expanded 0-d gradient) needs no copy
+            let is_scalar = |l: &Layout| l.strides.iter().all(|&s| s == 0);
+            match (is_scalar(la), is_scalar(lb), lb.contiguous_range()) {
+                (true, _, Some(rb)) if lb.shape.as_slice() == shape.as_slice() => {
+                    let x = da[la.offset];
+                    return map_slice(&db[rb], &|y| f(x, y));
+                }
+                (_, true, _) if la.shape.as_slice() == shape.as_slice() && la.is_contiguous() => {
+                    let y = db[lb.offset];
+                    let ra = la.contiguous_range().expect("contiguous");
+                    return map_slice(&da[ra], &|x| f(x, y));
+                }
+                _ => {}
+            }
             let xs = gather(da, &la.broadcast_to(&shape));
             let ys = gather(db, &lb.broadcast_to(&shape));
             zip_slices(&xs, &ys, &f)

@@ -394,6 +394,9 @@ pub(crate) fn gather<T: Copy>(data: &[T], layout: &Layout) -> Vec<T> {
     if let Some(range) = layout.contiguous_range() {
         return data[range].to_vec();
     }
+    if layout.strides.iter().all(|&s| s == 0) {
+        return vec![data[layout.offset]; layout.numel()];
+    }
     let mut out = Vec::with_capacity(layout.numel());
     layout.for_each_offset(|p| out.push(data[p]));
     out

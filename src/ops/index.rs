@@ -79,7 +79,7 @@ impl Tensor {
 
 /// The basic part of an index, and the advanced part: the result dim where the index tensors
 /// apply, and the tensors.
-type SplitIndex = (Vec<IndexItem>, Option<(usize, Vec<Tensor>)>);
+type SplitIndex = (Vec<IndexItem>, Option<(Vec<usize>, Vec<Tensor>)>);
 
 /// One entry of an index that may hold tensors (advanced indexing).
 #[derive(Clone, Debug)]
@@ -124,9 +124,8 @@ impl Tensor {
     fn split_index(&self, items: &[Index]) -> Result<SplitIndex> {
         let mut basic = Vec::new();
         let mut tensors = Vec::new();
-        let mut first: Option<usize> = None;
+        let mut dims: Vec<usize> = Vec::new();
         let mut result_dim = 0usize;
-        let mut last_advanced_end: Option<usize> = None;
         let consumed: usize = items
             .iter()
             .map(|i| match i {
@@ -136,7 +135,18 @@ impl Tensor {
                 _ => 0,
             })
             .sum();
-        for item in items {
+        // with any tensor index, integers are advanced indices too (they broadcast with the rest)
+        let advanced = items.iter().any(|i| matches!(i, Index::Tensor(_)));
+        let promoted: Vec<Index> = items
+            .iter()
+            .map(|i| match i {
+                Index::Basic(IndexItem::Int(v)) if advanced => {
+                    Index::Tensor(Tensor::scalar(*v as i64))
+                }
+                other => other.clone(),
+            })
+            .collect();
+        for item in &promoted {
             match item {
                 Index::Basic(b) => {
                     basic.push(*b);
@@ -156,25 +166,31 @@ impl Tensor {
                             "tensors used as indices must be long, int or bool tensors",
                         ));
                     };
-                    if let Some(end) = last_advanced_end {
-                        if end != result_dim {
-                            return Err(Error::index(
-                                "advanced indices separated by a slice or an integer are not supported yet; \
-                                 index those dimensions one after the other",
-                            ));
-                        }
-                    }
-                    first.get_or_insert(result_dim);
                     for _ in 0..width {
                         basic.push(IndexItem::Slice(None, None, 1));
+                        dims.push(result_dim);
+                        result_dim += 1;
                     }
-                    result_dim += width;
-                    last_advanced_end = Some(result_dim);
                     tensors.extend(parts);
                 }
             }
         }
-        Ok((basic, first.map(|f| (f, tensors))))
+        Ok((basic, (!dims.is_empty()).then_some((dims, tensors))))
+    }
+
+    /// The view where the advanced-index dims `dims` are consecutive, and where they start: in
+    /// place when they already are, else moved to the front (NumPy's and PyTorch's rule).
+    fn gather_advanced_dims(&self, dims: &[usize]) -> Result<(Tensor, usize)> {
+        if dims.windows(2).all(|w| w[1] == w[0] + 1) {
+            return Ok((self.clone(), dims[0]));
+        }
+        let mut perm: Vec<isize> = dims.iter().map(|&d| d as isize).collect();
+        perm.extend(
+            (0..self.dim())
+                .filter(|d| !dims.contains(d))
+                .map(|d| d as isize),
+        );
+        Ok((self.permute(&perm)?, 0))
     }
 
     /// `self[items]` with basic and advanced entries (integer lists/tensors and bool masks).
@@ -183,7 +199,10 @@ impl Tensor {
         let view = self.index(&basic)?;
         match advanced {
             None => Ok(view),
-            Some((first, tensors)) => view.index_with_tensors(first, &tensors),
+            Some((dims, tensors)) => {
+                let (view, first) = view.gather_advanced_dims(&dims)?;
+                view.index_with_tensors(first, &tensors)
+            }
         }
     }
 
@@ -193,9 +212,12 @@ impl Tensor {
         let view = self.index(&basic)?;
         match advanced {
             None => view.copy_(value),
-            Some((first, tensors)) => view.apply_inplace("index_put_", &[value], |x| {
-                x.index_put(first, &tensors, value, false)
-            }),
+            Some((dims, tensors)) => {
+                let (view, first) = view.gather_advanced_dims(&dims)?;
+                view.apply_inplace("index_put_", &[value], |x| {
+                    x.index_put(first, &tensors, value, false)
+                })
+            }
         }
     }
 }
