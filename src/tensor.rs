@@ -26,6 +26,8 @@ pub struct TensorImpl {
     /// Opaque slot where a language binding keeps a borrowed pointer to this tensor's wrapper
     /// object, so the same object comes back each time (never dereferenced by the core).
     pub binding_object: std::sync::atomic::AtomicPtr<std::ffi::c_void>,
+    /// `meta.requires_grad || meta.grad_fn.is_some()`, readable without the lock (every op asks).
+    requires_grad: std::sync::atomic::AtomicBool,
 }
 
 /// Autograd state of one tensor.
@@ -79,6 +81,7 @@ impl Tensor {
             meta: Mutex::new(AutogradMeta::default()),
             base,
             binding_object: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
+            requires_grad: std::sync::atomic::AtomicBool::new(false),
         }))
     }
 
@@ -268,8 +271,17 @@ impl Tensor {
 
     /// Whether gradients flow to this tensor (leaf flag, or produced by a recorded op).
     pub fn requires_grad(&self) -> bool {
-        let meta = self.meta();
-        meta.requires_grad || meta.grad_fn.is_some()
+        self.0
+            .requires_grad
+            .load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Refreshes the lock-free `requires_grad` flag from `meta` (call with the lock held).
+    fn sync_requires_grad(&self, meta: &AutogradMeta) {
+        let value = meta.requires_grad || meta.grad_fn.is_some();
+        self.0
+            .requires_grad
+            .store(value, std::sync::atomic::Ordering::Release);
     }
 
     /// Sets the leaf flag, with PyTorch's checks (floating dtype; only leaves can stop requiring grad).
@@ -292,6 +304,7 @@ impl Tensor {
             )));
         }
         meta.requires_grad = requires_grad;
+        self.sync_requires_grad(&meta);
         Ok(())
     }
 
@@ -338,7 +351,9 @@ impl Tensor {
     }
 
     pub(crate) fn set_grad_fn(&self, edge: Option<Edge>) {
-        self.meta().grad_fn = edge;
+        let mut meta = self.meta();
+        meta.grad_fn = edge;
+        self.sync_requires_grad(&meta);
     }
 
     /// Keeps the gradient of this non-leaf in `.grad` after `backward()`.
@@ -381,6 +396,7 @@ impl Tensor {
         let mut meta = self.meta();
         meta.grad_fn = None;
         meta.requires_grad = false;
+        self.sync_requires_grad(&meta);
     }
 
     /// A contiguous copy with its own storage and no history.

@@ -302,7 +302,9 @@ def test_repeated_chains_do_not_leak():
     )
     first_chain = r["after"][0] - r["start"]
     growth = r["after"][-1] - r["after"][0]
-    assert growth < 0.5 * first_chain, r
+    # a leaked 200,000-node chain is tens of MiB; freed memory may also go back to the OS
+    # entirely, making the first chain's footprint zero or negative
+    assert growth < max(0.5 * first_chain, 4.0), r
 
 
 def test_graph_freed_after_backward_second_backward_raises():

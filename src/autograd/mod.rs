@@ -198,12 +198,35 @@ pub(crate) fn release_edges(edges: Vec<Option<Edge>>, tensors: impl IntoIterator
     match drained_here {
         Ok(true) => {
             // Each popped node's Drop pushes its children and returns at once.
+            let mut released = 0usize;
             while let Some(node) = RELEASE_QUEUE.with(|q| q.borrow_mut().1.pop()) {
                 drop(node);
+                released += 1;
             }
             RELEASE_QUEUE.with(|q| q.borrow_mut().0 = false);
+            if released >= RETURN_MEMORY_AFTER {
+                return_free_memory();
+            }
         }
         Ok(false) => {}
         Err(_) => drop(nodes), // thread teardown: plain drop
+    }
+}
+
+/// Freeing a graph this large (in nodes) hands the freed heap back to the operating system.
+const RETURN_MEMORY_AFTER: usize = 100_000;
+
+/// Returns freed heap pages to the OS: glibc keeps the many small blocks of a freed graph
+/// otherwise, so the process would not shrink back after a deep chain.
+fn return_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        // SAFETY: glibc's malloc_trim only releases free memory; it is thread-safe.
+        unsafe {
+            malloc_trim(0);
+        }
     }
 }

@@ -1,0 +1,32 @@
+"""Gradients are bitwise identical whatever the number of kernel threads."""
+
+import numpy as np
+
+import ferrograd as torch
+
+
+def _gradients():
+    torch.manual_seed(7)
+    a = torch.randn(300, 200, requires_grad=True)
+    b = torch.randn(200, 300, requires_grad=True)
+    x = torch.randn(1 << 17, requires_grad=True)
+    h = (a @ b).tanh()
+    loss = h.sum() + (x.sin() * x).sum() + (h * h).mean()
+    loss.backward()
+    return [t.grad.numpy().copy() for t in (a, b, x)] + [np.array(loss.item())]
+
+
+def test_gradients_do_not_depend_on_thread_count():
+    """1, 2 and 8 threads give the same bits (fixed chunking, fixed summation order)."""
+    before = torch.get_num_threads()
+    try:
+        results = []
+        for n in (1, 2, 8):
+            torch.set_num_threads(n)
+            assert torch.get_num_threads() == n
+            results.append(_gradients())
+        for other in results[1:]:
+            for ref, got in zip(results[0], other):
+                assert ref.tobytes() == got.tobytes()
+    finally:
+        torch.set_num_threads(before)
