@@ -1,8 +1,7 @@
 """Gradients are bitwise identical whatever the number of kernel threads."""
 
-import numpy as np
-
 import ferrograd as torch
+import numpy as np
 
 
 def _gradients():
