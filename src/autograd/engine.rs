@@ -12,7 +12,8 @@ use crate::grad_mode::GradModeGuard;
 use crate::kernels::add_into;
 use crate::layout::fmt_shape;
 use crate::tensor::Tensor;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Options of [`grad`] (PyTorch's keyword arguments).
@@ -178,22 +179,45 @@ fn make_roots(tensors: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge,
     Ok(roots)
 }
 
-/// Gradients arriving at one node, summed per input slot (PyTorch's InputBuffer).
+/// Gradients arriving at one node, per input slot (PyTorch's InputBuffer). Contributions are
+/// kept with the sequence number of the node that produced them and summed in that order, so
+/// the result does not depend on which thread delivered first.
 #[derive(Default)]
-struct InputBuffer(Vec<Option<Tensor>>);
+struct InputBuffer(Vec<Vec<(u64, Tensor)>>);
 
 impl InputBuffer {
-    fn add(&mut self, slot: usize, g: Tensor) -> Result<()> {
+    fn add(&mut self, slot: usize, producer: u64, g: Tensor) {
         if self.0.len() <= slot {
-            self.0.resize(slot + 1, None);
+            self.0.resize_with(slot + 1, Vec::new);
         }
-        self.0[slot] = Some(match self.0[slot].take() {
-            None => g,
-            Some(old) => old.add(&g)?,
-        });
-        Ok(())
+        self.0[slot].push((producer, g));
+    }
+
+    /// The summed gradient of each slot (`None` where nothing arrived).
+    fn sum(self) -> Result<Vec<Option<Tensor>>> {
+        self.0
+            .into_iter()
+            .map(|mut parts| {
+                parts.sort_by_key(|(producer, _)| std::cmp::Reverse(*producer));
+                let mut parts = parts.into_iter().map(|(_, g)| g);
+                let Some(first) = parts.next() else {
+                    return Ok(None);
+                };
+                parts.try_fold(first, |acc, g| acc.add(&g)).map(Some)
+            })
+            .collect()
     }
 }
+
+/// What running one node produced: the gradients it saw (after hooks, for capture) and the
+/// gradients for its inputs.
+struct NodeOutcome {
+    seen: Vec<Option<Tensor>>,
+    outputs: Vec<Option<Tensor>>,
+}
+
+/// A wave whose nodes together touch at least this many elements runs on several threads.
+const PARALLEL_WAVE_ELEMENTS: usize = 1 << 16;
 
 /// One backward call.
 struct GraphTask {
@@ -201,26 +225,6 @@ struct GraphTask {
     create_graph: bool,
     /// `backward()` (accumulate into leaves) rather than `grad()` (capture at `inputs`).
     accumulate: bool,
-}
-
-/// A node waiting in the ready queue; the newest (highest sequence number) runs first.
-struct Ready(u64, Arc<Node>);
-
-impl PartialEq for Ready {
-    fn eq(&self, other: &Self) -> bool {
-        self.0 == other.0
-    }
-}
-impl Eq for Ready {}
-impl PartialOrd for Ready {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Ready {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.cmp(&other.0)
-    }
 }
 
 impl GraphTask {
@@ -242,77 +246,129 @@ impl GraphTask {
         let needed = (!self.accumulate).then(|| nodes_leading_to_captures(&order, &capture_at));
 
         let mut buffers: NodeMap<InputBuffer> = HashMap::default();
-        let mut ready = BinaryHeap::new();
+        let mut ready: Vec<Arc<Node>> = Vec::new();
         let mut queued: NodeSet = HashSet::default();
         for (edge, g) in roots {
             buffers
                 .entry(id(&edge.node))
                 .or_default()
-                .add(edge.input_nr, g)?;
+                .add(edge.input_nr, u64::MAX, g);
             if !dependencies.contains_key(&id(&edge.node)) && queued.insert(id(&edge.node)) {
-                ready.push(Ready(edge.node.seq_nr(), edge.node));
+                ready.push(edge.node);
             }
         }
 
+        // Run in waves: every node whose inputs are all in. A wave with enough work runs on
+        // the kernel threads; results are merged in a fixed order (newest node first).
         let mut results: Vec<Option<Tensor>> = vec![None; captures.len()];
-        while let Some(Ready(_, node)) = ready.pop() {
-            let mut grads = buffers.remove(&id(&node)).unwrap_or_default().0;
-            match node.kind() {
-                NodeKind::Function(_) => node.run_pre_hooks(&mut grads)?,
-                NodeKind::AccumulateGrad(variable) => {
-                    if let Some(slot) = grads.get_mut(0) {
-                        if let Some(g) = slot.take() {
-                            *slot = Some(variable.run_leaf_hooks(g)?);
-                        }
-                    }
-                }
-            }
-            if let Some(slots) = capture_at.get(&id(&node)) {
-                for &(input_nr, k) in slots {
-                    results[k] = grads.get(input_nr).cloned().flatten();
-                }
-            }
-            let runs = match &needed {
-                None => true,
-                Some(needed) => needed.contains(&id(&node)),
+        let runs = |node: &Arc<Node>| needed.as_ref().is_none_or(|n| n.contains(&id(node)));
+        while !ready.is_empty() {
+            let wave: Vec<(Arc<Node>, Result<NodeOutcome>)> = if ready.len() == 1 {
+                // a chain: no wave bookkeeping
+                let node = ready.pop().expect("one ready node");
+                let buffer = buffers.remove(&id(&node)).unwrap_or_default();
+                let outcome = self.run_node(&node, buffer, runs(&node));
+                vec![(node, outcome)]
+            } else {
+                let mut wave = std::mem::take(&mut ready);
+                wave.sort_by_key(|n| std::cmp::Reverse(n.seq_nr()));
+                let inputs: Vec<InputBuffer> = wave
+                    .iter()
+                    .map(|node| buffers.remove(&id(node)).unwrap_or_default())
+                    .collect();
+                let work: usize = wave.iter().map(|n| n.work()).sum();
+                let outcomes: Vec<Result<NodeOutcome>> = if work >= PARALLEL_WAVE_ELEMENTS {
+                    let create_graph = self.create_graph;
+                    crate::parallel::install(|_| {
+                        wave.par_iter()
+                            .zip(inputs.into_par_iter())
+                            .map(|(node, buffer)| {
+                                // grad mode is per thread: set it on whichever thread runs the node
+                                let _mode = GradModeGuard::new(create_graph);
+                                self.run_node(node, buffer, runs(node))
+                            })
+                            .collect()
+                    })
+                } else {
+                    wave.iter()
+                        .zip(inputs)
+                        .map(|(node, buffer)| self.run_node(node, buffer, runs(node)))
+                        .collect()
+                };
+                wave.into_iter().zip(outcomes).collect()
             };
-            if !runs {
-                continue;
-            }
-            let outputs = match node.kind() {
-                NodeKind::AccumulateGrad(variable) => {
-                    if let Some(Some(g)) = grads.into_iter().next() {
-                        accumulate_grad(variable, g, self.create_graph)?;
+            // merge in wave order (newest node first): the sums do not depend on threads
+            for (node, outcome) in wave {
+                let outcome = outcome?;
+                if let Some(slots) = capture_at.get(&id(&node)) {
+                    for &(input_nr, k) in slots {
+                        results[k] = outcome.seen.get(input_nr).cloned().flatten();
                     }
+                }
+                if !runs(&node) {
                     continue;
                 }
-                NodeKind::Function(_) => {
-                    if self.accumulate {
-                        node.store_retained_grads(&grads)?;
+                for (edge, g) in node.next_edges().iter().zip(outcome.outputs) {
+                    let Some(edge) = edge else { continue };
+                    let child = id(&edge.node);
+                    if let Some(g) = g {
+                        buffers
+                            .entry(child)
+                            .or_default()
+                            .add(edge.input_nr, node.seq_nr(), g);
                     }
-                    if grads.iter().all(|g| g.is_none()) {
-                        vec![None; node.next_edges().len()]
-                    } else {
-                        node.apply(&grads, self.keep_graph)?
+                    let count = dependencies
+                        .get_mut(&child)
+                        .expect("every child was counted");
+                    *count -= 1;
+                    if *count == 0 {
+                        ready.push(edge.node.clone());
                     }
-                }
-            };
-            for (edge, g) in node.next_edges().iter().zip(outputs) {
-                let Some(edge) = edge else { continue };
-                let child = id(&edge.node);
-                if let Some(g) = g {
-                    buffers.entry(child).or_default().add(edge.input_nr, g)?;
-                }
-                let count = dependencies
-                    .get_mut(&child)
-                    .expect("every child was counted");
-                *count -= 1;
-                if *count == 0 {
-                    ready.push(Ready(edge.node.seq_nr(), edge.node.clone()));
                 }
             }
         }
         Ok(results)
+    }
+
+    /// Runs one ready node: sums its input buffer, applies hooks, then (if it must run)
+    /// accumulates into its leaf or evaluates its backward formula.
+    fn run_node(&self, node: &Arc<Node>, buffer: InputBuffer, runs: bool) -> Result<NodeOutcome> {
+        let mut grads = buffer.sum()?;
+        match node.kind() {
+            NodeKind::Function(_) => node.run_pre_hooks(&mut grads)?,
+            NodeKind::AccumulateGrad(variable) => {
+                if let Some(slot) = grads.get_mut(0) {
+                    if let Some(g) = slot.take() {
+                        *slot = Some(variable.run_leaf_hooks(g)?);
+                    }
+                }
+            }
+        }
+        let mut outcome = NodeOutcome {
+            seen: grads,
+            outputs: Vec::new(),
+        };
+        if !runs {
+            return Ok(outcome);
+        }
+        match node.kind() {
+            NodeKind::AccumulateGrad(variable) => {
+                if let Some(Some(g)) = outcome.seen.first() {
+                    accumulate_grad(variable, g.clone(), self.create_graph)?;
+                }
+            }
+            NodeKind::Function(_) => {
+                if self.accumulate {
+                    node.store_retained_grads(&outcome.seen)?;
+                }
+                outcome.outputs = if outcome.seen.iter().all(|g| g.is_none()) {
+                    vec![None; node.next_edges().len()]
+                } else {
+                    node.apply(&outcome.seen, self.keep_graph)?
+                };
+            }
+        }
+        Ok(outcome)
     }
 }
 

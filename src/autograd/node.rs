@@ -136,6 +136,14 @@ impl Node {
         &self.name
     }
 
+    /// A rough measure of the node's work: the elements of its inputs.
+    pub fn work(&self) -> usize {
+        self.inputs
+            .iter()
+            .map(|m| m.shape.iter().product::<usize>())
+            .sum()
+    }
+
     /// The name, cheaply clonable (borrowed for built-in ops).
     pub fn name_cow(&self) -> &Cow<'static, str> {
         &self.name
