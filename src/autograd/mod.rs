@@ -163,34 +163,47 @@ thread_local! {
 
 /// Frees a tensor's history without recursion: the nodes go onto a per-thread queue drained by a loop.
 pub(crate) fn release_iteratively(node: Option<Arc<Node>>, grad: Option<Tensor>) {
-    release_edges(
-        node.map(|node| Edge { node, input_nr: 0 })
-            .into_iter()
-            .map(Some)
-            .collect(),
-        grad,
-    );
+    release_edges(node.map(|node| Edge { node, input_nr: 0 }), grad);
 }
 
 /// Queues `edges`' nodes and the histories of `tensors` for release, and drains the queue unless a
 /// loop further up this thread's stack is already doing so.
-pub(crate) fn release_edges(edges: Vec<Option<Edge>>, tensors: impl IntoIterator<Item = Tensor>) {
-    let mut nodes: Vec<Arc<Node>> = edges.into_iter().flatten().map(|e| e.node).collect();
+pub(crate) fn release_edges(
+    edges: impl IntoIterator<Item = impl Into<Option<Edge>>>,
+    tensors: impl IntoIterator<Item = Tensor>,
+) {
+    // Nodes someone else still holds are just let go here; only last references are queued.
+    let mut nodes: smallvec::SmallVec<[Arc<Node>; 4]> = smallvec::SmallVec::new();
+    let mut keep_last = |node: Arc<Node>| {
+        if Arc::strong_count(&node) == 1 {
+            nodes.push(node);
+        }
+    };
+    for edge in edges.into_iter().filter_map(Into::into) {
+        keep_last(edge.node);
+    }
     for t in tensors {
         // Only the last handle of a tensor owns its history; otherwise dropping it is shallow.
         if let Some(mut inner) = Arc::into_inner(t.0) {
             let meta = inner.meta.get_mut();
-            nodes.extend(meta.grad_fn.take().map(|e| e.node));
+            if let Some(e) = meta.grad_fn.take() {
+                keep_last(e.node);
+            }
             if let Some(g) = meta.grad.take() {
                 if let Some(mut g) = Arc::into_inner(g.0) {
-                    nodes.extend(g.meta.get_mut().grad_fn.take().map(|e| e.node));
+                    if let Some(e) = g.meta.get_mut().grad_fn.take() {
+                        keep_last(e.node);
+                    }
                 }
             }
         }
     }
+    if nodes.is_empty() {
+        return;
+    }
     let drained_here = RELEASE_QUEUE.try_with(|q| {
         let mut q = q.borrow_mut();
-        q.1.append(&mut nodes);
+        q.1.extend(nodes.drain(..));
         let already = q.0;
         q.0 = true;
         !already

@@ -299,7 +299,7 @@ impl Drop for Node {
             }
             NodeKind::Function(_) => None,
         };
-        let saved: Vec<Tensor> = self.saved.iter().filter_map(|s| s.take()).collect();
-        super::release_edges(edges.into_vec(), saved.into_iter().chain(variable));
+        let saved: SmallVec<[Tensor; 2]> = self.saved.iter().filter_map(|s| s.take()).collect();
+        super::release_edges(edges, saved.into_iter().chain(variable));
     }
 }
