@@ -928,8 +928,24 @@ def write_report(path: str, rows: list[Row], ctx: Ctx, env: dict[str, str]) -> N
         lines += ["None: every workload ran and matched numpy.", ""]
     for w, lib, tb in ctx.failures:
         lines += [f"**{w}** ({lib}):", "", "```", tb.rstrip(), "```", ""]
+    lines += _kept_profile_notes(path)
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
+
+
+PROFILE_START, PROFILE_END = "<!-- profile-notes -->", "<!-- /profile-notes -->"
+
+
+def _kept_profile_notes(path: str) -> list[str]:
+    """The hand-written profile notes of the previous report, carried over unchanged."""
+    try:
+        old = open(path, encoding="utf-8").read()
+    except OSError:
+        return []
+    start, end = old.find(PROFILE_START), old.find(PROFILE_END)
+    if start < 0 or end < start:
+        return []
+    return ["", old[start : end + len(PROFILE_END)], ""]
 
 
 def main(argv: list[str] | None = None) -> int:
