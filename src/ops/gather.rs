@@ -184,12 +184,7 @@ impl Tensor {
         );
         let n = shape[d];
         shape[d] = idx.len();
-        let mut pos = Vec::with_capacity(outer * idx.len() * inner);
-        for o in 0..outer {
-            for &i in &idx {
-                pos.extend((0..inner).map(|k| (o * n + i) * inner + k));
-            }
-        }
+        let pos = slice_positions(outer, n, inner, &idx);
         Ok(with_any!(self.dtype(), T => take::<T>(self, &pos, &shape)?))
     }
 
@@ -202,12 +197,7 @@ impl Tensor {
             shape[dim + 1..].iter().product::<usize>(),
         );
         let n = shape[dim];
-        let mut pos = Vec::with_capacity(outer * idx.len() * inner);
-        for o in 0..outer {
-            for &i in &idx {
-                pos.extend((0..inner).map(|k| (o * n + i) * inner + k));
-            }
-        }
+        let pos = slice_positions(outer, n, inner, &idx);
         let src_c = cast(src, self.dtype());
         let out = with_num!(self.dtype(), T => add_at::<T>(self, &pos, &src_c)?);
         if !is_recording(&[self, src]) {
@@ -419,4 +409,16 @@ fn last_write_mask(linear: &Tensor) -> Result<Option<Tensor>> {
     }
     let mask: Vec<bool> = (0..lin.len()).map(|j| last[&lin[j]] == j).collect();
     Ok(Some(Tensor::from_vec(mask, &[lin.len()])?))
+}
+
+/// Flat positions, in a contiguous tensor of `outer × n × inner` elements, of the slices
+/// `idx[0], idx[1], ...` of the middle dimension.
+fn slice_positions(outer: usize, n: usize, inner: usize, idx: &[usize]) -> Vec<usize> {
+    let mut pos = Vec::with_capacity(outer * idx.len() * inner);
+    for o in 0..outer {
+        for &i in idx {
+            pos.extend((0..inner).map(|k| (o * n + i) * inner + k));
+        }
+    }
+    pos
 }

@@ -152,16 +152,20 @@ pub(crate) fn operand_arg(obj: &Bound<'_, PyAny>) -> Option<OwnedOperand> {
     scalar_arg(obj).map(OwnedOperand::Scalar)
 }
 
+/// The items of `f(2, 3)`-style arguments, or of the single tuple/list in `f((2, 3))`.
+fn varargs<'py>(args: &Bound<'py, PyTuple>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if args.len() == 1 {
+        let first = args.get_item(0)?;
+        if first.is_instance_of::<PyTuple>() || first.is_instance_of::<PyList>() {
+            return first.try_iter()?.collect();
+        }
+    }
+    Ok(args.iter().collect())
+}
+
 /// Sizes given as `f(2, 3)`, `f((2, 3))` or `f([2, 3])`.
 pub(crate) fn size_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<usize>> {
-    let items: Vec<Bound<'_, PyAny>> = if args.len() == 1
-        && (args.get_item(0)?.is_instance_of::<PyTuple>()
-            || args.get_item(0)?.is_instance_of::<PyList>())
-    {
-        args.get_item(0)?.try_iter()?.collect::<PyResult<_>>()?
-    } else {
-        args.iter().collect()
-    };
+    let items = varargs(args)?;
     items
         .iter()
         .map(|o| {
@@ -186,14 +190,7 @@ pub(crate) fn size_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<usize>> {
 
 /// Shapes that may contain `-1`, given as `f(2, -1)` or `f((2, -1))`.
 pub(crate) fn shape_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<isize>> {
-    let items: Vec<Bound<'_, PyAny>> = if args.len() == 1
-        && (args.get_item(0)?.is_instance_of::<PyTuple>()
-            || args.get_item(0)?.is_instance_of::<PyList>())
-    {
-        args.get_item(0)?.try_iter()?.collect::<PyResult<_>>()?
-    } else {
-        args.iter().collect()
-    };
+    let items = varargs(args)?;
     items.iter().map(|o| o.extract::<isize>()).collect()
 }
 
