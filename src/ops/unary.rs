@@ -34,9 +34,15 @@ macro_rules! fused {
 /// sine/cosine's range (`out` is fresh and contiguous).
 fn fix_sin_cos(x: &Tensor, out: Tensor, cosine: bool) -> Tensor {
     if out.dtype() == DType::Float32 {
-        let xs: Vec<f32> = cast(x, DType::Float32).read(crate::tensor::gather);
-        let mut guard = out.storage().write();
-        crate::fastmath::fix_large_sin_cos(&xs, guard.as_mut_slice::<f32>(), cosine);
+        // read the input in place (no copy) unless it is strided; `out` is a fresh storage
+        cast(x, DType::Float32).read(|d: &[f32], l| {
+            let mut guard = out.storage().write();
+            let o = guard.as_mut_slice::<f32>();
+            match l.contiguous_range() {
+                Some(range) => crate::fastmath::fix_large_sin_cos(&d[range], o, cosine),
+                None => crate::fastmath::fix_large_sin_cos(&crate::tensor::gather(d, l), o, cosine),
+            }
+        });
     }
     out
 }
