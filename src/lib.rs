@@ -23,6 +23,7 @@ pub mod kernels;
 pub mod layout;
 pub mod ops;
 pub mod parallel;
+pub mod pool;
 pub mod storage;
 pub mod tensor;
 

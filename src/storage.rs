@@ -28,6 +28,8 @@ pub trait BufferElement: Element {
     fn slice(b: &Buffer) -> Option<&[Self]>;
     /// The elements, mutably, if the buffer has this type.
     fn slice_mut(b: &mut Buffer) -> Option<&mut [Self]>;
+    /// The vector itself, if the buffer has this type.
+    fn take_vec(b: Buffer) -> Option<Vec<Self>>;
 }
 
 macro_rules! buffer_element {
@@ -43,6 +45,12 @@ macro_rules! buffer_element {
                 }
             }
             fn slice_mut(b: &mut Buffer) -> Option<&mut [Self]> {
+                match b {
+                    Buffer::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn take_vec(b: Buffer) -> Option<Vec<Self>> {
                 match b {
                     Buffer::$variant(v) => Some(v),
                     _ => None,
@@ -77,6 +85,16 @@ impl Buffer {
         }
     }
 
+    /// Size of the elements in bytes.
+    pub fn byte_len(&self) -> usize {
+        match self {
+            Buffer::Bool(v) => v.len(),
+            Buffer::I64(v) => v.len() * 8,
+            Buffer::F32(v) => v.len() * 4,
+            Buffer::F64(v) => v.len() * 8,
+        }
+    }
+
     /// True when there are no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -90,6 +108,17 @@ impl Buffer {
     /// The typed elements, mutably; same contract as [`Buffer::as_slice`].
     pub fn as_mut_slice<T: BufferElement>(&mut self) -> &mut [T] {
         T::slice_mut(self).expect("buffer dtype matches the dispatched element type")
+    }
+}
+
+impl Drop for Storage {
+    fn drop(&mut self) {
+        if self.data.get_mut().byte_len() >= crate::pool::MIN_BYTES {
+            crate::pool::recycle(std::mem::replace(
+                self.data.get_mut(),
+                Buffer::Bool(Vec::new()),
+            ));
+        }
     }
 }
 

@@ -232,6 +232,7 @@ const RETURN_MEMORY_AFTER: usize = 100_000;
 /// Returns freed heap pages to the OS: glibc keeps the many small blocks of a freed graph
 /// otherwise, so the process would not shrink back after a deep chain.
 fn return_free_memory() {
+    crate::pool::clear();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         extern "C" {

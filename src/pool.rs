@@ -1,0 +1,90 @@
+//! Recycles large element buffers.
+//!
+//! A fresh multi-megabyte vector comes from `mmap`: the kernel zero-fills it page by page on first
+//! touch, which costs more than a fast elementwise kernel itself. Storages of at least
+//! [`MIN_BYTES`] hand their vector back here when dropped, and kernels that overwrite every
+//! element of their output take one of the same length instead of allocating. Like glibc's own
+//! free lists it keeps little: buffers of at most [`MAX_BUFFER_BYTES`], at most [`MAX_BUFFERS`]
+//! of them and [`MAX_BYTES`] in all, so freeing a big tensor still returns its memory to the OS;
+//! [`clear`] empties it (done after a large graph is freed).
+
+use crate::storage::{Buffer, BufferElement};
+use parking_lot::Mutex;
+
+/// Buffers smaller than this are left to the allocator (it reuses them well).
+pub const MIN_BYTES: usize = 1 << 20;
+/// Larger buffers go straight back to the OS (glibc's largest dynamic mmap threshold).
+pub const MAX_BUFFER_BYTES: usize = 32 << 20;
+/// At most this many buffers wait for reuse.
+pub const MAX_BUFFERS: usize = 8;
+/// At most this many bytes wait for reuse.
+pub const MAX_BYTES: usize = 64 << 20;
+
+static POOL: Mutex<Vec<Buffer>> = Mutex::new(Vec::new());
+
+fn bytes(b: &Buffer) -> usize {
+    b.byte_len()
+}
+
+/// A vector of exactly `n` elements whose values are unspecified (zeros or a dead tensor's
+/// values): callers overwrite every element.
+pub fn buffer<T: BufferElement + Default>(n: usize) -> Vec<T> {
+    if n * std::mem::size_of::<T>() >= MIN_BYTES {
+        let mut pool = POOL.lock();
+        let hit = pool
+            .iter()
+            .position(|b| b.dtype() == T::DTYPE && b.len() == n);
+        if let Some(i) = hit {
+            if let Some(v) = T::take_vec(pool.swap_remove(i)) {
+                return v;
+            }
+        }
+    }
+    vec![T::default(); n]
+}
+
+/// Offers a dropped storage's buffer for reuse (kept only if large and the pool has room).
+pub fn recycle(buffer: Buffer) {
+    let size = bytes(&buffer);
+    if !(MIN_BYTES..=MAX_BUFFER_BYTES).contains(&size) {
+        return;
+    }
+    let mut pool = POOL.lock();
+    let held: usize = pool.iter().map(bytes).sum();
+    if pool.len() < MAX_BUFFERS && held + size <= MAX_BYTES {
+        pool.push(buffer);
+    }
+}
+
+/// Returns every pooled buffer to the allocator.
+pub fn clear() {
+    let drained = std::mem::take(&mut *POOL.lock());
+    drop(drained);
+}
+
+/// Bytes currently held for reuse.
+pub fn held_bytes() -> usize {
+    POOL.lock().iter().map(bytes).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dropped_large_buffer_is_reused_and_small_ones_are_not_kept() {
+        clear();
+        let n = MIN_BYTES / 4;
+        let v = buffer::<f32>(n);
+        let ptr = v.as_ptr();
+        recycle(Buffer::F32(v));
+        recycle(Buffer::F32(vec![0.0; 8]));
+        assert!(held_bytes() >= n * 4);
+        let other = buffer::<f64>(n / 2);
+        assert!(
+            other.as_ptr().cast::<f32>() != ptr,
+            "another dtype never reuses it"
+        );
+        assert_eq!(buffer::<f32>(n).as_ptr(), ptr);
+    }
+}
