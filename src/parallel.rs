@@ -55,12 +55,11 @@ pub fn set_num_threads(threads: usize) {
     *POOL.lock() = Some(build(threads.max(1)));
 }
 
-/// Runs `f` inside the kernel thread pool; `f` gets the pool's thread count.
+/// Runs `f` inside the kernel thread pool; `f` gets the pool's thread count. Always inside the
+/// pool, even with one thread: rayon calls made outside any pool would use rayon's global pool,
+/// whatever `set_num_threads` said.
 pub fn install<R: Send>(f: impl FnOnce(usize) -> R + Send) -> R {
     let (pool, threads) = pool();
-    if threads <= 1 {
-        return f(1);
-    }
     pool.install(|| f(threads))
 }
 
