@@ -68,7 +68,9 @@ pub fn exp_f32(x: f32) -> f32 {
     const LOG2E: f32 = std::f32::consts::LOG2_E;
     const LN2_HI: f32 = 0.693_359_4;
     const LN2_LO: f32 = -2.121_944_4e-4;
-    let xc = x.clamp(-104.0, 88.8);
+    // max/min (not clamp) map NaN to a bound, so `n` below is always a small finite integer
+    #[allow(clippy::manual_clamp)] // clamp would keep NaN, which the unchecked cast cannot take
+    let xc = x.max(-104.0).min(88.8);
     // round to nearest without a libm call (adding 1.5·2^23 drops the fraction), so loops vectorize
     const ROUND: f32 = 12_582_912.0;
     let n = (xc * LOG2E + ROUND) - ROUND;
@@ -82,7 +84,9 @@ pub fn exp_f32(x: f32) -> f32 {
         * r)
         + r
         + 1.0;
-    let ni = n as i32;
+    // SAFETY: `n` is an integer in [-151, 129] (xc is finite and bounded); an unchecked
+    // conversion vectorizes, where `as` (saturating) falls back to one lane at a time
+    let ni = unsafe { n.to_int_unchecked::<i32>() };
     let half = ni / 2;
     let y = p * pow2i(half) * pow2i(ni - half);
     if x > 88.722_84 {
@@ -125,6 +129,14 @@ pub fn in_sin_cos_range(x: f32) -> bool {
     x.abs() <= SIN_COS_LIMIT
 }
 
+/// Whether every element is in the fast sine/cosine's range (a vectorized scan).
+pub fn all_in_sin_cos_range(xs: &[f32]) -> bool {
+    xs.chunks(256).all(|c| {
+        c.iter()
+            .fold(true, |acc, &x| acc & (x.abs() <= SIN_COS_LIMIT))
+    })
+}
+
 /// Recomputes, with the standard library, the elements of `out = f(xs)` whose argument was
 /// beyond the range of the fast sine/cosine (or not finite).
 pub fn fix_large_sin_cos(xs: &[f32], out: &mut [f32], cosine: bool) {
@@ -144,7 +156,9 @@ pub fn sin_cos_f32(x: f32, cosine: bool) -> f32 {
     const DP2: f32 = 2.418_756_5e-4;
     const DP3: f32 = 3.774_895e-8;
     let a = x.abs().min(SIN_COS_LIMIT);
-    let mut j = (a * FOUR_OVER_PI) as i32;
+    // SAFETY: `a` is finite and in [0, 8192] (`min` maps NaN to the limit), so the product
+    // fits an i32; the unchecked conversion vectorizes where the saturating `as` does not
+    let mut j = unsafe { (a * FOUR_OVER_PI).to_int_unchecked::<i32>() };
     j += j & 1;
     let y = j as f32;
     let z = ((a - y * DP1) - y * DP2) - y * DP3;
