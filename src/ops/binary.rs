@@ -110,20 +110,39 @@ fn compute_dtype(op: BinaryOp, promoted: DType) -> DType {
     }
 }
 
-fn kernel<T: Arith>(op: BinaryOp) -> fn(T, T) -> T {
-    match op {
-        BinaryOp::Add => |x, y| x + y,
-        BinaryOp::Sub => |x, y| x - y,
-        BinaryOp::Mul => |x, y| x * y,
-        BinaryOp::Div => |x, y| x / y,
-        BinaryOp::Pow => |x, y| x.power(y),
-    }
+/// Evaluates `$body` with `$f` bound to `op`'s elementwise function on `$T`, as a concrete
+/// closure per op (not a function pointer), so the kernel loops inline and vectorize it.
+macro_rules! with_op {
+    ($op:expr, $T:ty, $f:ident => $body:expr) => {
+        match $op {
+            BinaryOp::Add => {
+                let $f = |x: $T, y: $T| x + y;
+                $body
+            }
+            BinaryOp::Sub => {
+                let $f = |x: $T, y: $T| x - y;
+                $body
+            }
+            BinaryOp::Mul => {
+                let $f = |x: $T, y: $T| x * y;
+                $body
+            }
+            BinaryOp::Div => {
+                let $f = |x: $T, y: $T| x / y;
+                $body
+            }
+            BinaryOp::Pow => {
+                let $f = |x: $T, y: $T| x.power(y);
+                $body
+            }
+        }
+    };
 }
 
 fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let dtype = compute_dtype(op, result_type(a, b));
     let (ca, cb) = (cast(a, dtype), cast(b, dtype));
-    let out = with_num!(dtype, T => zip(&ca, &cb, kernel::<T>(op))?);
+    let out = with_num!(dtype, T => with_op!(op, T, f => zip(&ca, &cb, f))?);
     if !is_recording(&[a, b]) {
         return Ok(out);
     }
@@ -226,13 +245,12 @@ fn scalar_kernel(op: BinaryOp, x: &Tensor, s: f64, dtype: DType, reversed: bool)
     let x = cast(x, dtype);
     Ok(with_num!(dtype, T => {
         let s: T = elem(s);
-        let f = kernel::<T>(op);
         if reversed {
-            map(&x, |v: T| f(s, v))
+            with_op!(op, T, f => map(&x, move |v: T| f(s, v)))
         } else if op == BinaryOp::Pow {
             pow_by_scalar(&x, s)
         } else {
-            map(&x, |v: T| f(v, s))
+            with_op!(op, T, f => map(&x, move |v: T| f(v, s)))
         }
     }))
 }
