@@ -27,9 +27,24 @@ fn zip_loop<T: Copy, U>(xs: &[T], ys: &[T], out: &mut [U], f: &impl Fn(T, T) -> 
     }
 }
 
-/// The loops compiled for AVX2+FMA, chosen at run time when the CPU has them.
+/// The loops compiled for AVX-512 or AVX2+FMA, chosen at run time from what the CPU has.
 #[cfg(target_arch = "x86_64")]
 mod wide {
+    #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+    pub(super) fn map_loop_512<T: Copy, U>(xs: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
+        super::map_loop(xs, out, f)
+    }
+
+    #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+    pub(super) fn zip_loop_512<T: Copy, U>(
+        xs: &[T],
+        ys: &[T],
+        out: &mut [U],
+        f: &impl Fn(T, T) -> U,
+    ) {
+        super::zip_loop(xs, ys, out, f)
+    }
+
     #[target_feature(enable = "avx2,fma")]
     pub(super) fn map_loop<T: Copy, U>(xs: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
         super::map_loop(xs, out, f)
@@ -40,36 +55,48 @@ mod wide {
         super::zip_loop(xs, ys, out, f)
     }
 
-    pub(super) fn available() -> bool {
-        static AVX2: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *AVX2.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
+    /// The widest instruction set the CPU offers: 2 for AVX-512, 1 for AVX2+FMA, 0 for neither.
+    pub(super) fn level() -> u8 {
+        static LEVEL: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
+        *LEVEL.get_or_init(|| {
+            let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
+            let avx512 = is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512vl")
+                && is_x86_feature_detected!("avx512dq");
+            match (avx512 && avx2, avx2) {
+                (true, _) => 2,
+                (false, true) => 1,
+                _ => 0,
+            }
+        })
     }
 }
 
 fn map_dispatch<T: Copy, U>(xs: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
     #[cfg(target_arch = "x86_64")]
-    if wide::available() {
-        // SAFETY: the CPU supports AVX2 and FMA (checked above).
-        return unsafe { wide::map_loop(xs, out, f) };
+    match wide::level() {
+        // SAFETY: the CPU supports the features each loop is compiled for (checked by `level`).
+        2 => return unsafe { wide::map_loop_512(xs, out, f) },
+        1 => return unsafe { wide::map_loop(xs, out, f) },
+        _ => {}
     }
     map_loop(xs, out, f)
 }
 
 fn zip_dispatch<T: Copy, U>(xs: &[T], ys: &[T], out: &mut [U], f: &impl Fn(T, T) -> U) {
     #[cfg(target_arch = "x86_64")]
-    if wide::available() {
-        // SAFETY: the CPU supports AVX2 and FMA (checked above).
-        return unsafe { wide::zip_loop(xs, ys, out, f) };
+    match wide::level() {
+        // SAFETY: as in `map_dispatch`.
+        2 => return unsafe { wide::zip_loop_512(xs, ys, out, f) },
+        1 => return unsafe { wide::zip_loop(xs, ys, out, f) },
+        _ => {}
     }
     zip_loop(xs, ys, out, f)
 }
 
 /// `out[i] = f(xs[i])`, vectorized, in parallel chunks for large inputs.
-fn map_slice<T: Copy + Sync, U: Send + Copy + Default>(
-    xs: &[T],
-    f: &(impl Fn(T) -> U + Sync),
-) -> Vec<U> {
-    let mut out = vec![U::default(); xs.len()];
+fn map_slice<T: Copy + Sync, U: BufferElement>(xs: &[T], f: &(impl Fn(T) -> U + Sync)) -> Vec<U> {
+    let mut out = crate::pool::buffer(xs.len());
     if xs.len() < PARALLEL_ELEMENTS {
         map_dispatch(xs, &mut out, f);
         return out;
@@ -84,12 +111,12 @@ fn map_slice<T: Copy + Sync, U: Send + Copy + Default>(
 }
 
 /// `out[i] = f(xs[i], ys[i])`, vectorized, in parallel chunks for large inputs.
-fn zip_slices<T: Copy + Sync, U: Send + Copy + Default>(
+fn zip_slices<T: Copy + Sync, U: BufferElement>(
     xs: &[T],
     ys: &[T],
     f: &(impl Fn(T, T) -> U + Sync),
 ) -> Vec<U> {
-    let mut out = vec![U::default(); xs.len()];
+    let mut out = crate::pool::buffer(xs.len());
     if xs.len() < PARALLEL_ELEMENTS {
         zip_dispatch(xs, ys, &mut out, f);
         return out;
@@ -172,20 +199,31 @@ pub fn sum_dims<T: BufferElement + Num>(x: &Tensor, reduce: &[bool]) -> Tensor {
         .zip(reduce)
         .map(|(&s, &r)| if r { 1 } else { s })
         .collect();
-    let data: Vec<T> = x.read(|d, l| gather(d, l));
     if reduce.iter().all(|&r| r) {
         // fixed chunks summed in parallel, then pairwise: the same result with any thread count
-        let total = if data.len() >= PARALLEL_ELEMENTS {
-            let partial: Vec<T> = data
-                .par_chunks(PARALLEL_ELEMENTS / 4)
-                .map(pairwise_sum)
-                .collect();
-            pairwise_sum(&partial)
-        } else {
-            pairwise_sum(&data)
-        };
+        let total = x.read(|d: &[T], l| {
+            let copied;
+            let data = match l.contiguous_range() {
+                Some(range) => &d[range],
+                None => {
+                    copied = gather(d, l);
+                    &copied[..]
+                }
+            };
+            if data.len() >= PARALLEL_ELEMENTS {
+                let partial: Vec<T> = crate::parallel::install(|_| {
+                    data.par_chunks(PARALLEL_ELEMENTS / 4)
+                        .map(pairwise_sum)
+                        .collect()
+                });
+                pairwise_sum(&partial)
+            } else {
+                pairwise_sum(data)
+            }
+        });
         return Tensor::from_vec(vec![total], &out_shape).expect("one element");
     }
+    let data: Vec<T> = x.read(gather);
     // Walk the input in row-major order and add each element into its output cell.
     let out_layout = Layout::contiguous(&out_shape);
     let mut target = out_layout.broadcast_to(&in_shape);
@@ -203,17 +241,34 @@ pub fn sum_dims<T: BufferElement + Num>(x: &Tensor, reduce: &[bool]) -> Tensor {
     Tensor::from_vec(out, &out_shape).expect("shape matches")
 }
 
-/// Sum with pairwise blocking, accurate for long float32 inputs.
+/// Sum with pairwise blocking, accurate for long float32 inputs: blocks of 256 are summed in 16
+/// interleaved lanes (which vectorize), then the block sums pairwise.
 pub fn pairwise_sum<T: Num>(xs: &[T]) -> T {
-    const BLOCK: usize = 128;
+    const BLOCK: usize = 256;
+    const LANES: usize = 16;
     if xs.len() <= BLOCK {
-        let mut acc = T::ZERO;
-        for &x in xs {
-            acc += x;
+        let mut lanes = [T::ZERO; LANES];
+        let mut chunks = xs.chunks_exact(LANES);
+        for chunk in &mut chunks {
+            for (l, &x) in lanes.iter_mut().zip(chunk) {
+                *l += x;
+            }
         }
-        return acc;
+        for (l, &x) in lanes.iter_mut().zip(chunks.remainder()) {
+            *l += x;
+        }
+        // the lanes pairwise: 16 -> 8 -> 4 -> 2 -> 1
+        let mut width = LANES;
+        while width > 1 {
+            width /= 2;
+            for i in 0..width {
+                let upper = lanes[i + width];
+                lanes[i] += upper;
+            }
+        }
+        return lanes[0];
     }
-    let mid = xs.len() / 2;
+    let mid = (xs.len() / 2).next_multiple_of(BLOCK).min(xs.len());
     pairwise_sum(&xs[..mid]) + pairwise_sum(&xs[mid..])
 }
 
@@ -234,6 +289,13 @@ pub fn write_into(dst: &Tensor, src: &Tensor) {
 
 /// `dst += src` elementwise (same shape) under one write lock, without autograd; bumps nothing.
 pub fn add_into(dst: &Tensor, src: &Tensor) -> Result<()> {
+    let same_storage = std::sync::Arc::ptr_eq(dst.storage(), src.storage());
+    if !same_storage && dst.dtype() == src.dtype() && dst.shape() == src.shape() {
+        let done = crate::with_num!(dst.dtype(), T => add_contiguous::<T>(dst, src));
+        if done {
+            return Ok(());
+        }
+    }
     let src = cast(src, dst.dtype());
     crate::with_num!(dst.dtype(), T => {
         let values: Vec<T> = src.read(gather);
@@ -246,6 +308,52 @@ pub fn add_into(dst: &Tensor, src: &Tensor) -> Result<()> {
         });
     });
     Ok(())
+}
+
+/// `dst += src` straight between two contiguous storages (vectorized, parallel when large);
+/// false, touching nothing, when either is not contiguous. Locks are taken in address order so
+/// two threads adding in opposite directions cannot deadlock.
+fn add_contiguous<T: BufferElement + Num>(dst: &Tensor, src: &Tensor) -> bool {
+    let (Some(rd), Some(rs)) = (
+        dst.layout().contiguous_range(),
+        src.layout().contiguous_range(),
+    ) else {
+        return false;
+    };
+    let add = |d: &mut [T], s: &[T]| {
+        let d = &mut d[rd.clone()];
+        let s = &s[rs.clone()];
+        if d.len() < PARALLEL_ELEMENTS {
+            zip_dispatch_in_place(d, s);
+            return;
+        }
+        let chunk = PARALLEL_ELEMENTS / 4;
+        crate::parallel::install(|_| {
+            d.par_chunks_mut(chunk)
+                .zip(s.par_chunks(chunk))
+                .for_each(|(d, s)| zip_dispatch_in_place(d, s))
+        });
+    };
+    let (ds, ss) = (dst.storage(), src.storage());
+    if std::sync::Arc::as_ptr(ds) < std::sync::Arc::as_ptr(ss) {
+        let mut d = ds.write();
+        add(d.as_mut_slice(), ss.read().as_slice());
+    } else {
+        let s = ss.read();
+        add(ds.write().as_mut_slice(), s.as_slice());
+    }
+    true
+}
+
+/// `d[i] += s[i]`, through the vectorized loops.
+fn zip_dispatch_in_place<T: Num>(d: &mut [T], s: &[T]) {
+    const BLOCK: usize = 1024;
+    let mut tmp = [T::ZERO; BLOCK];
+    for (d, s) in d.chunks_mut(BLOCK).zip(s.chunks(BLOCK)) {
+        let tmp = &mut tmp[..d.len()];
+        zip_dispatch(d, s, tmp, &|a, b| a + b);
+        d.copy_from_slice(tmp);
+    }
 }
 
 /// Sets every element of `dst` from `f(position)` (row-major position), with the write lock held.

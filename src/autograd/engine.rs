@@ -203,10 +203,25 @@ impl InputBuffer {
                 let Some(first) = parts.next() else {
                     return Ok(None);
                 };
-                parts.try_fold(first, |acc, g| acc.add(&g)).map(Some)
+                parts.try_fold(first, sum_two).map(Some)
             })
             .collect()
     }
+}
+
+/// `acc + g`, written into `acc` when nobody else sees it and no graph is being built (the
+/// same values as a new sum, without allocating one).
+fn sum_two(acc: Tensor, g: Tensor) -> Result<Tensor> {
+    let reusable = !acc.requires_grad()
+        && !g.requires_grad()
+        && acc.dtype() == g.dtype()
+        && acc.shape() == g.shape()
+        && owns_exclusively(&acc);
+    if reusable {
+        add_into(&acc, &g)?;
+        return Ok(acc);
+    }
+    acc.add(&g)
 }
 
 /// What running one node produced: the gradients it saw (after hooks, for capture) and the
@@ -353,8 +368,14 @@ impl GraphTask {
         }
         match node.kind() {
             NodeKind::AccumulateGrad(variable) => {
-                if let Some(Some(g)) = outcome.seen.first() {
-                    accumulate_grad(variable, g.clone(), self.create_graph)?;
+                // backward() captures nothing, so the gradient moves into `.grad` (a clone
+                // would make it shared, and so copied)
+                let g = match self.accumulate {
+                    true => outcome.seen.first_mut().and_then(Option::take),
+                    false => outcome.seen.first().cloned().flatten(),
+                };
+                if let Some(g) = g {
+                    accumulate_grad(variable, g, self.create_graph)?;
                 }
             }
             NodeKind::Function(_) => {

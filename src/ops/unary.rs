@@ -30,35 +30,50 @@ macro_rules! fused {
     }};
 }
 
+/// Whether every element of the float32 tensor `x` is in the fast sine/cosine's range (scanned
+/// in parallel chunks when large).
+fn in_sin_cos_range(x: &Tensor) -> bool {
+    use rayon::prelude::*;
+    let scan = |xs: &[f32]| {
+        if xs.len() < crate::kernels::PARALLEL_ELEMENTS {
+            return crate::fastmath::all_in_sin_cos_range(xs);
+        }
+        crate::parallel::install(|_| {
+            xs.par_chunks(crate::kernels::PARALLEL_ELEMENTS / 4)
+                .all(crate::fastmath::all_in_sin_cos_range)
+        })
+    };
+    x.read(|d: &[f32], l| match l.contiguous_range() {
+        Some(range) => scan(&d[range]),
+        None => scan(&crate::tensor::gather(d, l)),
+    })
+}
+
 /// Redoes with the standard library the float32 results whose argument was out of the fast
-/// sine/cosine's range (`out` is fresh and contiguous).
-fn fix_sin_cos(x: &Tensor, out: Tensor, cosine: bool) -> Tensor {
-    if out.dtype() == DType::Float32 {
-        // read the input in place (no copy) unless it is strided; `out` is a fresh storage
-        cast(x, DType::Float32).read(|d: &[f32], l| {
+/// sine/cosine's range (`out` is fresh and contiguous). Also tells whether every argument was in
+/// range, so the backward (whose saved input is version-checked) need not scan again.
+fn fix_sin_cos(x: &Tensor, out: Tensor, cosine: bool) -> (Tensor, bool) {
+    if out.dtype() != DType::Float32 {
+        return (out, true);
+    }
+    // integer inputs were computed in float32
+    let x = cast(x, DType::Float32);
+    let in_range = in_sin_cos_range(&x);
+    if !in_range {
+        x.read(|d: &[f32], l| {
             let mut guard = out.storage().write();
             let o = guard.as_mut_slice::<f32>();
-            match l.contiguous_range() {
-                Some(range) => crate::fastmath::fix_large_sin_cos(&d[range], o, cosine),
-                None => crate::fastmath::fix_large_sin_cos(&crate::tensor::gather(d, l), o, cosine),
-            }
+            crate::fastmath::fix_large_sin_cos(&crate::tensor::gather(d, l), o, cosine)
         });
     }
-    out
+    (out, in_range)
 }
 
 /// After a fused float32 `g·cos(x)` (or `-g·sin(x)`), redoes the result with the standard
-/// library when some `x` was out of the fast range (a rare case: `|x| > 8192`).
-fn fix_fused(r: Tensor, g: &Tensor, x: &Tensor, cosine: bool) -> Result<Tensor> {
-    if r.dtype() != DType::Float32 || x.dtype() != DType::Float32 || r.requires_grad() {
-        return Ok(r);
-    }
-    let out_of_range = x.read(|d: &[f32], l| {
-        let mut any = false;
-        l.for_each_offset(|p| any |= !crate::fastmath::in_sin_cos_range(d[p]));
-        any
-    });
-    if !out_of_range {
+/// library when some `x` was out of the fast range (a rare case: `|x| > 8192`); `in_range` is
+/// what the forward found.
+fn fix_fused(r: Tensor, g: &Tensor, x: &Tensor, cosine: bool, in_range: bool) -> Result<Tensor> {
+    if in_range || r.dtype() != DType::Float32 || x.dtype() != DType::Float32 || r.requires_grad() {
         return Ok(r);
     }
     let exact = map(x, move |v: f32| if cosine { v.cos() } else { -v.sin() });
@@ -133,7 +148,7 @@ impl Tensor {
 
     /// Sine; derivative `cos x`.
     pub fn sin(&self) -> Result<Tensor> {
-        let out = fix_sin_cos(self, float_map!(self, |v| v.fast_sin()), false);
+        let (out, in_range) = fix_sin_cos(self, float_map!(self, |v| v.fast_sin()), false);
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -142,17 +157,17 @@ impl Tensor {
             "SinBackward0",
             &[self],
             &[Save::Tensor(self)],
-            |ctx| {
+            move |ctx| {
                 let (g, x) = (ctx.grad(0), ctx.saved(0));
                 let r = fused!(g, x, |g, x| g * x.fast_cos(), g.mul(&x.cos()?))?;
-                Ok(vec![Some(fix_fused(r, g, x, true)?)])
+                Ok(vec![Some(fix_fused(r, g, x, true, in_range)?)])
             },
         ))
     }
 
     /// Cosine; derivative `-sin x`.
     pub fn cos(&self) -> Result<Tensor> {
-        let out = fix_sin_cos(self, float_map!(self, |v| v.fast_cos()), true);
+        let (out, in_range) = fix_sin_cos(self, float_map!(self, |v| v.fast_cos()), true);
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -161,10 +176,10 @@ impl Tensor {
             "CosBackward0",
             &[self],
             &[Save::Tensor(self)],
-            |ctx| {
+            move |ctx| {
                 let (g, x) = (ctx.grad(0), ctx.saved(0));
                 let r = fused!(g, x, |g, x| -(g * x.fast_sin()), g.mul(&x.sin()?.neg()?))?;
-                Ok(vec![Some(fix_fused(r, g, x, false)?)])
+                Ok(vec![Some(fix_fused(r, g, x, false, in_range)?)])
             },
         ))
     }
