@@ -24,6 +24,7 @@ pub mod layout;
 pub mod ops;
 pub mod parallel;
 pub mod pool;
+pub mod sgemm;
 pub mod storage;
 pub mod tensor;
 

@@ -22,12 +22,36 @@ fn gemm<T: BufferElement + LinalgScalar>(
     lb: &Layout,
 ) -> Vec<T> {
     let (m, k, n) = (la.shape[0], la.shape[1], lb.shape[1]);
-    let mut out = vec![T::zero(); m * n];
     if m == 0 || n == 0 || k == 0 {
-        return out;
+        return vec![T::zero(); m * n];
     }
+    // every element is written below
+    let mut out = crate::pool::buffer::<T>(m * n);
     a.read(|da: &[T], _| {
         b.read(|db: &[T], _| {
+            if T::DTYPE == crate::DType::Float32 && crate::sgemm::available() {
+                let mat = |d: &[T], l: &Layout| crate::sgemm::MatRef {
+                    // SAFETY: T is f32 here (checked above), so the cast is the identity
+                    ptr: unsafe { d.as_ptr().add(l.offset).cast::<f32>() },
+                    rs: l.strides[0],
+                    cs: l.strides[1],
+                };
+                let (ma, mb) = (mat(da, la), mat(db, lb));
+                // SAFETY: as for `ptr` above; `out` holds m·n elements
+                let c = unsafe {
+                    std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<f32>(), out.len())
+                };
+                // SAFETY: AVX-512 is available (checked above); both layouts address only
+                // elements inside their buffers, held by the read guards for the call
+                let mut run =
+                    |threads: usize| unsafe { crate::sgemm::sgemm(m, n, k, ma, mb, c, threads) };
+                if m * n * k >= PARALLEL_GEMM_WORK {
+                    crate::parallel::install(run);
+                } else {
+                    run(1);
+                }
+                return;
+            }
             if T::DTYPE.is_floating_point() {
                 let big = m * n * k >= PARALLEL_GEMM_WORK;
                 let mut run = |threads: usize| {

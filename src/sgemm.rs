@@ -1,0 +1,371 @@
+//! float32 matrix product with AVX-512: `C = A·B`, the GotoBLAS way.
+//!
+//! `B` is packed a `KC×NC` block at a time into 32-column slivers, `A` a `MC×KC` block at a time
+//! into 12-row slivers; a 12×32 micro-kernel keeps its tile of `C` in 24 vector registers while
+//! it walks `KC`. Operands are read through their strides, so transposes cost nothing. Work is
+//! split into (row block, column range) units run in parallel; every element of `C` is summed in
+//! the same order whatever the thread count. Used when the CPU has AVX-512F (see [`available`]);
+//! other CPUs and float64 use the `gemm` crate.
+
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
+use std::cell::RefCell;
+
+/// Rows of the micro-tile.
+const MR: usize = 14;
+/// Columns of the micro-tile (two 16-float vectors).
+const NR: usize = 32;
+/// Depth of a packed block.
+const KC: usize = 384;
+/// Largest row block packed at once.
+const MC: usize = 196;
+/// Largest column block packed at once.
+const NC: usize = 1024;
+
+/// Whether this CPU runs the AVX-512 kernel.
+pub fn available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static AVX512: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *AVX512.get_or_init(|| is_x86_feature_detected!("avx512f"))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// A strided read-only matrix: element `(i, j)` is at `ptr + i·rs + j·cs`.
+#[derive(Clone, Copy)]
+pub struct MatRef {
+    /// First element.
+    pub ptr: *const f32,
+    /// Row stride, in elements.
+    pub rs: isize,
+    /// Column stride, in elements.
+    pub cs: isize,
+}
+
+// SAFETY: a MatRef is only read, while the caller keeps the storage it points into alive and
+// unwritten (see `sgemm`).
+unsafe impl Send for MatRef {}
+unsafe impl Sync for MatRef {}
+
+impl MatRef {
+    #[inline(always)]
+    unsafe fn at(&self, i: usize, j: usize) -> f32 {
+        *self.ptr.offset(i as isize * self.rs + j as isize * self.cs)
+    }
+}
+
+thread_local! {
+    /// Per-thread packing buffer for blocks of `A` (reused across calls).
+    static PACKED_A: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `c = a·b` with `a` m×k, `b` k×n, `c` m×n row-major (`c.len() == m·n`), on up to `threads`
+/// threads of the current rayon pool.
+///
+/// # Safety
+/// [`available`] must be true, and `a`, `b` must address valid `f32`s for every index in range
+/// that nobody writes during the call.
+pub unsafe fn sgemm(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef,
+    b: MatRef,
+    c: &mut [f32],
+    threads: usize,
+) {
+    assert_eq!(c.len(), m * n, "output size");
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        c.fill(0.0);
+        return;
+    }
+    let c_ptr = CPtr(c.as_mut_ptr());
+    let mut packed_b = Vec::new();
+    for jc in (0..n).step_by(NC) {
+        let nc = NC.min(n - jc);
+        for pc in (0..k).step_by(KC) {
+            let kc = KC.min(k - pc);
+            let panels = nc.div_ceil(NR);
+            packed_b.resize(panels * NR * kc, 0.0);
+            pack_b(&mut packed_b, b, pc, kc, jc, nc, threads);
+            let units = split(m, panels, threads);
+            let run = |&(i0, i1, p0, p1): &(usize, usize, usize, usize)| {
+                PACKED_A.with(|buf| {
+                    let mut buf = buf.borrow_mut();
+                    let packed_b = &packed_b;
+                    // SAFETY: every unit writes a disjoint tile range of `c` (rows i0..i1 of
+                    // columns jc + p0·NR ..), and the operands are valid per the caller
+                    unsafe {
+                        block(
+                            &mut buf,
+                            a,
+                            packed_b,
+                            (i0, i1),
+                            (p0, p1),
+                            (pc, kc),
+                            (jc, nc),
+                            c_ptr,
+                            n,
+                        )
+                    }
+                })
+            };
+            if units.len() > 1 {
+                use rayon::prelude::*;
+                units.par_iter().for_each(run);
+            } else {
+                units.iter().for_each(run);
+            }
+        }
+    }
+}
+
+/// The output pointer, shared by units that write disjoint tiles.
+#[derive(Clone, Copy)]
+struct CPtr(*mut f32);
+// SAFETY: units write disjoint parts of the output (see `split`).
+unsafe impl Send for CPtr {}
+unsafe impl Sync for CPtr {}
+
+/// Work units `(first row, end row, first panel, end panel)`: row blocks of at most `MC` rows,
+/// as many as a multiple of the thread count, with the `MR`-row slivers dealt out evenly; and,
+/// when there are fewer slivers than threads, the column panels split too.
+fn split(m: usize, panels: usize, threads: usize) -> Vec<(usize, usize, usize, usize)> {
+    let slivers = m.div_ceil(MR);
+    let mut blocks = m.div_ceil(MC).max(1);
+    if threads > 1 {
+        blocks = blocks.next_multiple_of(threads).min(slivers);
+    }
+    let col_parts = if blocks < threads {
+        threads.min(panels)
+    } else {
+        1
+    };
+    let per_part = panels.div_ceil(col_parts);
+    let mut units = Vec::new();
+    let mut first = 0;
+    for block in 0..blocks {
+        let count = slivers / blocks + usize::from(block < slivers % blocks);
+        let (i0, i1) = (first * MR, ((first + count) * MR).min(m));
+        first += count;
+        for p0 in (0..panels).step_by(per_part) {
+            units.push((i0, i1, p0, (p0 + per_part).min(panels)));
+        }
+    }
+    units
+}
+
+/// Packs `b[pc..pc+kc, jc..jc+nc]` as `NR`-column slivers, each `kc` rows of `NR` floats
+/// (zero-padded past `nc`).
+fn pack_b(out: &mut [f32], b: MatRef, pc: usize, kc: usize, jc: usize, nc: usize, threads: usize) {
+    let pack = |(panel, dst): (usize, &mut [f32])| {
+        let j0 = jc + panel * NR;
+        let width = NR.min(jc + nc - j0);
+        for p in 0..kc {
+            let row = &mut dst[p * NR..(p + 1) * NR];
+            for (j, v) in row.iter_mut().enumerate() {
+                // SAFETY: (pc + p, j0 + j) is inside b for j < width (the caller's contract)
+                *v = if j < width {
+                    unsafe { b.at(pc + p, j0 + j) }
+                } else {
+                    0.0
+                };
+            }
+        }
+    };
+    let slivers = out.chunks_mut(NR * kc).enumerate();
+    if threads > 1 && nc * kc >= 1 << 15 {
+        use rayon::prelude::*;
+        out.par_chunks_mut(NR * kc).enumerate().for_each(pack);
+    } else {
+        slivers.for_each(pack);
+    }
+}
+
+/// Packs `a[i0..i1, pc..pc+kc]` as `MR`-row slivers, each `kc` columns of `MR` floats.
+unsafe fn pack_a(
+    out: &mut Vec<f32>,
+    a: MatRef,
+    (i0, i1): (usize, usize),
+    (pc, kc): (usize, usize),
+) {
+    let slivers = (i1 - i0).div_ceil(MR);
+    out.resize(slivers * MR * kc, 0.0);
+    for s in 0..slivers {
+        let r0 = i0 + s * MR;
+        let height = MR.min(i1 - r0);
+        let dst = &mut out[s * MR * kc..(s + 1) * MR * kc];
+        for p in 0..kc {
+            for i in 0..MR {
+                dst[p * MR + i] = if i < height {
+                    a.at(r0 + i, pc + p)
+                } else {
+                    0.0
+                };
+            }
+        }
+    }
+}
+
+/// One unit: packs its rows of `A`, then runs the micro-kernel over its tiles.
+#[allow(clippy::too_many_arguments)]
+unsafe fn block(
+    packed_a: &mut Vec<f32>,
+    a: MatRef,
+    packed_b: &[f32],
+    (i0, i1): (usize, usize),
+    (p0, p1): (usize, usize),
+    (pc, kc): (usize, usize),
+    (jc, nc): (usize, usize),
+    c: CPtr,
+    ldc: usize,
+) {
+    pack_a(packed_a, a, (i0, i1), (pc, kc));
+    let accumulate = pc > 0;
+    // one A sliver (MR×kc) stays in L1 while the B slivers stream from L2
+    for (s, r0) in (i0..i1).step_by(MR).enumerate() {
+        let height = MR.min(i1 - r0);
+        let ap = packed_a.as_ptr().add(s * MR * kc);
+        for panel in p0..p1 {
+            let j0 = jc + panel * NR;
+            let width = NR.min(jc + nc - j0);
+            let bp = packed_b.as_ptr().add(panel * NR * kc);
+            let dst = c.0.add(r0 * ldc + j0);
+            if height == MR && width == NR {
+                kernel(kc, ap, bp, dst, ldc, accumulate);
+            } else {
+                let mut tile = [0.0f32; MR * NR];
+                kernel(kc, ap, bp, tile.as_mut_ptr(), NR, false);
+                for i in 0..height {
+                    for j in 0..width {
+                        let out = dst.add(i * ldc + j);
+                        let v = tile[i * NR + j];
+                        *out = if accumulate { *out + v } else { v };
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The 12×32 micro-kernel: `c (12×32, row stride ldc) (+)= Σ_p a[p]ᵀ·b[p]` over `kc` packed
+/// steps (`a`: 12 floats per step, `b`: 32 floats per step).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn kernel(
+    kc: usize,
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    ldc: usize,
+    accumulate: bool,
+) {
+    let mut acc = [[_mm512_setzero_ps(); 2]; MR];
+    for p in 0..kc {
+        let b0 = _mm512_loadu_ps(b.add(p * NR));
+        let b1 = _mm512_loadu_ps(b.add(p * NR + 16));
+        let ap = a.add(p * MR);
+        for (i, row) in acc.iter_mut().enumerate() {
+            let ai = _mm512_set1_ps(*ap.add(i));
+            row[0] = _mm512_fmadd_ps(ai, b0, row[0]);
+            row[1] = _mm512_fmadd_ps(ai, b1, row[1]);
+        }
+    }
+    for (i, row) in acc.iter().enumerate() {
+        let out = c.add(i * ldc);
+        let (mut v0, mut v1) = (row[0], row[1]);
+        if accumulate {
+            v0 = _mm512_add_ps(v0, _mm512_loadu_ps(out));
+            v1 = _mm512_add_ps(v1, _mm512_loadu_ps(out.add(16)));
+        }
+        _mm512_storeu_ps(out, v0);
+        _mm512_storeu_ps(out.add(16), v1);
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn kernel(_: usize, _: *const f32, _: *const f32, _: *mut f32, _: usize, _: bool) {
+    unreachable!("sgemm::available() is false off x86_64")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(m: usize, n: usize, k: usize, a: &[f32], b: &[f32]) -> Vec<f64> {
+        let mut c = vec![0.0f64; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                for p in 0..k {
+                    c[i * n + j] += a[i * k + p] as f64 * b[p * n + j] as f64;
+                }
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn matches_a_naive_product_on_ragged_and_transposed_shapes() {
+        if !available() {
+            return;
+        }
+        for &(m, n, k) in &[
+            (1, 1, 1),
+            (13, 33, 7),
+            (12, 32, 384),
+            (50, 70, 800),
+            (200, 3100, 5),
+        ] {
+            let a: Vec<f32> = (0..m * k)
+                .map(|i| ((i * 37 % 101) as f32 - 50.0) / 25.0)
+                .collect();
+            let b: Vec<f32> = (0..k * n)
+                .map(|i| ((i * 53 % 97) as f32 - 48.0) / 30.0)
+                .collect();
+            let want = naive(m, n, k, &a, &b);
+            // b also given transposed: bt (n×k) read with swapped strides
+            let bt: Vec<f32> = (0..n * k).map(|q| b[(q % k) * n + q / k]).collect();
+            for (threads, bref) in [
+                (
+                    1,
+                    MatRef {
+                        ptr: b.as_ptr(),
+                        rs: n as isize,
+                        cs: 1,
+                    },
+                ),
+                (
+                    3,
+                    MatRef {
+                        ptr: bt.as_ptr(),
+                        rs: 1,
+                        cs: k as isize,
+                    },
+                ),
+            ] {
+                let mut c = vec![f32::NAN; m * n];
+                let aref = MatRef {
+                    ptr: a.as_ptr(),
+                    rs: k as isize,
+                    cs: 1,
+                };
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| unsafe { sgemm(m, n, k, aref, bref, &mut c, threads) });
+                for (got, want) in c.iter().zip(&want) {
+                    assert!(
+                        (*got as f64 - want).abs() <= 1e-4 * (1.0 + want.abs()),
+                        "{m}x{n}x{k}"
+                    );
+                }
+            }
+        }
+    }
+}
