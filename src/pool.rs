@@ -26,21 +26,33 @@ fn bytes(b: &Buffer) -> usize {
     b.byte_len()
 }
 
+/// A pooled vector that held exactly `n` elements, if there is one.
+fn reuse<T: BufferElement>(n: usize) -> Option<Vec<T>> {
+    if n * std::mem::size_of::<T>() < MIN_BYTES {
+        return None;
+    }
+    let mut pool = POOL.lock();
+    let hit = pool
+        .iter()
+        .position(|b| b.dtype() == T::DTYPE && b.len() == n)?;
+    T::take_vec(pool.swap_remove(hit))
+}
+
 /// A vector of exactly `n` elements whose values are unspecified (zeros or a dead tensor's
 /// values): callers overwrite every element.
 pub fn buffer<T: BufferElement + Default>(n: usize) -> Vec<T> {
-    if n * std::mem::size_of::<T>() >= MIN_BYTES {
-        let mut pool = POOL.lock();
-        let hit = pool
-            .iter()
-            .position(|b| b.dtype() == T::DTYPE && b.len() == n);
-        if let Some(i) = hit {
-            if let Some(v) = T::take_vec(pool.swap_remove(i)) {
-                return v;
-            }
+    reuse(n).unwrap_or_else(|| vec![T::default(); n])
+}
+
+/// An empty vector with room for `n` elements, for callers that fill its spare capacity.
+pub fn with_capacity<T: BufferElement>(n: usize) -> Vec<T> {
+    match reuse(n) {
+        Some(mut v) => {
+            v.clear();
+            v
         }
+        None => Vec::with_capacity(n),
     }
-    vec![T::default(); n]
 }
 
 /// Offers a dropped storage's buffer for reuse (kept only if large and the pool has room).

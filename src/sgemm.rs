@@ -10,6 +10,7 @@
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 use std::cell::RefCell;
+use std::mem::MaybeUninit;
 
 /// Rows of the micro-tile.
 const MR: usize = 14;
@@ -50,22 +51,34 @@ unsafe impl Send for MatRef {}
 unsafe impl Sync for MatRef {}
 
 impl MatRef {
+    /// Address of element `(i, j)`.
     #[inline(always)]
-    unsafe fn at(&self, i: usize, j: usize) -> f32 {
-        *self.ptr.offset(i as isize * self.rs + j as isize * self.cs)
+    unsafe fn at_ptr(&self, i: usize, j: usize) -> *const f32 {
+        self.ptr.offset(i as isize * self.rs + j as isize * self.cs)
     }
 }
 
 thread_local! {
     /// Per-thread packing buffer for blocks of `A` (reused across calls).
     static PACKED_A: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+    /// The calling thread's packing buffer for blocks of `B` (reused across calls).
+    static PACKED_B: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
 }
 
-/// `c = a·b` with `a` m×k, `b` k×n, `c` m×n row-major (`c.len() == m·n`), on up to `threads`
-/// threads of the current rayon pool.
+/// Makes `buf` hold exactly `len` elements, zero-filling only the part that grows (every element
+/// is overwritten by the packing).
+fn fit(buf: &mut Vec<f32>, len: usize) {
+    if buf.len() < len {
+        buf.resize(len, 0.0);
+    }
+    buf.truncate(len);
+}
+
+/// `c = a·b` with `a` m×k, `b` k×n, `c` m×n row-major (`m·n` elements, which need not be
+/// initialized: every one is written), on up to `threads` threads of the current rayon pool.
 ///
 /// # Safety
-/// [`available`] must be true, and `a`, `b` must address valid `f32`s for every index in range
+/// [`available`] must be true; `a`, `b` must address valid `f32`s for every index in range
 /// that nobody writes during the call.
 pub unsafe fn sgemm(
     m: usize,
@@ -73,7 +86,7 @@ pub unsafe fn sgemm(
     k: usize,
     a: MatRef,
     b: MatRef,
-    c: &mut [f32],
+    c: &mut [MaybeUninit<f32>],
     threads: usize,
 ) {
     assert_eq!(c.len(), m * n, "output size");
@@ -81,23 +94,40 @@ pub unsafe fn sgemm(
         return;
     }
     if k == 0 {
-        c.fill(0.0);
+        c.fill(MaybeUninit::new(0.0));
         return;
     }
-    let c_ptr = CPtr(c.as_mut_ptr());
-    let mut packed_b = Vec::new();
+    let c_ptr = CPtr(c.as_mut_ptr().cast::<f32>());
+    PACKED_B.with(|buf| {
+        let mut packed_b = buf.borrow_mut();
+        product(m, n, k, a, b, c_ptr, threads, &mut packed_b)
+    })
+}
+
+/// The blocked loops of [`sgemm`], packing `B` into `packed_b`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn product(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef,
+    b: MatRef,
+    c_ptr: CPtr,
+    threads: usize,
+    packed_b: &mut Vec<f32>,
+) {
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
         for pc in (0..k).step_by(KC) {
             let kc = KC.min(k - pc);
             let panels = nc.div_ceil(NR);
-            packed_b.resize(panels * NR * kc, 0.0);
-            pack_b(&mut packed_b, b, pc, kc, jc, nc, threads);
+            fit(packed_b, panels * NR * kc);
+            pack_b(packed_b, b, pc, kc, jc, nc, threads);
             let units = split(m, panels, threads);
             let run = |&(i0, i1, p0, p1): &(usize, usize, usize, usize)| {
                 PACKED_A.with(|buf| {
                     let mut buf = buf.borrow_mut();
-                    let packed_b = &packed_b;
+                    let packed_b = &packed_b[..];
                     // SAFETY: every unit writes a disjoint tile range of `c` (rows i0..i1 of
                     // columns jc + p0·NR ..), and the operands are valid per the caller
                     unsafe {
@@ -166,24 +196,14 @@ fn pack_b(out: &mut [f32], b: MatRef, pc: usize, kc: usize, jc: usize, nc: usize
     let pack = |(panel, dst): (usize, &mut [f32])| {
         let j0 = jc + panel * NR;
         let width = NR.min(jc + nc - j0);
-        for p in 0..kc {
-            let row = &mut dst[p * NR..(p + 1) * NR];
-            for (j, v) in row.iter_mut().enumerate() {
-                // SAFETY: (pc + p, j0 + j) is inside b for j < width (the caller's contract)
-                *v = if j < width {
-                    unsafe { b.at(pc + p, j0 + j) }
-                } else {
-                    0.0
-                };
-            }
-        }
+        // SAFETY: rows pc..pc+kc and columns j0..j0+width are inside b (the caller's contract)
+        unsafe { pack_sliver(dst, b.at_ptr(pc, j0), b.rs, b.cs, kc, width, NR) }
     };
-    let slivers = out.chunks_mut(NR * kc).enumerate();
     if threads > 1 && nc * kc >= 1 << 15 {
         use rayon::prelude::*;
         out.par_chunks_mut(NR * kc).enumerate().for_each(pack);
     } else {
-        slivers.for_each(pack);
+        out.chunks_mut(NR * kc).enumerate().for_each(pack);
     }
 }
 
@@ -195,19 +215,47 @@ unsafe fn pack_a(
     (pc, kc): (usize, usize),
 ) {
     let slivers = (i1 - i0).div_ceil(MR);
-    out.resize(slivers * MR * kc, 0.0);
-    for s in 0..slivers {
+    fit(out, slivers * MR * kc);
+    for (s, dst) in out.chunks_mut(MR * kc).enumerate() {
         let r0 = i0 + s * MR;
         let height = MR.min(i1 - r0);
-        let dst = &mut out[s * MR * kc..(s + 1) * MR * kc];
+        // the sliver is A's rows r0.. read as columns: its transpose, packed like B's
+        pack_sliver(dst, a.at_ptr(r0, pc), a.cs, a.rs, kc, height, MR);
+    }
+}
+
+/// Writes `dst[p·w + j] = src[p·step + j·across]` for `p < kc`, `j < width`, and zeros for
+/// `width <= j < w`: one sliver of a packed operand. Reads along whichever of the two strides
+/// is 1, so both row- and column-major sources are read sequentially.
+///
+/// # Safety
+/// `src` must address valid floats at every offset `p·step + j·across` in range.
+unsafe fn pack_sliver(
+    dst: &mut [f32],
+    src: *const f32,
+    step: isize,
+    across: isize,
+    kc: usize,
+    width: usize,
+    w: usize,
+) {
+    if across == 1 {
+        for (p, row) in dst.chunks_exact_mut(w).take(kc).enumerate() {
+            let from = std::slice::from_raw_parts(src.offset(p as isize * step), width);
+            row[..width].copy_from_slice(from);
+            row[width..].fill(0.0);
+        }
+        return;
+    }
+    for j in 0..width {
+        let col = src.offset(j as isize * across);
         for p in 0..kc {
-            for i in 0..MR {
-                dst[p * MR + i] = if i < height {
-                    a.at(r0 + i, pc + p)
-                } else {
-                    0.0
-                };
-            }
+            *dst.get_unchecked_mut(p * w + j) = *col.offset(p as isize * step);
+        }
+    }
+    if width < w {
+        for row in dst.chunks_exact_mut(w).take(kc) {
+            row[width..].fill(0.0);
         }
     }
 }
@@ -348,7 +396,7 @@ mod tests {
                     },
                 ),
             ] {
-                let mut c = vec![f32::NAN; m * n];
+                let mut c = vec![MaybeUninit::new(f32::NAN); m * n];
                 let aref = MatRef {
                     ptr: a.as_ptr(),
                     rs: k as isize,
@@ -359,6 +407,8 @@ mod tests {
                     .build()
                     .unwrap();
                 pool.install(|| unsafe { sgemm(m, n, k, aref, bref, &mut c, threads) });
+                // SAFETY: sgemm wrote every element
+                let c: Vec<f32> = c.iter().map(|v| unsafe { v.assume_init() }).collect();
                 for (got, want) in c.iter().zip(&want) {
                     assert!(
                         (*got as f64 - want).abs() <= 1e-4 * (1.0 + want.abs()),

@@ -25,33 +25,13 @@ fn gemm<T: BufferElement + LinalgScalar>(
     if m == 0 || n == 0 || k == 0 {
         return vec![T::zero(); m * n];
     }
+    if T::DTYPE == crate::DType::Float32 && crate::sgemm::available() {
+        return sgemm_f32(a, la, b, lb);
+    }
     // every element is written below
     let mut out = crate::pool::buffer::<T>(m * n);
     a.read(|da: &[T], _| {
         b.read(|db: &[T], _| {
-            if T::DTYPE == crate::DType::Float32 && crate::sgemm::available() {
-                let mat = |d: &[T], l: &Layout| crate::sgemm::MatRef {
-                    // SAFETY: T is f32 here (checked above), so the cast is the identity
-                    ptr: unsafe { d.as_ptr().add(l.offset).cast::<f32>() },
-                    rs: l.strides[0],
-                    cs: l.strides[1],
-                };
-                let (ma, mb) = (mat(da, la), mat(db, lb));
-                // SAFETY: as for `ptr` above; `out` holds m·n elements
-                let c = unsafe {
-                    std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<f32>(), out.len())
-                };
-                // SAFETY: AVX-512 is available (checked above); both layouts address only
-                // elements inside their buffers, held by the read guards for the call
-                let mut run =
-                    |threads: usize| unsafe { crate::sgemm::sgemm(m, n, k, ma, mb, c, threads) };
-                if m * n * k >= PARALLEL_GEMM_WORK {
-                    crate::parallel::install(run);
-                } else {
-                    run(1);
-                }
-                return;
-            }
             if T::DTYPE.is_floating_point() {
                 let big = m * n * k >= PARALLEL_GEMM_WORK;
                 let mut run = |threads: usize| {
@@ -112,6 +92,44 @@ fn gemm<T: BufferElement + LinalgScalar>(
     out
 }
 
+/// [`gemm`] for float32 on CPUs with AVX-512, through [`crate::sgemm`], into uninitialized memory.
+fn sgemm_f32<T: BufferElement>(a: &Tensor, la: &Layout, b: &Tensor, lb: &Layout) -> Vec<T> {
+    assert_eq!(T::DTYPE, crate::DType::Float32, "sgemm_f32 is for float32");
+    let (m, k, n) = (la.shape[0], la.shape[1], lb.shape[1]);
+    let mut out = crate::pool::with_capacity::<T>(m * n);
+    a.read(|da: &[T], _| {
+        b.read(|db: &[T], _| {
+            let mat = |d: &[T], l: &Layout| crate::sgemm::MatRef {
+                // SAFETY: T is f32 (asserted above), so the cast is the identity
+                ptr: unsafe { d.as_ptr().add(l.offset).cast::<f32>() },
+                rs: l.strides[0],
+                cs: l.strides[1],
+            };
+            let (ma, mb) = (mat(da, la), mat(db, lb));
+            let spare = &mut out.spare_capacity_mut()[..m * n];
+            // SAFETY: T is f32, so MaybeUninit<T> is MaybeUninit<f32>
+            let c = unsafe {
+                std::slice::from_raw_parts_mut(
+                    spare.as_mut_ptr().cast::<std::mem::MaybeUninit<f32>>(),
+                    m * n,
+                )
+            };
+            // SAFETY: AVX-512 is available (the caller checked); both layouts address only
+            // elements inside their buffers, held by the read guards for the call
+            let mut run =
+                |threads: usize| unsafe { crate::sgemm::sgemm(m, n, k, ma, mb, c, threads) };
+            if m * n * k >= PARALLEL_GEMM_WORK {
+                crate::parallel::install(run);
+            } else {
+                run(1);
+            }
+        })
+    });
+    // SAFETY: sgemm wrote all m·n elements
+    unsafe { out.set_len(m * n) };
+    out
+}
+
 fn same_dtype(op: &str, a: &Tensor, b: &Tensor) -> Result<()> {
     if a.dtype() != b.dtype() {
         return Err(Error::runtime(format!(
@@ -121,6 +139,11 @@ fn same_dtype(op: &str, a: &Tensor, b: &Tensor) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// True for a 2-D layout stored column by column (the transpose of a contiguous matrix).
+fn is_column_major(l: &Layout) -> bool {
+    l.shape.len() == 2 && l.shape[1] > 1 && l.strides[0] == 1 && l.strides[1] == l.shape[0] as isize
 }
 
 fn as_column(l: &Layout) -> Layout {
@@ -164,15 +187,22 @@ impl Tensor {
             &[Save::Tensor(self), Save::Tensor(other)],
             |ctx| {
                 let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
-                let ga = if ctx.needs_input_grad(0) {
+                // each gradient is produced in its input's memory order (as PyTorch does), so
+                // the gradient of a transposed weight (`x @ w.t()`) is contiguous once it
+                // reaches `w` and becomes `w.grad` without a copy
+                let ga = if !ctx.needs_input_grad(0) {
+                    None
+                } else if is_column_major(a.layout()) {
+                    Some(b.mm(&g.t()?)?.t()?)
+                } else {
                     Some(g.mm(&b.t()?)?)
-                } else {
-                    None
                 };
-                let gb = if ctx.needs_input_grad(1) {
-                    Some(a.t()?.mm(g)?)
-                } else {
+                let gb = if !ctx.needs_input_grad(1) {
                     None
+                } else if is_column_major(b.layout()) {
+                    Some(g.t()?.mm(a)?.t()?)
+                } else {
+                    Some(a.t()?.mm(g)?)
                 };
                 Ok(vec![ga, gb])
             },
