@@ -465,7 +465,7 @@ fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) -> Result<(
     let mut meta = variable.meta();
     let new = match meta.grad.take() {
         None if create_graph => g,
-        None if owns_exclusively(&g) && !g.requires_grad() => g,
+        None if !g.requires_grad() && owns_exclusively(&g) => steal(g),
         None => g.deep_copy(),
         Some(old) if create_graph => old.add(&g)?,
         Some(old) => {
@@ -479,12 +479,27 @@ fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) -> Result<(
     Ok(())
 }
 
-/// True when nobody else can see `g`'s data, so it may become a `.grad` and be updated in place.
+/// True when nobody else can see `g`'s data, so it may become a `.grad` and be updated in
+/// place: `g` covers all of its storage, densely, and the only other holder of the storage is
+/// `g`'s own base (a view's base that nothing else holds, e.g. the `.t()` of a fresh product).
 fn owns_exclusively(g: &Tensor) -> bool {
+    let base_holds = match g.base() {
+        None => 0,
+        Some(base) if Arc::strong_count(&base.0) == 1 && base.base().is_none() => 1,
+        Some(_) => return false,
+    };
     Arc::strong_count(&g.0) == 1
-        && Arc::strong_count(g.storage()) == 1
-        && g.base().is_none()
+        && Arc::strong_count(g.storage()) == 1 + base_holds
         && g.layout().offset == 0
         && g.is_contiguous()
         && g.storage().read().len() == g.numel()
+}
+
+/// `g`'s elements as a tensor of their own (no base), without copying; `g` must own them
+/// exclusively (see [`owns_exclusively`]).
+fn steal(g: Tensor) -> Tensor {
+    if g.base().is_none() {
+        return g;
+    }
+    Tensor::from_parts(g.storage().clone(), g.layout().clone(), g.dtype(), None)
 }
