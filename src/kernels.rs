@@ -310,48 +310,64 @@ pub fn add_into(dst: &Tensor, src: &Tensor) -> Result<()> {
     Ok(())
 }
 
-/// `dst += src` straight between two contiguous storages (vectorized, parallel when large);
-/// false, touching nothing, when either is not contiguous. Locks are taken in address order so
-/// two threads adding in opposite directions cannot deadlock.
+/// `dst += src` straight between two contiguous storages; false, touching nothing, when it
+/// does not apply (see [`zip_into`]).
 fn add_contiguous<T: BufferElement + Num>(dst: &Tensor, src: &Tensor) -> bool {
-    let (Some(rd), Some(rs)) = (
+    zip_into(dst, src, |a: T, b: T| a + b)
+}
+
+/// `dst[i] = f(dst[i], src[i])` straight between two contiguous tensors of the same shape and
+/// element type in different storages (vectorized, parallel when large). Returns false,
+/// touching nothing, when that does not hold. Locks are taken in address order, so two threads
+/// writing in opposite directions cannot deadlock. Bumps no version.
+pub fn zip_into<T: BufferElement>(
+    dst: &Tensor,
+    src: &Tensor,
+    f: impl Fn(T, T) -> T + Sync,
+) -> bool {
+    let (ds, ss) = (dst.storage(), src.storage());
+    let applies = dst.dtype() == T::DTYPE
+        && src.dtype() == T::DTYPE
+        && dst.shape() == src.shape()
+        && !std::sync::Arc::ptr_eq(ds, ss);
+    let (Some(rd), Some(rs), true) = (
         dst.layout().contiguous_range(),
         src.layout().contiguous_range(),
+        applies,
     ) else {
         return false;
     };
-    let add = |d: &mut [T], s: &[T]| {
+    let apply = |d: &mut [T], s: &[T]| {
         let d = &mut d[rd.clone()];
         let s = &s[rs.clone()];
         if d.len() < PARALLEL_ELEMENTS {
-            zip_dispatch_in_place(d, s);
+            zip_in_place(d, s, &f);
             return;
         }
         let chunk = PARALLEL_ELEMENTS / 4;
         crate::parallel::install(|_| {
             d.par_chunks_mut(chunk)
                 .zip(s.par_chunks(chunk))
-                .for_each(|(d, s)| zip_dispatch_in_place(d, s))
+                .for_each(|(d, s)| zip_in_place(d, s, &f))
         });
     };
-    let (ds, ss) = (dst.storage(), src.storage());
     if std::sync::Arc::as_ptr(ds) < std::sync::Arc::as_ptr(ss) {
         let mut d = ds.write();
-        add(d.as_mut_slice(), ss.read().as_slice());
+        apply(d.as_mut_slice(), ss.read().as_slice());
     } else {
         let s = ss.read();
-        add(ds.write().as_mut_slice(), s.as_slice());
+        apply(ds.write().as_mut_slice(), s.as_slice());
     }
     true
 }
 
-/// `d[i] += s[i]`, through the vectorized loops.
-fn zip_dispatch_in_place<T: Num>(d: &mut [T], s: &[T]) {
+/// `d[i] = f(d[i], s[i])`, through the vectorized loops (in blocks through a stack buffer).
+fn zip_in_place<T: Copy + Default>(d: &mut [T], s: &[T], f: &impl Fn(T, T) -> T) {
     const BLOCK: usize = 1024;
-    let mut tmp = [T::ZERO; BLOCK];
+    let mut tmp = [T::default(); BLOCK];
     for (d, s) in d.chunks_mut(BLOCK).zip(s.chunks(BLOCK)) {
         let tmp = &mut tmp[..d.len()];
-        zip_dispatch(d, s, tmp, &|a, b| a + b);
+        zip_dispatch(d, s, tmp, f);
         d.copy_from_slice(tmp);
     }
 }

@@ -128,6 +128,7 @@ impl Tensor {
                     guard.as_mut_slice::<T>()[range].iter_mut().for_each(|a| *a = f(*a, b));
                     true
                 }
+                Operand::Tensor(o) if crate::kernels::zip_into(self, o, f) => true,
                 Operand::Tensor(o) if o.dtype() == dtype && !std::sync::Arc::ptr_eq(o.storage(), self.storage()) => {
                     if crate::layout::broadcast_shapes(self.shape(), o.shape())?.as_slice() != self.shape() {
                         return Ok(false);
@@ -146,6 +147,30 @@ impl Tensor {
             self.storage().bump_version(op.inplace_name());
         }
         Ok(done)
+    }
+
+    /// `self op= alpha * other` for `op` add or sub (`add_(other, alpha=...)`): one pass when
+    /// unrecorded and both are contiguous floats of the same shape (the SGD update).
+    pub fn binary_scaled_(&self, op: BinaryOp, other: &Tensor, alpha: f64) -> Result<()> {
+        let fast = matches!(op, BinaryOp::Add | BinaryOp::Sub)
+            && self.dtype().is_floating_point()
+            && self.base().is_none()
+            && !is_recording(&[self, other]);
+        if fast {
+            self.check_inplace()?;
+            let done = crate::with_float!(self.dtype(), T => {
+                let alpha = alpha as T;
+                match op {
+                    BinaryOp::Add => crate::kernels::zip_into(self, other, |a: T, b: T| a + b * alpha),
+                    _ => crate::kernels::zip_into(self, other, |a: T, b: T| a - b * alpha),
+                }
+            });
+            if done {
+                self.storage().bump_version(op.inplace_name());
+                return Ok(());
+            }
+        }
+        self.binary_(op, Operand::Tensor(&other.mul_scalar(alpha)?))
     }
 
     /// `self += other`
