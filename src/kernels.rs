@@ -161,6 +161,14 @@ pub fn zip<T: BufferElement, U: BufferElement>(
                     return map_slice(&db[rb], &|y| f(x, y));
                 }
             }
+            // one operand full and contiguous, the other a block repeated along leading dims
+            // (a bias row): zip row by row, no broadcast copy
+            if let Some(out) = zip_rows(da, la, db, lb, &shape, &f) {
+                return out;
+            }
+            if let Some(out) = zip_rows(db, lb, da, la, &shape, &|y, x| f(x, y)) {
+                return out;
+            }
             // a broadcast scalar (every stride 0, e.g. an expanded 0-d gradient) needs no copy
             let is_scalar = |l: &Layout| l.strides.iter().all(|&s| s == 0);
             match (is_scalar(la), is_scalar(lb), lb.contiguous_range()) {
@@ -181,6 +189,41 @@ pub fn zip<T: BufferElement, U: BufferElement>(
         })
     });
     Tensor::from_vec(out, &shape)
+}
+
+/// `f(full[i], block[i mod block_len])` when `full` is contiguous with the output's shape and
+/// `block`, broadcast to that shape, is one contiguous block repeated along the leading
+/// dimensions; `None` otherwise.
+fn zip_rows<T: Copy + Sync, U: BufferElement>(
+    full: &[T],
+    lf: &Layout,
+    block: &[T],
+    lb: &Layout,
+    shape: &[usize],
+    f: &(impl Fn(T, T) -> U + Sync),
+) -> Option<Vec<U>> {
+    if lf.shape.as_slice() != shape || lb.shape.as_slice() == shape {
+        return None;
+    }
+    let skip = lb.shape.iter().take_while(|&&s| s == 1).count();
+    let tail = &lb.shape[skip..];
+    if tail.is_empty() || tail.len() > shape.len() || tail != &shape[shape.len() - tail.len()..] {
+        return None;
+    }
+    let inner: usize = tail.iter().product();
+    if inner < 16 {
+        // short rows: one dispatch per row would cost more than the generic path
+        return None;
+    }
+    let (full, block) = (
+        &full[lf.contiguous_range()?],
+        &block[lb.contiguous_range()?],
+    );
+    let mut out = crate::pool::buffer::<U>(full.len());
+    for (o, x) in out.chunks_exact_mut(inner).zip(full.chunks_exact(inner)) {
+        zip_dispatch(x, block, o, f);
+    }
+    Some(out)
 }
 
 /// A copy of `x` with elements converted to `dtype` (no autograd; same tensor back if already `dtype`).
@@ -222,6 +265,25 @@ pub fn sum_dims<T: BufferElement + Num>(x: &Tensor, reduce: &[bool]) -> Tensor {
             }
         });
         return Tensor::from_vec(vec![total], &out_shape).expect("one element");
+    }
+    // leading dims summed into a contiguous trailing block: add whole rows (vectorized), in
+    // row order, reading the input in place
+    let lead = reduce.iter().take_while(|&&r| r).count();
+    if lead > 0 && reduce[lead..].iter().all(|&r| !r) {
+        let inner: usize = in_shape[lead..].iter().product();
+        let rows = x.read(|d: &[T], l| {
+            let range = l.contiguous_range()?;
+            let mut out = vec![T::ZERO; inner];
+            if inner > 0 {
+                for row in d[range].chunks_exact(inner) {
+                    zip_in_place(&mut out, row, &|a: T, b: T| a + b);
+                }
+            }
+            Some(out)
+        });
+        if let Some(out) = rows {
+            return Tensor::from_vec(out, &out_shape).expect("shape matches");
+        }
     }
     let data: Vec<T> = x.read(gather);
     // Walk the input in row-major order and add each element into its output cell.
@@ -450,6 +512,52 @@ mod tests {
         assert_eq!(s.to_vec::<f32>().unwrap(), vec![5.0, 7.0, 9.0]);
         let s = sum_dims::<f32>(&a, &[false, true]);
         assert_eq!(s.to_vec::<f32>().unwrap(), vec![6.0, 15.0]);
+    }
+
+    #[test]
+    fn row_broadcasts_and_leading_sums_match_the_general_walk() {
+        // rows of 40 (long enough for the row paths), against a strided copy that takes the
+        // general paths
+        let (rows, cols) = (5usize, 40usize);
+        let a_vals: Vec<f32> = (0..rows * cols).map(|i| (i as f32 * 0.37).sin()).collect();
+        let a = Tensor::from_vec(a_vals.clone(), &[rows, cols]).unwrap();
+        let bias =
+            Tensor::from_vec((0..cols).map(|j| j as f32 - 7.5).collect(), &[1, cols]).unwrap();
+        let transposed: Vec<f32> = (0..rows * cols)
+            .map(|q| a_vals[(q % rows) * cols + q / rows])
+            .collect();
+        let a_strided = Tensor::from_vec(transposed, &[cols, rows])
+            .unwrap()
+            .t()
+            .unwrap();
+        for (x, y) in [(&a, &bias), (&bias, &a)] {
+            let got = zip(x, y, |p: f32, q: f32| p - 2.0 * q).unwrap();
+            assert_eq!(got.shape(), &[rows, cols]);
+            for (k, v) in got.to_vec::<f32>().unwrap().into_iter().enumerate() {
+                let (i, j) = (k / cols, k % cols);
+                let (av, bv) = (a.to_vec::<f32>().unwrap()[k], j as f32 - 7.5);
+                let want = if x.same(&a) {
+                    av - 2.0 * bv
+                } else {
+                    bv - 2.0 * av
+                };
+                assert_eq!(v, want, "({i}, {j})");
+            }
+        }
+        let values = a.to_vec::<f32>().unwrap();
+        let mut want = vec![0.0f32; cols];
+        for (k, v) in values.iter().enumerate() {
+            want[k % cols] += v; // row order, as the general walk adds
+        }
+        let fast = sum_dims::<f32>(&a, &[true, false]).to_vec::<f32>().unwrap();
+        let strided = sum_dims::<f32>(&a_strided, &[true, false])
+            .to_vec::<f32>()
+            .unwrap();
+        assert_eq!(fast, want);
+        assert_eq!(
+            strided, want,
+            "the same values through the general (strided) walk"
+        );
     }
 
     #[test]
