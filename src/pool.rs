@@ -97,6 +97,7 @@ mod tests {
             other.as_ptr().cast::<f32>() != ptr,
             "another dtype never reuses it"
         );
-        assert_eq!(buffer::<f32>(n).as_ptr(), ptr);
+        let again = buffer::<f32>(n);
+        assert_eq!(again.as_ptr(), ptr);
     }
 }
