@@ -1512,7 +1512,7 @@ fn inplace_alpha(
         operand_arg(other).ok_or_else(|| PyTypeError::new_err("expected a Tensor or a number"))?;
     run(|| match o.as_operand() {
         Operand::Scalar(s) => t.binary_(op, Operand::Scalar(Scalar::Float(s.to_f64() * alpha))),
-        Operand::Tensor(other) => t.binary_scaled_(op, &other, alpha),
+        Operand::Tensor(other) => t.binary_scaled_(op, other, alpha),
     })
 }
 
