@@ -11,12 +11,13 @@
 use crate::storage::{Buffer, BufferElement};
 use parking_lot::Mutex;
 
-/// Buffers smaller than this are left to the allocator (it reuses them well).
-pub const MIN_BYTES: usize = 1 << 20;
+/// Buffers smaller than this are left to the allocator, which serves them from its free lists
+/// (from 128 KiB up glibc maps fresh, page-faulting memory for each one).
+pub const MIN_BYTES: usize = 64 << 10;
 /// Larger buffers go straight back to the OS (glibc's largest dynamic mmap threshold).
 pub const MAX_BUFFER_BYTES: usize = 32 << 20;
 /// At most this many buffers wait for reuse.
-pub const MAX_BUFFERS: usize = 8;
+pub const MAX_BUFFERS: usize = 32;
 /// At most this many bytes wait for reuse.
 pub const MAX_BYTES: usize = 64 << 20;
 
