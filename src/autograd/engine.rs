@@ -13,6 +13,7 @@ use crate::kernels::add_into;
 use crate::layout::fmt_shape;
 use crate::tensor::Tensor;
 use rayon::prelude::*;
+use smallvec::SmallVec;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -183,18 +184,22 @@ fn make_roots(tensors: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge,
 /// kept with the sequence number of the node that produced them and summed in that order, so
 /// the result does not depend on which thread delivered first.
 #[derive(Default)]
-struct InputBuffer(Vec<Vec<(u64, Tensor)>>);
+struct InputBuffer(SmallVec<[Contributions; 2]>);
+
+/// The gradients that arrived for one input slot, with their producers' sequence numbers (two
+/// inline: a chain or a single fan-in allocates nothing).
+type Contributions = SmallVec<[(u64, Tensor); 2]>;
 
 impl InputBuffer {
     fn add(&mut self, slot: usize, producer: u64, g: Tensor) {
         if self.0.len() <= slot {
-            self.0.resize_with(slot + 1, Vec::new);
+            self.0.resize_with(slot + 1, SmallVec::new);
         }
         self.0[slot].push((producer, g));
     }
 
     /// The summed gradient of each slot (`None` where nothing arrived).
-    fn sum(self) -> Result<Vec<Option<Tensor>>> {
+    fn sum(self) -> Result<Grads> {
         self.0
             .into_iter()
             .map(|mut parts| {
@@ -224,10 +229,13 @@ fn sum_two(acc: Tensor, g: Tensor) -> Result<Tensor> {
     acc.add(&g)
 }
 
+/// One gradient per input slot of a node (`None` where nothing arrived).
+type Grads = SmallVec<[Option<Tensor>; 2]>;
+
 /// What running one node produced: the gradients it saw (after hooks, for capture) and the
 /// gradients for its inputs.
 struct NodeOutcome {
-    seen: Vec<Option<Tensor>>,
+    seen: Grads,
     outputs: Vec<Option<Tensor>>,
 }
 
@@ -278,12 +286,12 @@ impl GraphTask {
         let mut results: Vec<Option<Tensor>> = vec![None; captures.len()];
         let runs = |node: &Arc<Node>| needed.as_ref().is_none_or(|n| n.contains(&id(node)));
         while !ready.is_empty() {
-            let wave: Vec<(Arc<Node>, Result<NodeOutcome>)> = if ready.len() == 1 {
+            let wave: SmallVec<[(Arc<Node>, Result<NodeOutcome>); 1]> = if ready.len() == 1 {
                 // a chain: no wave bookkeeping
                 let node = ready.pop().expect("one ready node");
                 let buffer = buffers.remove(&id(&node)).unwrap_or_default();
                 let outcome = self.run_node(&node, buffer, runs(&node));
-                vec![(node, outcome)]
+                smallvec::smallvec![(node, outcome)]
             } else {
                 let mut wave = std::mem::take(&mut ready);
                 wave.sort_by_key(|n| std::cmp::Reverse(n.seq_nr()));
