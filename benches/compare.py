@@ -60,6 +60,7 @@ WIDE_BRANCHES, WIDE_DEPTH, WIDE_N = 8, 4, 256
 DEEP_OPS = 1_000_000
 
 perf = time.perf_counter
+SETTLE_S = 0.3  # pause before each library's timed runs (see `measure`)
 Run = Callable[[bool], "tuple[tuple[float, ...], dict | None]"]
 
 
@@ -111,6 +112,9 @@ def measure(run: Run, reps: int, check: Callable[[dict], None] | None = None
     if check is not None:
         check(values)
     gc.collect()
+    # idle long enough for the previous library's worker threads to stop spinning (OpenBLAS's
+    # and OpenMP's threads busy-wait ~0.1 s after each call and would take a core from this one)
+    time.sleep(SETTLE_S)
     best = [math.inf]
     gc.disable()
     try:
@@ -889,7 +893,8 @@ def write_report(path: str, rows: list[Row], ctx: Ctx, env: dict[str, str]) -> N
         "OpenBLAS's kernel and so changes numpy's matmul speed (matmul_big, mlp_step, "
         "wide_branches).",
         f"- **Method**: {env['mode']} mode; each figure is the minimum over N timed runs after one "
-        "warm-up run, `time.perf_counter`, garbage collector off while timing; float32 "
+        "warm-up run and a 0.3 s pause (so the previous library's spinning BLAS/OpenMP "
+        "threads have gone idle), `time.perf_counter`, garbage collector off while timing; float32 "
         "throughout. Timed runs per workload: "
         + ", ".join(f"{k} {v}" for k, v in env["reps"].items()) + ".",
         "- **Checked**: before timing, every library's gradients (and forward values where "
