@@ -98,17 +98,42 @@ pub unsafe fn sgemm(
         return;
     }
     let c_ptr = CPtr(c.as_mut_ptr().cast::<f32>());
-    PACKED_B.with(|buf| {
-        let mut packed_b = buf.borrow_mut();
-        product(m, n, k, a, b, c_ptr, threads, &mut packed_b)
-    })
+    let parts = if threads > 1 && n >= MIN_SPLIT_COLUMNS * threads {
+        threads
+    } else {
+        1
+    };
+    if parts == 1 {
+        PACKED_B.with(|buf| product(m, n, n, k, a, b, c_ptr, threads, &mut buf.borrow_mut()));
+        return;
+    }
+    // wide products: each thread takes its own columns and runs the whole blocked loop on
+    // them, packing its own B with no barrier between threads (A is packed by each: m·k
+    // against m·k·n/threads of arithmetic)
+    use rayon::prelude::*;
+    let width = n.div_ceil(parts).next_multiple_of(NR);
+    let starts: Vec<usize> = (0..n).step_by(width).collect();
+    starts.par_iter().for_each(|&j0| {
+        let cols = width.min(n - j0);
+        let b_part = MatRef {
+            ptr: b.at_ptr(0, j0),
+            ..b
+        };
+        let c_part = c_ptr.add(j0);
+        PACKED_B.with(|buf| product(m, cols, n, k, a, b_part, c_part, 1, &mut buf.borrow_mut()));
+    });
 }
 
-/// The blocked loops of [`sgemm`], packing `B` into `packed_b`.
+/// Products with at least this many columns per thread split by columns (see [`sgemm`]).
+const MIN_SPLIT_COLUMNS: usize = 256;
+
+/// The blocked loops of [`sgemm`] for an m×n part of `C` whose rows are `ldc` apart, packing
+/// `B` into `packed_b`.
 #[allow(clippy::too_many_arguments)]
 unsafe fn product(
     m: usize,
     n: usize,
+    ldc: usize,
     k: usize,
     a: MatRef,
     b: MatRef,
@@ -140,7 +165,7 @@ unsafe fn product(
                             (pc, kc),
                             (jc, nc),
                             c_ptr,
-                            n,
+                            ldc,
                         )
                     }
                 })
@@ -161,6 +186,13 @@ struct CPtr(*mut f32);
 // SAFETY: units write disjoint parts of the output (see `split`).
 unsafe impl Send for CPtr {}
 unsafe impl Sync for CPtr {}
+
+impl CPtr {
+    /// The pointer `n` elements further.
+    unsafe fn add(self, n: usize) -> CPtr {
+        CPtr(self.0.add(n))
+    }
+}
 
 /// Work units `(first row, end row, first panel, end panel)`: row blocks of at most `MC` rows,
 /// as many as a multiple of the thread count, with the `MR`-row slivers dealt out evenly; and,
@@ -389,6 +421,7 @@ mod tests {
             (12, 32, 384),
             (50, 70, 800),
             (200, 3100, 5),
+            (30, 1100, 900),
         ] {
             let a: Vec<f32> = (0..m * k)
                 .map(|i| ((i * 37 % 101) as f32 - 50.0) / 25.0)
