@@ -351,12 +351,9 @@ pub fn write_into(dst: &Tensor, src: &Tensor) {
 
 /// `dst += src` elementwise (same shape) under one write lock, without autograd; bumps nothing.
 pub fn add_into(dst: &Tensor, src: &Tensor) -> Result<()> {
-    let same_storage = std::sync::Arc::ptr_eq(dst.storage(), src.storage());
-    if !same_storage && dst.dtype() == src.dtype() && dst.shape() == src.shape() {
-        let done = crate::with_num!(dst.dtype(), T => add_contiguous::<T>(dst, src));
-        if done {
-            return Ok(());
-        }
+    // contiguous, same dtype and shape, different storages: straight, no copy of `src`
+    if crate::with_num!(dst.dtype(), T => zip_into(dst, src, |a: T, b: T| a + b)) {
+        return Ok(());
     }
     let src = cast(src, dst.dtype());
     crate::with_num!(dst.dtype(), T => {
@@ -370,12 +367,6 @@ pub fn add_into(dst: &Tensor, src: &Tensor) -> Result<()> {
         });
     });
     Ok(())
-}
-
-/// `dst += src` straight between two contiguous storages; false, touching nothing, when it
-/// does not apply (see [`zip_into`]).
-fn add_contiguous<T: BufferElement + Num>(dst: &Tensor, src: &Tensor) -> bool {
-    zip_into(dst, src, |a: T, b: T| a + b)
 }
 
 /// `dst[i] = f(dst[i], src[i])` straight between two contiguous tensors of the same shape and
