@@ -416,12 +416,23 @@ pub fn zip_into<T: BufferElement>(
 
 /// `d[i] = f(d[i], s[i])`, through the vectorized loops (in blocks through a stack buffer).
 fn zip_in_place<T: Copy + Default>(d: &mut [T], s: &[T], f: &impl Fn(T, T) -> T) {
-    const BLOCK: usize = 1024;
-    let mut tmp = [T::default(); BLOCK];
-    for (d, s) in d.chunks_mut(BLOCK).zip(s.chunks(BLOCK)) {
-        let tmp = &mut tmp[..d.len()];
-        zip_dispatch(d, s, tmp, f);
-        d.copy_from_slice(tmp);
+    fn blocks<T: Copy, const BLOCK: usize>(
+        d: &mut [T],
+        s: &[T],
+        tmp: &mut [T; BLOCK],
+        f: &impl Fn(T, T) -> T,
+    ) {
+        for (d, s) in d.chunks_mut(BLOCK).zip(s.chunks(BLOCK)) {
+            let tmp = &mut tmp[..d.len()];
+            zip_dispatch(d, s, tmp, f);
+            d.copy_from_slice(tmp);
+        }
+    }
+    // a small tensor gets a small stack buffer: clearing 1024 elements would cost more than the sum
+    if d.len() <= 64 {
+        blocks(d, s, &mut [T::default(); 64], f);
+    } else {
+        blocks(d, s, &mut [T::default(); 1024], f);
     }
 }
 

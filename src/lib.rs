@@ -13,6 +13,7 @@
 //! # let _ = DType::Float32;
 //! ```
 
+pub mod allocator;
 pub mod autograd;
 pub mod dtype;
 pub mod error;

@@ -183,3 +183,46 @@ fn engine_runs_across_threads_with_per_thread_grad_mode() {
         assert_eq!(h.join().unwrap(), 3.0 * x * x);
     }
 }
+
+#[test]
+fn concurrent_graph_tasks_over_the_same_graph_agree() {
+    // Several threads differentiate one shared graph at once; each task numbers the nodes it
+    // reaches, and finds many already numbered by another running task.
+    let x = leaf(&[0.5, -1.5, 2.0], &[3]);
+    let mut y = x.clone();
+    for _ in 0..300 {
+        y = y.sin().unwrap().mul(&x).unwrap().add(&x).unwrap();
+    }
+    let loss = y.sum().unwrap();
+    let options = GradOptions {
+        retain_graph: Some(true),
+        ..GradOptions::default()
+    };
+    let expected = values(
+        &autograd::grad(&[loss.clone()], &[x.clone()], &[], options).unwrap()[0]
+            .clone()
+            .unwrap(),
+    );
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let (loss, x) = (loss.clone(), x.clone());
+            std::thread::spawn(move || {
+                (0..25)
+                    .map(|_| {
+                        let g =
+                            autograd::grad(&[loss.clone()], &[x.clone()], &[], options).unwrap();
+                        values(g[0].as_ref().unwrap())
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    for h in handles {
+        for g in h.join().unwrap() {
+            assert_eq!(g, expected);
+        }
+    }
+    // and the graph is still usable from here, once every task has let go of it
+    loss.backward(None, None, false).unwrap();
+    assert_eq!(values(&x.grad().unwrap()), expected);
+}

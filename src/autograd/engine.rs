@@ -7,6 +7,7 @@
 
 use super::gradient_edge;
 use super::node::{Edge, Node, NodeKind};
+use super::task_graph::{Index, InputBuffer, TaskGraph};
 use crate::error::{Error, Result};
 use crate::grad_mode::GradModeGuard;
 use crate::kernels::add_into;
@@ -14,7 +15,6 @@ use crate::layout::fmt_shape;
 use crate::tensor::Tensor;
 use rayon::prelude::*;
 use smallvec::SmallVec;
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Options of [`grad`] (PyTorch's keyword arguments).
@@ -26,34 +26,6 @@ pub struct GradOptions {
     pub create_graph: bool,
     /// Return `None` for inputs the outputs do not depend on instead of failing.
     pub allow_unused: bool,
-}
-
-type NodeId = usize;
-
-/// Hashes node addresses: they are unique and well spread, so a multiply is enough.
-#[derive(Default, Clone, Copy)]
-struct AddressHasher(u64);
-
-impl std::hash::Hasher for AddressHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.0 = (n as u64 >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-type Build = std::hash::BuildHasherDefault<AddressHasher>;
-type NodeMap<V> = HashMap<NodeId, V, Build>;
-type NodeSet = HashSet<NodeId, Build>;
-
-fn id(node: &Arc<Node>) -> NodeId {
-    Arc::as_ptr(node) as NodeId
 }
 
 impl Tensor {
@@ -180,38 +152,21 @@ fn make_roots(tensors: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge,
     Ok(roots)
 }
 
-/// Gradients arriving at one node, per input slot (PyTorch's InputBuffer). Contributions are
-/// kept with the sequence number of the node that produced them and summed in that order, so
-/// the result does not depend on which thread delivered first.
-#[derive(Default)]
-struct InputBuffer(SmallVec<[Contributions; 2]>);
-
-/// The gradients that arrived for one input slot, with their producers' sequence numbers (two
-/// inline: a chain or a single fan-in allocates nothing).
-type Contributions = SmallVec<[(u64, Tensor); 2]>;
-
-impl InputBuffer {
-    fn add(&mut self, slot: usize, producer: u64, g: Tensor) {
-        if self.0.len() <= slot {
-            self.0.resize_with(slot + 1, SmallVec::new);
-        }
-        self.0[slot].push((producer, g));
-    }
-
-    /// The summed gradient of each slot (`None` where nothing arrived).
-    fn sum(self) -> Result<Grads> {
-        self.0
-            .into_iter()
-            .map(|mut parts| {
-                parts.sort_by_key(|(producer, _)| std::cmp::Reverse(*producer));
-                let mut parts = parts.into_iter().map(|(_, g)| g);
-                let Some(first) = parts.next() else {
-                    return Ok(None);
-                };
-                parts.try_fold(first, sum_two).map(Some)
-            })
-            .collect()
-    }
+/// The summed gradient of each input slot of a buffer (`None` where nothing arrived), in the
+/// producers' order (newest first), so the sums do not depend on which thread delivered first.
+fn sum_buffer(buffer: InputBuffer) -> Result<Grads> {
+    buffer
+        .0
+        .into_iter()
+        .map(|mut parts| {
+            parts.sort_by_key(|(producer, _)| std::cmp::Reverse(*producer));
+            let mut parts = parts.into_iter().map(|(_, g)| g);
+            let Some(first) = parts.next() else {
+                return Ok(None);
+            };
+            parts.try_fold(first, sum_two).map(Some)
+        })
+        .collect()
 }
 
 /// `acc + g`, written into `acc` when nobody else sees it and no graph is being built (the
@@ -258,96 +213,96 @@ impl GraphTask {
         captures: &[Edge],
     ) -> Result<Vec<Option<Tensor>>> {
         let _mode = GradModeGuard::new(self.create_graph);
-        let (mut dependencies, order) = count_dependencies(&roots, !self.accumulate);
-        let mut capture_at: NodeMap<Vec<(usize, usize)>> = HashMap::default();
-        for (k, edge) in captures.iter().enumerate() {
-            capture_at
-                .entry(id(&edge.node))
-                .or_default()
-                .push((edge.input_nr, k));
+        let mut graph = TaskGraph::build(roots.iter().map(|(edge, _)| &edge.node));
+        // (node, input_nr, k): output `input_nr` of node `node` is captured as result `k`
+        let capture_at: Vec<(Index, usize, usize)> = captures
+            .iter()
+            .enumerate()
+            .filter_map(|(k, e)| Some((graph.index_of(&e.node)?, e.input_nr, k)))
+            .collect();
+        let mut captured = vec![
+            false;
+            if capture_at.is_empty() {
+                0
+            } else {
+                graph.len()
+            }
+        ];
+        for &(i, _, _) in &capture_at {
+            captured[i as usize] = true;
         }
-        let needed = (!self.accumulate).then(|| nodes_leading_to_captures(&order, &capture_at));
+        let needed = (!self.accumulate).then(|| nodes_leading_to_captures(&graph, &captured));
 
-        let mut buffers: NodeMap<InputBuffer> = HashMap::default();
-        let mut ready: Vec<Arc<Node>> = Vec::new();
-        let mut queued: NodeSet = HashSet::default();
+        let mut ready: Vec<(Index, InputBuffer)> = Vec::new();
+        let mut root_nodes: SmallVec<[Index; 1]> = SmallVec::new();
         for (edge, g) in roots {
-            buffers
-                .entry(id(&edge.node))
-                .or_default()
-                .add(edge.input_nr, u64::MAX, g);
-            if !dependencies.contains_key(&id(&edge.node)) && queued.insert(id(&edge.node)) {
-                ready.push(edge.node);
+            let i = graph.index_of(&edge.node).expect("roots are numbered");
+            graph.add_root(i, edge.input_nr, g);
+            if !root_nodes.contains(&i) {
+                root_nodes.push(i);
+            }
+        }
+        for &i in &root_nodes {
+            if graph.dependencies(i) == 0 {
+                ready.push((i, graph.take_buffer(i)));
             }
         }
 
         // Run in waves: every node whose inputs are all in. A wave with enough work runs on
         // the kernel threads; results are merged in a fixed order (newest node first).
         let mut results: Vec<Option<Tensor>> = vec![None; captures.len()];
-        let runs = |node: &Arc<Node>| needed.as_ref().is_none_or(|n| n.contains(&id(node)));
+        let runs = |i: Index| needed.as_ref().is_none_or(|n| n[i as usize]);
         while !ready.is_empty() {
-            let wave: SmallVec<[(Arc<Node>, Result<NodeOutcome>); 1]> = if ready.len() == 1 {
+            let wave: SmallVec<[(Index, Result<NodeOutcome>); 1]> = if ready.len() == 1 {
                 // a chain: no wave bookkeeping
-                let node = ready.pop().expect("one ready node");
-                let buffer = buffers.remove(&id(&node)).unwrap_or_default();
-                let outcome = self.run_node(&node, buffer, runs(&node));
-                smallvec::smallvec![(node, outcome)]
+                let (i, buffer) = ready.pop().expect("one ready node");
+                let outcome = self.run_node(graph.node(i), buffer, runs(i));
+                smallvec::smallvec![(i, outcome)]
             } else {
                 let mut wave = std::mem::take(&mut ready);
-                wave.sort_by_key(|n| std::cmp::Reverse(n.seq_nr()));
-                let inputs: Vec<InputBuffer> = wave
-                    .iter()
-                    .map(|node| buffers.remove(&id(node)).unwrap_or_default())
-                    .collect();
-                let work: usize = wave.iter().map(|n| n.work()).sum();
-                let outcomes: Vec<Result<NodeOutcome>> = if work >= PARALLEL_WAVE_ELEMENTS {
+                wave.sort_by_key(|(i, _)| std::cmp::Reverse(graph.node(*i).seq_nr()));
+                let work: usize = wave.iter().map(|(i, _)| graph.node(*i).work()).sum();
+                let graph = &graph;
+                let run = |(i, buffer): (Index, InputBuffer)| {
+                    (i, self.run_node(graph.node(i), buffer, runs(i)))
+                };
+                if work >= PARALLEL_WAVE_ELEMENTS {
                     let create_graph = self.create_graph;
                     crate::parallel::install(|_| {
-                        wave.par_iter()
-                            .zip(inputs.into_par_iter())
-                            .map(|(node, buffer)| {
+                        wave.into_par_iter()
+                            .map(|item| {
                                 // grad mode is per thread: set it on whichever thread runs the node
                                 let _mode = GradModeGuard::new(create_graph);
-                                self.run_node(node, buffer, runs(node))
+                                run(item)
                             })
-                            .collect()
+                            .collect::<Vec<_>>()
                     })
+                    .into_iter()
+                    .collect()
                 } else {
-                    wave.iter()
-                        .zip(inputs)
-                        .map(|(node, buffer)| self.run_node(node, buffer, runs(node)))
-                        .collect()
-                };
-                wave.into_iter().zip(outcomes).collect()
+                    wave.into_iter().map(run).collect()
+                }
             };
             // merge in wave order (newest node first): the sums do not depend on threads
-            for (node, outcome) in wave {
+            for (i, outcome) in wave {
                 let outcome = outcome?;
-                if let Some(slots) = capture_at.get(&id(&node)) {
-                    for &(input_nr, k) in slots {
+                if captured.get(i as usize) == Some(&true) {
+                    for &(_, input_nr, k) in capture_at.iter().filter(|c| c.0 == i) {
                         results[k] = outcome.seen.get(input_nr).cloned().flatten();
                     }
                 }
-                if !runs(&node) {
-                    continue;
-                }
-                for (edge, g) in node.next_edges().iter().zip(outcome.outputs) {
-                    let Some(edge) = edge else { continue };
-                    let child = id(&edge.node);
-                    if let Some(g) = g {
-                        buffers
-                            .entry(child)
-                            .or_default()
-                            .add(edge.input_nr, node.seq_nr(), g);
-                    }
-                    let count = dependencies
-                        .get_mut(&child)
-                        .expect("every child was counted");
-                    *count -= 1;
-                    if *count == 0 {
-                        ready.push(edge.node.clone());
+                if runs(i) {
+                    let node = graph.node(i).clone();
+                    for (edge, g) in node.next_edges().iter().zip(outcome.outputs) {
+                        let Some(edge) = edge else { continue };
+                        let child = graph.index_of_edge(edge);
+                        if let Some(buffer) = graph.deliver(child, edge.input_nr, node.seq_nr(), g)
+                        {
+                            ready.push((child, buffer));
+                        }
                     }
                 }
+                graph.finished(i);
             }
         }
         Ok(results)
@@ -356,7 +311,7 @@ impl GraphTask {
     /// Runs one ready node: sums its input buffer, applies hooks, then (if it must run)
     /// accumulates into its leaf or evaluates its backward formula.
     fn run_node(&self, node: &Arc<Node>, buffer: InputBuffer, runs: bool) -> Result<NodeOutcome> {
-        let mut grads = buffer.sum()?;
+        let mut grads = sum_buffer(buffer)?;
         match node.kind() {
             NodeKind::Function(_) => node.run_pre_hooks(&mut grads)?,
             NodeKind::AccumulateGrad(variable) => {
@@ -401,69 +356,36 @@ impl GraphTask {
     }
 }
 
-/// Counts incoming edges per node reachable from the roots, with an explicit stack; also returns
-/// the nodes in a topological order (every node before the nodes it points to).
-fn count_dependencies(
-    roots: &[(Edge, Tensor)],
-    want_order: bool,
-) -> (NodeMap<usize>, Vec<Arc<Node>>) {
-    let mut dependencies: NodeMap<usize> = HashMap::default();
-    let mut seen: NodeSet = HashSet::default();
-    let mut stack: Vec<Arc<Node>> = Vec::new();
-    let mut all: Vec<Arc<Node>> = Vec::new();
-    for (edge, _) in roots {
-        if seen.insert(id(&edge.node)) {
-            stack.push(edge.node.clone());
-        }
-    }
-    while let Some(node) = stack.pop() {
-        for edge in node.next_edges().iter().flatten() {
-            *dependencies.entry(id(&edge.node)).or_insert(0) += 1;
-            if seen.insert(id(&edge.node)) {
-                stack.push(edge.node.clone());
-            }
-        }
-        all.push(node);
-    }
-    if !want_order {
-        return (dependencies, Vec::new());
-    }
-    // Kahn's algorithm over a copy of the counts gives a topological order.
-    let mut remaining = dependencies.clone();
-    let mut order = Vec::with_capacity(all.len());
-    let mut frontier: Vec<Arc<Node>> = all
-        .iter()
-        .filter(|n| !dependencies.contains_key(&id(n)))
-        .cloned()
+/// The nodes that must run for `grad()`: those from which a captured node can be reached
+/// (found in a topological order, every node before the nodes it points to).
+fn nodes_leading_to_captures(graph: &TaskGraph, captured: &[bool]) -> Vec<bool> {
+    // Kahn's algorithm over a copy of the dependency counts
+    let mut remaining: Vec<u32> = (0..graph.len() as Index)
+        .map(|i| graph.dependencies(i))
         .collect();
-    while let Some(node) = frontier.pop() {
-        for edge in node.next_edges().iter().flatten() {
-            let count = remaining.get_mut(&id(&edge.node)).expect("counted above");
-            *count -= 1;
-            if *count == 0 {
-                frontier.push(edge.node.clone());
+    let mut frontier: Vec<Index> = (0..graph.len() as Index)
+        .filter(|&i| remaining[i as usize] == 0)
+        .collect();
+    let mut order = Vec::with_capacity(graph.len());
+    while let Some(i) = frontier.pop() {
+        for edge in graph.node(i).next_edges().iter().flatten() {
+            let j = graph.index_of_edge(edge);
+            remaining[j as usize] -= 1;
+            if remaining[j as usize] == 0 {
+                frontier.push(j);
             }
         }
-        order.push(node);
+        order.push(i);
     }
-    (dependencies, order)
-}
-
-/// The nodes that must run for `grad()`: those from which a captured node can be reached.
-fn nodes_leading_to_captures(
-    order: &[Arc<Node>],
-    capture_at: &NodeMap<Vec<(usize, usize)>>,
-) -> NodeSet {
-    let mut needed: NodeSet = HashSet::default();
-    for node in order.iter().rev() {
-        let leads = node
+    let mut needed = vec![false; graph.len()];
+    for &i in order.iter().rev() {
+        needed[i as usize] = graph
+            .node(i)
             .next_edges()
             .iter()
             .flatten()
-            .any(|e| capture_at.contains_key(&id(&e.node)) || needed.contains(&id(&e.node)));
-        if leads {
-            needed.insert(id(node));
-        }
+            .map(|e| graph.index_of_edge(e) as usize)
+            .any(|j| captured.get(j) == Some(&true) || needed[j]);
     }
     needed
 }

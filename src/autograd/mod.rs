@@ -3,6 +3,7 @@
 mod engine;
 mod node;
 mod saved;
+mod task_graph;
 
 pub use engine::{backward, grad, GradOptions};
 pub use node::{BackwardCtx, BackwardFn, Edge, InputMeta, Node, NodeKind};
@@ -229,18 +230,9 @@ pub(crate) fn release_edges(
 /// Freeing a graph this large (in nodes) hands the freed heap back to the operating system.
 const RETURN_MEMORY_AFTER: usize = 100_000;
 
-/// Returns freed heap pages to the OS: glibc keeps the many small blocks of a freed graph
-/// otherwise, so the process would not shrink back after a deep chain.
+/// Returns freed memory to the OS: the buffer pool's and the allocator's free blocks of a
+/// freed graph, so the process shrinks back after a deep chain.
 fn return_free_memory() {
     crate::pool::clear();
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        extern "C" {
-            fn malloc_trim(pad: usize) -> i32;
-        }
-        // SAFETY: glibc's malloc_trim only releases free memory; it is thread-safe.
-        unsafe {
-            malloc_trim(0);
-        }
-    }
+    crate::allocator::return_free_memory();
 }

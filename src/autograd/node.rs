@@ -1,6 +1,7 @@
 //! Graph nodes: a backward function, the edges to the nodes of its inputs, and its saved tensors.
 
 use super::saved::SavedVariable;
+use super::task_graph::TaskSlot;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout::{fmt_shape, is_expandable_to, Dims};
@@ -50,6 +51,8 @@ pub struct Node {
     kind: NodeKind,
     retained: Mutex<Vec<(usize, Weak<TensorImpl>)>>,
     pre_hooks: Mutex<Vec<(u64, usize, super::Hook)>>,
+    /// Where the running graph task keeps this node's index.
+    pub(super) task_slot: TaskSlot,
 }
 
 static NEXT_SEQ: AtomicU64 = AtomicU64::new(0);
@@ -110,6 +113,7 @@ impl Node {
             kind: NodeKind::Function(backward),
             retained: Mutex::new(Vec::new()),
             pre_hooks: Mutex::new(Vec::new()),
+            task_slot: TaskSlot::default(),
         }
     }
 
@@ -128,6 +132,7 @@ impl Node {
             kind: NodeKind::AccumulateGrad(variable),
             retained: Mutex::new(Vec::new()),
             pre_hooks: Mutex::new(Vec::new()),
+            task_slot: TaskSlot::default(),
         }
     }
 

@@ -1,0 +1,271 @@
+//! A graph task's view of the graph: every node reachable from the roots, numbered densely, with
+//! its count of incoming edges and the gradients waiting for it.
+//!
+//! Looking a node up must not hash: a million-node chain would spend most of its backward pass
+//! in hash-table cache misses. Each node has a slot where the running task writes
+//! `(task tag, index)`; the task reads its index back from the node it is already touching.
+//! Another task running over the same nodes at the same time finds the slot taken and keeps
+//! its indices in a hash map instead. A task empties the slot of each node once the node has
+//! run (and of every node it numbered when it ends), so a slot never holds a finished task.
+
+use super::node::{Edge, Node};
+use crate::tensor::Tensor;
+use smallvec::SmallVec;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// A node's number within one graph task.
+pub(super) type Index = u32;
+
+const NO_BUFFER: u32 = u32::MAX;
+
+/// Tags of running tasks: nonzero, different for tasks that overlap in time (wrapping after
+/// 2^32 tasks, long after any task that could still be running began).
+static NEXT_TAG: AtomicU32 = AtomicU32::new(1);
+
+/// Hashes node addresses: they are unique and well spread, so a multiply is enough.
+#[derive(Default, Clone, Copy)]
+struct AddressHasher(u64);
+
+impl std::hash::Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64 >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type AddressMap = HashMap<usize, Index, std::hash::BuildHasherDefault<AddressHasher>>;
+
+/// The slot a graph task writes into each node it numbers (see the module docs).
+#[derive(Default)]
+pub(crate) struct TaskSlot(AtomicU64);
+
+impl TaskSlot {
+    fn get(&self, tag: u32) -> Option<Index> {
+        let v = self.0.load(Ordering::Acquire);
+        ((v >> 32) as u32 == tag).then_some(v as u32)
+    }
+
+    fn claim(&self, tag: u32, index: Index) -> bool {
+        let v = ((tag as u64) << 32) | index as u64;
+        self.0
+            .compare_exchange(0, v, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// Empties the slot if `tag` holds it; says whether it did.
+    fn release(&self, tag: u32) -> bool {
+        let held = self.get(tag).is_some();
+        if held {
+            self.0.store(0, Ordering::Release);
+        }
+        held
+    }
+}
+
+/// Gradients arriving at one node, per input slot (PyTorch's InputBuffer). Contributions are
+/// kept with the sequence number of the node that produced them and summed in that order, so
+/// the result does not depend on which thread delivered first.
+#[derive(Default)]
+pub(super) struct InputBuffer(pub(super) SmallVec<[Contributions; 2]>);
+
+/// The gradients that arrived for one input slot, with their producers' sequence numbers (two
+/// inline: a chain or a single fan-in allocates nothing).
+pub(super) type Contributions = SmallVec<[(u64, Tensor); 2]>;
+
+impl InputBuffer {
+    fn add(&mut self, slot: usize, producer: u64, g: Tensor) {
+        if self.0.len() <= slot {
+            self.0.resize_with(slot + 1, SmallVec::new);
+        }
+        self.0[slot].push((producer, g));
+    }
+}
+
+/// The nodes of one graph task, their remaining dependency counts and pending input buffers.
+pub(super) struct TaskGraph {
+    tag: u32,
+    nodes: Vec<Arc<Node>>,
+    /// Edges not yet delivered into each node; it is ready at zero.
+    dependencies: Vec<u32>,
+    /// Where each node's pending input buffer is in `buffers` (`NO_BUFFER` if none yet).
+    buffer_of: Vec<u32>,
+    buffers: Vec<InputBuffer>,
+    free_buffers: Vec<u32>,
+    /// Nodes whose slot another running task holds.
+    foreign: AddressMap,
+    /// Nodes whose slot this task still holds.
+    held: usize,
+}
+
+impl TaskGraph {
+    /// Numbers every node reachable from `roots` and counts the edges into each, with an
+    /// explicit stack (never recursion).
+    pub(super) fn build<'a>(roots: impl Iterator<Item = &'a Arc<Node>>) -> TaskGraph {
+        let mut graph = TaskGraph {
+            tag: next_tag(),
+            nodes: Vec::new(),
+            dependencies: Vec::new(),
+            buffer_of: Vec::new(),
+            buffers: Vec::new(),
+            free_buffers: Vec::new(),
+            foreign: AddressMap::default(),
+            held: 0,
+        };
+        let mut stack: Vec<Index> = Vec::new();
+        for root in roots {
+            if let (i, true) = graph.number(root) {
+                stack.push(i);
+            }
+        }
+        while let Some(i) = stack.pop() {
+            let node = graph.nodes[i as usize].clone();
+            for edge in node.next_edges().iter().flatten() {
+                let (j, new) = graph.number(&edge.node);
+                graph.dependencies[j as usize] += 1;
+                if new {
+                    stack.push(j);
+                }
+            }
+        }
+        graph.buffer_of = vec![NO_BUFFER; graph.nodes.len()];
+        graph
+    }
+
+    /// `node`'s index, numbering it if it is new (the flag says so).
+    fn number(&mut self, node: &Arc<Node>) -> (Index, bool) {
+        if let Some(i) = self.index_of(node) {
+            return (i, false);
+        }
+        let i = Index::try_from(self.nodes.len()).expect("fewer than 2^32 nodes");
+        if node.task_slot.claim(self.tag, i) {
+            self.held += 1;
+        } else {
+            self.foreign.insert(Arc::as_ptr(node) as usize, i);
+        }
+        self.nodes.push(node.clone());
+        self.dependencies.push(0);
+        (i, true)
+    }
+
+    /// The index of a node reachable from the roots (`None` for any other node).
+    pub(super) fn index_of(&self, node: &Node) -> Option<Index> {
+        node.task_slot.get(self.tag).or_else(|| {
+            if self.foreign.is_empty() {
+                None
+            } else {
+                self.foreign.get(&(node as *const Node as usize)).copied()
+            }
+        })
+    }
+
+    /// The index of the node an edge of a numbered node leads to.
+    pub(super) fn index_of_edge(&self, edge: &Edge) -> Index {
+        self.index_of(&edge.node)
+            .expect("every node reachable from the roots is numbered")
+    }
+
+    /// The number of nodes.
+    pub(super) fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Node `i`.
+    pub(super) fn node(&self, i: Index) -> &Arc<Node> {
+        &self.nodes[i as usize]
+    }
+
+    /// How many edges lead into node `i` (before any has been delivered).
+    pub(super) fn dependencies(&self, i: Index) -> u32 {
+        self.dependencies[i as usize]
+    }
+
+    /// Adds a starting gradient into node `i`'s buffer without counting an edge.
+    pub(super) fn add_root(&mut self, i: Index, input_nr: usize, g: Tensor) {
+        self.buffer(i).add(input_nr, u64::MAX, g);
+    }
+
+    /// Delivers the gradient (if any) of one edge into node `i`; returns its input buffer when
+    /// that was the last edge still to come, so the node is ready.
+    pub(super) fn deliver(
+        &mut self,
+        i: Index,
+        input_nr: usize,
+        producer: u64,
+        g: Option<Tensor>,
+    ) -> Option<InputBuffer> {
+        let count = &mut self.dependencies[i as usize];
+        *count -= 1;
+        if *count > 0 {
+            if let Some(g) = g {
+                self.buffer(i).add(input_nr, producer, g);
+            }
+            return None;
+        }
+        let mut buffer = self.take_buffer(i);
+        if let Some(g) = g {
+            buffer.add(input_nr, producer, g);
+        }
+        Some(buffer)
+    }
+
+    /// Node `i`'s pending input buffer, now (empty if nothing arrived).
+    pub(super) fn take_buffer(&mut self, i: Index) -> InputBuffer {
+        match std::mem::replace(&mut self.buffer_of[i as usize], NO_BUFFER) {
+            NO_BUFFER => InputBuffer::default(),
+            b => {
+                self.free_buffers.push(b);
+                std::mem::take(&mut self.buffers[b as usize])
+            }
+        }
+    }
+
+    fn buffer(&mut self, i: Index) -> &mut InputBuffer {
+        let b = match self.buffer_of[i as usize] {
+            NO_BUFFER => {
+                let b = self.free_buffers.pop().unwrap_or_else(|| {
+                    self.buffers.push(InputBuffer::default());
+                    (self.buffers.len() - 1) as u32
+                });
+                self.buffer_of[i as usize] = b;
+                b
+            }
+            b => b,
+        };
+        &mut self.buffers[b as usize]
+    }
+
+    /// Node `i` has run: its slot is free for other tasks.
+    pub(super) fn finished(&mut self, i: Index) {
+        if self.nodes[i as usize].task_slot.release(self.tag) {
+            self.held -= 1;
+        }
+    }
+}
+
+impl Drop for TaskGraph {
+    fn drop(&mut self) {
+        if self.held > 0 {
+            for node in &self.nodes {
+                let _ = node.task_slot.release(self.tag);
+            }
+        }
+    }
+}
+
+fn next_tag() -> u32 {
+    loop {
+        let tag = NEXT_TAG.fetch_add(1, Ordering::Relaxed);
+        if tag != 0 {
+            return tag;
+        }
+    }
+}
