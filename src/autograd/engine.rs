@@ -7,7 +7,7 @@
 
 use super::gradient_edge;
 use super::node::{Edge, Node, NodeKind};
-use super::task_graph::{Index, InputBuffer, TaskGraph};
+use super::task_graph::{Grads, Index, InputBuffer, TaskGraph};
 use crate::error::{Error, Result};
 use crate::grad_mode::GradModeGuard;
 use crate::kernels::add_into;
@@ -152,26 +152,9 @@ fn make_roots(tensors: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge,
     Ok(roots)
 }
 
-/// The summed gradient of each input slot of a buffer (`None` where nothing arrived), in the
-/// producers' order (newest first), so the sums do not depend on which thread delivered first.
-fn sum_buffer(buffer: InputBuffer) -> Result<Grads> {
-    buffer
-        .0
-        .into_iter()
-        .map(|mut parts| {
-            parts.sort_by_key(|(producer, _)| std::cmp::Reverse(*producer));
-            let mut parts = parts.into_iter().map(|(_, g)| g);
-            let Some(first) = parts.next() else {
-                return Ok(None);
-            };
-            parts.try_fold(first, sum_two).map(Some)
-        })
-        .collect()
-}
-
 /// `acc + g`, written into `acc` when nobody else sees it and no graph is being built (the
 /// same values as a new sum, without allocating one).
-fn sum_two(acc: Tensor, g: Tensor) -> Result<Tensor> {
+pub(super) fn sum_two(acc: Tensor, g: Tensor) -> Result<Tensor> {
     let reusable = !acc.requires_grad()
         && !g.requires_grad()
         && acc.dtype() == g.dtype()
@@ -183,9 +166,6 @@ fn sum_two(acc: Tensor, g: Tensor) -> Result<Tensor> {
     }
     acc.add(&g)
 }
-
-/// One gradient per input slot of a node (`None` where nothing arrived).
-type Grads = SmallVec<[Option<Tensor>; 2]>;
 
 /// What running one node produced: the gradients it saw (after hooks, for capture) and the
 /// gradients for its inputs.
@@ -237,7 +217,7 @@ impl GraphTask {
         let mut root_nodes: SmallVec<[Index; 1]> = SmallVec::new();
         for (edge, g) in roots {
             let i = graph.index_of(&edge.node).expect("roots are numbered");
-            graph.add_root(i, edge.input_nr, g);
+            graph.add_root(i, edge.input_nr, g)?;
             if !root_nodes.contains(&i) {
                 root_nodes.push(i);
             }
@@ -296,8 +276,7 @@ impl GraphTask {
                     for (edge, g) in node.next_edges().iter().zip(outcome.outputs) {
                         let Some(edge) = edge else { continue };
                         let child = graph.index_of_edge(edge);
-                        if let Some(buffer) = graph.deliver(child, edge.input_nr, node.seq_nr(), g)
-                        {
+                        if let Some(buffer) = graph.deliver(child, edge.input_nr, g)? {
                             ready.push((child, buffer));
                         }
                     }
@@ -311,7 +290,7 @@ impl GraphTask {
     /// Runs one ready node: sums its input buffer, applies hooks, then (if it must run)
     /// accumulates into its leaf or evaluates its backward formula.
     fn run_node(&self, node: &Arc<Node>, buffer: InputBuffer, runs: bool) -> Result<NodeOutcome> {
-        let mut grads = sum_buffer(buffer)?;
+        let mut grads = buffer.0;
         match node.kind() {
             NodeKind::Function(_) => node.run_pre_hooks(&mut grads)?,
             NodeKind::AccumulateGrad(variable) => {

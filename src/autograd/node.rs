@@ -9,7 +9,7 @@ use crate::tensor::{Tensor, TensorImpl};
 use parking_lot::Mutex;
 use smallvec::SmallVec;
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 /// Points at input `input_nr` of `node` (for a tensor's `grad_fn`: output `input_nr` of the node that made it).
@@ -51,6 +51,9 @@ pub struct Node {
     kind: NodeKind,
     retained: Mutex<Vec<(usize, Weak<TensorImpl>)>>,
     pre_hooks: Mutex<Vec<(u64, usize, super::Hook)>>,
+    /// Set once a hook or a retained gradient is registered, so the engine skips both locks
+    /// for the nodes (nearly all) that have neither.
+    has_extras: AtomicBool,
     /// Where the running graph task keeps this node's index.
     pub(super) task_slot: TaskSlot,
 }
@@ -60,7 +63,7 @@ static NEXT_SEQ: AtomicU64 = AtomicU64::new(0);
 /// Values a backward formula reads: incoming gradients and unpacked saved tensors.
 pub struct BackwardCtx<'a> {
     grads: &'a [Option<Tensor>],
-    saved: Vec<Option<Tensor>>,
+    saved: SmallVec<[Option<Tensor>; 2]>,
     node: &'a Node,
 }
 
@@ -113,6 +116,7 @@ impl Node {
             kind: NodeKind::Function(backward),
             retained: Mutex::new(Vec::new()),
             pre_hooks: Mutex::new(Vec::new()),
+            has_extras: AtomicBool::new(false),
             task_slot: TaskSlot::default(),
         }
     }
@@ -132,6 +136,7 @@ impl Node {
             kind: NodeKind::AccumulateGrad(variable),
             retained: Mutex::new(Vec::new()),
             pre_hooks: Mutex::new(Vec::new()),
+            has_extras: AtomicBool::new(false),
             task_slot: TaskSlot::default(),
         }
     }
@@ -178,6 +183,7 @@ impl Node {
 
     pub(crate) fn add_pre_hook(&self, id: u64, output_nr: usize, hook: super::Hook) {
         self.pre_hooks.lock().push((id, output_nr, hook));
+        self.has_extras.store(true, Ordering::Release);
     }
 
     pub(crate) fn remove_pre_hook(&self, id: u64) {
@@ -186,7 +192,16 @@ impl Node {
 
     /// Runs the tensor hooks registered on this node's outputs over the incoming gradients.
     pub(crate) fn run_pre_hooks(&self, grads: &mut [Option<Tensor>]) -> Result<()> {
-        let hooks = self.pre_hooks.lock().clone();
+        if !self.has_extras.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let hooks = {
+            let hooks = self.pre_hooks.lock();
+            if hooks.is_empty() {
+                return Ok(());
+            }
+            hooks.clone()
+        };
         for (_, output_nr, hook) in hooks {
             if let Some(Some(g)) = grads.get(output_nr) {
                 if let Some(new) = hook(g)? {
@@ -199,11 +214,21 @@ impl Node {
 
     pub(crate) fn add_retained_grad(&self, output_nr: usize, tensor: Weak<TensorImpl>) {
         self.retained.lock().push((output_nr, tensor));
+        self.has_extras.store(true, Ordering::Release);
     }
 
     /// Stores the gradients of retained non-leaf outputs into their `.grad`.
     pub(crate) fn store_retained_grads(&self, grads: &[Option<Tensor>]) -> Result<()> {
-        let retained = self.retained.lock().clone();
+        if !self.has_extras.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let retained = {
+            let retained = self.retained.lock();
+            if retained.is_empty() {
+                return Ok(());
+            }
+            retained.clone()
+        };
         for (output_nr, weak) in retained {
             let (Some(tensor), Some(Some(g))) = (weak.upgrade(), grads.get(output_nr)) else {
                 continue;
@@ -227,22 +252,26 @@ impl Node {
         let NodeKind::Function(backward) = &self.kind else {
             unreachable!("AccumulateGrad is run by the engine");
         };
+        // without keep_graph the saved tensors move out (and are freed with the context)
         let saved = self
             .saved
             .iter()
-            .map(|s| s.unpack(self))
-            .collect::<Result<Vec<_>>>();
-        let result = saved.and_then(|saved| {
-            backward(&BackwardCtx {
-                grads,
-                saved,
-                node: self,
-            })
-        });
-        if !keep_graph {
-            self.release_saved();
-        }
-        let mut grads = result?;
+            .map(|s| s.unpack(self, !keep_graph))
+            .collect::<Result<SmallVec<_>>>();
+        let saved = match saved {
+            Ok(saved) => saved,
+            Err(e) => {
+                if !keep_graph {
+                    self.release_saved();
+                }
+                return Err(e);
+            }
+        };
+        let mut grads = backward(&BackwardCtx {
+            grads,
+            saved,
+            node: self,
+        })?;
         if grads.len() != self.next_edges.len() {
             return Err(Error::runtime(format!(
                 "function {} returned an incorrect number of gradients (expected {}, got {})",

@@ -59,12 +59,16 @@ impl SavedVariable {
     }
 
     /// The saved tensor (`None` for a placeholder), or the PyTorch error when it was freed or
-    /// modified in place since.
-    pub fn unpack(&self, node: &Arc<Node>) -> Result<Option<Tensor>> {
+    /// modified in place since. With `release`, the tensor moves out (the slot is freed).
+    pub fn unpack(&self, node: &Arc<Node>, release: bool) -> Result<Option<Tensor>> {
         if self.empty {
             return Ok(None);
         }
-        let Some(tensor) = self.slot.lock().clone() else {
+        let tensor = match release {
+            true => self.slot.lock().take(),
+            false => self.slot.lock().clone(),
+        };
+        let Some(tensor) = tensor else {
             return Err(Error::runtime(
                 "Trying to backward through the graph a second time (or directly access saved tensors after they \
                  have already been freed). Saved intermediate values of the graph are freed when you call \

@@ -8,7 +8,9 @@
 //! its indices in a hash map instead. A task empties the slot of each node once the node has
 //! run (and of every node it numbered when it ends), so a slot never holds a finished task.
 
+use super::engine::sum_two;
 use super::node::{Edge, Node};
+use crate::error::Result;
 use crate::tensor::Tensor;
 use smallvec::SmallVec;
 use std::collections::HashMap;
@@ -71,22 +73,27 @@ impl TaskSlot {
     }
 }
 
-/// Gradients arriving at one node, per input slot (PyTorch's InputBuffer). Contributions are
-/// kept with the sequence number of the node that produced them and summed in that order, so
-/// the result does not depend on which thread delivered first.
+/// The gradient summed so far for each input slot of a node (PyTorch's InputBuffer), `None`
+/// where nothing arrived. Gradients are added as they are delivered; deliveries happen in an
+/// order fixed by the graph (never by thread timing), so the sums are the same with any number
+/// of threads.
 #[derive(Default)]
-pub(super) struct InputBuffer(pub(super) SmallVec<[Contributions; 2]>);
+pub(super) struct InputBuffer(pub(super) Grads);
 
-/// The gradients that arrived for one input slot, with their producers' sequence numbers (two
-/// inline: a chain or a single fan-in allocates nothing).
-pub(super) type Contributions = SmallVec<[(u64, Tensor); 2]>;
+/// One gradient per input slot of a node (two inline: most nodes have one or two).
+pub(super) type Grads = SmallVec<[Option<Tensor>; 2]>;
 
 impl InputBuffer {
-    fn add(&mut self, slot: usize, producer: u64, g: Tensor) {
+    fn add(&mut self, slot: usize, g: Tensor) -> Result<()> {
         if self.0.len() <= slot {
-            self.0.resize_with(slot + 1, SmallVec::new);
+            self.0.resize(slot + 1, None);
         }
-        self.0[slot].push((producer, g));
+        let sum = match self.0[slot].take() {
+            None => g,
+            Some(acc) => sum_two(acc, g)?,
+        };
+        self.0[slot] = Some(sum);
+        Ok(())
     }
 }
 
@@ -189,8 +196,8 @@ impl TaskGraph {
     }
 
     /// Adds a starting gradient into node `i`'s buffer without counting an edge.
-    pub(super) fn add_root(&mut self, i: Index, input_nr: usize, g: Tensor) {
-        self.buffer(i).add(input_nr, u64::MAX, g);
+    pub(super) fn add_root(&mut self, i: Index, input_nr: usize, g: Tensor) -> Result<()> {
+        self.buffer(i).add(input_nr, g)
     }
 
     /// Delivers the gradient (if any) of one edge into node `i`; returns its input buffer when
@@ -199,22 +206,21 @@ impl TaskGraph {
         &mut self,
         i: Index,
         input_nr: usize,
-        producer: u64,
         g: Option<Tensor>,
-    ) -> Option<InputBuffer> {
+    ) -> Result<Option<InputBuffer>> {
         let count = &mut self.dependencies[i as usize];
         *count -= 1;
         if *count > 0 {
             if let Some(g) = g {
-                self.buffer(i).add(input_nr, producer, g);
+                self.buffer(i).add(input_nr, g)?;
             }
-            return None;
+            return Ok(None);
         }
         let mut buffer = self.take_buffer(i);
         if let Some(g) = g {
-            buffer.add(input_nr, producer, g);
+            buffer.add(input_nr, g)?;
         }
-        Some(buffer)
+        Ok(Some(buffer))
     }
 
     /// Node `i`'s pending input buffer, now (empty if nothing arrived).
