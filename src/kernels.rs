@@ -228,9 +228,18 @@ fn zip_rows<T: Copy + Sync, U: BufferElement>(
 
 /// A copy of `x` with elements converted to `dtype` (no autograd; same tensor back if already `dtype`).
 pub fn cast(x: &Tensor, dtype: DType) -> Tensor {
+    cast_ref(x, dtype).into_owned()
+}
+
+/// `x` itself when it already has `dtype` (no handle clone), else a converted copy.
+pub fn cast_ref(x: &Tensor, dtype: DType) -> std::borrow::Cow<'_, Tensor> {
     if x.dtype() == dtype {
-        return x.clone();
+        return std::borrow::Cow::Borrowed(x);
     }
+    std::borrow::Cow::Owned(cast_copy(x, dtype))
+}
+
+fn cast_copy(x: &Tensor, dtype: DType) -> Tensor {
     with_any!(x.dtype(), S => with_any!(dtype, D => map(x, |v: S| D::from_f64(v.to_f64()))))
 }
 
@@ -336,7 +345,7 @@ pub fn pairwise_sum<T: Num>(xs: &[T]) -> T {
 
 /// Writes `src` (same shape as `dst`, any dtype) into `dst`'s elements, converting; bumps nothing.
 pub fn write_into(dst: &Tensor, src: &Tensor) {
-    let src = cast(src, dst.dtype());
+    let src = cast_ref(src, dst.dtype());
     with_any!(dst.dtype(), T => {
         let values: Vec<T> = src.read(gather);
         let mut guard = dst.storage().write();
@@ -355,7 +364,7 @@ pub fn add_into(dst: &Tensor, src: &Tensor) -> Result<()> {
     if crate::with_num!(dst.dtype(), T => zip_into(dst, src, |a: T, b: T| a + b)) {
         return Ok(());
     }
-    let src = cast(src, dst.dtype());
+    let src = cast_ref(src, dst.dtype());
     crate::with_num!(dst.dtype(), T => {
         let values: Vec<T> = src.read(gather);
         let mut guard = dst.storage().write();

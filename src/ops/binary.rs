@@ -5,7 +5,7 @@ use super::{elem, float_dtype, result_type, Arith};
 use crate::autograd::{is_recording, record, Save};
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
-use crate::kernels::{cast, map, zip};
+use crate::kernels::{cast_ref, map, zip};
 use crate::tensor::Tensor;
 use crate::with_num;
 
@@ -141,7 +141,7 @@ macro_rules! with_op {
 
 fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let dtype = compute_dtype(op, result_type(a, b));
-    let (ca, cb) = (cast(a, dtype), cast(b, dtype));
+    let (ca, cb) = (cast_ref(a, dtype), cast_ref(b, dtype));
     let out = with_num!(dtype, T => with_op!(op, T, f => zip(&ca, &cb, f))?);
     if !is_recording(&[a, b]) {
         return Ok(out);
@@ -228,7 +228,7 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// 0 where `a == 0 && b >= 0` (there `a^b·ln a` is taken as 0), 1 elsewhere; a constant.
 fn zero_base_mask(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let dtype = float_dtype(result_type(a, b));
-    let (ca, cb) = (cast(a, dtype), cast(b, dtype));
+    let (ca, cb) = (cast_ref(a, dtype), cast_ref(b, dtype));
     crate::with_float!(dtype, T => zip(&ca, &cb, |x: T, y: T| if x == 0.0 && y >= 0.0 { 0.0 as T } else { 1.0 as T }))
 }
 
@@ -242,7 +242,7 @@ fn save_if(cond: bool, t: &Tensor) -> Save<'_> {
 
 /// Elementwise `x op s` (or `s op x` when `reversed`) computed in `dtype`; no autograd.
 fn scalar_kernel(op: BinaryOp, x: &Tensor, s: f64, dtype: DType, reversed: bool) -> Result<Tensor> {
-    let x = cast(x, dtype);
+    let x = cast_ref(x, dtype);
     Ok(with_num!(dtype, T => {
         let s: T = elem(s);
         if reversed {

@@ -12,7 +12,7 @@ use crate::{with_float, with_num};
 /// Applies a float function (written once, generic over f32/f64) to `x`, promoting integers to float32.
 macro_rules! float_map {
     ($x:expr, |$v:ident| $body:expr) => {{
-        let x = cast($x, float_dtype($x.dtype()));
+        let x = crate::kernels::cast_ref($x, float_dtype($x.dtype()));
         with_float!(x.dtype(), T => map(&x, |$v: T| $body))
     }};
 }
