@@ -199,7 +199,13 @@ fn concurrent_graph_tasks_over_the_same_graph_agree() {
         ..GradOptions::default()
     };
     let expected = values(
-        &autograd::grad(&[loss.clone()], &[x.clone()], &[], options).unwrap()[0]
+        &autograd::grad(
+            std::slice::from_ref(&loss),
+            std::slice::from_ref(&x),
+            &[],
+            options,
+        )
+        .unwrap()[0]
             .clone()
             .unwrap(),
     );
@@ -209,8 +215,13 @@ fn concurrent_graph_tasks_over_the_same_graph_agree() {
             std::thread::spawn(move || {
                 (0..25)
                     .map(|_| {
-                        let g =
-                            autograd::grad(&[loss.clone()], &[x.clone()], &[], options).unwrap();
+                        let g = autograd::grad(
+                            std::slice::from_ref(&loss),
+                            std::slice::from_ref(&x),
+                            &[],
+                            options,
+                        )
+                        .unwrap();
                         values(g[0].as_ref().unwrap())
                     })
                     .collect::<Vec<_>>()

@@ -275,3 +275,54 @@ fn next_tag() -> u32 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::autograd::gradient_edge;
+
+    #[test]
+    fn overlapping_tasks_number_the_same_nodes_without_mixing_up() {
+        let x = Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
+        x.set_requires_grad(true).unwrap();
+        let y = x.sin().unwrap().mul(&x).unwrap().sum().unwrap();
+        let root = gradient_edge(&y).unwrap().node;
+
+        let first = TaskGraph::build(std::iter::once(&root));
+        assert_eq!(first.len(), 4); // sum, mul, sin, AccumulateGrad
+        assert!(first.foreign.is_empty());
+        // a second task while the first runs finds every slot taken: hash-map fallback
+        let second = TaskGraph::build(std::iter::once(&root));
+        assert_eq!(second.foreign.len(), 4);
+        assert_eq!(second.held, 0);
+        for i in 0..4 {
+            for g in [&first, &second] {
+                assert_eq!(g.index_of(g.node(i)), Some(i));
+                let deps = |name: &str| {
+                    let j = (0..4).find(|&j| g.node(j).name() == name).unwrap();
+                    g.dependencies(j)
+                };
+                // the leaf feeds both mul and sin
+                assert_eq!(
+                    [
+                        "SumBackward0",
+                        "MulBackward0",
+                        "SinBackward0",
+                        "AccumulateGrad"
+                    ]
+                    .map(deps),
+                    [0, 1, 1, 2]
+                );
+            }
+        }
+        // slots are emptied when a task ends, so a later task claims them again
+        drop(first);
+        assert!(second
+            .nodes
+            .iter()
+            .all(|n| n.task_slot.0.load(Ordering::Relaxed) == 0));
+        let third = TaskGraph::build(std::iter::once(&root));
+        assert!(third.foreign.is_empty());
+        assert_eq!(third.held, 4);
+    }
+}
