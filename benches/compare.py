@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """ferrograd against hand-written numpy (and PyTorch CPU when installed), in one process.
 
-    python benches/compare.py [--threads N] [--quick] [--output BENCHMARKS.md]
+    python benches/compare.py [--threads N] [--quick] [--rounds R] [--output BENCHMARKS.md]
 
 Every workload runs through ferrograd's public Python API, through a numpy forward *and*
 backward written by hand (the chain rule spelled out), and through PyTorch if ``import torch``
 works. Before any timing, each library's gradients (and forward values) are checked against the
 numpy baseline, so the benchmark never compares different computations. Each measurement is the
-minimum over N timed runs after one warm-up run (the warm-up run is the checked one), timed with
-``time.perf_counter`` with the garbage collector off. The report (markdown) overwrites
+minimum over N timed runs, shared out over ``--rounds`` rounds (default 3) in which numpy and the
+libraries take turns, so a slow spell of a shared machine falls on all of them; each round's runs
+follow one warm-up run (the checked one), timed with ``time.perf_counter`` with the garbage
+collector off. The report (markdown) overwrites
 ``--output``; a summary table is also printed.
 
 ``--threads N`` sets OMP/OPENBLAS/MKL/RAYON_NUM_THREADS before numpy (and ferrograd, which
@@ -85,12 +87,16 @@ class Ctx:
     fg: Any
     torch: Any
     quick: bool
+    rounds: int = 1
     checks: list[tuple[str, str, str]] = field(default_factory=list)  # workload, library, diff
     failures: list[tuple[str, str, str]] = field(default_factory=list)  # workload, lib, traceback
     notes: list[str] = field(default_factory=list)
 
     def reps(self, workload: str) -> int:
         return REPS[workload][1 if self.quick else 0]
+
+    def reps_per_round(self, workload: str) -> int:
+        return max(1, -(-self.reps(workload) // self.rounds))
 
     def autograd_libs(self) -> list[tuple[str, Any]]:
         libs = [("ferrograd", self.fg)]
@@ -147,32 +153,52 @@ def check_close(ctx: Ctx, workload: str, lib: str, got: dict, ref: dict, rtol: f
                            f"{diff:.3g} (max |numpy| = {scale:.3g}, rtol {rtol}, atol {atol:.3g})")
         if scale:
             worst = max(worst, float(np.max(np.abs(have - want))) / scale)
+    for i, (w, name, prev) in enumerate(ctx.checks):
+        if (w, name) == (workload, lib):  # a later round: keep the worst difference seen
+            ctx.checks[i] = (w, name, f"{max(worst, float(prev)):.1e}")
+            return
     ctx.checks.append((workload, lib, f"{worst:.1e}"))
 
 
 def run_libs(ctx: Ctx, workload: str, np_run: Run, make_ag: Callable[[str, Any], Run],
              rtol: float = 1e-4, atol_rel: float = 1e-5,
              after: Callable[[str], None] | None = None) -> dict[str, list[float] | str]:
-    """Times numpy, then each autograd library after checking it against numpy's values;
-    ``after(name)`` runs once each library is done."""
-    reps = ctx.reps(workload)
-    print(f"  {workload}: numpy ...", flush=True)
+    """Times numpy, then each autograd library after checking it against numpy's values, in
+    ``ctx.rounds`` rounds (numpy and the libraries take turns, so a slow spell of the machine
+    hits them alike); keeps each part's minimum over all rounds. ``after(name)`` runs once
+    each library is done with its last round."""
+    reps = ctx.reps_per_round(workload)
     out: dict[str, list[float] | str] = {}
-    out["numpy"], ref = measure(np_run, reps)
-    for name, lib in ctx.autograd_libs():
-        print(f"  {workload}: {name} ...", flush=True)
-        try:
-            run = make_ag(name, lib)
-            out[name], _ = measure(
-                run, reps, lambda got, n=name: check_close(ctx, workload, n, got, ref, rtol,
-                                                           atol_rel))
-        except Exception as exc:  # reported, and the other libraries still run
-            ctx.failures.append((workload, name, traceback.format_exc()))
-            kind = "mismatch" if isinstance(exc, Mismatch) else f"failed ({type(exc).__name__})"
-            out[name] = kind
-            print(f"    {name}: {kind}: {exc}", flush=True)
-        if after is not None:
-            after(name)
+    runs: dict[str, Run] = {}
+
+    def keep(name: str, best: list[float]) -> None:
+        old = out.get(name)
+        out[name] = best if not isinstance(old, list) else [min(a, b) for a, b in zip(old, best)]
+
+    for r in range(ctx.rounds):
+        last = r == ctx.rounds - 1
+        tag = f" (round {r + 1}/{ctx.rounds})" if ctx.rounds > 1 else ""
+        print(f"  {workload}: numpy{tag} ...", flush=True)
+        best, ref = measure(np_run, reps)
+        keep("numpy", best)
+        for name, lib in ctx.autograd_libs():
+            if isinstance(out.get(name), str):
+                continue  # failed in an earlier round
+            print(f"  {workload}: {name}{tag} ...", flush=True)
+            try:
+                if name not in runs:
+                    runs[name] = make_ag(name, lib)
+                best, _ = measure(
+                    runs[name], reps, lambda got, n=name, ref=ref: check_close(
+                        ctx, workload, n, got, ref, rtol, atol_rel))
+                keep(name, best)
+            except Exception as exc:  # reported, and the other libraries still run
+                ctx.failures.append((workload, name, traceback.format_exc()))
+                kind = "mismatch" if isinstance(exc, Mismatch) else f"failed ({type(exc).__name__})"
+                out[name] = kind
+                print(f"    {name}: {kind}: {exc}", flush=True)
+            if after is not None and last:
+                after(name)
     return out
 
 
@@ -892,10 +918,12 @@ def write_report(path: str, rows: list[Row], ctx: Ctx, env: dict[str, str]) -> N
         f"- **OPENBLAS_CORETYPE**: {env['coretype']}. On this machine it may be set; it picks "
         "OpenBLAS's kernel and so changes numpy's matmul speed (matmul_big, mlp_step, "
         "wide_branches).",
-        f"- **Method**: {env['mode']} mode; each figure is the minimum over N timed runs after one "
-        "warm-up run and a 0.3 s pause (so the previous library's spinning BLAS/OpenMP "
-        "threads have gone idle), `time.perf_counter`, garbage collector off while timing; float32 "
-        "throughout. Timed runs per workload: "
+        f"- **Method**: {env['mode']} mode, {env['rounds']} round(s): in each round numpy and then "
+        "each library run the workload (so a slow spell of this shared machine falls on all of "
+        "them); each figure is the minimum over N timed runs in all, shared out over the rounds, "
+        "each round's runs after one warm-up run and a 0.3 s pause (so the previous library's "
+        "spinning BLAS/OpenMP threads have gone idle), `time.perf_counter`, garbage collector "
+        "off while timing; float32 throughout. Timed runs per workload (all rounds): "
         + ", ".join(f"{k} {v}" for k, v in env["reps"].items()) + ".",
         "- **Checked**: before timing, every library's gradients (and forward values where "
         "the workload has them) were asserted equal to the numpy baseline's (`np.allclose`, "
@@ -960,10 +988,16 @@ def main(argv: list[str] | None = None) -> int:
                              "MKL/RAYON_NUM_THREADS before numpy is imported)")
     parser.add_argument("--quick", action="store_true",
                         help="fewer repetitions (same sizes): a full run in well under a minute")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="time each workload in this many rounds, numpy and the libraries "
+                             "taking turns, and keep the fastest (default 3; the timed runs "
+                             "per workload are shared out over the rounds)")
     parser.add_argument("--output", default=os.path.join(REPO, "BENCHMARKS.md"),
                         help="markdown report to write (overwritten); default BENCHMARKS.md at "
                              "the repository root")
     args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be >= 1")
     if args.threads is not None:
         if args.threads < 1:
             parser.error("--threads must be >= 1")
@@ -988,7 +1022,7 @@ def main(argv: list[str] | None = None) -> int:
     whole_run = OtherLoad()
     load0 = os.getloadavg()[0]
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-    ctx = Ctx(np=np, fg=fg, torch=torch, quick=args.quick)
+    ctx = Ctx(np=np, fg=fg, torch=torch, quick=args.quick, rounds=args.rounds)
     print(f"ferrograd benchmarks ({'quick' if args.quick else 'full'} mode); numpy "
           f"{np.__version__}; torch {'not installed' if torch is None else torch.__version__}",
           flush=True)
@@ -1046,7 +1080,8 @@ def main(argv: list[str] | None = None) -> int:
         "coretype": (f"`{os.environ['OPENBLAS_CORETYPE']}`" if "OPENBLAS_CORETYPE" in os.environ
                      else "not set"),
         "mode": "quick (`--quick`)" if args.quick else "full",
-        "reps": {k: v[1 if args.quick else 0] for k, v in REPS.items()},
+        "rounds": str(args.rounds),
+        "reps": {k: ctx.reps_per_round(k) * ctx.rounds for k in REPS},
     }
     known = [sum(v) for v in other.values() if v is not None]
     env["busy"] = "yes" if known and max(known) >= 0.25 else ""
