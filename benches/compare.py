@@ -188,9 +188,12 @@ def run_libs(ctx: Ctx, workload: str, np_run: Run, make_ag: Callable[[str, Any],
             try:
                 if name not in runs:
                     runs[name] = make_ag(name, lib)
-                best, _ = measure(
-                    runs[name], reps, lambda got, n=name, ref=ref: check_close(
-                        ctx, workload, n, got, ref, rtol, atol_rel))
+                # checked in the first round only: workloads that train (mlp_step) drift
+                # apart in float32 rounding over many steps, legitimately
+                check = (lambda got, n=name, ref=ref: check_close(ctx, workload, n, got, ref,
+                                                                  rtol, atol_rel)
+                         ) if r == 0 else None
+                best, _ = measure(runs[name], reps, check)
                 keep(name, best)
             except Exception as exc:  # reported, and the other libraries still run
                 ctx.failures.append((workload, name, traceback.format_exc()))
