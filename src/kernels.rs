@@ -77,7 +77,11 @@ const WIDE_MIN: usize = 8;
 
 fn map_dispatch<T: Copy, U>(xs: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
     #[cfg(target_arch = "x86_64")]
-    match if xs.len() < WIDE_MIN { 0 } else { wide::level() } {
+    match if xs.len() < WIDE_MIN {
+        0
+    } else {
+        wide::level()
+    } {
         // SAFETY: the CPU supports the features each loop is compiled for (checked by `level`).
         2 => return unsafe { wide::map_loop_512(xs, out, f) },
         1 => return unsafe { wide::map_loop(xs, out, f) },
@@ -88,7 +92,11 @@ fn map_dispatch<T: Copy, U>(xs: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
 
 fn zip_dispatch<T: Copy, U>(xs: &[T], ys: &[T], out: &mut [U], f: &impl Fn(T, T) -> U) {
     #[cfg(target_arch = "x86_64")]
-    match if xs.len() < WIDE_MIN { 0 } else { wide::level() } {
+    match if xs.len() < WIDE_MIN {
+        0
+    } else {
+        wide::level()
+    } {
         // SAFETY: as in `map_dispatch`.
         2 => return unsafe { wide::zip_loop_512(xs, ys, out, f) },
         1 => return unsafe { wide::zip_loop(xs, ys, out, f) },

@@ -1,9 +1,10 @@
-//! The backward engine: dependency counting, input buffers, and execution newest-node-first.
+//! The backward engine: runs a graph task's nodes in waves, newest node first.
 //!
-//! One call of [`backward`] or [`grad`] is a graph task. It walks the graph from the roots with an
-//! explicit stack (never recursion) to count how many edges lead into each node, then runs a node
-//! once all its incoming gradients have been summed into its input buffer. Nodes, input buffers and
-//! dependency counts are plain `Send + Sync` data, so independent ready nodes can run concurrently.
+//! One call of [`backward`] or [`grad`] is a graph task. Its [`TaskGraph`] numbers the nodes
+//! reachable from the roots (an explicit stack, never recursion) and counts the edges into each;
+//! a node runs once all its incoming gradients have been summed into its input buffer. The
+//! nodes ready together form a wave; a large wave runs on several threads, and its results are
+//! delivered in a fixed order, so gradients do not depend on the number of threads.
 
 use super::gradient_edge;
 use super::node::{Edge, Node, NodeKind};
@@ -200,16 +201,13 @@ impl GraphTask {
             .enumerate()
             .filter_map(|(k, e)| Some((graph.index_of(&e.node)?, e.input_nr, k)))
             .collect();
-        let mut captured = vec![
-            false;
-            if capture_at.is_empty() {
-                0
-            } else {
-                graph.len()
+        // which nodes have a captured output (empty for backward(), which captures nothing)
+        let mut captured = Vec::new();
+        if !capture_at.is_empty() {
+            captured.resize(graph.len(), false);
+            for &(i, _, _) in &capture_at {
+                captured[i as usize] = true;
             }
-        ];
-        for &(i, _, _) in &capture_at {
-            captured[i as usize] = true;
         }
         let needed = (!self.accumulate).then(|| nodes_leading_to_captures(&graph, &captured));
 

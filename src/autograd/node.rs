@@ -192,17 +192,7 @@ impl Node {
 
     /// Runs the tensor hooks registered on this node's outputs over the incoming gradients.
     pub(crate) fn run_pre_hooks(&self, grads: &mut [Option<Tensor>]) -> Result<()> {
-        if !self.has_extras.load(Ordering::Acquire) {
-            return Ok(());
-        }
-        let hooks = {
-            let hooks = self.pre_hooks.lock();
-            if hooks.is_empty() {
-                return Ok(());
-            }
-            hooks.clone()
-        };
-        for (_, output_nr, hook) in hooks {
+        for (_, output_nr, hook) in self.snapshot(&self.pre_hooks) {
             if let Some(Some(g)) = grads.get(output_nr) {
                 if let Some(new) = hook(g)? {
                     grads[output_nr] = Some(new);
@@ -212,6 +202,15 @@ impl Node {
         Ok(())
     }
 
+    /// A copy of one of the hook lists, taken without holding its lock while hooks run (they
+    /// may register more); no lock at all on nodes that never had a hook or retained grad.
+    fn snapshot<T: Clone>(&self, list: &Mutex<Vec<T>>) -> Vec<T> {
+        if !self.has_extras.load(Ordering::Acquire) {
+            return Vec::new();
+        }
+        list.lock().clone()
+    }
+
     pub(crate) fn add_retained_grad(&self, output_nr: usize, tensor: Weak<TensorImpl>) {
         self.retained.lock().push((output_nr, tensor));
         self.has_extras.store(true, Ordering::Release);
@@ -219,17 +218,7 @@ impl Node {
 
     /// Stores the gradients of retained non-leaf outputs into their `.grad`.
     pub(crate) fn store_retained_grads(&self, grads: &[Option<Tensor>]) -> Result<()> {
-        if !self.has_extras.load(Ordering::Acquire) {
-            return Ok(());
-        }
-        let retained = {
-            let retained = self.retained.lock();
-            if retained.is_empty() {
-                return Ok(());
-            }
-            retained.clone()
-        };
-        for (output_nr, weak) in retained {
+        for (output_nr, weak) in self.snapshot(&self.retained) {
             let (Some(tensor), Some(Some(g))) = (weak.upgrade(), grads.get(output_nr)) else {
                 continue;
             };
