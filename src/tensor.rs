@@ -350,6 +350,20 @@ impl Tensor {
         self.meta().grad_fn.as_ref().map_or(0, |e| e.input_nr)
     }
 
+    /// Sets the `grad_fn` of an op's new output: without locking when no other handle exists.
+    pub(crate) fn set_fresh_grad_fn(&mut self, edge: Edge) {
+        match Arc::get_mut(&mut self.0) {
+            Some(inner) => {
+                let meta = inner.meta.get_mut();
+                meta.grad_fn = Some(edge);
+                inner
+                    .requires_grad
+                    .store(true, std::sync::atomic::Ordering::Release);
+            }
+            None => self.set_grad_fn(Some(edge)),
+        }
+    }
+
     pub(crate) fn set_grad_fn(&self, edge: Option<Edge>) {
         let mut meta = self.meta();
         meta.grad_fn = edge;

@@ -106,7 +106,7 @@ pub fn record(
     saves: &[Save<'_>],
     backward: impl Fn(&BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 ) -> Tensor {
-    attach(&[&out], name, inputs, saves, Box::new(backward));
+    let [out] = attach([out], name, inputs, saves, Box::new(backward));
     out
 }
 
@@ -118,19 +118,17 @@ pub fn record_multi(
     saves: &[Save<'_>],
     backward: BackwardFn,
 ) -> Vec<Tensor> {
-    let refs: Vec<&Tensor> = outs.iter().collect();
-    attach(&refs, name, inputs, saves, backward);
-    outs
+    attach(outs, name, inputs, saves, backward)
 }
 
-/// Creates the node and makes it the `grad_fn` of each of `outs`.
-fn attach(
-    outs: &[&Tensor],
+/// Creates the node and makes it the `grad_fn` of each of `outs` (returned).
+fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
+    mut outs: Outs,
     name: impl Into<std::borrow::Cow<'static, str>>,
     inputs: &[&Tensor],
     saves: &[Save<'_>],
     backward: BackwardFn,
-) {
+) -> Outs {
     let next_edges = inputs.iter().map(|t| gradient_edge(t)).collect();
     let metas = inputs
         .iter()
@@ -143,18 +141,26 @@ fn attach(
         .iter()
         .map(|s| match s {
             Save::Tensor(t) => SavedVariable::input(t),
-            Save::Output => SavedVariable::output(outs[0], 0),
-            Save::OutputAt(n) => SavedVariable::output(outs[*n], *n),
+            Save::Output => SavedVariable::output(&outs.as_ref()[0], 0),
+            Save::OutputAt(n) => SavedVariable::output(&outs.as_ref()[*n], *n),
             Save::Skip => SavedVariable::none(),
         })
         .collect();
-    let node = Arc::new(Node::new(name, next_edges, metas, saved, backward));
-    for (i, out) in outs.iter().enumerate() {
-        out.set_grad_fn(Some(Edge {
-            node: node.clone(),
-            input_nr: i,
-        }));
+    let mut node = Some(Arc::new(Node::new(
+        name, next_edges, metas, saved, backward,
+    )));
+    let n = outs.as_ref().len();
+    for (i, out) in outs.as_mut().iter_mut().enumerate() {
+        // the last output takes the node itself, and a fresh output is set without its lock:
+        // a locked instruction right after writing the new node waits for all those stores
+        // to drain, a measurable part of a small op
+        let node = match i + 1 == n {
+            true => node.take().expect("the node is moved once"),
+            false => node.clone().expect("the node is moved last"),
+        };
+        out.set_fresh_grad_fn(Edge { node, input_nr: i });
     }
+    outs
 }
 
 thread_local! {
