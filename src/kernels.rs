@@ -27,6 +27,14 @@ fn zip_loop<T: Copy, U>(xs: &[T], ys: &[T], out: &mut [U], f: &impl Fn(T, T) -> 
     }
 }
 
+/// `d[i] = f(d[i], s[i])` on one thread.
+#[inline(always)]
+fn update_loop<T: Copy>(d: &mut [T], s: &[T], f: &impl Fn(T, T) -> T) {
+    for (a, &b) in d.iter_mut().zip(s) {
+        *a = f(*a, b);
+    }
+}
+
 /// The loops compiled for AVX-512 or AVX2+FMA, chosen at run time from what the CPU has.
 #[cfg(target_arch = "x86_64")]
 mod wide {
@@ -45,6 +53,11 @@ mod wide {
         super::zip_loop(xs, ys, out, f)
     }
 
+    #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+    pub(super) fn update_loop_512<T: Copy>(d: &mut [T], s: &[T], f: &impl Fn(T, T) -> T) {
+        super::update_loop(d, s, f)
+    }
+
     #[target_feature(enable = "avx2,fma")]
     pub(super) fn map_loop<T: Copy, U>(xs: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
         super::map_loop(xs, out, f)
@@ -53,6 +66,11 @@ mod wide {
     #[target_feature(enable = "avx2,fma")]
     pub(super) fn zip_loop<T: Copy, U>(xs: &[T], ys: &[T], out: &mut [U], f: &impl Fn(T, T) -> U) {
         super::zip_loop(xs, ys, out, f)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn update_loop<T: Copy>(d: &mut [T], s: &[T], f: &impl Fn(T, T) -> T) {
+        super::update_loop(d, s, f)
     }
 
     /// The widest instruction set the CPU offers: 2 for AVX-512, 1 for AVX2+FMA, 0 for neither.
@@ -75,13 +93,19 @@ mod wide {
 /// Below this many elements the plain loop runs: the wide loops' set-up costs more than it saves.
 const WIDE_MIN: usize = 8;
 
-fn map_dispatch<T: Copy, U>(xs: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
-    #[cfg(target_arch = "x86_64")]
-    match if xs.len() < WIDE_MIN {
+/// The instruction set for a loop over `n` elements: [`wide::level`], or 0 for short loops.
+#[cfg(target_arch = "x86_64")]
+fn level_for(n: usize) -> u8 {
+    if n < WIDE_MIN {
         0
     } else {
         wide::level()
-    } {
+    }
+}
+
+fn map_dispatch<T: Copy, U>(xs: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
+    #[cfg(target_arch = "x86_64")]
+    match level_for(xs.len()) {
         // SAFETY: the CPU supports the features each loop is compiled for (checked by `level`).
         2 => return unsafe { wide::map_loop_512(xs, out, f) },
         1 => return unsafe { wide::map_loop(xs, out, f) },
@@ -92,17 +116,25 @@ fn map_dispatch<T: Copy, U>(xs: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
 
 fn zip_dispatch<T: Copy, U>(xs: &[T], ys: &[T], out: &mut [U], f: &impl Fn(T, T) -> U) {
     #[cfg(target_arch = "x86_64")]
-    match if xs.len() < WIDE_MIN {
-        0
-    } else {
-        wide::level()
-    } {
+    match level_for(xs.len()) {
         // SAFETY: as in `map_dispatch`.
         2 => return unsafe { wide::zip_loop_512(xs, ys, out, f) },
         1 => return unsafe { wide::zip_loop(xs, ys, out, f) },
         _ => {}
     }
     zip_loop(xs, ys, out, f)
+}
+
+/// `d[i] = f(d[i], s[i])`, vectorized, on one thread.
+fn update_dispatch<T: Copy>(d: &mut [T], s: &[T], f: &impl Fn(T, T) -> T) {
+    #[cfg(target_arch = "x86_64")]
+    match level_for(d.len()) {
+        // SAFETY: as in `map_dispatch`.
+        2 => return unsafe { wide::update_loop_512(d, s, f) },
+        1 => return unsafe { wide::update_loop(d, s, f) },
+        _ => {}
+    }
+    update_loop(d, s, f)
 }
 
 /// `out[i] = f(xs[i])`, vectorized, in parallel chunks for large inputs.
@@ -247,11 +279,9 @@ pub fn cast_ref(x: &Tensor, dtype: DType) -> std::borrow::Cow<'_, Tensor> {
     if x.dtype() == dtype {
         return std::borrow::Cow::Borrowed(x);
     }
-    std::borrow::Cow::Owned(cast_copy(x, dtype))
-}
-
-fn cast_copy(x: &Tensor, dtype: DType) -> Tensor {
-    with_any!(x.dtype(), S => with_any!(dtype, D => map(x, |v: S| D::from_f64(v.to_f64()))))
+    std::borrow::Cow::Owned(
+        with_any!(x.dtype(), S => with_any!(dtype, D => map(x, |v: S| D::from_f64(v.to_f64())))),
+    )
 }
 
 /// Sums over the dimensions marked in `reduce`; the result keeps every dimension (size 1 where reduced).
@@ -296,7 +326,7 @@ pub fn sum_dims<T: BufferElement + Num>(x: &Tensor, reduce: &[bool]) -> Tensor {
             let mut out = vec![T::ZERO; inner];
             if inner > 0 {
                 for row in d[range].chunks_exact(inner) {
-                    zip_in_place(&mut out, row, &|a: T, b: T| a + b);
+                    update_dispatch(&mut out, row, &|a: T, b: T| a + b);
                 }
             }
             Some(out)
@@ -414,14 +444,14 @@ pub fn zip_into<T: BufferElement>(
         let d = &mut d[rd.clone()];
         let s = &s[rs.clone()];
         if d.len() < PARALLEL_ELEMENTS {
-            zip_in_place(d, s, &f);
+            update_dispatch(d, s, &f);
             return;
         }
         let chunk = PARALLEL_ELEMENTS / 4;
         crate::parallel::install(|_| {
             d.par_chunks_mut(chunk)
                 .zip(s.par_chunks(chunk))
-                .for_each(|(d, s)| zip_in_place(d, s, &f))
+                .for_each(|(d, s)| update_dispatch(d, s, &f))
         });
     };
     if std::sync::Arc::as_ptr(ds) < std::sync::Arc::as_ptr(ss) {
@@ -432,28 +462,6 @@ pub fn zip_into<T: BufferElement>(
         apply(ds.write().as_mut_slice(), s.as_slice());
     }
     true
-}
-
-/// `d[i] = f(d[i], s[i])`, through the vectorized loops (in blocks through a stack buffer).
-fn zip_in_place<T: Copy + Default>(d: &mut [T], s: &[T], f: &impl Fn(T, T) -> T) {
-    fn blocks<T: Copy, const BLOCK: usize>(
-        d: &mut [T],
-        s: &[T],
-        tmp: &mut [T; BLOCK],
-        f: &impl Fn(T, T) -> T,
-    ) {
-        for (d, s) in d.chunks_mut(BLOCK).zip(s.chunks(BLOCK)) {
-            let tmp = &mut tmp[..d.len()];
-            zip_dispatch(d, s, tmp, f);
-            d.copy_from_slice(tmp);
-        }
-    }
-    // a small tensor gets a small stack buffer: clearing 1024 elements would cost more than the sum
-    if d.len() <= 64 {
-        blocks(d, s, &mut [T::default(); 64], f);
-    } else {
-        blocks(d, s, &mut [T::default(); 1024], f);
-    }
 }
 
 /// Sets every element of `dst` from `f(position)` (row-major position), with the write lock held.

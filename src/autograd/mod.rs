@@ -146,20 +146,21 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
             Save::Skip => SavedVariable::none(),
         })
         .collect();
-    let mut node = Some(Arc::new(Node::new(
-        name, next_edges, metas, saved, backward,
-    )));
-    let n = outs.as_ref().len();
-    for (i, out) in outs.as_mut().iter_mut().enumerate() {
-        // the last output takes the node itself, and a fresh output is set without its lock:
-        // a locked instruction right after writing the new node waits for all those stores
-        // to drain, a measurable part of a small op
-        let node = match i + 1 == n {
-            true => node.take().expect("the node is moved once"),
-            false => node.clone().expect("the node is moved last"),
-        };
-        out.set_fresh_grad_fn(Edge { node, input_nr: i });
+    let node = Arc::new(Node::new(name, next_edges, metas, saved, backward));
+    // The last output takes the node itself, and fresh outputs are set without their lock: a
+    // locked instruction right after writing the new node waits for all those stores to drain,
+    // a measurable part of a small op.
+    let (last, rest) = outs.as_mut().split_last_mut().expect("an op has an output");
+    for (i, out) in rest.iter_mut().enumerate() {
+        out.set_fresh_grad_fn(Edge {
+            node: node.clone(),
+            input_nr: i,
+        });
     }
+    last.set_fresh_grad_fn(Edge {
+        node,
+        input_nr: rest.len(),
+    });
     outs
 }
 
