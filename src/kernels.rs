@@ -7,6 +7,7 @@ use crate::storage::BufferElement;
 use crate::tensor::{gather, Tensor};
 use crate::with_any;
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 
 /// Element count above which elementwise kernels split the work across rayon threads.
 pub const PARALLEL_ELEMENTS: usize = 1 << 15;
@@ -139,18 +140,63 @@ fn update_dispatch<T: Copy>(d: &mut [T], s: &[T], f: &impl Fn(T, T) -> T) {
 
 /// `out[i] = f(xs[i])`, vectorized, in parallel chunks for large inputs.
 fn map_slice<T: Copy + Sync, U: BufferElement>(xs: &[T], f: &(impl Fn(T) -> U + Sync)) -> Vec<U> {
-    let mut out = crate::pool::buffer(xs.len());
-    if xs.len() < PARALLEL_ELEMENTS {
-        map_dispatch(xs, &mut out, f);
-        return out;
-    }
-    let chunk = PARALLEL_ELEMENTS / 4;
-    crate::parallel::install(|_| {
-        out.par_chunks_mut(chunk)
-            .zip(xs.par_chunks(chunk))
-            .for_each(|(o, x)| map_dispatch(x, o, f))
-    });
+    map_slice_fixed(xs, f, &|_: &[T], _: &mut [U]| {})
+}
+
+/// Elements per block of [`map_fixed`]: the block's input and output are still in L1/L2 when
+/// `fix` reads them.
+const FIX_BLOCK: usize = 4096;
+
+/// A vector of `n` elements written by `fill`, which gets them as uninitialized memory and must
+/// write every one (no zeroing pass first; a large vector may come from the pool).
+fn filled<U: BufferElement>(n: usize, fill: impl FnOnce(&mut [MaybeUninit<U>])) -> Vec<U> {
+    let mut out = crate::pool::with_capacity::<U>(n);
+    fill(&mut out.spare_capacity_mut()[..n]);
+    // SAFETY: `fill` wrote all `n` elements (its callers' loops cover the whole slice); if it
+    // panicked, the length stays 0
+    unsafe { out.set_len(n) };
     out
+}
+
+/// `out`, fully written, as initialized elements.
+///
+/// # Safety
+/// Every element of `out` must have been written.
+unsafe fn assume_init<U>(out: &mut [MaybeUninit<U>]) -> &mut [U] {
+    // SAFETY: `MaybeUninit<U>` has `U`'s layout, and the caller vouches for the contents
+    unsafe { &mut *(out as *mut [MaybeUninit<U>] as *mut [U]) }
+}
+
+/// [`map_slice`], then `fix(xs_block, out_block)` on each block of at most [`FIX_BLOCK`].
+fn map_slice_fixed<T: Copy + Sync, U: BufferElement>(
+    xs: &[T],
+    f: &(impl Fn(T) -> U + Sync),
+    fix: &(impl Fn(&[T], &mut [U]) + Sync),
+) -> Vec<U> {
+    let f = &|v: T| MaybeUninit::new(f(v));
+    let run = |x: &[T], o: &mut [MaybeUninit<U>]| {
+        if x.len() <= FIX_BLOCK {
+            map_dispatch(x, o, f);
+            // SAFETY: the map wrote every element
+            return fix(x, unsafe { assume_init(o) });
+        }
+        for (x, o) in x.chunks(FIX_BLOCK).zip(o.chunks_mut(FIX_BLOCK)) {
+            map_dispatch(x, o, f);
+            // SAFETY: the map wrote every element of the block
+            fix(x, unsafe { assume_init(o) });
+        }
+    };
+    filled(xs.len(), |out| {
+        if xs.len() < PARALLEL_ELEMENTS {
+            return run(xs, out);
+        }
+        let chunk = PARALLEL_ELEMENTS / 4;
+        crate::parallel::install(|_| {
+            out.par_chunks_mut(chunk)
+                .zip(xs.par_chunks(chunk))
+                .for_each(|(o, x)| run(x, o))
+        })
+    })
 }
 
 /// `out[i] = f(xs[i], ys[i])`, vectorized, in parallel chunks for large inputs.
@@ -159,25 +205,37 @@ fn zip_slices<T: Copy + Sync, U: BufferElement>(
     ys: &[T],
     f: &(impl Fn(T, T) -> U + Sync),
 ) -> Vec<U> {
-    let mut out = crate::pool::buffer(xs.len());
-    if xs.len() < PARALLEL_ELEMENTS {
-        zip_dispatch(xs, ys, &mut out, f);
-        return out;
-    }
-    let chunk = PARALLEL_ELEMENTS / 4;
-    crate::parallel::install(|_| {
-        out.par_chunks_mut(chunk)
-            .zip(xs.par_chunks(chunk).zip(ys.par_chunks(chunk)))
-            .for_each(|(o, (x, y))| zip_dispatch(x, y, o, f))
-    });
-    out
+    assert_eq!(xs.len(), ys.len(), "zip_slices takes slices of one length");
+    let f = &|a: T, b: T| MaybeUninit::new(f(a, b));
+    filled(xs.len(), |out| {
+        if xs.len() < PARALLEL_ELEMENTS {
+            return zip_dispatch(xs, ys, out, f);
+        }
+        let chunk = PARALLEL_ELEMENTS / 4;
+        crate::parallel::install(|_| {
+            out.par_chunks_mut(chunk)
+                .zip(xs.par_chunks(chunk).zip(ys.par_chunks(chunk)))
+                .for_each(|(o, (x, y))| zip_dispatch(x, y, o, f))
+        })
+    })
 }
 
 /// Applies `f` to every element of `x` (of element type `T`), giving a new contiguous tensor.
 pub fn map<T: BufferElement, U: BufferElement>(x: &Tensor, f: impl Fn(T) -> U + Sync) -> Tensor {
+    map_fixed(x, f, |_: &[T], _: &mut [U]| {})
+}
+
+/// [`map`] with a fix-up pass: `fix(inputs, outputs)` runs on each block of a few thousand
+/// elements right after `f` did, while both are still in cache (for example to redo the few
+/// results a fast approximation cannot give, without a second pass over memory).
+pub fn map_fixed<T: BufferElement, U: BufferElement>(
+    x: &Tensor,
+    f: impl Fn(T) -> U + Sync,
+    fix: impl Fn(&[T], &mut [U]) + Sync,
+) -> Tensor {
     let out: Vec<U> = x.read(|data: &[T], layout| match layout.contiguous_range() {
-        Some(range) => map_slice(&data[range], &f),
-        None => map_slice(&gather(data, layout), &f),
+        Some(range) => map_slice_fixed(&data[range], &f, &fix),
+        None => map_slice_fixed(&gather(data, layout), &f, &fix),
     });
     Tensor::from_vec(out, x.shape()).expect("same element count")
 }

@@ -12,6 +12,7 @@ pub use saved::SavedVariable;
 use crate::error::Result;
 use crate::grad_mode::is_grad_enabled;
 use crate::tensor::Tensor;
+use smallvec::SmallVec;
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -49,7 +50,7 @@ impl Tensor {
         let mut meta = self.meta();
         match &meta.grad_fn {
             Some(edge) => edge.node.add_pre_hook(id, edge.input_nr, hook),
-            None => meta.hooks.push((id, hook)),
+            None => meta.hooks.get_or_insert_default().push((id, hook)),
         }
         Ok(id)
     }
@@ -57,7 +58,9 @@ impl Tensor {
     /// Removes the hook with handle `id` (no effect if it is already gone).
     pub fn remove_hook(&self, id: u64) {
         let mut meta = self.meta();
-        meta.hooks.retain(|(h, _)| *h != id);
+        if let Some(hooks) = &mut meta.hooks {
+            hooks.retain(|(h, _)| *h != id);
+        }
         if let Some(edge) = &meta.grad_fn {
             edge.node.remove_pre_hook(id);
         }
@@ -65,7 +68,10 @@ impl Tensor {
 
     /// Runs this leaf's hooks on `g`, in registration order.
     pub(crate) fn run_leaf_hooks(&self, mut g: Tensor) -> Result<Tensor> {
-        let hooks: Vec<Hook> = self.meta().hooks.iter().map(|(_, h)| h.clone()).collect();
+        let hooks: Vec<Hook> = match &self.meta().hooks {
+            Some(hooks) => hooks.iter().map(|(_, h)| h.clone()).collect(),
+            None => return Ok(g),
+        };
         for hook in hooks {
             if let Some(new) = hook(&g)? {
                 g = new;
@@ -129,23 +135,25 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
     saves: &[Save<'_>],
     backward: BackwardFn,
 ) -> Outs {
-    let next_edges = inputs.iter().map(|t| gradient_edge(t)).collect();
-    let metas = inputs
-        .iter()
-        .map(|t| InputMeta {
-            shape: t.shape().into(),
+    // plain pushes: SmallVec's `collect` (reserve, then two loops) cost more than the op's kernel
+    let mut next_edges = SmallVec::with_capacity(inputs.len());
+    let mut metas = SmallVec::with_capacity(inputs.len());
+    for t in inputs {
+        next_edges.push(gradient_edge(t));
+        metas.push(InputMeta {
+            shape: SmallVec::from_slice(t.shape()),
             dtype: t.dtype(),
-        })
-        .collect();
-    let saved = saves
-        .iter()
-        .map(|s| match s {
+        });
+    }
+    let mut saved = SmallVec::with_capacity(saves.len());
+    for s in saves {
+        saved.push(match s {
             Save::Tensor(t) => SavedVariable::input(t),
             Save::Output => SavedVariable::output(&outs.as_ref()[0], 0),
             Save::OutputAt(n) => SavedVariable::output(&outs.as_ref()[*n], *n),
             Save::Skip => SavedVariable::none(),
-        })
-        .collect();
+        });
+    }
     let node = Arc::new(Node::new(name, next_edges, metas, saved, backward));
     // The last output takes the node itself, and fresh outputs are set without their lock: a
     // locked instruction right after writing the new node waits for all those stores to drain,
@@ -181,7 +189,7 @@ pub(crate) fn release_edges(
     tensors: impl IntoIterator<Item = Tensor>,
 ) {
     // Nodes someone else still holds are just let go here; only last references are queued.
-    let mut nodes: smallvec::SmallVec<[Arc<Node>; 4]> = smallvec::SmallVec::new();
+    let mut nodes: SmallVec<[Arc<Node>; 4]> = SmallVec::new();
     let mut keep_last = |node: Arc<Node>| {
         if Arc::strong_count(&node) == 1 {
             nodes.push(node);

@@ -4,13 +4,12 @@ use super::saved::SavedVariable;
 use super::task_graph::TaskSlot;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::layout::{fmt_shape, is_expandable_to, Dims};
+use crate::layout::{fmt_shape, is_expandable_to};
 use crate::tensor::{Tensor, TensorImpl};
 use parking_lot::Mutex;
 use smallvec::SmallVec;
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 /// Points at input `input_nr` of `node` (for a tensor's `grad_fn`: output `input_nr` of the node that made it).
 #[derive(Clone)]
@@ -35,27 +34,57 @@ pub enum NodeKind {
 /// Shape and dtype of one input, to check and fix up gradients.
 #[derive(Clone, Debug)]
 pub struct InputMeta {
-    /// The input's shape; a broadcast gradient is summed back to it.
-    pub shape: Dims,
+    /// The input's shape; a broadcast gradient is summed back to it. Two sizes inline (most
+    /// inputs have at most two dimensions) keep the node small.
+    pub shape: SmallVec<[usize; 2]>,
     /// The input's dtype; gradients are cast to it.
     pub dtype: DType,
 }
 
 /// A node of the backward graph (PyTorch's `Node` / `grad_fn`).
+///
+/// A deep chain keeps one node per op alive, so the node is kept small: rare parts (hooks,
+/// retained gradients) live out of line, names are `&'static str`.
 pub struct Node {
-    name: Cow<'static, str>,
+    name: &'static str,
     seq_nr: u64,
     pub(crate) next_edges: SmallVec<[Option<Edge>; 2]>,
     inputs: SmallVec<[InputMeta; 2]>,
     saved: SmallVec<[SavedVariable; 2]>,
     kind: NodeKind,
-    retained: Mutex<Vec<(usize, Weak<TensorImpl>)>>,
-    pre_hooks: Mutex<Vec<(u64, usize, super::Hook)>>,
-    /// Set once a hook or a retained gradient is registered, so the engine skips both locks
-    /// for the nodes (nearly all) that have neither.
-    has_extras: AtomicBool,
+    /// Hooks and retained gradients, created by the first registration; the engine checks
+    /// with one load that a node (nearly every node) has none.
+    extras: OnceLock<Box<Mutex<Extras>>>,
     /// Where the running graph task keeps this node's index.
     pub(super) task_slot: TaskSlot,
+}
+
+/// The rarely used parts of a node.
+#[derive(Default)]
+struct Extras {
+    /// Non-leaf outputs that `retain_grad()`: (output number, the tensor).
+    retained: Vec<(usize, Weak<TensorImpl>)>,
+    /// Tensor hooks on the outputs: (handle id, output number, hook).
+    pre_hooks: Vec<(u64, usize, super::Hook)>,
+}
+
+/// `name` as a `&'static str`: built-in names already are; a custom function's name is kept
+/// for the life of the process, once per distinct name.
+pub(crate) fn intern(name: Cow<'static, str>) -> &'static str {
+    static NAMES: Mutex<std::collections::BTreeSet<&'static str>> =
+        Mutex::new(std::collections::BTreeSet::new());
+    match name {
+        Cow::Borrowed(name) => name,
+        Cow::Owned(name) => {
+            let mut names = NAMES.lock();
+            if let Some(&known) = names.get(name.as_str()) {
+                return known;
+            }
+            let leaked: &'static str = Box::leak(name.into_boxed_str());
+            names.insert(leaked);
+            leaked
+        }
+    }
 }
 
 thread_local! {
@@ -112,7 +141,7 @@ impl Node {
         backward: BackwardFn,
     ) -> Node {
         Node {
-            name: name.into(),
+            name: intern(name.into()),
             seq_nr: NEXT_SEQ.with(|n| {
                 let seq = n.get();
                 n.set(seq + 1);
@@ -122,9 +151,7 @@ impl Node {
             inputs,
             saved,
             kind: NodeKind::Function(backward),
-            retained: Mutex::new(Vec::new()),
-            pre_hooks: Mutex::new(Vec::new()),
-            has_extras: AtomicBool::new(false),
+            extras: OnceLock::new(),
             task_slot: TaskSlot::default(),
         }
     }
@@ -136,22 +163,20 @@ impl Node {
             dtype: variable.dtype(),
         };
         Node {
-            name: Cow::Borrowed("AccumulateGrad"),
+            name: "AccumulateGrad",
             seq_nr: u64::MAX,
             next_edges: SmallVec::new(),
             inputs: smallvec::smallvec![meta],
             saved: SmallVec::new(),
             kind: NodeKind::AccumulateGrad(variable),
-            retained: Mutex::new(Vec::new()),
-            pre_hooks: Mutex::new(Vec::new()),
-            has_extras: AtomicBool::new(false),
+            extras: OnceLock::new(),
             task_slot: TaskSlot::default(),
         }
     }
 
     /// PyTorch's class name for this node (`MulBackward0`, `AccumulateGrad`).
-    pub fn name(&self) -> &str {
-        &self.name
+    pub fn name(&self) -> &'static str {
+        self.name
     }
 
     /// A rough measure of the node's work: the elements of its inputs.
@@ -160,11 +185,6 @@ impl Node {
             .iter()
             .map(|m| m.shape.iter().product::<usize>())
             .sum()
-    }
-
-    /// The name, cheaply clonable (borrowed for built-in ops).
-    pub fn name_cow(&self) -> &Cow<'static, str> {
-        &self.name
     }
 
     /// Creation order; newer nodes run first.
@@ -189,18 +209,29 @@ impl Node {
         &self.kind
     }
 
+    /// The node's extras, created on first use.
+    fn extras_mut(&self) -> parking_lot::MutexGuard<'_, Extras> {
+        self.extras.get_or_init(Box::default).lock()
+    }
+
     pub(crate) fn add_pre_hook(&self, id: u64, output_nr: usize, hook: super::Hook) {
-        self.pre_hooks.lock().push((id, output_nr, hook));
-        self.has_extras.store(true, Ordering::Release);
+        self.extras_mut().pre_hooks.push((id, output_nr, hook));
     }
 
     pub(crate) fn remove_pre_hook(&self, id: u64) {
-        self.pre_hooks.lock().retain(|(h, _, _)| *h != id);
+        if let Some(extras) = self.extras.get() {
+            extras.lock().pre_hooks.retain(|(h, _, _)| *h != id);
+        }
     }
 
     /// Runs the tensor hooks registered on this node's outputs over the incoming gradients.
     pub(crate) fn run_pre_hooks(&self, grads: &mut [Option<Tensor>]) -> Result<()> {
-        for (_, output_nr, hook) in self.snapshot(&self.pre_hooks) {
+        let Some(extras) = self.extras.get() else {
+            return Ok(());
+        };
+        // a copy, so the lock is not held while hooks run (they may register more)
+        let hooks = extras.lock().pre_hooks.clone();
+        for (_, output_nr, hook) in hooks {
             if let Some(Some(g)) = grads.get(output_nr) {
                 if let Some(new) = hook(g)? {
                     grads[output_nr] = Some(new);
@@ -210,23 +241,17 @@ impl Node {
         Ok(())
     }
 
-    /// A copy of one of the hook lists, taken without holding its lock while hooks run (they
-    /// may register more); no lock at all on nodes that never had a hook or retained grad.
-    fn snapshot<T: Clone>(&self, list: &Mutex<Vec<T>>) -> Vec<T> {
-        if !self.has_extras.load(Ordering::Acquire) {
-            return Vec::new();
-        }
-        list.lock().clone()
-    }
-
     pub(crate) fn add_retained_grad(&self, output_nr: usize, tensor: Weak<TensorImpl>) {
-        self.retained.lock().push((output_nr, tensor));
-        self.has_extras.store(true, Ordering::Release);
+        self.extras_mut().retained.push((output_nr, tensor));
     }
 
     /// Stores the gradients of retained non-leaf outputs into their `.grad`.
     pub(crate) fn store_retained_grads(&self, grads: &[Option<Tensor>]) -> Result<()> {
-        for (output_nr, weak) in self.snapshot(&self.retained) {
+        let Some(extras) = self.extras.get() else {
+            return Ok(());
+        };
+        let retained = extras.lock().retained.clone();
+        for (output_nr, weak) in retained {
             let (Some(tensor), Some(Some(g))) = (weak.upgrade(), grads.get(output_nr)) else {
                 continue;
             };

@@ -7,16 +7,20 @@ use crate::tensor::Tensor;
 use parking_lot::Mutex;
 use std::sync::Arc;
 
+/// `SavedVariable::output_nr` of a saved tensor that is not an output of the saving node.
+const NOT_AN_OUTPUT: u32 = u32::MAX;
+
 /// A tensor kept for the backward pass, with the version it had when saved.
 pub struct SavedVariable {
     slot: Mutex<Option<Tensor>>,
+    version: u64,
+    /// `(grad_fn name, output number)` of the tensor when saved, for error messages.
+    producer: Option<(&'static str, u32)>,
+    /// Output number when the saved tensor is an output of the saving node (stored without
+    /// its grad_fn); [`NOT_AN_OUTPUT`] otherwise.
+    output_nr: u32,
     /// A placeholder that never held a tensor (not an error to unpack).
     empty: bool,
-    version: u64,
-    /// Output number when the saved tensor is an output of the saving node (stored without its grad_fn).
-    output_nr: Option<usize>,
-    /// `(grad_fn name, output number)` of the tensor when saved, for error messages.
-    producer: Option<(std::borrow::Cow<'static, str>, usize)>,
 }
 
 impl SavedVariable {
@@ -26,12 +30,12 @@ impl SavedVariable {
             .meta()
             .grad_fn
             .as_ref()
-            .map(|e| (e.node.name_cow().clone(), e.input_nr));
+            .map(|e| (e.node.name(), e.input_nr as u32));
         SavedVariable {
             version: tensor.version(),
             slot: Mutex::new(Some(tensor.clone())),
             empty: false,
-            output_nr: None,
+            output_nr: NOT_AN_OUTPUT,
             producer,
         }
     }
@@ -42,7 +46,7 @@ impl SavedVariable {
             version: tensor.version(),
             slot: Mutex::new(Some(tensor.detach())),
             empty: false,
-            output_nr: Some(output_nr),
+            output_nr: u32::try_from(output_nr).expect("fewer than 2^32 outputs"),
             producer: None,
         }
     }
@@ -53,7 +57,7 @@ impl SavedVariable {
             slot: Mutex::new(None),
             empty: true,
             version: 0,
-            output_nr: None,
+            output_nr: NOT_AN_OUTPUT,
             producer: None,
         }
     }
@@ -80,8 +84,8 @@ impl SavedVariable {
         if current != self.version {
             let producer = match (&self.producer, self.output_nr) {
                 (Some((name, nr)), _) => format!(", which is output {nr} of {name},"),
-                (None, Some(nr)) => format!(", which is output {nr} of {},", node.name()),
-                (None, None) => String::new(),
+                (None, NOT_AN_OUTPUT) => String::new(),
+                (None, nr) => format!(", which is output {nr} of {},", node.name()),
             };
             let writer = tensor.storage().last_writer();
             return Err(Error::runtime(format!(
@@ -96,11 +100,11 @@ impl SavedVariable {
             )));
         }
         match self.output_nr {
-            Some(nr) if is_grad_enabled() => {
+            nr if nr != NOT_AN_OUTPUT && is_grad_enabled() => {
                 let alias = tensor.detach();
                 alias.set_grad_fn(Some(Edge {
                     node: node.clone(),
-                    input_nr: nr,
+                    input_nr: nr as usize,
                 }));
                 Ok(Some(alias))
             }

@@ -30,43 +30,28 @@ macro_rules! fused {
     }};
 }
 
-/// Whether every element of the float32 tensor `x` is in the fast sine/cosine's range (scanned
-/// in parallel chunks when large).
-fn in_sin_cos_range(x: &Tensor) -> bool {
-    use rayon::prelude::*;
-    let scan = |xs: &[f32]| {
-        if xs.len() < crate::kernels::PARALLEL_ELEMENTS {
-            return crate::fastmath::all_in_sin_cos_range(xs);
-        }
-        crate::parallel::install(|_| {
-            xs.par_chunks(crate::kernels::PARALLEL_ELEMENTS / 4)
-                .all(crate::fastmath::all_in_sin_cos_range)
-        })
-    };
-    x.read(|d: &[f32], l| match l.contiguous_range() {
-        Some(range) => scan(&d[range]),
-        None => scan(&crate::tensor::gather(d, l)),
-    })
-}
-
-/// Redoes with the standard library the float32 results whose argument was out of the fast
-/// sine/cosine's range (`out` is fresh and contiguous). Also tells whether every argument was in
-/// range, so the backward (whose saved input is version-checked) need not scan again.
-fn fix_sin_cos(x: &Tensor, out: Tensor, cosine: bool) -> (Tensor, bool) {
-    if out.dtype() != DType::Float32 {
-        return (out, true);
+/// `sin(x)` or `cos(x)` by the fast float32 kernel (integers are computed in float32), with the
+/// few arguments beyond its range redone by the standard library block by block as it goes.
+/// Also tells whether every argument was in range, so the backward (whose saved input is
+/// version-checked) need not look again.
+fn sin_cos(x: &Tensor, cosine: bool) -> (Tensor, bool) {
+    let x = crate::kernels::cast_ref(x, float_dtype(x.dtype()));
+    if x.dtype() != DType::Float32 {
+        let f = |v: f64| if cosine { v.fast_cos() } else { v.fast_sin() };
+        return (map(&x, f), true);
     }
-    // integer inputs were computed in float32
-    let x = cast(x, DType::Float32);
-    let in_range = in_sin_cos_range(&x);
-    if !in_range {
-        x.read(|d: &[f32], l| {
-            let mut guard = out.storage().write();
-            let o = guard.as_mut_slice::<f32>();
-            crate::fastmath::fix_large_sin_cos(&crate::tensor::gather(d, l), o, cosine)
-        });
-    }
-    (out, in_range)
+    let in_range = std::sync::atomic::AtomicBool::new(true);
+    let out = crate::kernels::map_fixed(
+        &x,
+        |v: f32| crate::fastmath::sin_cos_f32(v, cosine),
+        |xs: &[f32], out: &mut [f32]| {
+            if !crate::fastmath::all_in_sin_cos_range(xs) {
+                in_range.store(false, std::sync::atomic::Ordering::Relaxed);
+                crate::fastmath::fix_large_sin_cos(xs, out, cosine);
+            }
+        },
+    );
+    (out, in_range.into_inner())
 }
 
 /// After a fused float32 `g·cos(x)` (or `-g·sin(x)`), redoes the result with the standard
@@ -148,7 +133,7 @@ impl Tensor {
 
     /// Sine; derivative `cos x`.
     pub fn sin(&self) -> Result<Tensor> {
-        let (out, in_range) = fix_sin_cos(self, float_map!(self, |v| v.fast_sin()), false);
+        let (out, in_range) = sin_cos(self, false);
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -167,7 +152,7 @@ impl Tensor {
 
     /// Cosine; derivative `-sin x`.
     pub fn cos(&self) -> Result<Tensor> {
-        let (out, in_range) = fix_sin_cos(self, float_map!(self, |v| v.fast_cos()), true);
+        let (out, in_range) = sin_cos(self, true);
         if !is_recording(&[self]) {
             return Ok(out);
         }
