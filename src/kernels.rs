@@ -2,7 +2,7 @@
 
 use crate::dtype::{DType, Element, Num};
 use crate::error::Result;
-use crate::layout::{broadcast_shapes, Layout};
+use crate::layout::{broadcast_shapes, same_shape, Layout};
 use crate::storage::BufferElement;
 use crate::tensor::{gather, Tensor};
 use crate::with_any;
@@ -250,14 +250,14 @@ pub fn zip<T: BufferElement, U: BufferElement>(
     let out: Vec<U> = a.read(|da: &[T], la| {
         b.read(|db: &[T], lb| {
             if let (Some(ra), Some(rb)) = (la.contiguous_range(), lb.contiguous_range()) {
-                if la.shape == lb.shape {
+                if same_shape(&la.shape, &lb.shape) {
                     return zip_slices(&da[ra], &db[rb], &f);
                 }
-                if lb.numel() == 1 && la.shape.as_slice() == shape.as_slice() {
+                if lb.numel() == 1 && same_shape(&la.shape, &shape) {
                     let y = db[rb.start];
                     return map_slice(&da[ra], &|x| f(x, y));
                 }
-                if la.numel() == 1 && lb.shape.as_slice() == shape.as_slice() {
+                if la.numel() == 1 && same_shape(&lb.shape, &shape) {
                     let x = da[ra.start];
                     return map_slice(&db[rb], &|y| f(x, y));
                 }
@@ -489,7 +489,7 @@ pub fn zip_into<T: BufferElement>(
     let (ds, ss) = (dst.storage(), src.storage());
     let applies = dst.dtype() == T::DTYPE
         && src.dtype() == T::DTYPE
-        && dst.shape() == src.shape()
+        && same_shape(dst.shape(), src.shape())
         && !std::sync::Arc::ptr_eq(ds, ss);
     let (Some(rd), Some(rs), true) = (
         dst.layout().contiguous_range(),

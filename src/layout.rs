@@ -113,8 +113,18 @@ pub fn contiguous_strides(shape: &[usize]) -> Strides {
     strides
 }
 
+/// `a == b` for two shapes, as an inline loop: a slice `==` calls `memcmp`, which costs more
+/// than comparing the few sizes a shape has (every op compares shapes).
+#[inline]
+pub fn same_shape(a: &[usize], b: &[usize]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 /// The broadcast shape of `a` and `b`, or PyTorch's error naming both sizes and the dimension.
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Dims> {
+    if same_shape(a, b) {
+        return Ok(SmallVec::from_slice(a));
+    }
     let n = a.len().max(b.len());
     let mut out: Dims = SmallVec::from_elem(1, n);
     for i in 0..n {

@@ -126,6 +126,8 @@ impl Drop for Storage {
 #[derive(Debug)]
 pub struct Storage {
     data: RwLock<Buffer>,
+    /// The buffer's element count (a buffer never changes length), readable without the lock.
+    numel: usize,
     version: AtomicU64,
     last_writer: Mutex<&'static str>,
 }
@@ -134,6 +136,7 @@ impl Storage {
     /// A storage owning `buffer`, at version 0.
     pub fn new(buffer: Buffer) -> Self {
         Storage {
+            numel: buffer.len(),
             data: RwLock::new(buffer),
             version: AtomicU64::new(0),
             last_writer: Mutex::new(""),
@@ -148,6 +151,11 @@ impl Storage {
     /// Exclusive write access. Callers must bump the version with [`Storage::bump_version`].
     pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
         self.data.write()
+    }
+
+    /// Number of elements (of all the tensors viewing it), without taking the lock.
+    pub fn numel(&self) -> usize {
+        self.numel
     }
 
     /// The current version: how many in-place writes this storage has seen.

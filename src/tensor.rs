@@ -437,3 +437,19 @@ pub(crate) fn gather<T: Copy>(data: &[T], layout: &Layout) -> Vec<T> {
 /// Marker so that an `Element` bound also gives buffer access.
 pub trait TensorElement: Element + BufferElement {}
 impl<T: Element + BufferElement> TensorElement for T {}
+
+/// True when nobody else can see `g`'s data, so it may become a `.grad` and be updated in
+/// place: `g` covers all of its storage, densely, and the only other holder of the storage is
+/// `g`'s own base (a view's base that nothing else holds, e.g. the `.t()` of a fresh product).
+pub(crate) fn owns_exclusively(g: &Tensor) -> bool {
+    let base_holds = match g.base() {
+        None => 0,
+        Some(base) if Arc::strong_count(&base.0) == 1 && base.base().is_none() => 1,
+        Some(_) => return false,
+    };
+    Arc::strong_count(&g.0) == 1
+        && Arc::strong_count(g.storage()) == 1 + base_holds
+        && g.layout().offset == 0
+        && g.is_contiguous()
+        && g.storage().numel() == g.numel()
+}

@@ -667,3 +667,39 @@ def test_grad_of_leaf_backward_directly_does_not_alias_gradient():
         x.grad.add_(1.0)
     np.testing.assert_allclose(g.numpy(), [3.0, 4.0])
     np.testing.assert_allclose(x.grad.numpy(), [4.0, 5.0])
+
+
+# ----- fused backward kernels write over an incoming gradient only when no one else sees it -----
+
+
+def test_user_gradient_is_not_overwritten():
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    g = torch.tensor([1.0, 2.0, 3.0])
+    x.tanh().backward(g)
+    assert g.tolist() == [1.0, 2.0, 3.0]
+    expected = [gi * (1 - math.tanh(v) ** 2) for gi, v in zip([1.0, 2.0, 3.0], [0.5, -1.0, 2.0])]
+    assert x.grad.tolist() == pytest.approx(expected, rel=1e-6)
+
+
+def test_gradient_kept_by_a_hook_is_not_overwritten():
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = x * 3.0
+    z = y.sin()
+    seen = []
+    z.register_hook(lambda g: seen.append(g))
+    (z * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert seen[0].tolist() == [1.0, 2.0, 3.0]
+    expected = [3 * w * math.cos(3 * v) for w, v in zip([1.0, 2.0, 3.0], [0.5, -1.0, 2.0])]
+    assert x.grad.tolist() == pytest.approx(expected, rel=1e-6)
+
+
+def test_captured_gradient_is_not_overwritten():
+    """grad() returns the gradient flowing into y, which y's node also reads."""
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = x.tanh()
+    w = torch.tensor([1.0, 2.0, 3.0])
+    gy, gx = torch.autograd.grad((y.sin() * w).sum(), [y, x])
+    ty = [math.tanh(v) for v in [0.5, -1.0, 2.0]]
+    assert gy.tolist() == pytest.approx([wi * math.cos(t) for wi, t in zip([1, 2, 3], ty)], rel=1e-6)
+    expected = [wi * math.cos(t) * (1 - t * t) for wi, t in zip([1, 2, 3], ty)]
+    assert gx.tolist() == pytest.approx(expected, rel=1e-6)

@@ -12,8 +12,8 @@ use super::task_graph::{Grads, Index, InputBuffer, TaskGraph};
 use crate::error::{Error, Result};
 use crate::grad_mode::GradModeGuard;
 use crate::kernels::add_into;
-use crate::layout::fmt_shape;
-use crate::tensor::Tensor;
+use crate::layout::{fmt_shape, same_shape};
+use crate::tensor::{owns_exclusively, Tensor};
 use rayon::prelude::*;
 use smallvec::SmallVec;
 use std::sync::Arc;
@@ -159,7 +159,7 @@ pub(super) fn sum_two(acc: Tensor, g: Tensor) -> Result<Tensor> {
     let reusable = !acc.requires_grad()
         && !g.requires_grad()
         && acc.dtype() == g.dtype()
-        && acc.shape() == g.shape()
+        && same_shape(acc.shape(), g.shape())
         && owns_exclusively(&acc);
     if reusable {
         add_into(&acc, &g)?;
@@ -230,11 +230,12 @@ impl GraphTask {
         // the kernel threads; results are merged in a fixed order (newest node first).
         let mut results: Vec<Option<Tensor>> = vec![None; captures.len()];
         let runs = |i: Index| needed.as_ref().is_none_or(|n| n[i as usize]);
+        let is_captured = |i: Index| captured.get(i as usize) == Some(&true);
         while !ready.is_empty() {
             let wave: SmallVec<[(Index, Result<NodeOutcome>); 1]> = if ready.len() == 1 {
                 // a chain: no wave bookkeeping
                 let (i, buffer) = ready.pop().expect("one ready node");
-                let outcome = self.run_node(graph.node(i), buffer, runs(i));
+                let outcome = self.run_node(graph.node(i), buffer, runs(i), !is_captured(i));
                 smallvec::smallvec![(i, outcome)]
             } else {
                 let mut wave = std::mem::take(&mut ready);
@@ -242,7 +243,10 @@ impl GraphTask {
                 let work: usize = wave.iter().map(|(i, _)| graph.node(*i).work()).sum();
                 let graph = &graph;
                 let run = |(i, buffer): (Index, InputBuffer)| {
-                    (i, self.run_node(graph.node(i), buffer, runs(i)))
+                    (
+                        i,
+                        self.run_node(graph.node(i), buffer, runs(i), !is_captured(i)),
+                    )
                 };
                 if work >= PARALLEL_WAVE_ELEMENTS {
                     let create_graph = self.create_graph;
@@ -264,20 +268,13 @@ impl GraphTask {
             // merge in wave order (newest node first): the sums do not depend on threads
             for (i, outcome) in wave {
                 let outcome = outcome?;
-                if captured.get(i as usize) == Some(&true) {
+                if is_captured(i) {
                     for &(_, input_nr, k) in capture_at.iter().filter(|c| c.0 == i) {
                         results[k] = outcome.seen.get(input_nr).cloned().flatten();
                     }
                 }
                 if runs(i) {
-                    let node = graph.node(i).clone();
-                    for (edge, g) in node.next_edges().iter().zip(outcome.outputs) {
-                        let Some(edge) = edge else { continue };
-                        let child = graph.index_of_edge(edge);
-                        if let Some(buffer) = graph.deliver(child, edge.input_nr, g)? {
-                            ready.push((child, buffer));
-                        }
-                    }
+                    graph.deliver_outputs(i, outcome.outputs, &mut ready)?;
                 }
                 graph.finished(i);
             }
@@ -286,8 +283,15 @@ impl GraphTask {
     }
 
     /// Runs one ready node: sums its input buffer, applies hooks, then (if it must run)
-    /// accumulates into its leaf or evaluates its backward formula.
-    fn run_node(&self, node: &Arc<Node>, buffer: InputBuffer, runs: bool) -> Result<NodeOutcome> {
+    /// accumulates into its leaf or evaluates its backward formula, which may overwrite the
+    /// incoming gradients when they are `spent` (not captured as results).
+    fn run_node(
+        &self,
+        node: &Arc<Node>,
+        buffer: InputBuffer,
+        runs: bool,
+        spent: bool,
+    ) -> Result<NodeOutcome> {
         let mut grads = buffer.0;
         match node.kind() {
             NodeKind::Function(_) => node.run_pre_hooks(&mut grads)?,
@@ -325,7 +329,7 @@ impl GraphTask {
                 outcome.outputs = if outcome.seen.iter().all(|g| g.is_none()) {
                     vec![None; node.next_edges().len()]
                 } else {
-                    node.apply(&outcome.seen, self.keep_graph)?
+                    node.apply(&outcome.seen, self.keep_graph, spent)?
                 };
             }
         }
@@ -384,22 +388,6 @@ fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) -> Result<(
     };
     meta.grad = Some(new);
     Ok(())
-}
-
-/// True when nobody else can see `g`'s data, so it may become a `.grad` and be updated in
-/// place: `g` covers all of its storage, densely, and the only other holder of the storage is
-/// `g`'s own base (a view's base that nothing else holds, e.g. the `.t()` of a fresh product).
-fn owns_exclusively(g: &Tensor) -> bool {
-    let base_holds = match g.base() {
-        None => 0,
-        Some(base) if Arc::strong_count(&base.0) == 1 && base.base().is_none() => 1,
-        Some(_) => return false,
-    };
-    Arc::strong_count(&g.0) == 1
-        && Arc::strong_count(g.storage()) == 1 + base_holds
-        && g.layout().offset == 0
-        && g.is_contiguous()
-        && g.storage().read().len() == g.numel()
 }
 
 /// `g`'s elements as a tensor of their own (no base), without copying; `g` must own them

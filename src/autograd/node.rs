@@ -4,7 +4,7 @@ use super::saved::SavedVariable;
 use super::task_graph::TaskSlot;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::layout::{fmt_shape, is_expandable_to};
+use crate::layout::{fmt_shape, is_expandable_to, same_shape};
 use crate::tensor::{Tensor, TensorImpl};
 use parking_lot::Mutex;
 use smallvec::SmallVec;
@@ -96,6 +96,9 @@ thread_local! {
 /// Values a backward formula reads: incoming gradients and unpacked saved tensors.
 pub struct BackwardCtx<'a> {
     grads: &'a [Option<Tensor>],
+    /// Whether the engine lets the formula overwrite the incoming gradients (it does not need
+    /// them afterwards: not `grad()`'s result, not the graph of `create_graph`).
+    grads_spent: bool,
     saved: SmallVec<[Option<Tensor>; 2]>,
     node: &'a Node,
 }
@@ -111,6 +114,14 @@ impl BackwardCtx<'_> {
     /// The gradient of output `i`, if one arrived.
     pub fn grad_opt(&self, i: usize) -> Option<&Tensor> {
         self.grads[i].as_ref()
+    }
+
+    /// The gradient of output `i` when the formula may write its result into it: the engine
+    /// no longer needs it and no one else holds it (no other handle, no view, no history). A
+    /// fused backward kernel then needs no new tensor.
+    pub fn grad_to_overwrite(&self, i: usize) -> Option<&Tensor> {
+        let g = self.grads.get(i)?.as_ref()?;
+        (self.grads_spent && !g.requires_grad() && crate::tensor::owns_exclusively(g)).then_some(g)
     }
 
     /// Saved tensor `i`, in the order the op saved them.
@@ -270,27 +281,27 @@ impl Node {
         self: &Arc<Self>,
         grads: &[Option<Tensor>],
         keep_graph: bool,
+        grads_spent: bool,
     ) -> Result<Vec<Option<Tensor>>> {
         let NodeKind::Function(backward) = &self.kind else {
             unreachable!("AccumulateGrad is run by the engine");
         };
         // without keep_graph the saved tensors move out (and are freed with the context)
-        let saved = self
-            .saved
-            .iter()
-            .map(|s| s.unpack(self, !keep_graph))
-            .collect::<Result<SmallVec<_>>>();
-        let saved = match saved {
-            Ok(saved) => saved,
-            Err(e) => {
-                if !keep_graph {
-                    self.release_saved();
+        let mut saved = SmallVec::new();
+        for s in &self.saved {
+            match s.unpack(self, !keep_graph) {
+                Ok(t) => saved.push(t),
+                Err(e) => {
+                    if !keep_graph {
+                        self.release_saved();
+                    }
+                    return Err(e);
                 }
-                return Err(e);
             }
-        };
+        }
         let mut grads = backward(&BackwardCtx {
             grads,
+            grads_spent,
             saved,
             node: self,
         })?;
@@ -316,7 +327,7 @@ impl Node {
     /// Sums a broadcast gradient back to input `i`'s shape and casts it to its dtype.
     fn conform(&self, i: usize, mut g: Tensor) -> Result<Tensor> {
         let meta = &self.inputs[i];
-        if g.shape() != meta.shape.as_slice() {
+        if !same_shape(g.shape(), &meta.shape) {
             if !is_expandable_to(&meta.shape, g.shape()) {
                 return Err(Error::runtime(format!(
                     "Function {} returned an invalid gradient at index {i} - got {} but expected shape compatible with {}",

@@ -85,8 +85,8 @@ pub(super) type Grads = SmallVec<[Option<Tensor>; 2]>;
 
 impl InputBuffer {
     fn add(&mut self, slot: usize, g: Tensor) -> Result<()> {
-        if self.0.len() <= slot {
-            self.0.resize(slot + 1, None);
+        while self.0.len() <= slot {
+            self.0.push(None);
         }
         let sum = match self.0[slot].take() {
             None => g,
@@ -200,9 +200,34 @@ impl TaskGraph {
         self.buffer(i).add(input_nr, g)
     }
 
+    /// Delivers node `i`'s output gradients along its edges (in edge order); the nodes this
+    /// makes ready go onto `ready` with their input buffers.
+    pub(super) fn deliver_outputs(
+        &mut self,
+        i: Index,
+        outputs: Vec<Option<Tensor>>,
+        ready: &mut Vec<(Index, InputBuffer)>,
+    ) -> Result<()> {
+        // where each edge leads, looked up first (the node stays borrowed from `nodes` only
+        // for that, with no reference count taken)
+        let mut targets: SmallVec<[Option<(Index, usize)>; 2]> = SmallVec::new();
+        for edge in self.nodes[i as usize].next_edges() {
+            targets.push(edge.as_ref().map(|e| (self.index_of_edge(e), e.input_nr)));
+        }
+        for (target, g) in targets.into_iter().zip(outputs) {
+            let Some((child, input_nr)) = target else {
+                continue;
+            };
+            if let Some(buffer) = self.deliver(child, input_nr, g)? {
+                ready.push((child, buffer));
+            }
+        }
+        Ok(())
+    }
+
     /// Delivers the gradient (if any) of one edge into node `i`; returns its input buffer when
     /// that was the last edge still to come, so the node is ready.
-    pub(super) fn deliver(
+    fn deliver(
         &mut self,
         i: Index,
         input_nr: usize,

@@ -17,13 +17,20 @@ macro_rules! float_map {
     }};
 }
 
-/// A backward formula `g, s -> value` as one fused kernel pass when the backward is not itself
-/// recorded (no `create_graph`); otherwise `$composite`, built from differentiable ops.
+/// A backward formula `g, s -> value` (`g` the incoming gradient `ctx.grad(0)`) as one fused
+/// kernel pass when the backward is not itself recorded (no `create_graph`), written over `g`
+/// when the engine allows it; otherwise `$composite`, built from differentiable ops.
 macro_rules! fused {
-    ($g:expr, $s:expr, |$a:ident, $b:ident| $kernel:expr, $composite:expr) => {{
-        let (g, s): (&Tensor, &Tensor) = ($g, $s);
+    ($ctx:expr, $s:expr, |$a:ident, $b:ident| $kernel:expr, $composite:expr) => {{
+        let (g, s): (&Tensor, &Tensor) = ($ctx.grad(0), $s);
         if !crate::grad_mode::is_grad_enabled() && g.dtype() == s.dtype() && g.dtype().is_floating_point() {
-            with_float!(g.dtype(), T => crate::kernels::zip(g, s, |$a: T, $b: T| $kernel))
+            with_float!(g.dtype(), T => {
+                let kernel = |$a: T, $b: T| $kernel;
+                match $ctx.grad_to_overwrite(0) {
+                    Some(g) if crate::kernels::zip_into(g, s, kernel) => Ok(g.clone()),
+                    _ => crate::kernels::zip(g, s, kernel),
+                }
+            })
         } else {
             $composite
         }
@@ -52,17 +59,6 @@ fn sin_cos(x: &Tensor, cosine: bool) -> (Tensor, bool) {
         },
     );
     (out, in_range.into_inner())
-}
-
-/// After a fused float32 `g·cos(x)` (or `-g·sin(x)`), redoes the result with the standard
-/// library when some `x` was out of the fast range (a rare case: `|x| > 8192`); `in_range` is
-/// what the forward found.
-fn fix_fused(r: Tensor, g: &Tensor, x: &Tensor, cosine: bool, in_range: bool) -> Result<Tensor> {
-    if in_range || r.dtype() != DType::Float32 || x.dtype() != DType::Float32 || r.requires_grad() {
-        return Ok(r);
-    }
-    let exact = map(x, move |v: f32| if cosine { v.cos() } else { -v.sin() });
-    g.mul(&exact)
 }
 
 /// A constant (no history) tensor: 1 where `x > 0`, else 0, in `x`'s dtype.
@@ -144,8 +140,12 @@ impl Tensor {
             &[Save::Tensor(self)],
             move |ctx| {
                 let (g, x) = (ctx.grad(0), ctx.saved(0));
-                let r = fused!(g, x, |g, x| g * x.fast_cos(), g.mul(&x.cos()?))?;
-                Ok(vec![Some(fix_fused(r, g, x, true, in_range)?)])
+                // beyond the fast kernel's range (rare): the exact cosine, then the product
+                let r = match in_range {
+                    true => fused!(ctx, x, |g, x| g * x.fast_cos(), g.mul(&x.cos()?))?,
+                    false => g.mul(&x.cos()?)?,
+                };
+                Ok(vec![Some(r)])
             },
         ))
     }
@@ -163,8 +163,11 @@ impl Tensor {
             &[Save::Tensor(self)],
             move |ctx| {
                 let (g, x) = (ctx.grad(0), ctx.saved(0));
-                let r = fused!(g, x, |g, x| -(g * x.fast_sin()), g.mul(&x.sin()?.neg()?))?;
-                Ok(vec![Some(fix_fused(r, g, x, false, in_range)?)])
+                let r = match in_range {
+                    true => fused!(ctx, x, |g, x| -(g * x.fast_sin()), g.mul(&x.sin()?.neg()?))?,
+                    false => g.mul(&x.sin()?.neg()?)?,
+                };
+                Ok(vec![Some(r)])
             },
         ))
     }
@@ -184,7 +187,7 @@ impl Tensor {
                 let (g, y) = (ctx.grad(0), ctx.saved(0));
                 let composite = || g.mul(&constant(1.0, y.dtype()).sub(&y.mul(y)?)?);
                 Ok(vec![Some(fused!(
-                    g,
+                    ctx,
                     y,
                     |g, y| g * (1.0 - y * y),
                     composite()
@@ -211,7 +214,7 @@ impl Tensor {
                 let (g, y) = (ctx.grad(0), ctx.saved(0));
                 let composite = || g.mul(&constant(1.0, y.dtype()).sub(y)?.mul(y)?);
                 Ok(vec![Some(fused!(
-                    g,
+                    ctx,
                     y,
                     |g, y| g * (1.0 - y) * y,
                     composite()
@@ -235,7 +238,7 @@ impl Tensor {
                 let (g, y) = (ctx.grad(0), ctx.saved(0));
                 let composite = || g.mul(&positive_mask(y)?);
                 Ok(vec![Some(fused!(
-                    g,
+                    ctx,
                     y,
                     |g, y| if y > 0.0 { g } else { 0.0 },
                     composite()
