@@ -134,7 +134,10 @@ impl TaskGraph {
             }
         }
         while let Some(i) = stack.pop() {
-            let node = graph.nodes[i as usize].clone();
+            // SAFETY: `graph.nodes[i]` keeps the node alive through the loop (`number` only
+            // pushes onto `nodes`; growing the vector moves the `Arc`s, not the nodes). A
+            // clone here would cost a locked increment and decrement per node.
+            let node: &Node = unsafe { &*Arc::as_ptr(&graph.nodes[i as usize]) };
             for edge in node.next_edges().iter().flatten() {
                 let (j, new) = graph.number(&edge.node);
                 graph.dependencies[j as usize] += 1;
