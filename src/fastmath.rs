@@ -129,31 +129,6 @@ pub fn in_sin_cos_range(x: f32) -> bool {
     x.abs() <= SIN_COS_LIMIT
 }
 
-/// Whether every element is in the fast sine/cosine's range (a vectorized scan, with AVX-512
-/// when the CPU has it: the scan runs on every block the sine kernel writes).
-pub fn all_in_sin_cos_range(xs: &[f32]) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the CPU has AVX-512F (checked just above)
-        return unsafe { all_in_range_512(xs) };
-    }
-    all_in_range(xs)
-}
-
-#[inline(always)]
-fn all_in_range(xs: &[f32]) -> bool {
-    xs.chunks(256).all(|c| {
-        c.iter()
-            .fold(true, |acc, &x| acc & (x.abs() <= SIN_COS_LIMIT))
-    })
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn all_in_range_512(xs: &[f32]) -> bool {
-    all_in_range(xs)
-}
-
 /// Recomputes, with the standard library, the elements of `out = f(xs)` whose argument was
 /// beyond the range of the fast sine/cosine (or not finite).
 pub fn fix_large_sin_cos(xs: &[f32], out: &mut [f32], cosine: bool) {

@@ -36,6 +36,14 @@ fn update_loop<T: Copy>(d: &mut [T], s: &[T], f: &impl Fn(T, T) -> T) {
     }
 }
 
+/// Whether `pred` holds for every element, on one thread (blocks of 256 folded without an
+/// early exit inside a block, so the loop vectorizes).
+#[inline(always)]
+fn all_loop<T: Copy>(xs: &[T], pred: &impl Fn(T) -> bool) -> bool {
+    xs.chunks(256)
+        .all(|c| c.iter().fold(true, |acc, &x| acc & pred(x)))
+}
+
 /// The loops compiled for AVX-512 or AVX2+FMA, chosen at run time from what the CPU has.
 #[cfg(target_arch = "x86_64")]
 mod wide {
@@ -57,6 +65,16 @@ mod wide {
     #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
     pub(super) fn update_loop_512<T: Copy>(d: &mut [T], s: &[T], f: &impl Fn(T, T) -> T) {
         super::update_loop(d, s, f)
+    }
+
+    #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+    pub(super) fn all_loop_512<T: Copy>(xs: &[T], pred: &impl Fn(T) -> bool) -> bool {
+        super::all_loop(xs, pred)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn all_loop<T: Copy>(xs: &[T], pred: &impl Fn(T) -> bool) -> bool {
+        super::all_loop(xs, pred)
     }
 
     #[target_feature(enable = "avx2,fma")]
@@ -124,6 +142,18 @@ fn zip_dispatch<T: Copy, U>(xs: &[T], ys: &[T], out: &mut [U], f: &impl Fn(T, T)
         _ => {}
     }
     zip_loop(xs, ys, out, f)
+}
+
+/// Whether `pred` holds for every element of `xs`, vectorized, on one thread.
+pub fn all_of<T: Copy>(xs: &[T], pred: impl Fn(T) -> bool) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    match level_for(xs.len()) {
+        // SAFETY: as in `map_dispatch`.
+        2 => return unsafe { wide::all_loop_512(xs, &pred) },
+        1 => return unsafe { wide::all_loop(xs, &pred) },
+        _ => {}
+    }
+    all_loop(xs, &pred)
 }
 
 /// `d[i] = f(d[i], s[i])`, vectorized, on one thread.

@@ -52,7 +52,7 @@ fn sin_cos(x: &Tensor, cosine: bool) -> (Tensor, bool) {
         &x,
         |v: f32| crate::fastmath::sin_cos_f32(v, cosine),
         |xs: &[f32], out: &mut [f32]| {
-            if !crate::fastmath::all_in_sin_cos_range(xs) {
+            if !crate::kernels::all_of(xs, crate::fastmath::in_sin_cos_range) {
                 in_range.store(false, std::sync::atomic::Ordering::Relaxed);
                 crate::fastmath::fix_large_sin_cos(xs, out, cosine);
             }
