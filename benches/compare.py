@@ -63,6 +63,7 @@ DEEP_OPS = 1_000_000
 
 perf = time.perf_counter
 SETTLE_S = 0.3  # pause before each library's timed runs (see `measure`)
+WARM_S = 0.2  # then untimed runs of the workload for at least this long (see `measure`)
 Run = Callable[[bool], "tuple[tuple[float, ...], dict | None]"]
 
 
@@ -124,6 +125,13 @@ def measure(run: Run, reps: int, check: Callable[[dict], None] | None = None
     best = [math.inf]
     gc.disable()
     try:
+        # then run the workload untimed for a while: after an idle spell this machine's cores
+        # take some tens of milliseconds to get back to full speed (a pure-Python loop measured
+        # 2x slower for its first ~60 ms), which would otherwise fall on the short workloads'
+        # timed runs, of whichever library comes after a pause
+        start = perf()
+        while perf() - start < WARM_S:
+            run(False)
         for _ in range(reps):
             parts, _ = run(False)
             if len(best) != len(parts):
@@ -926,8 +934,9 @@ def write_report(path: str, rows: list[Row], ctx: Ctx, env: dict[str, str]) -> N
         f"- **Method**: {env['mode']} mode, {env['rounds']} round(s): in each round numpy and then "
         "each library run the workload (so a slow spell of this shared machine falls on all of "
         "them); each figure is the minimum over N timed runs in all, shared out over the rounds, "
-        "each round's runs after one warm-up run and a 0.3 s pause (so the previous library's "
-        "spinning BLAS/OpenMP threads have gone idle), `time.perf_counter`, garbage collector "
+        "each round's runs after one warm-up run, a 0.3 s pause (so the previous library's "
+        "spinning BLAS/OpenMP threads have gone idle) and 0.2 s of untimed runs (so the cores "
+        "are back to full speed after the pause), `time.perf_counter`, garbage collector "
         "off while timing; float32 throughout. Timed runs per workload (all rounds): "
         + ", ".join(f"{k} {v}" for k, v in env["reps"].items()) + ".",
         "- **Checked**: before timing, every library's gradients (and forward values where "
