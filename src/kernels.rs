@@ -6,7 +6,6 @@ use crate::layout::{broadcast_shapes, same_shape, Layout};
 use crate::storage::BufferElement;
 use crate::tensor::{gather, Tensor};
 use crate::with_any;
-use rayon::prelude::*;
 use std::mem::MaybeUninit;
 
 /// Element count above which elementwise kernels split the work across rayon threads.
@@ -220,11 +219,8 @@ fn map_slice_fixed<T: Copy + Sync, U: BufferElement>(
         if xs.len() < PARALLEL_ELEMENTS {
             return run(xs, out);
         }
-        let chunk = PARALLEL_ELEMENTS / 4;
-        crate::parallel::install(|_| {
-            out.par_chunks_mut(chunk)
-                .zip(xs.par_chunks(chunk))
-                .for_each(|(o, x)| run(x, o))
+        crate::parallel::for_each_block(out, PARALLEL_ELEMENTS / 4, |at, o| {
+            run(&xs[at..at + o.len()], o)
         })
     })
 }
@@ -241,11 +237,9 @@ fn zip_slices<T: Copy + Sync, U: BufferElement>(
         if xs.len() < PARALLEL_ELEMENTS {
             return zip_dispatch(xs, ys, out, f);
         }
-        let chunk = PARALLEL_ELEMENTS / 4;
-        crate::parallel::install(|_| {
-            out.par_chunks_mut(chunk)
-                .zip(xs.par_chunks(chunk).zip(ys.par_chunks(chunk)))
-                .for_each(|(o, (x, y))| zip_dispatch(x, y, o, f))
+        crate::parallel::for_each_block(out, PARALLEL_ELEMENTS / 4, |at, o| {
+            let end = at + o.len();
+            zip_dispatch(&xs[at..end], &ys[at..end], o, f)
         })
     })
 }
@@ -392,10 +386,14 @@ pub fn sum_dims<T: BufferElement + Num>(x: &Tensor, reduce: &[bool]) -> Tensor {
                 }
             };
             if data.len() >= PARALLEL_ELEMENTS {
-                let partial: Vec<T> = crate::parallel::install(|_| {
-                    data.par_chunks(PARALLEL_ELEMENTS / 4)
-                        .map(pairwise_sum)
-                        .collect()
+                let partial: Vec<T> = crate::parallel::install(|threads| {
+                    let chunk = PARALLEL_ELEMENTS / 4;
+                    if threads > 1 {
+                        use rayon::prelude::*;
+                        data.par_chunks(chunk).map(pairwise_sum).collect()
+                    } else {
+                        data.chunks(chunk).map(pairwise_sum).collect()
+                    }
                 });
                 pairwise_sum(&partial)
             } else {
@@ -535,11 +533,8 @@ pub fn zip_into<T: BufferElement>(
             update_dispatch(d, s, &f);
             return;
         }
-        let chunk = PARALLEL_ELEMENTS / 4;
-        crate::parallel::install(|_| {
-            d.par_chunks_mut(chunk)
-                .zip(s.par_chunks(chunk))
-                .for_each(|(d, s)| update_dispatch(d, s, &f))
+        crate::parallel::for_each_block(d, PARALLEL_ELEMENTS / 4, |at, d| {
+            update_dispatch(d, &s[at..at + d.len()], &f)
         });
     };
     if std::sync::Arc::as_ptr(ds) < std::sync::Arc::as_ptr(ss) {

@@ -55,12 +55,32 @@ pub fn set_num_threads(threads: usize) {
     *POOL.lock() = Some(build(threads.max(1)));
 }
 
-/// Runs `f` inside the kernel thread pool; `f` gets the pool's thread count. Always inside the
-/// pool, even with one thread: rayon calls made outside any pool would use rayon's global pool,
-/// whatever `set_num_threads` said.
+/// Runs `f` with the kernel pool's thread count. With more threads than one, `f` runs inside
+/// the pool, so its rayon calls use the pool. With one, `f` runs right here on the calling
+/// thread (handing it to the pool's thread and waiting would cost a thread wake-up, tens of
+/// microseconds on a virtual machine), outside any pool: given `1`, `f` must make no rayon
+/// calls, which would go to rayon's global pool whatever `set_num_threads` said.
 pub fn install<R: Send>(f: impl FnOnce(usize) -> R + Send) -> R {
     let (pool, threads) = pool();
+    if threads == 1 {
+        return f(1);
+    }
     pool.install(|| f(threads))
+}
+
+/// Calls `f(offset, block)` on the consecutive `chunk`-element blocks of `out` (`offset` is the
+/// block's first index): in parallel on the kernel pool when it has more than one thread, in
+/// order on the calling thread otherwise.
+pub fn for_each_block<U: Send>(out: &mut [U], chunk: usize, f: impl Fn(usize, &mut [U]) + Sync) {
+    use rayon::prelude::*;
+    install(|threads| {
+        let f = |(i, block): (usize, &mut [U])| f(i * chunk, block);
+        if threads > 1 {
+            out.par_chunks_mut(chunk).enumerate().for_each(f);
+        } else {
+            out.chunks_mut(chunk).enumerate().for_each(f);
+        }
+    })
 }
 
 #[cfg(test)]
@@ -74,6 +94,11 @@ mod tests {
         assert_eq!(install(|n| n), 2);
         set_num_threads(1);
         assert_eq!(install(|n| n), 1);
+        let mut v = vec![0usize; 10];
+        for_each_block(&mut v, 4, |at, b| {
+            b.iter_mut().enumerate().for_each(|(i, x)| *x = at + i)
+        });
+        assert_eq!(v, (0..10).collect::<Vec<_>>());
         set_num_threads(default_threads());
     }
 }

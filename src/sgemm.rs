@@ -170,7 +170,7 @@ unsafe fn product(
                     }
                 })
             };
-            if units.len() > 1 {
+            if threads > 1 && units.len() > 1 {
                 use rayon::prelude::*;
                 units.par_iter().for_each(run);
             } else {

@@ -250,7 +250,10 @@ impl GraphTask {
                 };
                 if work >= PARALLEL_WAVE_ELEMENTS {
                     let create_graph = self.create_graph;
-                    crate::parallel::install(|_| {
+                    crate::parallel::install(|threads| {
+                        if threads == 1 {
+                            return wave.into_iter().map(run).collect();
+                        }
                         wave.into_par_iter()
                             .map(|item| {
                                 // grad mode is per thread: set it on whichever thread runs the node
@@ -258,9 +261,9 @@ impl GraphTask {
                                 run(item)
                             })
                             .collect::<Vec<_>>()
+                            .into_iter()
+                            .collect()
                     })
-                    .into_iter()
-                    .collect()
                 } else {
                     wave.into_iter().map(run).collect()
                 }
