@@ -1,10 +1,10 @@
 //! float32 matrix product with AVX-512: `C = A·B`, the GotoBLAS way.
 //!
 //! `B` is packed a `KC×NC` block at a time into 32-column slivers, `A` a `MC×KC` block at a time
-//! into 12-row slivers; a 12×32 micro-kernel keeps its tile of `C` in 24 vector registers while
-//! it walks `KC`. Operands are read through their strides, so transposes cost nothing. Work is
-//! split into (row block, column range) units run in parallel; every element of `C` is summed in
-//! the same order whatever the thread count. Used when the CPU has AVX-512F (see [`available`]);
+//! into 14-row slivers; a 14×32 micro-kernel keeps its tile of `C` in 28 vector registers while
+//! it walks `KC` (edge tiles have kernels of their own height). Operands are read through their
+//! strides, so transposes cost nothing. Work is split into (row block, column range) units run
+//! in parallel; every element of `C` is summed in the same order whatever the thread count. Used when the CPU has AVX-512F (see [`available`]);
 //! other CPUs and float64 use the `gemm` crate.
 
 #[cfg(target_arch = "x86_64")]
@@ -16,7 +16,7 @@ use std::mem::MaybeUninit;
 const MR: usize = 14;
 /// Columns of the micro-tile (two 16-float vectors).
 const NR: usize = 32;
-/// Depth of a packed block.
+/// Largest depth of a packed block (the depth is split into equal blocks of at most about this).
 const KC: usize = 384;
 /// Largest row block packed at once.
 const MC: usize = 196;
@@ -125,7 +125,7 @@ pub unsafe fn sgemm(
 }
 
 /// Products with at least this many columns per thread split by columns (see [`sgemm`]).
-const MIN_SPLIT_COLUMNS: usize = 256;
+const MIN_SPLIT_COLUMNS: usize = 64;
 
 /// The blocked loops of [`sgemm`] for an m×n part of `C` whose rows are `ldc` apart, packing
 /// `B` into `packed_b`.
@@ -141,10 +141,13 @@ unsafe fn product(
     threads: usize,
     packed_b: &mut Vec<f32>,
 ) {
+    // equal depth blocks of at most about KC (784 = 392 + 392, not 384 + 384 + 16: a thin last
+    // block would read and write all of C for little arithmetic)
+    let depth = k.div_ceil(k.div_ceil(KC));
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
-        for pc in (0..k).step_by(KC) {
-            let kc = KC.min(k - pc);
+        for pc in (0..k).step_by(depth) {
+            let kc = depth.min(k - pc);
             let panels = nc.div_ceil(NR);
             fit(packed_b, panels * NR * kc);
             pack_b(packed_b, b, pc, kc, jc, nc, threads);
@@ -331,42 +334,55 @@ unsafe fn block(
     // one A sliver (MR×kc) stays in L1 while the B slivers stream from L2
     for (s, r0) in (i0..i1).step_by(MR).enumerate() {
         let height = MR.min(i1 - r0);
+        let tile = KERNELS[height - 1];
         let ap = packed_a.as_ptr().add(s * MR * kc);
         for panel in p0..p1 {
             let j0 = jc + panel * NR;
             let width = NR.min(jc + nc - j0);
             let bp = packed_b.as_ptr().add(panel * NR * kc);
-            let dst = c.0.add(r0 * ldc + j0);
-            if height == MR && width == NR {
-                kernel(kc, ap, bp, dst, ldc, accumulate);
-            } else {
-                let mut tile = [0.0f32; MR * NR];
-                kernel(kc, ap, bp, tile.as_mut_ptr(), NR, false);
-                for i in 0..height {
-                    for j in 0..width {
-                        let out = dst.add(i * ldc + j);
-                        let v = tile[i * NR + j];
-                        *out = if accumulate { *out + v } else { v };
-                    }
-                }
-            }
+            tile(kc, ap, bp, c.0.add(r0 * ldc + j0), ldc, width, accumulate);
         }
     }
 }
 
-/// The 12×32 micro-kernel: `c (12×32, row stride ldc) (+)= Σ_p a[p]ᵀ·b[p]` over `kc` packed
-/// steps (`a`: 12 floats per step, `b`: 32 floats per step).
+/// A micro-kernel for tiles of one height: `(kc, a, b, c, ldc, width, accumulate)`.
+type Kernel = unsafe fn(usize, *const f32, *const f32, *mut f32, usize, usize, bool);
+
+/// The micro-kernel for each tile height `1..=MR` (index `height - 1`): edge tiles cost their
+/// own rows, not a full tile's.
+const KERNELS: [Kernel; MR] = [
+    kernel::<1>,
+    kernel::<2>,
+    kernel::<3>,
+    kernel::<4>,
+    kernel::<5>,
+    kernel::<6>,
+    kernel::<7>,
+    kernel::<8>,
+    kernel::<9>,
+    kernel::<10>,
+    kernel::<11>,
+    kernel::<12>,
+    kernel::<13>,
+    kernel::<14>,
+];
+
+/// The micro-kernel: `c (R×width, row stride ldc) (+)= Σ_p a[p]ᵀ·b[p]` over `kc` packed steps
+/// (`a`: `MR` floats per step, of which the first `R` are used; `b`: 32 floats per step). The
+/// tile's `R×32` sums stay in registers (28 of the 32 for `R = MR`); columns past `width` are
+/// masked off when stored.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn kernel(
+unsafe fn kernel<const R: usize>(
     kc: usize,
     a: *const f32,
     b: *const f32,
     c: *mut f32,
     ldc: usize,
+    width: usize,
     accumulate: bool,
 ) {
-    let mut acc = [[_mm512_setzero_ps(); 2]; MR];
+    let mut acc = [[_mm512_setzero_ps(); 2]; R];
     for p in 0..kc {
         let b0 = _mm512_loadu_ps(b.add(p * NR));
         let b1 = _mm512_loadu_ps(b.add(p * NR + 16));
@@ -377,20 +393,31 @@ unsafe fn kernel(
             row[1] = _mm512_fmadd_ps(ai, b1, row[1]);
         }
     }
+    let mask =
+        |from: usize| (((1u32 << width.saturating_sub(from).min(16)) - 1) & 0xffff) as __mmask16;
+    let (m0, m1) = (mask(0), mask(16));
     for (i, row) in acc.iter().enumerate() {
         let out = c.add(i * ldc);
         let (mut v0, mut v1) = (row[0], row[1]);
         if accumulate {
-            v0 = _mm512_add_ps(v0, _mm512_loadu_ps(out));
-            v1 = _mm512_add_ps(v1, _mm512_loadu_ps(out.add(16)));
+            v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, out));
+            v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, out.add(16)));
         }
-        _mm512_storeu_ps(out, v0);
-        _mm512_storeu_ps(out.add(16), v1);
+        _mm512_mask_storeu_ps(out, m0, v0);
+        _mm512_mask_storeu_ps(out.add(16), m1, v1);
     }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-unsafe fn kernel(_: usize, _: *const f32, _: *const f32, _: *mut f32, _: usize, _: bool) {
+unsafe fn kernel<const R: usize>(
+    _: usize,
+    _: *const f32,
+    _: *const f32,
+    _: *mut f32,
+    _: usize,
+    _: usize,
+    _: bool,
+) {
     unreachable!("sgemm::available() is false off x86_64")
 }
 
@@ -422,6 +449,9 @@ mod tests {
             (50, 70, 800),
             (200, 3100, 5),
             (30, 1100, 900),
+            (64, 130, 784),
+            (29, 45, 20),
+            (3, 600, 33),
         ] {
             let a: Vec<f32> = (0..m * k)
                 .map(|i| ((i * 37 % 101) as f32 - 50.0) / 25.0)

@@ -6,8 +6,10 @@ import numpy as np
 
 def _gradients():
     torch.manual_seed(7)
-    a = torch.randn(300, 200, requires_grad=True)
-    b = torch.randn(200, 300, requires_grad=True)
+    # depth 500: two blocks of the matrix product's depth loop; 300 columns: split by columns
+    # with 2 threads, by rows with 8
+    a = torch.randn(300, 500, requires_grad=True)
+    b = torch.randn(500, 300, requires_grad=True)
     x = torch.randn(1 << 17, requires_grad=True)
     h = (a @ b).tanh()
     loss = h.sum() + (x.sin() * x).sum() + (h * h).mean()
