@@ -386,14 +386,11 @@ pub fn sum_dims<T: BufferElement + Num>(x: &Tensor, reduce: &[bool]) -> Tensor {
                 }
             };
             if data.len() >= PARALLEL_ELEMENTS {
-                let partial: Vec<T> = crate::parallel::install(|threads| {
-                    let chunk = PARALLEL_ELEMENTS / 4;
-                    if threads > 1 {
-                        use rayon::prelude::*;
-                        data.par_chunks(chunk).map(pairwise_sum).collect()
-                    } else {
-                        data.chunks(chunk).map(pairwise_sum).collect()
-                    }
+                // one partial sum per fixed-size chunk, whichever thread computes it
+                let chunk = PARALLEL_ELEMENTS / 4;
+                let mut partial = vec![data[0]; data.len().div_ceil(chunk)];
+                crate::parallel::for_each_block(&mut partial, 1, |i, sum| {
+                    sum[0] = pairwise_sum(&data[i * chunk..data.len().min((i + 1) * chunk)])
                 });
                 pairwise_sum(&partial)
             } else {

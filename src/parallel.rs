@@ -1,8 +1,14 @@
 //! The thread pool for parallel kernels: its size is settable (`set_num_threads`), and a forked
 //! child process gets a fresh pool instead of deadlocking on its parent's threads.
+//!
+//! Kernels split their work into units with [`for_each_unit`]: the calling thread starts on
+//! them at once and pool threads join in as they wake, so a parallel kernel never waits for a
+//! sleeping thread to wake up before work begins, nor for the caller to be woken after it ends.
 
 use parking_lot::Mutex;
 use rayon::{ThreadPool, ThreadPoolBuilder};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use std::sync::Arc;
 
 struct Pool {
@@ -68,19 +74,128 @@ pub fn install<R: Send>(f: impl FnOnce(usize) -> R + Send) -> R {
     pool.install(|| f(threads))
 }
 
-/// Calls `f(offset, block)` on the consecutive `chunk`-element blocks of `out` (`offset` is the
-/// block's first index): in parallel on the kernel pool when it has more than one thread, in
-/// order on the calling thread otherwise.
+/// Calls `f(offset, block)` once on each consecutive `chunk`-element block of `out` (`offset`
+/// is the block's first index), on the calling thread and pool threads (see
+/// [`for_each_unit`]).
 pub fn for_each_block<U: Send>(out: &mut [U], chunk: usize, f: impl Fn(usize, &mut [U]) + Sync) {
-    use rayon::prelude::*;
-    install(|threads| {
-        let f = |(i, block): (usize, &mut [U])| f(i * chunk, block);
-        if threads > 1 {
-            out.par_chunks_mut(chunk).enumerate().for_each(f);
-        } else {
-            out.chunks_mut(chunk).enumerate().for_each(f);
-        }
+    let len = out.len();
+    let base = SendPtr(out.as_mut_ptr());
+    for_each_unit(len.div_ceil(chunk.max(1)), |i| {
+        let at = i * chunk;
+        // SAFETY: every unit index comes once, so the blocks handed out are disjoint parts of
+        // `out`, which stays borrowed until all units are done
+        let block = unsafe { std::slice::from_raw_parts_mut(base.at(at), chunk.min(len - at)) };
+        f(at, block)
     })
+}
+
+/// A pointer into a buffer whose disjoint parts go to different threads.
+struct SendPtr<U>(*mut U);
+// SAFETY: only used by `for_each_block`, whose units touch disjoint parts of one `&mut [U]`
+unsafe impl<U: Send> Send for SendPtr<U> {}
+unsafe impl<U: Send> Sync for SendPtr<U> {}
+
+impl<U> SendPtr<U> {
+    /// The pointer `n` elements further.
+    fn at(&self, n: usize) -> *mut U {
+        self.0.wrapping_add(n)
+    }
+}
+
+/// Calls `f(0)`, …, `f(units - 1)`, each exactly once, in parallel: the calling thread starts on
+/// unit 0 at once, and up to `threads - 1` pool threads, asked for when the call begins, take
+/// the next units as they wake (a thread wake-up costs tens of microseconds on a virtual
+/// machine, as long as a small product). Returns when every unit has run; a panic in a unit
+/// is raised here, after the units already started have finished. Which thread runs a unit
+/// varies, so results must not depend on it.
+pub fn for_each_unit(units: usize, f: impl Fn(usize) + Sync) {
+    let (pool, threads) = pool();
+    let helpers = threads.min(units).saturating_sub(1);
+    if helpers == 0 {
+        (0..units).for_each(f);
+        return;
+    }
+    let task: &(dyn Fn(usize) + Sync) = &f;
+    // SAFETY: the helpers call `task` only for units they take before this function returns:
+    // it waits (in `Finish::drop`, also when unwinding) until no helper is inside a unit, and
+    // no unit is handed out after that (`next` is past the end)
+    let task: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(task) };
+    let shared = Arc::new(Shared {
+        next: AtomicUsize::new(0),
+        units,
+        busy: AtomicUsize::new(0),
+        panicked: AtomicBool::new(false),
+        task,
+    });
+    for _ in 0..helpers {
+        let shared = shared.clone();
+        pool.spawn(move || shared.help());
+    }
+    let finish = Finish(&shared);
+    loop {
+        let i = shared.next.fetch_add(1, SeqCst);
+        if i >= units {
+            break;
+        }
+        f(i);
+    }
+    drop(finish);
+    if shared.panicked.load(Relaxed) {
+        panic!("a parallel kernel's unit panicked on a pool thread");
+    }
+}
+
+/// The state [`for_each_unit`] shares with its helpers.
+struct Shared {
+    /// The next unit to hand out (past `units` once all are out).
+    next: AtomicUsize,
+    /// Units in all.
+    units: usize,
+    /// Helpers between taking a unit and finishing it.
+    busy: AtomicUsize,
+    /// Whether a helper's unit panicked.
+    panicked: AtomicBool,
+    /// The work (borrowed from `for_each_unit`'s caller: see the SAFETY note there).
+    task: &'static (dyn Fn(usize) + Sync),
+}
+
+impl Shared {
+    /// A helper's loop: takes units until none is left.
+    fn help(&self) {
+        loop {
+            // announce before taking, so the caller, once it sees every unit taken, also sees
+            // this helper busy until its unit is done
+            self.busy.fetch_add(1, SeqCst);
+            let i = self.next.fetch_add(1, SeqCst);
+            if i >= self.units {
+                self.busy.fetch_sub(1, Release);
+                return;
+            }
+            if catch_unwind(AssertUnwindSafe(|| (self.task)(i))).is_err() {
+                self.panicked.store(true, Relaxed);
+                self.next.fetch_max(self.units, SeqCst);
+            }
+            self.busy.fetch_sub(1, Release);
+        }
+    }
+}
+
+/// Ends a [`for_each_unit`] call: hands out no more units and waits for the helpers' units.
+struct Finish<'a>(&'a Shared);
+
+impl Drop for Finish<'_> {
+    fn drop(&mut self) {
+        self.0.next.fetch_max(self.0.units, SeqCst);
+        let mut spins = 0u32;
+        while self.0.busy.load(Acquire) != 0 {
+            if spins < 1 << 12 {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -99,6 +214,35 @@ mod tests {
             b.iter_mut().enumerate().for_each(|(i, x)| *x = at + i)
         });
         assert_eq!(v, (0..10).collect::<Vec<_>>());
+        set_num_threads(3);
+        let mut v = vec![0usize; 1000];
+        for_each_block(&mut v, 7, |at, b| {
+            b.iter_mut().enumerate().for_each(|(i, x)| *x += at + i)
+        });
+        assert_eq!(v, (0..1000).collect::<Vec<_>>());
         set_num_threads(default_threads());
+    }
+}
+
+#[cfg(test)]
+mod unit_tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_unit_is_raised_in_the_caller_after_the_others() {
+        let done = AtomicUsize::new(0);
+        let caught = catch_unwind(AssertUnwindSafe(|| {
+            for_each_unit(64, |i| {
+                if i == 40 {
+                    panic!("unit 40");
+                }
+                done.fetch_add(1, Relaxed);
+            })
+        }));
+        assert!(caught.is_err());
+        // units already taken finished before the call returned; none runs after it
+        let after = done.load(Relaxed);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert_eq!(done.load(Relaxed), after);
     }
 }

@@ -75,7 +75,8 @@ fn fit(buf: &mut Vec<f32>, len: usize) {
 }
 
 /// `c = a·b` with `a` m×k, `b` k×n, `c` m×n row-major (`m·n` elements, which need not be
-/// initialized: every one is written), on up to `threads` threads of the current rayon pool.
+/// initialized: every one is written), split for `threads` threads (run by
+/// [`crate::parallel::for_each_unit`]).
 ///
 /// # Safety
 /// [`available`] must be true; `a`, `b` must address valid `f32`s for every index in range
@@ -110,10 +111,9 @@ pub unsafe fn sgemm(
     // wide products: each thread takes its own columns and runs the whole blocked loop on
     // them, packing its own B with no barrier between threads (A is packed by each: m·k
     // against m·k·n/threads of arithmetic)
-    use rayon::prelude::*;
     let width = n.div_ceil(parts).next_multiple_of(NR);
-    let starts: Vec<usize> = (0..n).step_by(width).collect();
-    starts.par_iter().for_each(|&j0| {
+    crate::parallel::for_each_unit(n.div_ceil(width), |part| {
+        let j0 = part * width;
         let cols = width.min(n - j0);
         let b_part = MatRef {
             ptr: b.at_ptr(0, j0),
@@ -174,8 +174,7 @@ unsafe fn product(
                 })
             };
             if threads > 1 && units.len() > 1 {
-                use rayon::prelude::*;
-                units.par_iter().for_each(run);
+                crate::parallel::for_each_unit(units.len(), |u| run(&units[u]));
             } else {
                 units.iter().for_each(run);
             }
@@ -235,8 +234,7 @@ fn pack_b(out: &mut [f32], b: MatRef, pc: usize, kc: usize, jc: usize, nc: usize
         unsafe { pack_sliver(dst, b.at_ptr(pc, j0), b.rs, b.cs, kc, width, NR) }
     };
     if threads > 1 && nc * kc >= 1 << 15 {
-        use rayon::prelude::*;
-        out.par_chunks_mut(NR * kc).enumerate().for_each(pack);
+        crate::parallel::for_each_block(out, NR * kc, |at, dst| pack((at / (NR * kc), dst)));
     } else {
         out.chunks_mut(NR * kc).enumerate().for_each(pack);
     }
@@ -486,11 +484,8 @@ mod tests {
                     rs: k as isize,
                     cs: 1,
                 };
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
-                pool.install(|| unsafe { sgemm(m, n, k, aref, bref, &mut c, threads) });
+                // SAFETY: the operands hold m·k and k·n floats, read within range
+                unsafe { sgemm(m, n, k, aref, bref, &mut c, threads) };
                 // SAFETY: sgemm wrote every element
                 let c: Vec<f32> = c.iter().map(|v| unsafe { v.assume_init() }).collect();
                 for (got, want) in c.iter().zip(&want) {

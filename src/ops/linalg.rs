@@ -114,15 +114,14 @@ fn sgemm_f32<T: BufferElement>(a: &Tensor, la: &Layout, b: &Tensor, lb: &Layout)
                     m * n,
                 )
             };
+            let threads = if m * n * k >= PARALLEL_GEMM_WORK {
+                crate::parallel::num_threads()
+            } else {
+                1
+            };
             // SAFETY: AVX-512 is available (the caller checked); both layouts address only
             // elements inside their buffers, held by the read guards for the call
-            let mut run =
-                |threads: usize| unsafe { crate::sgemm::sgemm(m, n, k, ma, mb, c, threads) };
-            if m * n * k >= PARALLEL_GEMM_WORK {
-                crate::parallel::install(run);
-            } else {
-                run(1);
-            }
+            unsafe { crate::sgemm::sgemm(m, n, k, ma, mb, c, threads) };
         })
     });
     // SAFETY: sgemm wrote all m·n elements
