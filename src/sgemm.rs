@@ -283,6 +283,29 @@ unsafe fn pack_sliver(
         return;
     }
     #[cfg(target_arch = "x86_64")]
+    if step == 1 {
+        // each column of the sliver is contiguous in the source (a row-major A, a transposed
+        // B): 16×16 blocks loaded row by row and transposed in registers
+        for j0 in (0..w).step_by(16) {
+            let valid = width.saturating_sub(j0).min(16);
+            let store = ((1u32 << (w - j0).min(16)) - 1) as __mmask16;
+            for p0 in (0..kc).step_by(16) {
+                let steps = (kc - p0).min(16);
+                let load = ((1u32 << steps) - 1) as __mmask16;
+                let mut block = [_mm512_setzero_ps(); 16];
+                for (j, row) in block.iter_mut().enumerate().take(valid) {
+                    let from = src.offset((j0 + j) as isize * across + p0 as isize);
+                    *row = _mm512_maskz_loadu_ps(load, from);
+                }
+                transpose16(&mut block);
+                for (p, column) in block.iter().enumerate().take(steps) {
+                    _mm512_mask_storeu_ps(dst.as_mut_ptr().add((p0 + p) * w + j0), store, *column);
+                }
+            }
+        }
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
     if across.unsigned_abs() * w < i32::MAX as usize / 4 {
         // 16 columns at a time with one gather per row (the sources are `across` apart)
         let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -312,6 +335,37 @@ unsafe fn pack_sliver(
             row[width..].fill(0.0);
         }
     }
+}
+
+/// Transposes a 16×16 block held as 16 rows: afterwards `r[k]` holds what was column `k`.
+/// Pairs of rows interleaved, then groups of four within each 128-bit lane, then the lanes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn transpose16(r: &mut [__m512; 16]) {
+    let mut t = [_mm512_setzero_ps(); 16];
+    for i in (0..16).step_by(2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    // r[4g + c], lane l: rows 4g..4g+4 of column 4l + c
+    for g in (0..16).step_by(4) {
+        r[g] = _mm512_shuffle_ps::<0x44>(t[g], t[g + 2]);
+        r[g + 1] = _mm512_shuffle_ps::<0xEE>(t[g], t[g + 2]);
+        r[g + 2] = _mm512_shuffle_ps::<0x44>(t[g + 1], t[g + 3]);
+        r[g + 3] = _mm512_shuffle_ps::<0xEE>(t[g + 1], t[g + 3]);
+    }
+    for c in 0..4 {
+        let (a, b, cc, d) = (r[c], r[4 + c], r[8 + c], r[12 + c]);
+        let u0 = _mm512_shuffle_f32x4::<0x44>(a, b);
+        let u1 = _mm512_shuffle_f32x4::<0xEE>(a, b);
+        let u2 = _mm512_shuffle_f32x4::<0x44>(cc, d);
+        let u3 = _mm512_shuffle_f32x4::<0xEE>(cc, d);
+        t[c] = _mm512_shuffle_f32x4::<0x88>(u0, u2);
+        t[4 + c] = _mm512_shuffle_f32x4::<0xDD>(u0, u2);
+        t[8 + c] = _mm512_shuffle_f32x4::<0x88>(u1, u3);
+        t[12 + c] = _mm512_shuffle_f32x4::<0xDD>(u1, u3);
+    }
+    *r = t;
 }
 
 /// One unit: packs its rows of `A`, then runs the micro-kernel over its tiles.
@@ -433,6 +487,31 @@ mod tests {
             }
         }
         c
+    }
+
+    #[test]
+    fn transpose16_swaps_rows_and_columns() {
+        if !available() {
+            return;
+        }
+        let m: Vec<f32> = (0..256).map(|v| v as f32).collect();
+        let mut out = [0.0f32; 256];
+        // SAFETY: AVX-512F is available (checked above); 16 rows of 16 floats in and out
+        unsafe {
+            let mut rows = [_mm512_setzero_ps(); 16];
+            for (i, row) in rows.iter_mut().enumerate() {
+                *row = _mm512_loadu_ps(m.as_ptr().add(16 * i));
+            }
+            transpose16(&mut rows);
+            for (k, column) in rows.iter().enumerate() {
+                _mm512_storeu_ps(out.as_mut_ptr().add(16 * k), *column);
+            }
+        }
+        for i in 0..16 {
+            for k in 0..16 {
+                assert_eq!(out[16 * k + i], m[16 * i + k]);
+            }
+        }
     }
 
     #[test]
