@@ -99,19 +99,30 @@ pub unsafe fn sgemm(
         return;
     }
     let c_ptr = CPtr(c.as_mut_ptr().cast::<f32>());
-    let parts = if threads > 1 && n >= MIN_SPLIT_COLUMNS * threads {
-        threads
-    } else {
-        1
-    };
-    if parts == 1 {
+    if threads == 1 || (m.max(n) < MIN_SPLIT * threads) {
         PACKED_B.with(|buf| product(m, n, n, k, a, b, c_ptr, threads, &mut buf.borrow_mut()));
         return;
     }
-    // wide products: each thread takes its own columns and runs the whole blocked loop on
-    // them, packing its own B with no barrier between threads (A is packed by each: m·k
-    // against m·k·n/threads of arithmetic)
-    let width = n.div_ceil(parts).next_multiple_of(NR);
+    // each thread takes its own rows (when A is at least as tall as B is wide) or columns and
+    // runs the whole blocked loop on them, with no barrier between threads, packing all of the
+    // other operand (the smaller: k·n or m·k, against m·k·n/threads of arithmetic). Rows keep
+    // a chain of products local: a thread reads the rows of A it wrote as the last output
+    if m >= n {
+        let height = m.div_ceil(threads).next_multiple_of(MR);
+        crate::parallel::for_each_unit(m.div_ceil(height), |part| {
+            let i0 = part * height;
+            let rows = height.min(m - i0);
+            let a_part = MatRef {
+                ptr: a.at_ptr(i0, 0),
+                ..a
+            };
+            let c_part = c_ptr.add(i0 * n);
+            PACKED_B
+                .with(|buf| product(rows, n, n, k, a_part, b, c_part, 1, &mut buf.borrow_mut()));
+        });
+        return;
+    }
+    let width = n.div_ceil(threads).next_multiple_of(NR);
     crate::parallel::for_each_unit(n.div_ceil(width), |part| {
         let j0 = part * width;
         let cols = width.min(n - j0);
@@ -124,8 +135,9 @@ pub unsafe fn sgemm(
     });
 }
 
-/// Products with at least this many columns per thread split by columns (see [`sgemm`]).
-const MIN_SPLIT_COLUMNS: usize = 64;
+/// Products with at least this many rows or columns per thread split into one part per thread
+/// (see [`sgemm`]).
+const MIN_SPLIT: usize = 64;
 
 /// The blocked loops of [`sgemm`] for an m×n part of `C` whose rows are `ldc` apart, packing
 /// `B` into `packed_b`.
@@ -529,6 +541,8 @@ mod tests {
             (64, 130, 784),
             (29, 45, 20),
             (3, 600, 33),
+            (300, 40, 50),
+            (700, 200, 400),
         ] {
             let a: Vec<f32> = (0..m * k)
                 .map(|i| ((i * 37 % 101) as f32 - 50.0) / 25.0)
