@@ -26,6 +26,7 @@ import ctypes
 import datetime
 import gc
 import glob
+import json
 import math
 import os
 import platform
@@ -229,12 +230,17 @@ def as_np(t: Any) -> Any:
     return t.detach().numpy()
 
 
-def rss_bytes() -> int:
+def status_bytes(key: str) -> int:
+    """A size from /proc/self/status (VmRSS, VmHWM, ...), in bytes; 0 if absent."""
     with open("/proc/self/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(key + ":"):
                 return int(line.split()[1]) * 1024
     return 0
+
+
+def rss_bytes() -> int:
+    return status_bytes("VmRSS")
 
 
 def mib(n: float) -> str:
@@ -401,7 +407,8 @@ def scalar_chain(ctx: Ctx) -> list[Row]:
                 mark(okf(t, lambda v: v / n_ops <= 1e-6)))]
 
 
-def mlp_step(ctx: Ctx) -> list[Row]:
+def mlp_runs(ctx: Ctx) -> tuple[Run, Callable[[str, Any], Run]]:
+    """mlp_step's numpy run and the maker of each autograd library's run."""
     np = ctx.np
     rng = np.random.default_rng(0)
     init = []
@@ -468,11 +475,92 @@ def mlp_step(ctx: Ctx) -> list[Row]:
 
         return run
 
+    return np_run, make_ag
+
+
+def mlp_step(ctx: Ctx) -> list[Row]:
+    np_run, make_ag = mlp_runs(ctx)
     res = run_libs(ctx, "mlp_step", np_run, make_ag, rtol=1e-3, atol_rel=1e-4)
     t, tn = part(res, "ferrograd"), part(res, "numpy")
     fig = t if isinstance(t, str) else f"{t * 1e3:.3f} ms/step"
+    libs = ["ferrograd", "numpy"] + (["torch"] if ctx.torch is not None else [])
+    peaks = {lib: mlp_peak(lib) for lib in libs}
+    small_pages = mlp_peak("ferrograd", {"MIMALLOC_ALLOW_THP": "0"})
+    peaks["ferrograd"] = (
+        f"{'n/a' if peaks['ferrograd'] is None else mib(peaks['ferrograd'])} "
+        f"({'n/a' if small_pages is None else mib(small_pages)} with `MIMALLOC_ALLOW_THP=0`)"
+    )
+    fig += "; peak memory of a step: " + ", ".join(
+        f"{lib} {v if isinstance(v, str) else 'n/a' if v is None else mib(v)}"
+        for lib, v in peaks.items()
+    )
+    ctx.notes.append(
+        "mlp_step peak memory: each library's first step in a fresh process (`compare.py "
+        "--mlp-peak LIB`), after building the model and starting its threads; the figure is the "
+        "process's peak resident memory during the step (VmHWM, reset just before it through "
+        "`/proc/self/clear_refs`) minus its resident memory before the step: activations, saved "
+        "tensors, gradients and the libraries' work buffers, as the allocator got them from the "
+        "OS. The model's parameters (0.9 MiB) are not included. ferrograd's allocator "
+        "(mimalloc) backs each thread's heap with 2 MiB transparent huge pages where the kernel "
+        "allows it (`/sys/kernel/mm/transparent_hugepage/enabled`: "
+        f"{thp_mode()}), so a few threads' first allocations raise resident memory by whole "
+        "huge pages; `MIMALLOC_ALLOW_THP=0` turns that off (the figure in parentheses), at a "
+        "cost where many small objects are allocated (deep_chain's forward measured 1.5x slower "
+        "with it)."
+    )
     return [Row("mlp_step", {k: part(res, k) for k in res}, fig, "<= 0.9x numpy time",
                 mark(okf(t, lambda v: v <= 0.9 * tn)))]
+
+
+def mlp_peak(lib: str, env: dict[str, str] | None = None) -> float | None:
+    """Peak memory of one mlp_step of `lib`, measured in a fresh process (see `mlp_peak_child`)
+    with `env` added to its environment; None where it cannot be measured."""
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--mlp-peak", lib],
+                         capture_output=True, text=True, env={**os.environ, **(env or {})})
+    try:
+        return float(json.loads(out.stdout.strip().splitlines()[-1])["grown"])
+    except (ValueError, IndexError, KeyError):
+        return None
+
+
+def thp_mode() -> str:
+    """The kernel's transparent huge page mode (the bracketed word), or "unknown"."""
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            text = f.read()
+    except OSError:
+        return "unknown"
+    start, end = text.find("["), text.find("]")
+    return f"`{text[start + 1:end]}`" if 0 <= start < end else "unknown"
+
+
+def mlp_peak_child(lib: str) -> int:
+    """In a fresh process: one mlp_step of `lib`, printing how far resident memory rose above
+    its level before the step (JSON; `grown` is null if the peak cannot be reset)."""
+    import ferrograd as fg
+    import numpy as np
+
+    torch = None
+    if lib == "torch":
+        import torch
+    ctx = Ctx(np=np, fg=fg, torch=torch, quick=True)
+    np_run, make_ag = mlp_runs(ctx)
+    if lib == "numpy":
+        run = np_run
+    else:
+        mod = fg if lib == "ferrograd" else torch
+        run = make_ag(lib, mod)
+        mod.set_num_threads(mod.get_num_threads())  # start the thread pool before measuring
+    before = rss_bytes()
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # resets VmHWM to the current resident size
+    except OSError:
+        print(json.dumps({"grown": None}))
+        return 0
+    run(False)
+    print(json.dumps({"grown": status_bytes("VmHWM") - before}))
+    return 0
 
 
 def matmul_big(ctx: Ctx) -> list[Row]:
@@ -725,7 +813,8 @@ def deep_chain(ctx: Ctx) -> list[Row]:
 
 class OtherLoad:
     """What else used the CPUs over an interval, in average cores: other processes (all CPU time
-    in /proc/stat minus this process's own, from ``os.times``) and steal (time the hypervisor
+    in /proc/stat minus this process's own and its finished children's, from ``os.times``) and
+    steal (time the hypervisor
     gave the virtual CPUs to someone else)."""
 
     def __init__(self) -> None:
@@ -742,7 +831,8 @@ class OtherLoad:
         tick = os.sysconf("SC_CLK_TCK")
         busy = (sum(vals[:7]) - vals[3] - vals[4]) / tick  # all but idle and iowait
         own = os.times()
-        return busy, own.user + own.system, vals[7] / tick, perf()
+        mine = own.user + own.system + own.children_user + own.children_system
+        return busy, mine, vals[7] / tick, perf()
 
     def cores(self) -> tuple[float, float] | None:
         """(other processes, steal), each in average cores; None if unknown or if the interval
@@ -1009,7 +1099,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", default=os.path.join(REPO, "BENCHMARKS.md"),
                         help="markdown report to write (overwritten); default BENCHMARKS.md at "
                              "the repository root")
+    parser.add_argument("--mlp-peak", metavar="LIB", choices=["numpy", "ferrograd", "torch"],
+                        help=argparse.SUPPRESS)  # internal: see `mlp_peak`
     args = parser.parse_args(argv)
+    if args.mlp_peak:
+        return mlp_peak_child(args.mlp_peak)
     if args.rounds < 1:
         parser.error("--rounds must be >= 1")
     if args.threads is not None:
