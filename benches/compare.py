@@ -814,8 +814,7 @@ def deep_chain(ctx: Ctx) -> list[Row]:
 class OtherLoad:
     """What else used the CPUs over an interval, in average cores: other processes (all CPU time
     in /proc/stat minus this process's own and its finished children's, from ``os.times``) and
-    steal (time the hypervisor
-    gave the virtual CPUs to someone else)."""
+    steal (time the hypervisor gave the virtual CPUs to someone else)."""
 
     def __init__(self) -> None:
         self.start = self._snap()
