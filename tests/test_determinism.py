@@ -31,3 +31,98 @@ def test_gradients_do_not_depend_on_thread_count():
                 assert ref.tobytes() == got.tobytes()
     finally:
         torch.set_num_threads(before)
+
+
+def _fan_in(hook=None):
+    """Six branches of different depths feed one node: its six gradients arrive in an order
+    that depends on timing when several threads run the graph."""
+    torch.manual_seed(3)
+    x = torch.randn(300, 300, requires_grad=True)
+    ws = [torch.randn(300, 300) / 17 for _ in range(6)]
+    h = x.tanh()
+    total = None
+    for k, w in enumerate(ws):
+        y = h
+        for _ in range(k + 1):
+            y = (y @ w).sin()
+            if hook is not None and k == 3:
+                y.register_hook(hook)
+        part = y.sum() * (k + 1)
+        total = part if total is None else total + part
+    total.backward()
+    return x.grad.numpy().copy()
+
+
+def _with_threads(n, fn):
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(n)
+        return fn()
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_fan_in_sums_do_not_depend_on_thread_count_or_timing():
+    ref = _with_threads(1, _fan_in)
+    for n in (2, 8, 2, 8):
+        assert _with_threads(n, _fan_in).tobytes() == ref.tobytes()
+    # and they are the right sums: float64 by hand through the same graph
+    torch.manual_seed(3)
+    x = torch.randn(300, 300).numpy().astype(np.float64)
+    ws = [(torch.randn(300, 300) / 17).numpy().astype(np.float64) for _ in range(6)]
+    h = np.tanh(x)
+    gh = np.zeros_like(h)
+    for k, w in enumerate(ws):
+        ys = [h]
+        for _ in range(k + 1):
+            ys.append(np.sin(ys[-1] @ w))
+        g = np.full_like(h, k + 1.0)
+        for j in range(k + 1, 0, -1):
+            g = (g * np.cos(ys[j - 1] @ w)) @ w.T
+        gh += g
+    want = gh * (1 - h * h)
+    assert np.allclose(ref, want, rtol=1e-3, atol=1e-3 * np.abs(want).max())
+
+
+def test_hooks_run_and_errors_surface_when_nodes_run_on_several_threads():
+    seen = []
+
+    def double(g):
+        seen.append(g.shape)
+        return g * 2
+
+    ref = _with_threads(1, lambda: _fan_in(double))
+    calls = len(seen)
+    assert calls == 4
+    assert _with_threads(2, lambda: _fan_in(double)).tobytes() == ref.tobytes()
+    assert len(seen) == 2 * calls
+
+    def fail(g):
+        raise ValueError("hook failed on purpose")
+
+    for n in (1, 2):
+        try:
+            _with_threads(n, lambda: _fan_in(fail))
+        except ValueError as e:
+            assert "hook failed on purpose" in str(e)
+        else:
+            raise AssertionError("the hook's error did not surface")
+
+
+def test_autograd_grad_captures_the_same_gradients_on_several_threads():
+    def run():
+        torch.manual_seed(5)
+        x = torch.randn(300, 300, requires_grad=True)
+        ws = [torch.randn(300, 300) / 17 for _ in range(4)]
+        h = x.tanh()
+        total = sum(((h @ w).sin() @ w).cos().sum() for w in ws)
+        gx, gh = torch.autograd.grad(total, [x, h])
+        assert x.grad is None  # grad() accumulates nothing
+        return gx.numpy().copy(), gh.numpy().copy()
+
+    gx1, gh1 = _with_threads(1, run)
+    gx2, gh2 = _with_threads(2, run)
+    assert gx1.tobytes() == gx2.tobytes() and gh1.tobytes() == gh2.tobytes()
+    torch.manual_seed(5)
+    h = np.tanh(torch.randn(300, 300).numpy().astype(np.float64))
+    assert np.allclose(gx1, gh1 * (1 - h * h), rtol=1e-4, atol=1e-6)

@@ -3,8 +3,10 @@
 //! One call of [`backward`] or [`grad`] is a graph task. Its [`TaskGraph`] numbers the nodes
 //! reachable from the roots (an explicit stack, never recursion) and counts the edges into each;
 //! a node runs once all its incoming gradients have been summed into its input buffer. The
-//! nodes ready together form a wave; a large wave runs on several threads, and its results are
-//! delivered in a fixed order, so gradients do not depend on the number of threads.
+//! nodes ready together form a wave, whose results are delivered in a fixed order. Once a wave
+//! holds enough work, the rest of the graph runs on all kernel threads ([`ParallelPhase`]),
+//! each taking the next ready node, with every sum still made in that fixed order: gradients
+//! do not depend on the number of threads.
 
 use super::gradient_edge;
 use super::node::{Edge, Node, NodeKind};
@@ -14,7 +16,6 @@ use crate::grad_mode::GradModeGuard;
 use crate::kernels::add_into;
 use crate::layout::{fmt_shape, same_shape};
 use crate::tensor::{owns_exclusively, Tensor};
-use rayon::prelude::*;
 use smallvec::SmallVec;
 use std::sync::Arc;
 
@@ -175,7 +176,8 @@ struct NodeOutcome {
     outputs: Vec<Option<Tensor>>,
 }
 
-/// A wave whose nodes together touch at least this many elements runs on several threads.
+/// Once a wave's nodes together touch at least this many elements, the rest of the graph runs
+/// on several threads (see [`ParallelPhase`]).
 const PARALLEL_WAVE_ELEMENTS: usize = 1 << 16;
 
 /// One backward call.
@@ -226,11 +228,13 @@ impl GraphTask {
             }
         }
 
-        // Run in waves: every node whose inputs are all in. A wave with enough work runs on
-        // the kernel threads; results are merged in a fixed order (newest node first).
+        // Run in waves: every node whose inputs are all in, results merged in a fixed order
+        // (newest node first). From a wave with enough work on, all kernel threads run nodes.
         let mut results: Vec<Option<Tensor>> = vec![None; captures.len()];
         let runs = |i: Index| needed.as_ref().is_none_or(|n| n[i as usize]);
         let is_captured = |i: Index| captured.get(i as usize) == Some(&true);
+        let threads = crate::parallel::num_threads();
+        let mut wave_nr: u32 = 0;
         while !ready.is_empty() {
             let wave: SmallVec<[(Index, Result<NodeOutcome>); 1]> = if ready.len() == 1 {
                 // a chain: no wave bookkeeping
@@ -238,35 +242,26 @@ impl GraphTask {
                 let outcome = self.run_node(graph.node(i), buffer, runs(i), !is_captured(i));
                 smallvec::smallvec![(i, outcome)]
             } else {
-                let mut wave = std::mem::take(&mut ready);
-                wave.sort_by_key(|(i, _)| std::cmp::Reverse(graph.node(*i).seq_nr()));
-                let work: usize = wave.iter().map(|(i, _)| graph.node(*i).work()).sum();
-                let graph = &graph;
-                let run = |(i, buffer): (Index, InputBuffer)| {
-                    (
-                        i,
-                        self.run_node(graph.node(i), buffer, runs(i), !is_captured(i)),
-                    )
-                };
-                if work >= PARALLEL_WAVE_ELEMENTS {
-                    let create_graph = self.create_graph;
-                    crate::parallel::install(|threads| {
-                        if threads == 1 {
-                            return wave.into_iter().map(run).collect();
-                        }
-                        wave.into_par_iter()
-                            .map(|item| {
-                                // grad mode is per thread: set it on whichever thread runs the node
-                                let _mode = GradModeGuard::new(create_graph);
-                                run(item)
-                            })
-                            .collect::<Vec<_>>()
-                            .into_iter()
-                            .collect()
-                    })
-                } else {
-                    wave.into_iter().map(run).collect()
+                let work: usize = ready.iter().map(|(i, _)| graph.node(*i).work()).sum();
+                if threads > 1 && work >= PARALLEL_WAVE_ELEMENTS {
+                    // enough to share out: the rest of the graph runs on all threads
+                    let phase = ParallelPhase {
+                        task: self,
+                        runs: &runs,
+                        is_captured: &is_captured,
+                        capture_at: &capture_at,
+                    };
+                    return phase.run(graph, ready, wave_nr, results, threads);
                 }
+                let mut wave = std::mem::take(&mut ready);
+                wave.sort_by_key(|(i, _)| (std::cmp::Reverse(graph.node(*i).seq_nr()), *i));
+                wave.into_iter()
+                    .map(|(i, buffer)| {
+                        let outcome =
+                            self.run_node(graph.node(i), buffer, runs(i), !is_captured(i));
+                        (i, outcome)
+                    })
+                    .collect()
             };
             // merge in wave order (newest node first): the sums do not depend on threads
             for (i, outcome) in wave {
@@ -281,6 +276,7 @@ impl GraphTask {
                 }
                 graph.finished(i);
             }
+            wave_nr += 1;
         }
         Ok(results)
     }
@@ -337,6 +333,209 @@ impl GraphTask {
             }
         }
         Ok(outcome)
+    }
+}
+
+/// The rest of a graph task run by several threads at once: each takes the next ready node
+/// (earliest wave first, then the newest), runs it, and delivers its gradients under one lock.
+/// The gradients reaching a node are summed only once it is ready, in the order the waves of
+/// the one-thread engine would have delivered them (wave, then newest producer first, then
+/// edge order), so sums are the same bits with any number of threads and any timing.
+struct ParallelPhase<'a, R, C> {
+    task: &'a GraphTask,
+    runs: &'a R,
+    is_captured: &'a C,
+    capture_at: &'a [(Index, usize, usize)],
+}
+
+/// The state the threads of a [`ParallelPhase`] share.
+struct PhaseState {
+    graph: TaskGraph,
+    ready: std::collections::BinaryHeap<ReadyNode>,
+    /// Each node's wave in the one-thread engine: one more than its latest producer's.
+    wave_of: Vec<u32>,
+    /// Gradients delivered into each node not yet ready, with their summing order.
+    arrivals: Vec<Vec<(ArrivalKey, usize, Tensor)>>,
+    running: usize,
+    failed: Option<Error>,
+    results: Vec<Option<Tensor>>,
+}
+
+/// Where a delivered gradient sorts: its producer's wave, the producer newest first (then by
+/// index), then the producer's edge.
+type ArrivalKey = (u32, std::cmp::Reverse<u64>, Index, usize);
+
+/// A ready node of a [`ParallelPhase`]; the heap pops the earliest wave, then the newest node.
+struct ReadyNode {
+    wave: u32,
+    seq_nr: u64,
+    index: Index,
+    buffer: InputBuffer,
+}
+
+impl ReadyNode {
+    fn priority(&self) -> (std::cmp::Reverse<u32>, u64, std::cmp::Reverse<Index>) {
+        (
+            std::cmp::Reverse(self.wave),
+            self.seq_nr,
+            std::cmp::Reverse(self.index),
+        )
+    }
+}
+
+impl PartialEq for ReadyNode {
+    fn eq(&self, other: &Self) -> bool {
+        self.priority() == other.priority()
+    }
+}
+impl Eq for ReadyNode {}
+impl PartialOrd for ReadyNode {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for ReadyNode {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.priority().cmp(&other.priority())
+    }
+}
+
+impl<R, C> ParallelPhase<'_, R, C>
+where
+    R: Fn(Index) -> bool + Sync,
+    C: Fn(Index) -> bool + Sync,
+{
+    /// Runs every node reachable from `ready` (nodes of wave `wave`) on `threads` threads;
+    /// returns the captured gradients.
+    fn run(
+        &self,
+        graph: TaskGraph,
+        ready: Vec<(Index, InputBuffer)>,
+        wave: u32,
+        results: Vec<Option<Tensor>>,
+        threads: usize,
+    ) -> Result<Vec<Option<Tensor>>> {
+        let n = graph.len();
+        let ready = ready
+            .into_iter()
+            .map(|(index, buffer)| ReadyNode {
+                wave,
+                seq_nr: graph.node(index).seq_nr(),
+                index,
+                buffer,
+            })
+            .collect();
+        let state = parking_lot::Mutex::new(PhaseState {
+            graph,
+            ready,
+            wave_of: vec![0; n],
+            arrivals: (0..n).map(|_| Vec::new()).collect(),
+            running: 0,
+            failed: None,
+            results,
+        });
+        let wake = parking_lot::Condvar::new();
+        crate::parallel::for_each_unit(threads, |_| self.work(&state, &wake));
+        let state = state.into_inner();
+        match state.failed {
+            Some(e) => Err(e),
+            None => Ok(state.results),
+        }
+    }
+
+    /// One thread's loop: runs ready nodes until none is left and none is running.
+    fn work(&self, state: &parking_lot::Mutex<PhaseState>, wake: &parking_lot::Condvar) {
+        // grad mode is per thread: set it on whichever thread runs the nodes
+        let _mode = GradModeGuard::new(self.task.create_graph);
+        let mut st = state.lock();
+        loop {
+            let Some(next) = st.ready.pop() else {
+                if st.running == 0 || st.failed.is_some() {
+                    wake.notify_all();
+                    return;
+                }
+                wake.wait(&mut st);
+                continue;
+            };
+            if st.failed.is_some() {
+                continue;
+            }
+            st.running += 1;
+            let ReadyNode {
+                wave,
+                seq_nr,
+                index: i,
+                buffer,
+            } = next;
+            let node = st.graph.node(i).clone();
+            drop(st);
+            let outcome = self
+                .task
+                .run_node(&node, buffer, (self.runs)(i), !(self.is_captured)(i));
+            st = state.lock();
+            st.running -= 1;
+            let merged =
+                outcome.and_then(|outcome| self.merge(&mut st, (i, wave, seq_nr), outcome));
+            if let Err(e) = merged {
+                st.failed.get_or_insert(e);
+            }
+            wake.notify_all();
+        }
+    }
+
+    /// Records what node `i` (of wave `wave`, number `seq_nr`) produced: its captured gradients, and its output gradients
+    /// into the nodes they go to (those that become ready, with their sums, onto the heap).
+    fn merge(
+        &self,
+        st: &mut PhaseState,
+        (i, wave, seq_nr): (Index, u32, u64),
+        outcome: NodeOutcome,
+    ) -> Result<()> {
+        if (self.is_captured)(i) {
+            for &(_, input_nr, k) in self.capture_at.iter().filter(|c| c.0 == i) {
+                st.results[k] = outcome.seen.get(input_nr).cloned().flatten();
+            }
+        }
+        if (self.runs)(i) {
+            let targets: SmallVec<[Option<(Index, usize)>; 2]> = st
+                .graph
+                .node(i)
+                .next_edges()
+                .iter()
+                .map(|edge| {
+                    edge.as_ref()
+                        .map(|e| (st.graph.index_of_edge(e), e.input_nr))
+                })
+                .collect();
+            for (edge, (target, g)) in targets.into_iter().zip(outcome.outputs).enumerate() {
+                let Some((child, input_nr)) = target else {
+                    continue;
+                };
+                let c = child as usize;
+                st.wave_of[c] = st.wave_of[c].max(wave + 1);
+                if let Some(g) = g {
+                    let key = (wave, std::cmp::Reverse(seq_nr), i, edge);
+                    st.arrivals[c].push((key, input_nr, g));
+                }
+                if st.graph.arrive(child) {
+                    let mut buffer = st.graph.take_buffer(child);
+                    let mut arrivals = std::mem::take(&mut st.arrivals[c]);
+                    arrivals.sort_by_key(|a| a.0);
+                    for (_, input_nr, g) in arrivals {
+                        buffer.add(input_nr, g)?;
+                    }
+                    let child_seq_nr = st.graph.node(child).seq_nr();
+                    st.ready.push(ReadyNode {
+                        wave: st.wave_of[c],
+                        seq_nr: child_seq_nr,
+                        index: child,
+                        buffer,
+                    });
+                }
+            }
+        }
+        st.graph.finished(i);
+        Ok(())
     }
 }
 

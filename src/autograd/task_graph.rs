@@ -84,7 +84,8 @@ pub(super) struct InputBuffer(pub(super) Grads);
 pub(super) type Grads = SmallVec<[Option<Tensor>; 2]>;
 
 impl InputBuffer {
-    fn add(&mut self, slot: usize, g: Tensor) -> Result<()> {
+    /// Adds `g` into input slot `slot`.
+    pub(super) fn add(&mut self, slot: usize, g: Tensor) -> Result<()> {
         while self.0.len() <= slot {
             self.0.push(None);
         }
@@ -249,6 +250,14 @@ impl TaskGraph {
             buffer.add(input_nr, g)?;
         }
         Ok(Some(buffer))
+    }
+
+    /// Counts one edge into node `i` as delivered (its gradient kept elsewhere); true when
+    /// that was the last, so the node is ready.
+    pub(super) fn arrive(&mut self, i: Index) -> bool {
+        let count = &mut self.dependencies[i as usize];
+        *count -= 1;
+        *count == 0
     }
 
     /// Node `i`'s pending input buffer, now (empty if nothing arrived).
