@@ -237,3 +237,52 @@ fn concurrent_graph_tasks_over_the_same_graph_agree() {
     loss.backward(None, None, false).unwrap();
     assert_eq!(values(&x.grad().unwrap()), expected);
 }
+
+/// x (n×n) through tanh, then branches of depths 1..=branches, each `(y @ w).sin()` repeated,
+/// scaled sums added up; returns x's gradient. Every branch's gradient meets in tanh's node.
+fn fan_in_gradient(n: usize, branches: usize) -> Vec<f64> {
+    let wave = |k: usize, scale: f32| -> Tensor {
+        let v: Vec<f32> = (0..n * n)
+            .map(|i| (((i * 7919 + k * 104_729) % 1000) as f32 / 500.0 - 1.0) * scale)
+            .collect();
+        Tensor::from_vec(v, &[n, n]).unwrap()
+    };
+    let x = wave(0, 1.0);
+    x.set_requires_grad(true).unwrap();
+    let h = x.tanh().unwrap();
+    let mut total: Option<Tensor> = None;
+    for k in 0..branches {
+        let w = wave(k + 1, 0.1);
+        let mut y = h.clone();
+        for _ in 0..=k {
+            y = y.mm(&w).unwrap().sin().unwrap();
+        }
+        let part = y.sum().unwrap().mul_scalar((k + 1) as f64).unwrap();
+        total = Some(match total {
+            None => part,
+            Some(t) => t.add(&part).unwrap(),
+        });
+    }
+    total.unwrap().backward(None, None, false).unwrap();
+    values(&x.grad().unwrap())
+}
+
+#[test]
+fn parallel_backward_gives_the_same_bits_with_any_thread_count() {
+    let before = ferrograd::num_threads();
+    ferrograd::set_num_threads(1);
+    let one = fan_in_gradient(260, 5);
+    ferrograd::set_num_threads(2);
+    let handles: Vec<_> = (0..2)
+        .map(|_| std::thread::spawn(|| fan_in_gradient(260, 5)))
+        .collect();
+    let mut runs: Vec<Vec<f64>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    runs.push(fan_in_gradient(260, 5));
+    ferrograd::set_num_threads(before);
+    for run in runs {
+        assert!(run
+            .iter()
+            .zip(&one)
+            .all(|(a, b)| a.to_bits() == b.to_bits()));
+    }
+}
