@@ -704,3 +704,32 @@ def test_captured_gradient_is_not_overwritten():
     assert gy.tolist() == pytest.approx(expected_gy, rel=1e-6)
     expected = [wi * math.cos(t) * (1 - t * t) for wi, t in zip([1, 2, 3], ty)]
     assert gx.tolist() == pytest.approx(expected, rel=1e-6)
+
+
+def test_product_gradients_leave_seen_incoming_gradients_alone():
+    """MulBackward writes x's gradient over the incoming one only when nobody else holds it."""
+    xs, ws, ks = [0.5, -1.0, 2.0], [3.0, -2.0, 0.25], [1.0, 2.0, 3.0]
+    # a gradient the user passed in
+    x = torch.tensor(xs, requires_grad=True)
+    w = torch.tensor(ws, requires_grad=True)
+    g = torch.tensor(ks)
+    (x * w).backward(g)
+    assert g.tolist() == ks
+    assert x.grad.tolist() == [k * v for k, v in zip(ks, ws)]
+    assert w.grad.tolist() == [k * v for k, v in zip(ks, xs)]
+    # one a hook kept, and one grad() returns
+    x = torch.tensor(xs, requires_grad=True)
+    w = torch.tensor(ws, requires_grad=True)
+    z = x * w
+    seen = []
+    z.register_hook(lambda gz: seen.append(gz))
+    gz, gx, gw = torch.autograd.grad((z * torch.tensor(ks)).sum(), [z, x, w])
+    assert seen[0].tolist() == ks and gz.tolist() == ks
+    assert gx.tolist() == [k * v for k, v in zip(ks, ws)]
+    assert gw.tolist() == [k * v for k, v in zip(ks, xs)]
+    # and when nobody holds it, the result is the same
+    x = torch.tensor(xs, requires_grad=True)
+    w = torch.tensor(ws, requires_grad=True)
+    (x * w * torch.tensor(ks)).sum().backward()
+    assert x.grad.tolist() == [k * v for k, v in zip(ks, ws)]
+    assert w.grad.tolist() == [k * v for k, v in zip(ks, xs)]

@@ -2,7 +2,7 @@
 //! Broadcast gradients are summed back to each input's shape by the node (see `Node::conform`).
 
 use super::{elem, float_dtype, result_type, Arith};
-use crate::autograd::{is_recording, record, Save};
+use crate::autograd::{is_recording, record, BackwardCtx, Save};
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
 use crate::kernels::{cast_ref, map, zip};
@@ -139,6 +139,25 @@ macro_rules! with_op {
     };
 }
 
+/// `g * s` for the incoming gradient `g` of a backward formula, written over `g` when the
+/// engine no longer needs it (see [`BackwardCtx::grad_to_overwrite`]) and no graph is being
+/// built: one tensor fewer. The formula must not read `g` afterwards.
+fn grad_times(ctx: &BackwardCtx, s: &Tensor) -> Result<Tensor> {
+    let g = ctx.grad(0);
+    let same_float = g.dtype() == s.dtype() && g.dtype().is_floating_point();
+    if same_float && !crate::grad_mode::is_grad_enabled() {
+        if let Some(g) = ctx.grad_to_overwrite(0) {
+            let written = crate::with_float!(g.dtype(), T => {
+                crate::kernels::zip_into(g, s, |x: T, y: T| x * y)
+            });
+            if written {
+                return Ok(g.clone());
+            }
+        }
+    }
+    g.mul(s)
+}
+
 fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let dtype = compute_dtype(op, result_type(a, b));
     let (ca, cb) = (cast_ref(a, dtype), cast_ref(b, dtype));
@@ -166,14 +185,14 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         BinaryOp::Mul => {
             let saves = [save_if(nb, a), save_if(na, b)];
             record(out, "MulBackward0", &[a, b], &saves, |ctx| {
-                let g = ctx.grad(0);
-                let ga = if ctx.needs_input_grad(0) {
-                    Some(g.mul(ctx.saved(1))?)
+                let gb = if ctx.needs_input_grad(1) {
+                    Some(ctx.grad(0).mul(ctx.saved(0))?)
                 } else {
                     None
                 };
-                let gb = if ctx.needs_input_grad(1) {
-                    Some(g.mul(ctx.saved(0))?)
+                // last use of the incoming gradient: a's may be written over it
+                let ga = if ctx.needs_input_grad(0) {
+                    Some(grad_times(ctx, ctx.saved(1))?)
                 } else {
                     None
                 };
