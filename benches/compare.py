@@ -9,9 +9,10 @@ works. Before any timing, each library's gradients (and forward values) are chec
 numpy baseline, so the benchmark never compares different computations. Each measurement is the
 minimum over N timed runs, shared out over ``--rounds`` rounds (default 3) in which numpy and the
 libraries take turns, so a slow spell of a shared machine falls on all of them; each round's runs
-follow one warm-up run (the checked one), timed with ``time.perf_counter`` with the garbage
-collector off. The report (markdown) overwrites
-``--output``; a summary table is also printed.
+follow one warm-up run (the checked one), a pause for other libraries' worker threads to go idle
+and 0.2 s of untimed runs (cores slow down while idle), timed with ``time.perf_counter`` with the
+garbage collector off. mlp_step also reports each library's peak memory for one step. The
+report (markdown) overwrites ``--output``; a summary table is also printed.
 
 ``--threads N`` sets OMP/OPENBLAS/MKL/RAYON_NUM_THREADS before numpy (and ferrograd, which
 imports it) is imported, calls ``torch.set_num_threads(N)`` and ``ferrograd.set_num_threads(N)``
