@@ -286,3 +286,35 @@ fn parallel_backward_gives_the_same_bits_with_any_thread_count() {
             .all(|(a, b)| a.to_bits() == b.to_bits()));
     }
 }
+
+#[test]
+fn a_formula_panicking_on_a_worker_thread_reaches_the_caller_without_a_hang() {
+    let before = ferrograd::num_threads();
+    ferrograd::set_num_threads(2);
+    let outcome = std::panic::catch_unwind(|| {
+        let x = Tensor::from_vec(vec![0.5f32; 300 * 300], &[300, 300]).unwrap();
+        x.set_requires_grad(true).unwrap();
+        let branches: Vec<Tensor> = (0..4)
+            .map(|k| {
+                let y = x.sin().unwrap().mul_scalar(k as f64 + 1.0).unwrap();
+                if k != 2 {
+                    return y.sum().unwrap();
+                }
+                let out = y.detach();
+                let broken = autograd::record(out, "BrokenBackward", &[&y], &[], |_| {
+                    panic!("this formula fails on purpose")
+                });
+                broken.sum().unwrap()
+            })
+            .collect();
+        let total = branches
+            .iter()
+            .skip(1)
+            .fold(branches[0].clone(), |t, b| t.add(b).unwrap());
+        total.backward(None, None, false)
+    });
+    ferrograd::set_num_threads(before);
+    let payload = outcome.expect_err("the panic comes back to the caller");
+    let message = payload.downcast_ref::<&str>().copied().unwrap_or_default();
+    assert_eq!(message, "this formula fails on purpose");
+}

@@ -358,7 +358,16 @@ struct PhaseState {
     arrivals: Vec<Vec<(ArrivalKey, usize, Tensor)>>,
     running: usize,
     failed: Option<Error>,
+    /// What a node's panic carried, to raise again on the calling thread.
+    panicked: Option<Box<dyn std::any::Any + Send>>,
     results: Vec<Option<Tensor>>,
+}
+
+impl PhaseState {
+    /// Whether a node failed or panicked: no further node starts.
+    fn stopped(&self) -> bool {
+        self.failed.is_some() || self.panicked.is_some()
+    }
 }
 
 /// Where a delivered gradient sorts: its producer's wave, the producer newest first (then by
@@ -432,11 +441,15 @@ where
             arrivals: (0..n).map(|_| Vec::new()).collect(),
             running: 0,
             failed: None,
+            panicked: None,
             results,
         });
         let wake = parking_lot::Condvar::new();
         crate::parallel::for_each_unit(threads, |_| self.work(&state, &wake));
         let state = state.into_inner();
+        if let Some(payload) = state.panicked {
+            std::panic::resume_unwind(payload);
+        }
         match state.failed {
             Some(e) => Err(e),
             None => Ok(state.results),
@@ -450,14 +463,14 @@ where
         let mut st = state.lock();
         loop {
             let Some(next) = st.ready.pop() else {
-                if st.running == 0 || st.failed.is_some() {
+                if st.running == 0 || st.stopped() {
                     wake.notify_all();
                     return;
                 }
                 wake.wait(&mut st);
                 continue;
             };
-            if st.failed.is_some() {
+            if st.stopped() {
                 continue;
             }
             st.running += 1;
@@ -469,22 +482,33 @@ where
             } = next;
             let node = st.graph.node(i).clone();
             drop(st);
-            let outcome = self
-                .task
-                .run_node(&node, buffer, (self.runs)(i), !(self.is_captured)(i));
+            // a panic is caught here so the other threads stop waiting for this node, then
+            // raised again on the calling thread (`run`)
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let (runs, spent) = ((self.runs)(i), !(self.is_captured)(i));
+                self.task.run_node(&node, buffer, runs, spent)
+            }));
             st = state.lock();
             st.running -= 1;
-            let merged =
-                outcome.and_then(|outcome| self.merge(&mut st, (i, wave, seq_nr), outcome));
-            if let Err(e) = merged {
-                st.failed.get_or_insert(e);
+            match outcome {
+                Ok(outcome) => {
+                    let merged =
+                        outcome.and_then(|outcome| self.merge(&mut st, (i, wave, seq_nr), outcome));
+                    if let Err(e) = merged {
+                        st.failed.get_or_insert(e);
+                    }
+                }
+                Err(payload) => {
+                    st.panicked.get_or_insert(payload);
+                }
             }
             wake.notify_all();
         }
     }
 
-    /// Records what node `i` (of wave `wave`, number `seq_nr`) produced: its captured gradients, and its output gradients
-    /// into the nodes they go to (those that become ready, with their sums, onto the heap).
+    /// Records what node `i` (of wave `wave`, number `seq_nr`) produced: its captured
+    /// gradients, and its output gradients into the nodes they go to (those that become ready,
+    /// with their sums, onto the heap).
     fn merge(
         &self,
         st: &mut PhaseState,
