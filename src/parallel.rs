@@ -118,10 +118,15 @@ pub fn for_each_unit(units: usize, f: impl Fn(usize) + Sync) {
         return;
     }
     let task: &(dyn Fn(usize) + Sync) = &f;
-    // SAFETY: the helpers call `task` only for units they take before this function returns:
-    // it waits (in `Finish::drop`, also when unwinding) until no helper is inside a unit, and
-    // no unit is handed out after that (`next` is past the end)
-    let task: &'static (dyn Fn(usize) + Sync) = unsafe { std::mem::transmute(task) };
+    // SAFETY: only the lifetime is erased (a raw pointer, never a dangling reference): the
+    // helpers call `task` only for units they take before this function returns; it waits (in
+    // `Finish::drop`, also when unwinding) until no helper is inside a unit, and hands out no
+    // unit after that (`next` is past the end)
+    let task = unsafe {
+        std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), *const (dyn Fn(usize) + Sync)>(
+            task,
+        )
+    };
     let shared = Arc::new(Shared {
         next: AtomicUsize::new(0),
         units,
@@ -157,9 +162,15 @@ struct Shared {
     busy: AtomicUsize,
     /// Whether a helper's unit panicked.
     panicked: AtomicBool,
-    /// The work (borrowed from `for_each_unit`'s caller: see the SAFETY note there).
-    task: &'static (dyn Fn(usize) + Sync),
+    /// The work, borrowed from `for_each_unit`'s caller; valid while a unit is being handed out
+    /// or run (see the SAFETY note there).
+    task: *const (dyn Fn(usize) + Sync),
 }
+
+// SAFETY: the atomics are shared by design, and `task` points to a `Sync` closure that is only
+// called (from any thread) while `for_each_unit` keeps it alive
+unsafe impl Send for Shared {}
+unsafe impl Sync for Shared {}
 
 impl Shared {
     /// A helper's loop: takes units until none is left.
@@ -173,7 +184,10 @@ impl Shared {
                 self.busy.fetch_sub(1, Release);
                 return;
             }
-            if catch_unwind(AssertUnwindSafe(|| (self.task)(i))).is_err() {
+            // SAFETY: unit `i` was handed out, so `for_each_unit` is still waiting for it and
+            // its closure is alive
+            let task = unsafe { &*self.task };
+            if catch_unwind(AssertUnwindSafe(|| task(i))).is_err() {
                 self.panicked.store(true, Relaxed);
                 self.next.fetch_max(self.units, SeqCst);
             }
