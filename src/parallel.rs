@@ -214,6 +214,108 @@ impl Drop for Finish<'_> {
     }
 }
 
+/// Pool threads summoned one at a time to help with work that appears over time (see
+/// [`with_crew`]). A handle: clones summon for the same crew.
+#[derive(Clone)]
+pub struct Crew {
+    shared: Arc<CrewShared>,
+    pool: Arc<ThreadPool>,
+}
+
+/// What a [`Crew`]'s helpers share with [`with_crew`].
+struct CrewShared {
+    /// The helpers' task, borrowed from `with_crew`'s caller (lifetime erased: called only
+    /// while the crew is open, see `with_crew`).
+    task: *const (dyn Fn() + Sync),
+    state: Mutex<CrewState>,
+    /// Signalled when the last running helper finishes.
+    idle: parking_lot::Condvar,
+}
+
+// SAFETY: `task` points to a `Sync` closure, called from pool threads only while `with_crew`
+// keeps it alive; the rest is behind the mutex
+unsafe impl Send for CrewShared {}
+unsafe impl Sync for CrewShared {}
+
+#[derive(Default)]
+struct CrewState {
+    /// Helpers inside the task.
+    running: usize,
+    /// Set when `with_crew` ends: helpers that start later do nothing.
+    closed: bool,
+    /// What a helper's panic carried, raised again by `with_crew`.
+    panic: Option<Box<dyn std::any::Any + Send>>,
+}
+
+/// Runs `body` with a [`Crew`] whose helpers each run `task` once on a pool thread. `task`
+/// must return when nothing is left for it to do instead of waiting for other threads (a pool
+/// thread blocked in a wait could be the one some other work is queued behind). Returns once
+/// no helper is inside `task`; helpers summoned but not started by then never call it. A
+/// panic in a helper is raised here.
+pub fn with_crew<R>(task: &(dyn Fn() + Sync), body: impl FnOnce(&Crew) -> R) -> R {
+    // SAFETY: only the lifetime is erased; helpers call `task` only after finding the crew
+    // open, under its lock, and `Close` (also run when unwinding) closes it and then waits
+    // until no helper is inside `task`
+    let task = unsafe {
+        std::mem::transmute::<*const (dyn Fn() + Sync + '_), *const (dyn Fn() + Sync)>(task)
+    };
+    let crew = Crew {
+        shared: Arc::new(CrewShared {
+            task,
+            state: Mutex::new(CrewState::default()),
+            idle: parking_lot::Condvar::new(),
+        }),
+        pool: pool().0,
+    };
+    /// Closes the crew and waits for its running helpers.
+    struct Close<'a>(&'a CrewShared);
+    impl Drop for Close<'_> {
+        fn drop(&mut self) {
+            let mut state = self.0.state.lock();
+            state.closed = true;
+            while state.running > 0 {
+                self.0.idle.wait(&mut state);
+            }
+        }
+    }
+    let close = Close(&crew.shared);
+    let result = body(&crew);
+    drop(close);
+    if let Some(payload) = crew.shared.state.lock().panic.take() {
+        std::panic::resume_unwind(payload);
+    }
+    result
+}
+
+impl Crew {
+    /// Asks a pool thread to run the task once, when it gets to it (nothing happens if the
+    /// crew has closed by then).
+    pub fn summon(&self) {
+        let shared = self.shared.clone();
+        self.pool.spawn(move || {
+            {
+                let mut state = shared.state.lock();
+                if state.closed {
+                    return;
+                }
+                state.running += 1;
+            }
+            // SAFETY: the crew was open when this helper registered as running, and
+            // `with_crew` waits for running helpers before its task can go away
+            let task = unsafe { &*shared.task };
+            let outcome = catch_unwind(AssertUnwindSafe(task));
+            let mut state = shared.state.lock();
+            if let Err(payload) = outcome {
+                state.panic.get_or_insert(payload);
+            }
+            state.running -= 1;
+            if state.running == 0 {
+                shared.idle.notify_all();
+            }
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

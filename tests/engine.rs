@@ -318,3 +318,68 @@ fn a_formula_panicking_on_a_worker_thread_reaches_the_caller_without_a_hang() {
     let message = payload.downcast_ref::<&str>().copied().unwrap_or_default();
     assert_eq!(message, "this formula fails on purpose");
 }
+
+/// `fan_in_gradient` in float64 (whose matrix products go through the `gemm` crate, which runs
+/// rayon jobs and waits for them from inside the pool).
+fn fan_in_gradient_f64(n: usize, branches: usize) -> Vec<f64> {
+    let x = Tensor::from_vec(
+        (0..n * n).map(|i| (i % 17) as f64 / 17.0).collect(),
+        &[n, n],
+    )
+    .unwrap();
+    x.set_requires_grad(true).unwrap();
+    let h = x.tanh().unwrap();
+    let mut total: Option<Tensor> = None;
+    for k in 0..branches {
+        let w: Vec<f64> = (0..n * n).map(|i| ((i + k) % 13) as f64 / 130.0).collect();
+        let w = Tensor::from_vec(w, &[n, n]).unwrap();
+        let mut y = h.clone();
+        for _ in 0..=k {
+            y = y.mm(&w).unwrap().sin().unwrap();
+        }
+        let part = y.sum().unwrap();
+        total = Some(match total {
+            None => part,
+            Some(t) => t.add(&part).unwrap(),
+        });
+    }
+    total.unwrap().backward(None, None, false).unwrap();
+    values(&x.grad().unwrap())
+}
+
+/// Runs `f` on a thread of its own and fails if it takes longer than `secs` (a hang).
+fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || send.send(f()).unwrap());
+    receive
+        .recv_timeout(std::time::Duration::from_secs(secs))
+        .expect("finished in time (not stuck)")
+}
+
+#[test]
+fn parallel_backward_with_kernels_that_wait_on_the_pool_does_not_hang() {
+    let before = ferrograd::num_threads();
+    let one = {
+        ferrograd::set_num_threads(1);
+        fan_in_gradient_f64(160, 4)
+    };
+    for threads in [3, 2] {
+        ferrograd::set_num_threads(threads);
+        let runs = within(120, || {
+            let handles: Vec<_> = (0..2)
+                .map(|_| std::thread::spawn(|| fan_in_gradient_f64(160, 4)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap())
+                .collect::<Vec<_>>()
+        });
+        for run in runs {
+            assert!(run
+                .iter()
+                .zip(&one)
+                .all(|(a, b)| a.to_bits() == b.to_bits()));
+        }
+    }
+    ferrograd::set_num_threads(before);
+}

@@ -336,8 +336,11 @@ impl GraphTask {
     }
 }
 
-/// The rest of a graph task run by several threads at once: each takes the next ready node
-/// (earliest wave first, then the newest), runs it, and delivers its gradients under one lock.
+/// The rest of a graph task run by several threads at once: the calling thread and pool
+/// threads summoned while more nodes are ready than threads run them each take the next ready
+/// node (earliest wave first, then the newest), run it, and deliver its gradients under one
+/// lock. Pool threads never wait inside the phase (they return when nothing is ready), so a
+/// kernel that queues work on the pool from inside a node always finds a thread.
 /// The gradients reaching a node are summed only once it is ready, in the order the waves of
 /// the one-thread engine would have delivered them (wave, then newest producer first, then
 /// edge order), so sums are the same bits with any number of threads and any timing.
@@ -348,7 +351,29 @@ struct ParallelPhase<'a, R, C> {
     capture_at: &'a [(Index, usize, usize)],
 }
 
-/// The state the threads of a [`ParallelPhase`] share.
+/// What the threads of a [`ParallelPhase`] share.
+struct Shared {
+    state: parking_lot::Mutex<PhaseState>,
+    /// Wakes the calling thread when a node finishes.
+    wake: parking_lot::Condvar,
+    /// The pool threads to summon (set as the phase starts).
+    crew: std::sync::OnceLock<crate::parallel::Crew>,
+    /// At most this many helpers besides the calling thread.
+    helpers_max: usize,
+}
+
+impl Shared {
+    /// Summons a helper for each ready node no thread is free to take, up to `helpers_max`.
+    fn call_helpers(&self, st: &mut PhaseState) {
+        let Some(crew) = self.crew.get() else { return };
+        while st.helpers < self.helpers_max && st.helpers < st.ready.len() {
+            st.helpers += 1;
+            crew.summon();
+        }
+    }
+}
+
+/// The state of a [`ParallelPhase`], under [`Shared`]'s lock.
 struct PhaseState {
     graph: TaskGraph,
     ready: std::collections::BinaryHeap<ReadyNode>,
@@ -357,6 +382,8 @@ struct PhaseState {
     /// Gradients delivered into each node not yet ready, with their summing order.
     arrivals: Vec<Vec<(ArrivalKey, usize, Tensor)>>,
     running: usize,
+    /// Helpers summoned and not yet returned.
+    helpers: usize,
     failed: Option<Error>,
     /// What a node's panic carried, to raise again on the calling thread.
     panicked: Option<Box<dyn std::any::Any + Send>>,
@@ -440,13 +467,23 @@ where
             wave_of: vec![0; n],
             arrivals: (0..n).map(|_| Vec::new()).collect(),
             running: 0,
+            helpers: 0,
             failed: None,
             panicked: None,
             results,
         });
-        let wake = parking_lot::Condvar::new();
-        crate::parallel::for_each_unit(threads, |_| self.work(&state, &wake));
-        let state = state.into_inner();
+        let shared = Shared {
+            state,
+            wake: parking_lot::Condvar::new(),
+            crew: std::sync::OnceLock::new(),
+            helpers_max: threads - 1,
+        };
+        let help = || self.work(&shared, false);
+        crate::parallel::with_crew(&help, |crew| {
+            shared.crew.get_or_init(|| crew.clone());
+            self.work(&shared, true)
+        });
+        let state = shared.state.into_inner();
         if let Some(payload) = state.panicked {
             std::panic::resume_unwind(payload);
         }
@@ -456,24 +493,31 @@ where
         }
     }
 
-    /// One thread's loop: runs ready nodes until none is left and none is running.
-    fn work(&self, state: &parking_lot::Mutex<PhaseState>, wake: &parking_lot::Condvar) {
+    /// One thread's loop: runs ready nodes, and asks for a helper while more are ready than
+    /// threads run them. The calling thread (`caller`) waits while others still run nodes,
+    /// and returns when the graph is done; a helper (a pool thread) returns as soon as nothing
+    /// is ready, never waiting (it is summoned again when there is work).
+    fn work(&self, shared: &Shared, caller: bool) {
         // grad mode is per thread: set it on whichever thread runs the nodes
         let _mode = GradModeGuard::new(self.task.create_graph);
-        let mut st = state.lock();
+        let mut st = shared.state.lock();
         loop {
             let Some(next) = st.ready.pop() else {
-                if st.running == 0 || st.stopped() {
-                    wake.notify_all();
+                if !caller {
+                    st.helpers -= 1;
                     return;
                 }
-                wake.wait(&mut st);
+                if st.running == 0 || st.stopped() {
+                    return;
+                }
+                shared.wake.wait(&mut st);
                 continue;
             };
             if st.stopped() {
                 continue;
             }
             st.running += 1;
+            shared.call_helpers(&mut st);
             let ReadyNode {
                 wave,
                 seq_nr,
@@ -482,27 +526,29 @@ where
             } = next;
             let node = st.graph.node(i).clone();
             drop(st);
-            // a panic is caught here so the other threads stop waiting for this node, then
-            // raised again on the calling thread (`run`)
+            // a panic is caught here so the calling thread stops waiting for this node, then
+            // raised again there (`run`)
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let (runs, spent) = ((self.runs)(i), !(self.is_captured)(i));
                 self.task.run_node(&node, buffer, runs, spent)
             }));
-            st = state.lock();
+            st = shared.state.lock();
             st.running -= 1;
-            match outcome {
-                Ok(outcome) => {
-                    let merged =
-                        outcome.and_then(|outcome| self.merge(&mut st, (i, wave, seq_nr), outcome));
-                    if let Err(e) = merged {
-                        st.failed.get_or_insert(e);
-                    }
+            let merged = outcome.and_then(|outcome| {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    outcome.and_then(|outcome| self.merge(&mut st, (i, wave, seq_nr), outcome))
+                }))
+            });
+            match merged {
+                Ok(Ok(())) => shared.call_helpers(&mut st),
+                Ok(Err(e)) => {
+                    st.failed.get_or_insert(e);
                 }
                 Err(payload) => {
                     st.panicked.get_or_insert(payload);
                 }
             }
-            wake.notify_all();
+            shared.wake.notify_all();
         }
     }
 
