@@ -465,10 +465,10 @@ unsafe fn kernel<const R: usize>(
         let (mut v0, mut v1) = (row[0], row[1]);
         if accumulate {
             v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, out));
-            v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, out.add(16)));
+            v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, out.wrapping_add(16)));
         }
         _mm512_mask_storeu_ps(out, m0, v0);
-        _mm512_mask_storeu_ps(out.add(16), m1, v1);
+        _mm512_mask_storeu_ps(out.wrapping_add(16), m1, v1);
     }
 }
 

@@ -447,9 +447,16 @@ pub(crate) fn owns_exclusively(g: &Tensor) -> bool {
         Some(base) if Arc::strong_count(&base.0) == 1 && base.base().is_none() => 1,
         Some(_) => return false,
     };
-    Arc::strong_count(&g.0) == 1
+    let sole = Arc::strong_count(&g.0) == 1
         && Arc::strong_count(g.storage()) == 1 + base_holds
         && g.layout().offset == 0
         && g.is_contiguous()
-        && g.storage().numel() == g.numel()
+        && g.storage().numel() == g.numel();
+    if sole {
+        // the counts are read with relaxed loads: order the other holders' last reads (on
+        // other threads, before they dropped their handles) before our writes, as
+        // `Arc::get_mut` does
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+    }
+    sole
 }
