@@ -126,3 +126,22 @@ def test_autograd_grad_captures_the_same_gradients_on_several_threads():
     torch.manual_seed(5)
     h = np.tanh(torch.randn(300, 300).numpy().astype(np.float64))
     assert np.allclose(gx1, gh1 * (1 - h * h), rtol=1e-4, atol=1e-6)
+
+
+def _double_backward():
+    """A gradient penalty: the first backward builds a graph (create_graph) on several threads,
+    the second runs through the nodes it made."""
+    torch.manual_seed(11)
+    x = torch.randn(200, 200, requires_grad=True)
+    ws = [torch.randn(200, 200) / 15 for _ in range(5)]
+    h = x.tanh()
+    total = sum(((h @ w).sin() @ w).tanh().sum() * (k + 1) for k, w in enumerate(ws))
+    (g,) = torch.autograd.grad(total, [h], create_graph=True)
+    (g * g).sum().backward()
+    return x.grad.numpy().copy()
+
+
+def test_double_backward_does_not_depend_on_thread_count():
+    ref = _with_threads(1, _double_backward)
+    for n in (2, 8, 2, 8, 2):
+        assert _with_threads(n, _double_backward).tobytes() == ref.tobytes()

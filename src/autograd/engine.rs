@@ -4,7 +4,8 @@
 //! reachable from the roots (an explicit stack, never recursion) and counts the edges into each;
 //! a node runs once all its incoming gradients have been summed into its input buffer. The
 //! nodes ready together form a wave, whose results are delivered in a fixed order. Once a wave
-//! holds enough work, the rest of the graph runs on all kernel threads ([`ParallelPhase`]),
+//! holds enough work, the rest of the graph runs on all kernel threads ([`ParallelPhase`];
+//! not with `create_graph`, whose new nodes must all be numbered by the calling thread),
 //! each taking the next ready node, with every sum still made in that fixed order: gradients
 //! do not depend on the number of threads.
 
@@ -243,7 +244,10 @@ impl GraphTask {
                 smallvec::smallvec![(i, outcome)]
             } else {
                 let work: usize = ready.iter().map(|(i, _)| graph.node(*i).work()).sum();
-                if threads > 1 && work >= PARALLEL_WAVE_ELEMENTS {
+                // (not when building a graph: the nodes the formulas create take their sequence
+                // numbers from the thread that runs them, and a later backward through them
+                // orders its sums by those numbers, so they must all come from this thread)
+                if threads > 1 && !self.create_graph && work >= PARALLEL_WAVE_ELEMENTS {
                     // enough to share out: the rest of the graph runs on all threads
                     let phase = ParallelPhase {
                         task: self,
