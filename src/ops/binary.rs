@@ -2,7 +2,7 @@
 //! Broadcast gradients are summed back to each input's shape by the node (see `Node::conform`).
 
 use super::{elem, float_dtype, result_type, Arith};
-use crate::autograd::{is_recording, record, BackwardCtx, Save};
+use crate::autograd::{is_recording, record, Save};
 use crate::dtype::{DType, Scalar};
 use crate::error::Result;
 use crate::kernels::{cast_ref, map, zip};
@@ -139,25 +139,6 @@ macro_rules! with_op {
     };
 }
 
-/// `g * s` for the incoming gradient `g` of a backward formula, written over `g` when the
-/// engine no longer needs it (see [`BackwardCtx::grad_to_overwrite`]) and no graph is being
-/// built: one tensor fewer. The formula must not read `g` afterwards.
-fn grad_times(ctx: &BackwardCtx, s: &Tensor) -> Result<Tensor> {
-    let g = ctx.grad(0);
-    let same_float = g.dtype() == s.dtype() && g.dtype().is_floating_point();
-    if same_float && !crate::grad_mode::is_grad_enabled() {
-        if let Some(g) = ctx.grad_to_overwrite(0) {
-            let written = crate::with_float!(g.dtype(), T => {
-                crate::kernels::zip_into(g, s, |x: T, y: T| x * y)
-            });
-            if written {
-                return Ok(g.clone());
-            }
-        }
-    }
-    g.mul(s)
-}
-
 fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let dtype = compute_dtype(op, result_type(a, b));
     let (ca, cb) = (cast_ref(a, dtype), cast_ref(b, dtype));
@@ -192,7 +173,8 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
                 };
                 // last use of the incoming gradient: a's may be written over it
                 let ga = if ctx.needs_input_grad(0) {
-                    Some(grad_times(ctx, ctx.saved(1))?)
+                    let b = ctx.saved(1);
+                    Some(fused!(ctx, b, |g, b| g * b, ctx.grad(0).mul(b))?)
                 } else {
                     None
                 };

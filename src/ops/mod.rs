@@ -1,6 +1,27 @@
 //! Differentiable operations. Each op family's file holds every op's forward kernel call and its
 //! backward formula side by side; formulas are written with these same ops, so they differentiate again.
 
+/// A backward formula `g, s -> value` (`g` the incoming gradient `ctx.grad(0)`) as one fused
+/// kernel pass when the backward is not itself recorded (no `create_graph`), written over `g`
+/// when the engine allows it; otherwise `$composite`, built from differentiable ops.
+macro_rules! fused {
+    ($ctx:expr, $s:expr, |$a:ident, $b:ident| $kernel:expr, $composite:expr) => {{
+        let (g, s): (&crate::tensor::Tensor, &crate::tensor::Tensor) = ($ctx.grad(0), $s);
+        let same_float = g.dtype() == s.dtype() && g.dtype().is_floating_point();
+        if same_float && !crate::grad_mode::is_grad_enabled() {
+            crate::with_float!(g.dtype(), T => {
+                let kernel = |$a: T, $b: T| $kernel;
+                match $ctx.grad_to_overwrite(0) {
+                    Some(g) if crate::kernels::zip_into(g, s, kernel) => Ok(g.clone()),
+                    _ => crate::kernels::zip(g, s, kernel),
+                }
+            })
+        } else {
+            $composite
+        }
+    }};
+}
+
 pub mod activation;
 pub mod binary;
 pub mod compare;

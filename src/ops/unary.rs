@@ -17,26 +17,6 @@ macro_rules! float_map {
     }};
 }
 
-/// A backward formula `g, s -> value` (`g` the incoming gradient `ctx.grad(0)`) as one fused
-/// kernel pass when the backward is not itself recorded (no `create_graph`), written over `g`
-/// when the engine allows it; otherwise `$composite`, built from differentiable ops.
-macro_rules! fused {
-    ($ctx:expr, $s:expr, |$a:ident, $b:ident| $kernel:expr, $composite:expr) => {{
-        let (g, s): (&Tensor, &Tensor) = ($ctx.grad(0), $s);
-        if !crate::grad_mode::is_grad_enabled() && g.dtype() == s.dtype() && g.dtype().is_floating_point() {
-            with_float!(g.dtype(), T => {
-                let kernel = |$a: T, $b: T| $kernel;
-                match $ctx.grad_to_overwrite(0) {
-                    Some(g) if crate::kernels::zip_into(g, s, kernel) => Ok(g.clone()),
-                    _ => crate::kernels::zip(g, s, kernel),
-                }
-            })
-        } else {
-            $composite
-        }
-    }};
-}
-
 /// `sin(x)` or `cos(x)` by the fast float32 kernel (integers are computed in float32), with the
 /// few arguments beyond its range redone by the standard library block by block as it goes.
 /// Also tells whether every argument was in range, so the backward (whose saved input is
