@@ -3,9 +3,9 @@
 //! `B` is packed a `KC×NC` block at a time into 32-column slivers, `A` a `MC×KC` block at a time
 //! into 14-row slivers; a 14×32 micro-kernel keeps its tile of `C` in 28 vector registers while
 //! it walks `KC` (edge tiles have kernels of their own height). Operands are read through their
-//! strides, so transposes cost nothing. Work is split into (row block, column range) units run
-//! in parallel; every element of `C` is summed in the same order whatever the thread count. Used when the CPU has AVX-512F (see [`available`]);
-//! other CPUs and float64 use the `gemm` crate.
+//! strides, so transposes cost nothing. Threads take row or column ranges of `C`; every element
+//! of `C` is summed in the same order whatever the thread count. Used when the CPU has AVX-512F
+//! (see [`available`]); other CPUs and float64 use the `gemm` crate.
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
@@ -107,31 +107,37 @@ pub unsafe fn sgemm(
     // runs the whole blocked loop on them, with no barrier between threads, packing all of the
     // other operand (the smaller: k·n or m·k, against m·k·n/threads of arithmetic). Rows keep
     // a chain of products local: a thread reads the rows of A it wrote as the last output
-    if m >= n {
-        let height = m.div_ceil(threads).next_multiple_of(MR);
-        crate::parallel::for_each_unit(m.div_ceil(height), |part| {
-            let i0 = part * height;
-            let rows = height.min(m - i0);
-            let a_part = MatRef {
-                ptr: a.at_ptr(i0, 0),
+    let by_rows = m >= n;
+    let (len, align) = if by_rows { (m, MR) } else { (n, NR) };
+    let size = len.div_ceil(threads).next_multiple_of(align);
+    crate::parallel::for_each_unit(len.div_ceil(size), |part| {
+        let (at, take) = (part * size, size.min(len - part * size));
+        let (rows, cols, a_part, b_part, c_part) = if by_rows {
+            let a_rows = MatRef {
+                ptr: a.at_ptr(at, 0),
                 ..a
             };
-            let c_part = c_ptr.add(i0 * n);
-            PACKED_B
-                .with(|buf| product(rows, n, n, k, a_part, b, c_part, 1, &mut buf.borrow_mut()));
-        });
-        return;
-    }
-    let width = n.div_ceil(threads).next_multiple_of(NR);
-    crate::parallel::for_each_unit(n.div_ceil(width), |part| {
-        let j0 = part * width;
-        let cols = width.min(n - j0);
-        let b_part = MatRef {
-            ptr: b.at_ptr(0, j0),
-            ..b
+            (take, n, a_rows, b, c_ptr.add(at * n))
+        } else {
+            let b_cols = MatRef {
+                ptr: b.at_ptr(0, at),
+                ..b
+            };
+            (m, take, a, b_cols, c_ptr.add(at))
         };
-        let c_part = c_ptr.add(j0);
-        PACKED_B.with(|buf| product(m, cols, n, k, a, b_part, c_part, 1, &mut buf.borrow_mut()));
+        PACKED_B.with(|buf| {
+            product(
+                rows,
+                cols,
+                n,
+                k,
+                a_part,
+                b_part,
+                c_part,
+                1,
+                &mut buf.borrow_mut(),
+            )
+        });
     });
 }
 
