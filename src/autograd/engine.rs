@@ -271,9 +271,7 @@ impl GraphTask {
             for (i, outcome) in wave {
                 let outcome = outcome?;
                 if is_captured(i) {
-                    for &(_, input_nr, k) in capture_at.iter().filter(|c| c.0 == i) {
-                        results[k] = outcome.seen.get(input_nr).cloned().flatten();
-                    }
+                    capture(&capture_at, i, &outcome.seen, &mut results);
                 }
                 if runs(i) {
                     graph.deliver_outputs(i, outcome.outputs, &mut ready)?;
@@ -566,21 +564,10 @@ where
         outcome: NodeOutcome,
     ) -> Result<()> {
         if (self.is_captured)(i) {
-            for &(_, input_nr, k) in self.capture_at.iter().filter(|c| c.0 == i) {
-                st.results[k] = outcome.seen.get(input_nr).cloned().flatten();
-            }
+            capture(self.capture_at, i, &outcome.seen, &mut st.results);
         }
         if (self.runs)(i) {
-            let targets: SmallVec<[Option<(Index, usize)>; 2]> = st
-                .graph
-                .node(i)
-                .next_edges()
-                .iter()
-                .map(|edge| {
-                    edge.as_ref()
-                        .map(|e| (st.graph.index_of_edge(e), e.input_nr))
-                })
-                .collect();
+            let targets = st.graph.targets(i);
             for (edge, (target, g)) in targets.into_iter().zip(outcome.outputs).enumerate() {
                 let Some((child, input_nr)) = target else {
                     continue;
@@ -610,6 +597,19 @@ where
         }
         st.graph.finished(i);
         Ok(())
+    }
+}
+
+/// Stores the gradients node `i` saw that are captured as results (`capture_at` as in
+/// `GraphTask::execute`).
+fn capture(
+    capture_at: &[(Index, usize, usize)],
+    i: Index,
+    seen: &Grads,
+    results: &mut [Option<Tensor>],
+) {
+    for &(_, input_nr, k) in capture_at.iter().filter(|c| c.0 == i) {
+        results[k] = seen.get(input_nr).cloned().flatten();
     }
 }
 

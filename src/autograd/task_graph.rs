@@ -212,13 +212,7 @@ impl TaskGraph {
         outputs: Vec<Option<Tensor>>,
         ready: &mut Vec<(Index, InputBuffer)>,
     ) -> Result<()> {
-        // where each edge leads, looked up first (the node stays borrowed from `nodes` only
-        // for that, with no reference count taken)
-        let mut targets: SmallVec<[Option<(Index, usize)>; 2]> = SmallVec::new();
-        for edge in self.nodes[i as usize].next_edges() {
-            targets.push(edge.as_ref().map(|e| (self.index_of_edge(e), e.input_nr)));
-        }
-        for (target, g) in targets.into_iter().zip(outputs) {
+        for (target, g) in self.targets(i).into_iter().zip(outputs) {
             let Some((child, input_nr)) = target else {
                 continue;
             };
@@ -227,6 +221,17 @@ impl TaskGraph {
             }
         }
         Ok(())
+    }
+
+    /// Where each of node `i`'s edges leads: (node, input slot), `None` for an input needing no
+    /// gradient. Looked up before delivering (the node stays borrowed from `nodes` only for
+    /// that, with no reference count taken).
+    pub(super) fn targets(&self, i: Index) -> SmallVec<[Option<(Index, usize)>; 2]> {
+        let mut targets = SmallVec::new();
+        for edge in self.nodes[i as usize].next_edges() {
+            targets.push(edge.as_ref().map(|e| (self.index_of_edge(e), e.input_nr)));
+        }
+        targets
     }
 
     /// Delivers the gradient (if any) of one edge into node `i`; returns its input buffer when
