@@ -3,12 +3,13 @@
 //!
 //! Kernels split their work into units with [`for_each_unit`]: the calling thread starts on
 //! them at once and pool threads join in as they wake, so a parallel kernel never waits for a
-//! sleeping thread to wake up before work begins, nor for the caller to be woken after it ends.
+//! sleeping thread to wake up before work begins. Both it and work that appears over time (the
+//! engine's parallel phase) get their pool threads from a [`Crew`].
 
 use parking_lot::Mutex;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
 struct Pool {
@@ -117,101 +118,22 @@ pub fn for_each_unit(units: usize, f: impl Fn(usize) + Sync) {
         (0..units).for_each(f);
         return;
     }
-    let task: &(dyn Fn(usize) + Sync) = &f;
-    // SAFETY: only the lifetime is erased (a raw pointer, never a dangling reference): the
-    // helpers call `task` only for units they take before this function returns; it waits (in
-    // `Finish::drop`, also when unwinding) until no helper is inside a unit, and hands out no
-    // unit after that (`next` is past the end)
-    let task = unsafe {
-        std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), *const (dyn Fn(usize) + Sync)>(
-            task,
-        )
-    };
-    let shared = Arc::new(Shared {
-        next: AtomicUsize::new(0),
-        units,
-        busy: AtomicUsize::new(0),
-        panicked: AtomicBool::new(false),
-        task,
-    });
-    for _ in 0..helpers {
-        let shared = shared.clone();
-        pool.spawn(move || shared.help());
-    }
-    let finish = Finish(&shared);
-    loop {
-        let i = shared.next.fetch_add(1, SeqCst);
+    // every participant takes the next unit until none is left (a unit whose closure panics
+    // is not retaken: the panic is raised once all participants are out)
+    let next = AtomicUsize::new(0);
+    let take = || loop {
+        let i = next.fetch_add(1, Relaxed);
         if i >= units {
-            break;
+            return;
         }
         f(i);
-    }
-    drop(finish);
-    if shared.panicked.load(Relaxed) {
-        panic!("a parallel kernel's unit panicked on a pool thread");
-    }
-}
-
-/// The state [`for_each_unit`] shares with its helpers.
-struct Shared {
-    /// The next unit to hand out (past `units` once all are out).
-    next: AtomicUsize,
-    /// Units in all.
-    units: usize,
-    /// Helpers between taking a unit and finishing it.
-    busy: AtomicUsize,
-    /// Whether a helper's unit panicked.
-    panicked: AtomicBool,
-    /// The work, borrowed from `for_each_unit`'s caller; valid while a unit is being handed out
-    /// or run (see the SAFETY note there).
-    task: *const (dyn Fn(usize) + Sync),
-}
-
-// SAFETY: the atomics are shared by design, and `task` points to a `Sync` closure that is only
-// called (from any thread) while `for_each_unit` keeps it alive
-unsafe impl Send for Shared {}
-unsafe impl Sync for Shared {}
-
-impl Shared {
-    /// A helper's loop: takes units until none is left.
-    fn help(&self) {
-        loop {
-            // announce before taking, so the caller, once it sees every unit taken, also sees
-            // this helper busy until its unit is done
-            self.busy.fetch_add(1, SeqCst);
-            let i = self.next.fetch_add(1, SeqCst);
-            if i >= self.units {
-                self.busy.fetch_sub(1, Release);
-                return;
-            }
-            // SAFETY: unit `i` was handed out, so `for_each_unit` is still waiting for it and
-            // its closure is alive
-            let task = unsafe { &*self.task };
-            if catch_unwind(AssertUnwindSafe(|| task(i))).is_err() {
-                self.panicked.store(true, Relaxed);
-                self.next.fetch_max(self.units, SeqCst);
-            }
-            self.busy.fetch_sub(1, Release);
+    };
+    crew_on(pool, &take, |crew| {
+        for _ in 0..helpers {
+            crew.summon();
         }
-    }
-}
-
-/// Ends a [`for_each_unit`] call: hands out no more units and waits for the helpers' units.
-struct Finish<'a>(&'a Shared);
-
-impl Drop for Finish<'_> {
-    fn drop(&mut self) {
-        self.0.next.fetch_max(self.0.units, SeqCst);
-        let mut spins = 0u32;
-        while self.0.busy.load(Acquire) != 0 {
-            if spins < 1 << 12 {
-                std::hint::spin_loop();
-                spins += 1;
-            } else {
-                std::thread::yield_now();
-            }
-        }
-    }
+        take()
+    })
 }
 
 /// Pool threads summoned one at a time to help with work that appears over time (see
@@ -253,6 +175,11 @@ struct CrewState {
 /// no helper is inside `task`; helpers summoned but not started by then never call it. A
 /// panic in a helper is raised here.
 pub fn with_crew<R>(task: &(dyn Fn() + Sync), body: impl FnOnce(&Crew) -> R) -> R {
+    crew_on(pool().0, task, body)
+}
+
+/// [`with_crew`] with the crew's threads from `pool`.
+fn crew_on<R>(pool: Arc<ThreadPool>, task: &(dyn Fn() + Sync), body: impl FnOnce(&Crew) -> R) -> R {
     // SAFETY: only the lifetime is erased; helpers call `task` only after finding the crew
     // open, under its lock, and `Close` (also run when unwinding) closes it and then waits
     // until no helper is inside `task`
@@ -265,16 +192,23 @@ pub fn with_crew<R>(task: &(dyn Fn() + Sync), body: impl FnOnce(&Crew) -> R) -> 
             state: Mutex::new(CrewState::default()),
             idle: parking_lot::Condvar::new(),
         }),
-        pool: pool().0,
+        pool,
     };
-    /// Closes the crew and waits for its running helpers.
+    /// Closes the crew and waits for its running helpers: spinning a little first (a helper
+    /// is usually about to finish a short unit, and a sleeping thread takes long to wake).
     struct Close<'a>(&'a CrewShared);
     impl Drop for Close<'_> {
         fn drop(&mut self) {
             let mut state = self.0.state.lock();
             state.closed = true;
+            let mut spins = 0u32;
             while state.running > 0 {
-                self.0.idle.wait(&mut state);
+                if spins < 1 << 12 {
+                    spins += 1;
+                    parking_lot::MutexGuard::unlocked(&mut state, std::hint::spin_loop);
+                } else {
+                    self.0.idle.wait(&mut state);
+                }
             }
         }
     }
