@@ -484,17 +484,15 @@ def mlp_step(ctx: Ctx) -> list[Row]:
     res = run_libs(ctx, "mlp_step", np_run, make_ag, rtol=1e-3, atol_rel=1e-4)
     t, tn = part(res, "ferrograd"), part(res, "numpy")
     fig = t if isinstance(t, str) else f"{t * 1e3:.3f} ms/step"
+    def peak(lib: str, env: dict[str, str] | None = None) -> str:
+        grown = mlp_peak(lib, env)
+        return "n/a" if grown is None else mib(grown)
+
     libs = ["ferrograd", "numpy"] + (["torch"] if ctx.torch is not None else [])
-    peaks = {lib: mlp_peak(lib) for lib in libs}
-    small_pages = mlp_peak("ferrograd", {"MIMALLOC_ALLOW_THP": "0"})
-    peaks["ferrograd"] = (
-        f"{'n/a' if peaks['ferrograd'] is None else mib(peaks['ferrograd'])} "
-        f"({'n/a' if small_pages is None else mib(small_pages)} with `MIMALLOC_ALLOW_THP=0`)"
-    )
-    fig += "; peak memory of a step: " + ", ".join(
-        f"{lib} {v if isinstance(v, str) else 'n/a' if v is None else mib(v)}"
-        for lib, v in peaks.items()
-    )
+    peaks = {lib: peak(lib) for lib in libs}
+    small_pages = peak("ferrograd", {"MIMALLOC_ALLOW_THP": "0"})
+    peaks["ferrograd"] += f" ({small_pages} with `MIMALLOC_ALLOW_THP=0`)"
+    fig += "; peak memory of a step: " + ", ".join(f"{lib} {v}" for lib, v in peaks.items())
     ctx.notes.append(
         "mlp_step peak memory: each library's first step in a fresh process (`compare.py "
         "--mlp-peak LIB`), after building the model and starting its threads; the figure is the "
