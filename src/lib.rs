@@ -13,28 +13,17 @@
 //! # let _ = DType::Float32;
 //! ```
 
-pub mod allocator;
 pub mod autograd;
-pub mod dtype;
-pub mod error;
-pub mod fastmath;
-pub mod format;
-pub mod grad_mode;
-pub mod kernels;
-pub mod layout;
+pub mod core;
+pub mod cpu;
 pub mod ops;
-pub mod parallel;
-pub mod pool;
-pub mod sgemm;
-pub mod storage;
-pub mod tensor;
 
 #[cfg(feature = "python")]
 mod python;
 
-pub use dtype::{DType, Scalar};
-pub use error::{Error, ErrorKind, Result};
-pub use grad_mode::{is_grad_enabled, no_grad, set_grad_enabled, GradModeGuard};
-pub use ops::creation::manual_seed;
-pub use parallel::{num_threads, set_num_threads};
-pub use tensor::Tensor;
+pub use crate::core::dtype::{DType, Scalar};
+pub use crate::core::error::{Error, ErrorKind, Result};
+pub use crate::core::grad_mode::{is_grad_enabled, no_grad, set_grad_enabled, GradModeGuard};
+pub use crate::core::tensor::Tensor;
+pub use crate::cpu::parallel::{num_threads, set_num_threads};
+pub use crate::ops::creation::manual_seed;

@@ -9,14 +9,15 @@
 //! each taking the next ready node, with every sum still made in that fixed order: gradients
 //! do not depend on the number of threads.
 
+use super::accumulate::{accumulate_grad, Grads, InputBuffer};
 use super::gradient_edge;
 use super::node::{Edge, Node, NodeKind};
-use super::task_graph::{Grads, Index, InputBuffer, TaskGraph};
-use crate::error::{Error, Result};
-use crate::grad_mode::GradModeGuard;
-use crate::kernels::add_into;
-use crate::layout::{fmt_shape, same_shape};
-use crate::tensor::{owns_exclusively, Tensor};
+use super::parallel_phase::ParallelPhase;
+use super::task_graph::{Index, TaskGraph};
+use crate::core::error::{Error, Result};
+use crate::core::grad_mode::GradModeGuard;
+use crate::core::layout::fmt_shape;
+use crate::core::tensor::Tensor;
 use smallvec::SmallVec;
 use std::sync::Arc;
 
@@ -155,26 +156,11 @@ fn make_roots(tensors: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge,
     Ok(roots)
 }
 
-/// `acc + g`, written into `acc` when nobody else sees it and no graph is being built (the
-/// same values as a new sum, without allocating one).
-pub(super) fn sum_two(acc: Tensor, g: Tensor) -> Result<Tensor> {
-    let reusable = !acc.requires_grad()
-        && !g.requires_grad()
-        && acc.dtype() == g.dtype()
-        && same_shape(acc.shape(), g.shape())
-        && owns_exclusively(&acc);
-    if reusable {
-        add_into(&acc, &g)?;
-        return Ok(acc);
-    }
-    acc.add(&g)
-}
-
 /// What running one node produced: the gradients it saw (after hooks, for capture) and the
 /// gradients for its inputs.
-struct NodeOutcome {
-    seen: Grads,
-    outputs: Vec<Option<Tensor>>,
+pub(super) struct NodeOutcome {
+    pub(super) seen: Grads,
+    pub(super) outputs: Vec<Option<Tensor>>,
 }
 
 /// Once a wave's nodes together touch at least this many elements, the rest of the graph runs
@@ -182,9 +168,9 @@ struct NodeOutcome {
 const PARALLEL_WAVE_ELEMENTS: usize = 1 << 16;
 
 /// One backward call.
-struct GraphTask {
+pub(super) struct GraphTask {
     keep_graph: bool,
-    create_graph: bool,
+    pub(super) create_graph: bool,
     /// `backward()` (accumulate into leaves) rather than `grad()` (capture at `inputs`).
     accumulate: bool,
 }
@@ -234,7 +220,7 @@ impl GraphTask {
         let mut results: Vec<Option<Tensor>> = vec![None; captures.len()];
         let runs = |i: Index| needed.as_ref().is_none_or(|n| n[i as usize]);
         let is_captured = |i: Index| captured.get(i as usize) == Some(&true);
-        let threads = crate::parallel::num_threads();
+        let threads = crate::cpu::parallel::num_threads();
         let mut wave_nr: u32 = 0;
         while !ready.is_empty() {
             let wave: SmallVec<[(Index, Result<NodeOutcome>); 1]> = if ready.len() == 1 {
@@ -286,7 +272,7 @@ impl GraphTask {
     /// Runs one ready node: sums its input buffer, applies hooks, then (if it must run)
     /// accumulates into its leaf or evaluates its backward formula, which may overwrite the
     /// incoming gradients when they are `spent` (not captured as results).
-    fn run_node(
+    pub(super) fn run_node(
         &self,
         node: &Arc<Node>,
         buffer: InputBuffer,
@@ -338,271 +324,9 @@ impl GraphTask {
     }
 }
 
-/// The rest of a graph task run by several threads at once: the calling thread and pool
-/// threads summoned while more nodes are ready than threads run them each take the next ready
-/// node (earliest wave first, then the newest), run it, and deliver its gradients under one
-/// lock. Pool threads never wait inside the phase (they return when nothing is ready), so a
-/// kernel that queues work on the pool from inside a node always finds a thread.
-/// The gradients reaching a node are summed only once it is ready, in the order the waves of
-/// the one-thread engine would have delivered them (wave, then newest producer first, then
-/// edge order), so sums are the same bits with any number of threads and any timing.
-struct ParallelPhase<'a, R, C> {
-    task: &'a GraphTask,
-    runs: &'a R,
-    is_captured: &'a C,
-    capture_at: &'a [(Index, usize, usize)],
-}
-
-/// What the threads of a [`ParallelPhase`] share.
-struct Shared {
-    state: parking_lot::Mutex<PhaseState>,
-    /// Wakes the calling thread when a node finishes.
-    wake: parking_lot::Condvar,
-    /// The pool threads to summon (set as the phase starts).
-    crew: std::sync::OnceLock<crate::parallel::Crew>,
-    /// At most this many helpers besides the calling thread.
-    helpers_max: usize,
-}
-
-impl Shared {
-    /// Summons a helper for each ready node no thread is free to take, up to `helpers_max`.
-    fn call_helpers(&self, st: &mut PhaseState) {
-        let Some(crew) = self.crew.get() else { return };
-        while st.helpers < self.helpers_max && st.helpers < st.ready.len() {
-            st.helpers += 1;
-            crew.summon();
-        }
-    }
-}
-
-/// The state of a [`ParallelPhase`], under [`Shared`]'s lock.
-struct PhaseState {
-    graph: TaskGraph,
-    ready: std::collections::BinaryHeap<ReadyNode>,
-    /// Each node's wave in the one-thread engine: one more than its latest producer's.
-    wave_of: Vec<u32>,
-    /// Gradients delivered into each node not yet ready, with their summing order.
-    arrivals: Vec<Vec<(ArrivalKey, usize, Tensor)>>,
-    running: usize,
-    /// Helpers summoned and not yet returned.
-    helpers: usize,
-    failed: Option<Error>,
-    /// What a node's panic carried, to raise again on the calling thread.
-    panicked: Option<Box<dyn std::any::Any + Send>>,
-    results: Vec<Option<Tensor>>,
-}
-
-impl PhaseState {
-    /// Whether a node failed or panicked: no further node starts.
-    fn stopped(&self) -> bool {
-        self.failed.is_some() || self.panicked.is_some()
-    }
-}
-
-/// Where a delivered gradient sorts: its producer's wave, the producer newest first (then by
-/// index), then the producer's edge.
-type ArrivalKey = (u32, std::cmp::Reverse<u64>, Index, usize);
-
-/// A ready node of a [`ParallelPhase`]; the heap pops the earliest wave, then the newest node.
-struct ReadyNode {
-    wave: u32,
-    seq_nr: u64,
-    index: Index,
-    buffer: InputBuffer,
-}
-
-impl ReadyNode {
-    fn priority(&self) -> (std::cmp::Reverse<u32>, u64, std::cmp::Reverse<Index>) {
-        (
-            std::cmp::Reverse(self.wave),
-            self.seq_nr,
-            std::cmp::Reverse(self.index),
-        )
-    }
-}
-
-impl PartialEq for ReadyNode {
-    fn eq(&self, other: &Self) -> bool {
-        self.priority() == other.priority()
-    }
-}
-impl Eq for ReadyNode {}
-impl PartialOrd for ReadyNode {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for ReadyNode {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.priority().cmp(&other.priority())
-    }
-}
-
-impl<R, C> ParallelPhase<'_, R, C>
-where
-    R: Fn(Index) -> bool + Sync,
-    C: Fn(Index) -> bool + Sync,
-{
-    /// Runs every node reachable from `ready` (nodes of wave `wave`) on `threads` threads;
-    /// returns the captured gradients.
-    fn run(
-        &self,
-        graph: TaskGraph,
-        ready: Vec<(Index, InputBuffer)>,
-        wave: u32,
-        results: Vec<Option<Tensor>>,
-        threads: usize,
-    ) -> Result<Vec<Option<Tensor>>> {
-        let n = graph.len();
-        let ready = ready
-            .into_iter()
-            .map(|(index, buffer)| ReadyNode {
-                wave,
-                seq_nr: graph.node(index).seq_nr(),
-                index,
-                buffer,
-            })
-            .collect();
-        let state = parking_lot::Mutex::new(PhaseState {
-            graph,
-            ready,
-            wave_of: vec![0; n],
-            arrivals: (0..n).map(|_| Vec::new()).collect(),
-            running: 0,
-            helpers: 0,
-            failed: None,
-            panicked: None,
-            results,
-        });
-        let shared = Shared {
-            state,
-            wake: parking_lot::Condvar::new(),
-            crew: std::sync::OnceLock::new(),
-            helpers_max: threads - 1,
-        };
-        let help = || self.work(&shared, false);
-        crate::parallel::with_crew(&help, |crew| {
-            shared.crew.get_or_init(|| crew.clone());
-            self.work(&shared, true)
-        });
-        let state = shared.state.into_inner();
-        if let Some(payload) = state.panicked {
-            std::panic::resume_unwind(payload);
-        }
-        match state.failed {
-            Some(e) => Err(e),
-            None => Ok(state.results),
-        }
-    }
-
-    /// One thread's loop: runs ready nodes, and asks for a helper while more are ready than
-    /// threads run them. The calling thread (`caller`) waits while others still run nodes,
-    /// and returns when the graph is done; a helper (a pool thread) returns as soon as nothing
-    /// is ready, never waiting (it is summoned again when there is work).
-    fn work(&self, shared: &Shared, caller: bool) {
-        // grad mode is per thread: set it on whichever thread runs the nodes
-        let _mode = GradModeGuard::new(self.task.create_graph);
-        let mut st = shared.state.lock();
-        loop {
-            let Some(next) = st.ready.pop() else {
-                if !caller {
-                    st.helpers -= 1;
-                    return;
-                }
-                if st.running == 0 || st.stopped() {
-                    return;
-                }
-                shared.wake.wait(&mut st);
-                continue;
-            };
-            if st.stopped() {
-                continue;
-            }
-            st.running += 1;
-            shared.call_helpers(&mut st);
-            let ReadyNode {
-                wave,
-                seq_nr,
-                index: i,
-                buffer,
-            } = next;
-            let node = st.graph.node(i).clone();
-            drop(st);
-            // a panic is caught here so the calling thread stops waiting for this node, then
-            // raised again there (`run`)
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let (runs, spent) = ((self.runs)(i), !(self.is_captured)(i));
-                self.task.run_node(&node, buffer, runs, spent)
-            }));
-            st = shared.state.lock();
-            st.running -= 1;
-            let merged = outcome.and_then(|outcome| {
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    outcome.and_then(|outcome| self.merge(&mut st, (i, wave, seq_nr), outcome))
-                }))
-            });
-            match merged {
-                Ok(Ok(())) => shared.call_helpers(&mut st),
-                Ok(Err(e)) => {
-                    st.failed.get_or_insert(e);
-                }
-                Err(payload) => {
-                    st.panicked.get_or_insert(payload);
-                }
-            }
-            shared.wake.notify_all();
-        }
-    }
-
-    /// Records what node `i` (of wave `wave`, number `seq_nr`) produced: its captured
-    /// gradients, and its output gradients into the nodes they go to (those that become ready,
-    /// with their sums, onto the heap).
-    fn merge(
-        &self,
-        st: &mut PhaseState,
-        (i, wave, seq_nr): (Index, u32, u64),
-        outcome: NodeOutcome,
-    ) -> Result<()> {
-        if (self.is_captured)(i) {
-            capture(self.capture_at, i, &outcome.seen, &mut st.results);
-        }
-        if (self.runs)(i) {
-            let targets = st.graph.targets(i);
-            for (edge, (target, g)) in targets.into_iter().zip(outcome.outputs).enumerate() {
-                let Some((child, input_nr)) = target else {
-                    continue;
-                };
-                let c = child as usize;
-                st.wave_of[c] = st.wave_of[c].max(wave + 1);
-                if let Some(g) = g {
-                    let key = (wave, std::cmp::Reverse(seq_nr), i, edge);
-                    st.arrivals[c].push((key, input_nr, g));
-                }
-                if st.graph.arrive(child) {
-                    let mut buffer = st.graph.take_buffer(child);
-                    let mut arrivals = std::mem::take(&mut st.arrivals[c]);
-                    arrivals.sort_by_key(|a| a.0);
-                    for (_, input_nr, g) in arrivals {
-                        buffer.add(input_nr, g)?;
-                    }
-                    let child_seq_nr = st.graph.node(child).seq_nr();
-                    st.ready.push(ReadyNode {
-                        wave: st.wave_of[c],
-                        seq_nr: child_seq_nr,
-                        index: child,
-                        buffer,
-                    });
-                }
-            }
-        }
-        st.graph.finished(i);
-        Ok(())
-    }
-}
-
 /// Stores the gradients node `i` saw that are captured as results (`capture_at` as in
 /// `GraphTask::execute`).
-fn capture(
+pub(super) fn capture(
     capture_at: &[(Index, usize, usize)],
     i: Index,
     seen: &Grads,
@@ -645,32 +369,4 @@ fn nodes_leading_to_captures(graph: &TaskGraph, captured: &[bool]) -> Vec<bool> 
             .any(|j| captured.get(j) == Some(&true) || needed[j]);
     }
     needed
-}
-
-/// AccumulateGrad: adds `g` into `variable.grad` (PyTorch's rules for stealing vs copying).
-fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) -> Result<()> {
-    let mut meta = variable.meta();
-    let new = match meta.grad.take() {
-        None if create_graph => g,
-        None if !g.requires_grad() && owns_exclusively(&g) => steal(g),
-        None => g.deep_copy(),
-        Some(old) if create_graph => old.add(&g)?,
-        Some(old) => {
-            // in place, under the leaf's lock, so concurrent backward passes never lose a sum
-            add_into(&old, &g)?;
-            old.storage().bump_version("add_");
-            old
-        }
-    };
-    meta.grad = Some(new);
-    Ok(())
-}
-
-/// `g`'s elements as a tensor of their own (no base), without copying; `g` must own them
-/// exclusively (see [`owns_exclusively`]).
-fn steal(g: Tensor) -> Tensor {
-    if g.base().is_none() {
-        return g;
-    }
-    Tensor::from_parts(g.storage().clone(), g.layout().clone(), g.dtype(), None)
 }

@@ -1,7 +1,9 @@
 //! Reverse-mode automatic differentiation: graph nodes, saved tensors, the engine, and how ops record themselves.
 
+mod accumulate;
 mod engine;
 mod node;
+mod parallel_phase;
 mod saved;
 mod task_graph;
 
@@ -9,9 +11,9 @@ pub use engine::{backward, grad, GradOptions};
 pub use node::{BackwardCtx, BackwardFn, Edge, InputMeta, Node, NodeKind};
 pub use saved::SavedVariable;
 
-use crate::error::Result;
-use crate::grad_mode::is_grad_enabled;
-use crate::tensor::Tensor;
+use crate::core::error::Result;
+use crate::core::grad_mode::is_grad_enabled;
+use crate::core::tensor::Tensor;
 use smallvec::SmallVec;
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -248,6 +250,6 @@ const RETURN_MEMORY_AFTER: usize = 100_000;
 /// Returns freed memory to the OS: the buffer pool's and the allocator's free blocks of a
 /// freed graph, so the process shrinks back after a deep chain.
 fn return_free_memory() {
-    crate::pool::clear();
-    crate::allocator::return_free_memory();
+    crate::core::pool::clear();
+    crate::cpu::allocator::return_free_memory();
 }

@@ -2,10 +2,10 @@
 
 use super::saved::SavedVariable;
 use super::task_graph::TaskSlot;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::layout::{fmt_shape, is_expandable_to, same_shape};
-use crate::tensor::{Tensor, TensorImpl};
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::layout::{fmt_shape, is_expandable_to, same_shape};
+use crate::core::tensor::{Tensor, TensorImpl};
 use parking_lot::Mutex;
 use smallvec::SmallVec;
 use std::borrow::Cow;
@@ -121,7 +121,8 @@ impl BackwardCtx<'_> {
     /// fused backward kernel then needs no new tensor.
     pub fn grad_to_overwrite(&self, i: usize) -> Option<&Tensor> {
         let g = self.grads.get(i)?.as_ref()?;
-        (self.grads_spent && !g.requires_grad() && crate::tensor::owns_exclusively(g)).then_some(g)
+        (self.grads_spent && !g.requires_grad() && crate::core::tensor::owns_exclusively(g))
+            .then_some(g)
     }
 
     /// Saved tensor `i`, in the order the op saved them.

@@ -1,9 +1,9 @@
 //! Saved tensors: what a backward formula needs, checked against in-place changes.
 
 use super::node::{Edge, Node};
-use crate::error::{Error, Result};
-use crate::grad_mode::is_grad_enabled;
-use crate::tensor::Tensor;
+use crate::core::error::{Error, Result};
+use crate::core::grad_mode::is_grad_enabled;
+use crate::core::tensor::Tensor;
 use parking_lot::Mutex;
 use std::sync::Arc;
 

@@ -8,10 +8,10 @@
 //! its indices in a hash map instead. A task empties the slot of each node once the node has
 //! run (and of every node it numbered when it ends), so a slot never holds a finished task.
 
-use super::engine::sum_two;
+use super::accumulate::InputBuffer;
 use super::node::{Edge, Node};
-use crate::error::Result;
-use crate::tensor::Tensor;
+use crate::core::error::Result;
+use crate::core::tensor::Tensor;
 use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -70,31 +70,6 @@ impl TaskSlot {
             self.0.store(0, Ordering::Release);
         }
         held
-    }
-}
-
-/// The gradient summed so far for each input slot of a node (PyTorch's InputBuffer), `None`
-/// where nothing arrived. Gradients are added as they are delivered; deliveries happen in an
-/// order fixed by the graph (never by thread timing), so the sums are the same with any number
-/// of threads.
-#[derive(Default)]
-pub(super) struct InputBuffer(pub(super) Grads);
-
-/// One gradient per input slot of a node (two inline: most nodes have one or two).
-pub(super) type Grads = SmallVec<[Option<Tensor>; 2]>;
-
-impl InputBuffer {
-    /// Adds `g` into input slot `slot`.
-    pub(super) fn add(&mut self, slot: usize, g: Tensor) -> Result<()> {
-        while self.0.len() <= slot {
-            self.0.push(None);
-        }
-        let sum = match self.0[slot].take() {
-            None => g,
-            Some(acc) => sum_two(acc, g)?,
-        };
-        self.0[slot] = Some(sum);
-        Ok(())
     }
 }
 

@@ -1,12 +1,12 @@
 //! Activation functions: GELU, SiLU, softplus, leaky ReLU, ELU — forward kernels and gradients.
 
 use super::float_dtype;
-use super::unary::mask_where;
+use super::pointwise::mask_where;
 use crate::autograd::{is_recording, record, Save};
-use crate::dtype::Element;
-use crate::error::{Error, Result};
-use crate::kernels::{cast, map};
-use crate::tensor::Tensor;
+use crate::core::dtype::Element;
+use crate::core::error::{Error, Result};
+use crate::core::tensor::Tensor;
+use crate::cpu::kernels::{cast, map};
 use crate::with_float;
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
 

@@ -1,10 +1,10 @@
 //! Tensor factories (`arange`, `linspace`, `rand`, `randn`) and the global random generator.
 
-use crate::dtype::DType;
-use crate::dtype::Element;
-use crate::error::{Error, Result};
-use crate::storage::BufferElement;
-use crate::tensor::Tensor;
+use crate::core::buffer::BufferElement;
+use crate::core::dtype::DType;
+use crate::core::dtype::Element;
+use crate::core::error::{Error, Result};
+use crate::core::tensor::Tensor;
 use crate::with_any;
 use parking_lot::Mutex;
 

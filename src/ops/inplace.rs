@@ -2,15 +2,15 @@
 //! bumps the shared version counter, and — when recording — moves the tensor's history onto the
 //! new node (PyTorch's "rebase"), so later uses differentiate through the in-place op.
 
-use super::binary::{binary, BinaryOp, Operand};
+use super::arithmetic::{binary, BinaryOp, Operand};
 use crate::autograd::{is_recording, record, Save};
-use crate::dtype::Scalar;
-use crate::error::{Error, Result};
-use crate::grad_mode::is_grad_enabled;
-use crate::kernels::write_into;
-use crate::layout::fmt_shape;
+use crate::core::dtype::Scalar;
+use crate::core::error::{Error, Result};
+use crate::core::grad_mode::is_grad_enabled;
+use crate::core::layout::fmt_shape;
+use crate::core::tensor::Tensor;
+use crate::cpu::kernels::write_into;
 use crate::ops::strided::copy_slices;
-use crate::tensor::Tensor;
 
 impl Tensor {
     /// Checks PyTorch's preconditions for writing into this tensor while grad mode is on.
@@ -128,12 +128,12 @@ impl Tensor {
                     guard.as_mut_slice::<T>()[range].iter_mut().for_each(|a| *a = f(*a, b));
                     true
                 }
-                Operand::Tensor(o) if crate::kernels::zip_into(self, o, f) => true,
+                Operand::Tensor(o) if crate::cpu::kernels::zip_into(self, o, f) => true,
                 Operand::Tensor(o) if o.dtype() == dtype && !std::sync::Arc::ptr_eq(o.storage(), self.storage()) => {
-                    if crate::layout::broadcast_shapes(self.shape(), o.shape())?.as_slice() != self.shape() {
+                    if crate::core::layout::broadcast_shapes(self.shape(), o.shape())?.as_slice() != self.shape() {
                         return Ok(false);
                     }
-                    let values: Vec<T> = o.read(|d, l| crate::tensor::gather(d, &l.broadcast_to(self.shape())));
+                    let values: Vec<T> = o.read(|d, l| crate::core::tensor::gather(d, &l.broadcast_to(self.shape())));
                     let mut guard = self.storage().write();
                     for (a, &b) in guard.as_mut_slice::<T>()[range].iter_mut().zip(&values) {
                         *a = f(*a, b);
@@ -161,8 +161,8 @@ impl Tensor {
             let done = crate::with_float!(self.dtype(), T => {
                 let alpha = alpha as T;
                 match op {
-                    BinaryOp::Add => crate::kernels::zip_into(self, other, |a: T, b: T| a + b * alpha),
-                    _ => crate::kernels::zip_into(self, other, |a: T, b: T| a - b * alpha),
+                    BinaryOp::Add => crate::cpu::kernels::zip_into(self, other, |a: T, b: T| a + b * alpha),
+                    _ => crate::cpu::kernels::zip_into(self, other, |a: T, b: T| a - b * alpha),
                 }
             });
             if done {
@@ -225,7 +225,7 @@ impl Tensor {
         self.apply_inplace("copy_", &[src], |x| {
             let target: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
             let out = src.expand(&target)?.detach().deep_copy();
-            let out = crate::kernels::cast(&out, x.dtype());
+            let out = crate::cpu::kernels::cast(&out, x.dtype());
             if !is_recording(&[x, src]) {
                 return Ok(out);
             }

@@ -1,10 +1,10 @@
 //! Matrix products: `mm`, `mv`, `dot`, and `matmul` dispatching on dimensions.
 
 use crate::autograd::{is_recording, record, Save};
-use crate::error::{Error, Result};
-use crate::layout::Layout;
-use crate::storage::BufferElement;
-use crate::tensor::Tensor;
+use crate::core::buffer::BufferElement;
+use crate::core::error::{Error, Result};
+use crate::core::layout::Layout;
+use crate::core::tensor::Tensor;
 use crate::with_num;
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2, LinalgScalar, ShapeBuilder};
@@ -25,11 +25,11 @@ fn gemm<T: BufferElement + LinalgScalar>(
     if m == 0 || n == 0 || k == 0 {
         return vec![T::zero(); m * n];
     }
-    if T::DTYPE == crate::DType::Float32 && crate::sgemm::available() {
+    if T::DTYPE == crate::DType::Float32 && crate::cpu::sgemm::available() {
         return sgemm_f32(a, la, b, lb);
     }
     // every element is written below
-    let mut out = crate::pool::buffer::<T>(m * n);
+    let mut out = crate::core::pool::buffer::<T>(m * n);
     a.read(|da: &[T], _| {
         b.read(|db: &[T], _| {
             if T::DTYPE.is_floating_point() {
@@ -68,7 +68,7 @@ fn gemm<T: BufferElement + LinalgScalar>(
                     }
                 };
                 if big {
-                    crate::parallel::install(run);
+                    crate::cpu::parallel::install(run);
                 } else {
                     run(1);
                 }
@@ -92,14 +92,14 @@ fn gemm<T: BufferElement + LinalgScalar>(
     out
 }
 
-/// [`gemm`] for float32 on CPUs with AVX-512, through [`crate::sgemm`], into uninitialized memory.
+/// [`gemm`] for float32 on CPUs with AVX-512, through [`crate::cpu::sgemm`], into uninitialized memory.
 fn sgemm_f32<T: BufferElement>(a: &Tensor, la: &Layout, b: &Tensor, lb: &Layout) -> Vec<T> {
     assert_eq!(T::DTYPE, crate::DType::Float32, "sgemm_f32 is for float32");
     let (m, k, n) = (la.shape[0], la.shape[1], lb.shape[1]);
-    let mut out = crate::pool::with_capacity::<T>(m * n);
+    let mut out = crate::core::pool::with_capacity::<T>(m * n);
     a.read(|da: &[T], _| {
         b.read(|db: &[T], _| {
-            let mat = |d: &[T], l: &Layout| crate::sgemm::MatRef {
+            let mat = |d: &[T], l: &Layout| crate::cpu::sgemm::MatRef {
                 // SAFETY: T is f32 (asserted above), so the cast is the identity
                 ptr: unsafe { d.as_ptr().add(l.offset).cast::<f32>() },
                 rs: l.strides[0],
@@ -115,13 +115,13 @@ fn sgemm_f32<T: BufferElement>(a: &Tensor, la: &Layout, b: &Tensor, lb: &Layout)
                 )
             };
             let threads = if m * n * k >= PARALLEL_GEMM_WORK {
-                crate::parallel::num_threads()
+                crate::cpu::parallel::num_threads()
             } else {
                 1
             };
             // SAFETY: AVX-512 is available (the caller checked); both layouts address only
             // elements inside their buffers, held by the read guards for the call
-            unsafe { crate::sgemm::sgemm(m, n, k, ma, mb, c, threads) };
+            unsafe { crate::cpu::sgemm::sgemm(m, n, k, ma, mb, c, threads) };
         })
     });
     // SAFETY: sgemm wrote all m·n elements
@@ -384,11 +384,12 @@ impl Tensor {
             return Err(Error::runtime(format!(
                 "Expected size for first two dimensions of batch2 tensor to be: [.., {k}] but got: [.., {k2}] \
                  (matmul of {} and {})",
-                crate::layout::fmt_shape(sa),
-                crate::layout::fmt_shape(sb)
+                crate::core::layout::fmt_shape(sa),
+                crate::core::layout::fmt_shape(sb)
             )));
         }
-        let batch = crate::layout::broadcast_shapes(&sa[..sa.len() - 2], &sb[..sb.len() - 2])?;
+        let batch =
+            crate::core::layout::broadcast_shapes(&sa[..sa.len() - 2], &sb[..sb.len() - 2])?;
         let count: usize = batch.iter().product();
         let dims = |tail: [usize; 2]| -> Vec<isize> {
             batch.iter().chain(&tail).map(|&s| s as isize).collect()

@@ -6,14 +6,14 @@
 /// when the engine allows it; otherwise `$composite`, built from differentiable ops.
 macro_rules! fused {
     ($ctx:expr, $s:expr, |$a:ident, $b:ident| $kernel:expr, $composite:expr) => {{
-        let (g, s): (&crate::tensor::Tensor, &crate::tensor::Tensor) = ($ctx.grad(0), $s);
+        let (g, s): (&crate::core::tensor::Tensor, &crate::core::tensor::Tensor) = ($ctx.grad(0), $s);
         let same_float = g.dtype() == s.dtype() && g.dtype().is_floating_point();
-        if same_float && !crate::grad_mode::is_grad_enabled() {
+        if same_float && !crate::core::grad_mode::is_grad_enabled() {
             crate::with_float!(g.dtype(), T => {
                 let kernel = |$a: T, $b: T| $kernel;
                 match $ctx.grad_to_overwrite(0) {
-                    Some(g) if crate::kernels::zip_into(g, s, kernel) => Ok(g.clone()),
-                    _ => crate::kernels::zip(g, s, kernel),
+                    Some(g) if crate::cpu::kernels::zip_into(g, s, kernel) => Ok(g.clone()),
+                    _ => crate::cpu::kernels::zip(g, s, kernel),
                 }
             })
         } else {
@@ -23,29 +23,29 @@ macro_rules! fused {
 }
 
 pub mod activation;
-pub mod binary;
-pub mod compare;
+pub mod arithmetic;
+pub mod comparison;
 pub mod creation;
-pub mod gather;
-pub mod index;
+pub mod indexing;
 pub mod inplace;
 pub mod linalg;
-pub mod reduce;
+pub mod pointwise;
+pub mod reduction;
 pub mod select;
 pub mod shape;
 pub mod statistics;
 pub(crate) mod strided;
-pub mod unary;
+pub mod subscript;
 pub mod view;
 
-pub use binary::{BinaryOp, Operand};
-pub use index::IndexItem;
+pub use arithmetic::{BinaryOp, Operand};
+pub use subscript::IndexItem;
 
-use crate::dtype::{DType, Element, Num};
-use crate::tensor::Tensor;
+use crate::core::dtype::{DType, Element, Num};
+use crate::core::tensor::Tensor;
 
 /// Element types with the arithmetic the binary kernels need.
-pub trait Arith: Num + std::ops::Div<Output = Self> + crate::storage::BufferElement {
+pub trait Arith: Num + std::ops::Div<Output = Self> + crate::core::buffer::BufferElement {
     /// `self` to the power `e` (integers: through f64, as PyTorch's integer pow rounds toward zero).
     fn power(self, e: Self) -> Self;
 }

@@ -1,14 +1,14 @@
 //! Choosing between values: `maximum`, `minimum`, `where`, `masked_fill`.
 
+use super::pointwise::mask_where;
 use super::result_type;
-use super::unary::mask_where;
 use crate::autograd::{is_recording, record, Save};
-use crate::dtype::{DType, Element, Scalar};
-use crate::error::{Error, Result};
-use crate::kernels::{cast, zip};
-use crate::layout::broadcast_shapes;
-use crate::storage::BufferElement;
-use crate::tensor::{gather, Tensor};
+use crate::core::buffer::BufferElement;
+use crate::core::dtype::{DType, Element, Scalar};
+use crate::core::error::{Error, Result};
+use crate::core::layout::broadcast_shapes;
+use crate::core::tensor::{gather, Tensor};
+use crate::cpu::kernels::{cast, zip};
 use crate::with_any;
 
 /// `cond ? a : b` elementwise over the broadcast of the three (no autograd).

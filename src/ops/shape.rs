@@ -1,11 +1,11 @@
 //! Shape ops: `permute`, `flatten`, `cat`, `stack`, `split`, `chunk`, `unbind`, `flip`, `repeat`.
 
 use crate::autograd::{is_recording, record_multi};
-use crate::error::{Error, Result};
-use crate::kernels::{cast, write_into};
-use crate::layout::{fmt_shape, normalize_dim, Layout};
+use crate::core::error::{Error, Result};
+use crate::core::layout::{fmt_shape, normalize_dim, Layout};
+use crate::core::tensor::Tensor;
+use crate::cpu::kernels::{cast, write_into};
 use crate::ops::result_type;
-use crate::tensor::Tensor;
 
 impl Tensor {
     /// Reorders the dimensions (a view); gradient: the inverse permutation.

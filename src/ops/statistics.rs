@@ -2,13 +2,13 @@
 //! log-sum-exp, cumulative sums, softmax and log-softmax.
 
 use crate::autograd::{is_recording, record, Save};
-use crate::dtype::{DType, Scalar};
-use crate::error::{Error, Result};
-use crate::kernels::{for_each_lane, map_lanes};
-use crate::layout::normalize_dim;
-use crate::ops::compare::CompareOp;
+use crate::core::dtype::{DType, Scalar};
+use crate::core::error::{Error, Result};
+use crate::core::layout::normalize_dim;
+use crate::core::tensor::Tensor;
+use crate::cpu::kernels::{for_each_lane, map_lanes};
+use crate::ops::comparison::CompareOp;
 use crate::ops::Operand;
-use crate::tensor::Tensor;
 use crate::{with_float, with_num};
 
 /// The single dim an op works along; 0-d tensors are treated as one-element vectors.
@@ -53,7 +53,7 @@ fn tie_weights(x: &Tensor, kept: &Tensor) -> Result<Tensor> {
         CompareOp::Eq,
         Operand::Tensor(&kept.detach().expand(&full)?),
     )?;
-    let hit = crate::kernels::cast(&hit, x.dtype());
+    let hit = crate::cpu::kernels::cast(&hit, x.dtype());
     let count = hit.sum_to(kept.shape())?;
     hit.div(&count.expand(&full)?)
 }
@@ -93,11 +93,11 @@ impl Tensor {
                 // With zeros, out / x is 0/0 at a zero. Away from zeros, out / x_safe is the
                 // product of the others; at the only zero of a lane it is the product of the
                 // non-zeros (0 when the lane has several zeros). Both stay differentiable.
-                let zero = super::unary::mask_where(x, |v| v == 0.0)?;
+                let zero = super::pointwise::mask_where(x, |v| v == 0.0)?;
                 let nonzero = zero.rsub_scalar(1.0)?;
                 let x_safe = x.mul(&nonzero)?.add(&zero)?;
                 let count = zero.sum_dims(&[d as isize], true)?;
-                let single = super::unary::mask_where(&count, |c| c == 1.0)?;
+                let single = super::pointwise::mask_where(&count, |c| c == 1.0)?;
                 let others_of_zero = x_safe.prod_dim(d as isize, true)?.mul(&single)?;
                 let full: Vec<isize> = x.shape().iter().map(|&v| v as isize).collect();
                 let y_full = unreduce(y, x, d, keepdim)?;
@@ -363,7 +363,7 @@ impl Tensor {
     pub fn cumsum(&self, dim: isize) -> Result<Tensor> {
         let d = lane_dim(self, dim)?;
         let x = if self.dtype() == DType::Bool {
-            crate::kernels::cast(self, DType::Int64)
+            crate::cpu::kernels::cast(self, DType::Int64)
         } else {
             self.clone()
         };
@@ -388,7 +388,7 @@ impl Tensor {
     /// `exp(x) / Σ exp(x)` along `dim`, stable for large inputs.
     pub fn softmax(&self, dim: isize) -> Result<Tensor> {
         let d = lane_dim(self, dim)?;
-        let x = crate::kernels::cast(self, crate::ops::float_dtype(self.dtype()));
+        let x = crate::cpu::kernels::cast(self, crate::ops::float_dtype(self.dtype()));
         let out = with_float!(x.dtype(), T => map_lanes::<T>(&x, d, |lane, out| {
             let m = lane.iter().cloned().fold(T::NEG_INFINITY, T::max);
             let m = if m.is_finite() { m } else { 0.0 };
@@ -418,7 +418,7 @@ impl Tensor {
     /// `x - log Σ exp(x)` along `dim`, stable for large inputs.
     pub fn log_softmax(&self, dim: isize) -> Result<Tensor> {
         let d = lane_dim(self, dim)?;
-        let x = crate::kernels::cast(self, crate::ops::float_dtype(self.dtype()));
+        let x = crate::cpu::kernels::cast(self, crate::ops::float_dtype(self.dtype()));
         let out = with_float!(x.dtype(), T => map_lanes::<T>(&x, d, |lane, out| {
             let m = lane.iter().cloned().fold(T::NEG_INFINITY, T::max);
             let m = if m.is_finite() { m } else { 0.0 };
@@ -451,19 +451,19 @@ impl Tensor {
     /// Elementwise test for ±inf (a bool tensor).
     pub fn isinf(&self) -> Result<Tensor> {
         Ok(
-            crate::with_any!(self.dtype(), T => crate::kernels::map(self, |v: T| v.to_f64().is_infinite())),
+            crate::with_any!(self.dtype(), T => crate::cpu::kernels::map(self, |v: T| v.to_f64().is_infinite())),
         )
     }
 
     /// Elementwise test for finite values (a bool tensor).
     pub fn isfinite(&self) -> Result<Tensor> {
         Ok(
-            crate::with_any!(self.dtype(), T => crate::kernels::map(self, |v: T| v.to_f64().is_finite())),
+            crate::with_any!(self.dtype(), T => crate::cpu::kernels::map(self, |v: T| v.to_f64().is_finite())),
         )
     }
 }
 
-use crate::dtype::{Element, Num};
+use crate::core::dtype::{Element, Num};
 
 /// `(index, value)` of the first maximum (or minimum) of a lane; NaN wins, as in PyTorch.
 fn extreme<T: Element>(lane: &[T], max: bool) -> (usize, T) {

@@ -5,11 +5,11 @@
 //! flat position `layout.offset + Σ index·stride` of the base.
 
 use crate::autograd::{is_recording, record};
-use crate::dtype::Element;
-use crate::error::Result;
-use crate::layout::{Dims, Layout};
-use crate::storage::BufferElement;
-use crate::tensor::Tensor;
+use crate::core::buffer::BufferElement;
+use crate::core::dtype::Element;
+use crate::core::error::Result;
+use crate::core::layout::{Dims, Layout};
+use crate::core::tensor::Tensor;
 use crate::with_any;
 
 /// The view of the contiguous tensor `x` described by `layout` (PyTorch's `as_strided`).

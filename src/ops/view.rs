@@ -2,10 +2,10 @@
 //! Each backward maps the gradient back to the input's shape.
 
 use crate::autograd::{is_recording, record};
-use crate::error::{Error, Result};
-use crate::kernels::write_into;
-use crate::layout::{fmt_shape, normalize_dim, Dims, Layout};
-use crate::tensor::Tensor;
+use crate::core::error::{Error, Result};
+use crate::core::layout::{fmt_shape, normalize_dim, Dims, Layout};
+use crate::core::tensor::Tensor;
+use crate::cpu::kernels::write_into;
 use smallvec::SmallVec;
 
 /// A sub-view of one dimension: a single index or a strided range.

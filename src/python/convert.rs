@@ -1,11 +1,11 @@
 //! Python values to core values: data, sizes, dtypes, operands, indices.
 
 use super::tensor::PyTensor;
-use crate::dtype::{DType, Scalar};
-use crate::ops::index::Index;
+use crate::core::buffer::Buffer;
+use crate::core::dtype::{DType, Scalar};
+use crate::core::tensor::Tensor;
+use crate::ops::subscript::Index;
 use crate::ops::{IndexItem, Operand};
-use crate::storage::Buffer;
-use crate::tensor::Tensor;
 use numpy::{PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -330,10 +330,10 @@ pub(crate) fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> 
         };
         let t = Tensor::from_vec(flat.values, &flat.shape).map_err(super::to_py_err)?;
         // straight from the f64 values to the requested dtype: no detour through float32
-        return Ok(crate::kernels::cast(&t, dtype.unwrap_or(kind)));
+        return Ok(crate::cpu::kernels::cast(&t, dtype.unwrap_or(kind)));
     };
     Ok(match dtype {
-        Some(d) => crate::kernels::cast(&t, d),
+        Some(d) => crate::cpu::kernels::cast(&t, d),
         None => t,
     })
 }

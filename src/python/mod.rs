@@ -5,7 +5,7 @@ mod functions;
 mod node;
 mod tensor;
 
-use crate::error::{Error, ErrorKind};
+use crate::core::error::{Error, ErrorKind};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};

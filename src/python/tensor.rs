@@ -7,11 +7,11 @@ use super::convert::{
 };
 use super::node::PyNode;
 use super::run;
-use crate::dtype::{DType, Scalar};
-use crate::ops::compare::CompareOp;
-use crate::ops::{binary::binary, BinaryOp, Operand};
-use crate::storage::Buffer;
-use crate::tensor::Tensor;
+use crate::core::buffer::Buffer;
+use crate::core::dtype::{DType, Scalar};
+use crate::core::tensor::Tensor;
+use crate::ops::comparison::CompareOp;
+use crate::ops::{arithmetic::binary, BinaryOp, Operand};
 use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::basic::CompareOp as PyCompareOp;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -1229,8 +1229,8 @@ impl PyTensor {
         match dim {
             None => size_object(py, self.inner.shape()),
             Some(d) => {
-                let d =
-                    crate::layout::normalize_dim(d, self.inner.dim()).map_err(super::to_py_err)?;
+                let d = crate::core::layout::normalize_dim(d, self.inner.dim())
+                    .map_err(super::to_py_err)?;
                 Ok(self
                     .inner
                     .shape()
@@ -1589,7 +1589,7 @@ fn logical(t: &Tensor, other: &Bound<'_, PyAny>, f: fn(bool, bool) -> bool) -> T
     let out = run(|| {
         let a = t.to_dtype(DType::Bool)?;
         let b = o.to_dtype(DType::Bool)?;
-        crate::kernels::zip(&a, &b, f)
+        crate::cpu::kernels::zip(&a, &b, f)
     })?;
     wrap(Ok(out))
 }

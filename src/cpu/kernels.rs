@@ -1,10 +1,10 @@
 //! Elementwise and reduction kernels over strided layouts. No autograd here: ops in `ops/` call these.
 
-use crate::dtype::{DType, Element, Num};
-use crate::error::Result;
-use crate::layout::{broadcast_shapes, same_shape, Layout};
-use crate::storage::BufferElement;
-use crate::tensor::{gather, Tensor};
+use crate::core::buffer::BufferElement;
+use crate::core::dtype::{DType, Element, Num};
+use crate::core::error::Result;
+use crate::core::layout::{broadcast_shapes, same_shape, Layout};
+use crate::core::tensor::{gather, Tensor};
 use crate::with_any;
 use std::mem::MaybeUninit;
 
@@ -179,7 +179,7 @@ const FIX_BLOCK: usize = 4096;
 /// A vector of `n` elements written by `fill`, which gets them as uninitialized memory and must
 /// write every one (no zeroing pass first; a large vector may come from the pool).
 fn filled<U: BufferElement>(n: usize, fill: impl FnOnce(&mut [MaybeUninit<U>])) -> Vec<U> {
-    let mut out = crate::pool::with_capacity::<U>(n);
+    let mut out = crate::core::pool::with_capacity::<U>(n);
     fill(&mut out.spare_capacity_mut()[..n]);
     // SAFETY: `fill` wrote all `n` elements (its callers' loops cover the whole slice); if it
     // panicked, the length stays 0
@@ -219,7 +219,7 @@ fn map_slice_fixed<T: Copy + Sync, U: BufferElement>(
         if xs.len() < PARALLEL_ELEMENTS {
             return run(xs, out);
         }
-        crate::parallel::for_each_block(out, PARALLEL_ELEMENTS / 4, |at, o| {
+        crate::cpu::parallel::for_each_block(out, PARALLEL_ELEMENTS / 4, |at, o| {
             run(&xs[at..at + o.len()], o)
         })
     })
@@ -237,7 +237,7 @@ fn zip_slices<T: Copy + Sync, U: BufferElement>(
         if xs.len() < PARALLEL_ELEMENTS {
             return zip_dispatch(xs, ys, out, f);
         }
-        crate::parallel::for_each_block(out, PARALLEL_ELEMENTS / 4, |at, o| {
+        crate::cpu::parallel::for_each_block(out, PARALLEL_ELEMENTS / 4, |at, o| {
             let end = at + o.len();
             zip_dispatch(&xs[at..end], &ys[at..end], o, f)
         })
@@ -344,7 +344,7 @@ fn zip_rows<T: Copy + Sync, U: BufferElement>(
         &full[lf.contiguous_range()?],
         &block[lb.contiguous_range()?],
     );
-    let mut out = crate::pool::buffer::<U>(full.len());
+    let mut out = crate::core::pool::buffer::<U>(full.len());
     for (o, x) in out.chunks_exact_mut(inner).zip(full.chunks_exact(inner)) {
         zip_dispatch(x, block, o, f);
     }
@@ -389,7 +389,7 @@ pub fn sum_dims<T: BufferElement + Num>(x: &Tensor, reduce: &[bool]) -> Tensor {
                 // one partial sum per fixed-size chunk, whichever thread computes it
                 let chunk = PARALLEL_ELEMENTS / 4;
                 let mut partial = vec![data[0]; data.len().div_ceil(chunk)];
-                crate::parallel::for_each_block(&mut partial, 1, |i, sum| {
+                crate::cpu::parallel::for_each_block(&mut partial, 1, |i, sum| {
                     sum[0] = pairwise_sum(&data[i * chunk..data.len().min((i + 1) * chunk)])
                 });
                 pairwise_sum(&partial)
@@ -530,7 +530,7 @@ pub fn zip_into<T: BufferElement>(
             update_dispatch(d, s, &f);
             return;
         }
-        crate::parallel::for_each_block(d, PARALLEL_ELEMENTS / 4, |at, d| {
+        crate::cpu::parallel::for_each_block(d, PARALLEL_ELEMENTS / 4, |at, d| {
             update_dispatch(d, &s[at..at + d.len()], &f)
         });
     };

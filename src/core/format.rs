@@ -4,8 +4,8 @@
 //! or scientific), right-aligned to a common width, rows wrapped at 80 columns, and tensors of more
 //! than 1000 elements summarised with `...`.
 
-use crate::dtype::DType;
-use crate::tensor::Tensor;
+use crate::core::dtype::DType;
+use crate::core::tensor::Tensor;
 use std::fmt;
 
 const PRECISION: usize = 4;

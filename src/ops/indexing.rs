@@ -2,12 +2,12 @@
 //! (the core of advanced indexing). Repeated indices accumulate their gradients.
 
 use crate::autograd::{is_recording, record};
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::kernels::cast;
-use crate::layout::{contiguous_strides, fmt_shape, normalize_dim};
-use crate::storage::BufferElement;
-use crate::tensor::Tensor;
+use crate::core::buffer::BufferElement;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::layout::{contiguous_strides, fmt_shape, normalize_dim};
+use crate::core::tensor::Tensor;
+use crate::cpu::kernels::cast;
 use crate::{with_any, with_num};
 
 /// The int64 values of an index tensor, checked against `size` (negative values wrap).
@@ -81,7 +81,7 @@ fn take<T: BufferElement + Copy>(x: &Tensor, pos: &[usize], shape: &[usize]) -> 
     Tensor::from_vec(pos.iter().map(|&p| data[p]).collect(), shape)
 }
 
-fn add_at<T: BufferElement + crate::dtype::Num>(
+fn add_at<T: BufferElement + crate::core::dtype::Num>(
     base: &Tensor,
     pos: &[usize],
     src: &Tensor,
@@ -250,7 +250,7 @@ impl Tensor {
         }
         let mut ishape: Vec<usize> = vec![];
         for t in indices {
-            ishape = crate::layout::broadcast_shapes(&ishape, t.shape())
+            ishape = crate::core::layout::broadcast_shapes(&ishape, t.shape())
                 .map_err(|_| {
                     Error::index("shape mismatch: indexing tensors could not be broadcast together")
                 })?
@@ -312,7 +312,7 @@ impl Tensor {
             );
             let hit = Tensor::zeros(&flat_shape, self.dtype()).index_add(first, &linear, &ones)?;
             let keep = hit.compare(
-                crate::ops::compare::CompareOp::Eq,
+                crate::ops::comparison::CompareOp::Eq,
                 crate::ops::Operand::Scalar(crate::Scalar::Float(0.0)),
             )?;
             flat.mul(&cast(&keep, self.dtype()))?

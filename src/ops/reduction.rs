@@ -2,11 +2,11 @@
 
 use super::float_dtype;
 use crate::autograd::{is_recording, record, Save};
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::kernels::{cast, map, sum_dims};
-use crate::layout::{fmt_shape, is_expandable_to, normalize_dim, Dims, Layout};
-use crate::tensor::Tensor;
+use crate::core::dtype::DType;
+use crate::core::error::{Error, Result};
+use crate::core::layout::{fmt_shape, is_expandable_to, normalize_dim, Dims, Layout};
+use crate::core::tensor::Tensor;
+use crate::cpu::kernels::{cast, map, sum_dims};
 use crate::with_num;
 
 /// Which dimensions a reduction covers, from a list of possibly negative indices (empty: all).

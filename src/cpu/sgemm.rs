@@ -76,7 +76,7 @@ fn fit(buf: &mut Vec<f32>, len: usize) {
 
 /// `c = a·b` with `a` m×k, `b` k×n, `c` m×n row-major (`m·n` elements, which need not be
 /// initialized: every one is written), split for `threads` threads (run by
-/// [`crate::parallel::for_each_unit`]).
+/// [`crate::cpu::parallel::for_each_unit`]).
 ///
 /// # Safety
 /// [`available`] must be true; `a`, `b` must address valid `f32`s for every index in range
@@ -110,7 +110,7 @@ pub unsafe fn sgemm(
     let by_rows = m >= n;
     let (len, align) = if by_rows { (m, MR) } else { (n, NR) };
     let size = len.div_ceil(threads).next_multiple_of(align);
-    crate::parallel::for_each_unit(len.div_ceil(size), |part| {
+    crate::cpu::parallel::for_each_unit(len.div_ceil(size), |part| {
         let (at, take) = (part * size, size.min(len - part * size));
         let (rows, cols, a_part, b_part, c_part) = if by_rows {
             let a_rows = MatRef {
@@ -192,7 +192,7 @@ unsafe fn product(
                 })
             };
             if threads > 1 && units.len() > 1 {
-                crate::parallel::for_each_unit(units.len(), |u| run(&units[u]));
+                crate::cpu::parallel::for_each_unit(units.len(), |u| run(&units[u]));
             } else {
                 units.iter().for_each(run);
             }
@@ -252,7 +252,7 @@ fn pack_b(out: &mut [f32], b: MatRef, pc: usize, kc: usize, jc: usize, nc: usize
         unsafe { pack_sliver(dst, b.at_ptr(pc, j0), b.rs, b.cs, kc, width, NR) }
     };
     if threads > 1 && nc * kc >= 1 << 15 {
-        crate::parallel::for_each_block(out, NR * kc, |at, dst| pack((at / (NR * kc), dst)));
+        crate::cpu::parallel::for_each_block(out, NR * kc, |at, dst| pack((at / (NR * kc), dst)));
     } else {
         out.chunks_mut(NR * kc).enumerate().for_each(pack);
     }

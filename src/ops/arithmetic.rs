@@ -3,10 +3,10 @@
 
 use super::{elem, float_dtype, result_type, Arith};
 use crate::autograd::{is_recording, record, Save};
-use crate::dtype::{DType, Scalar};
-use crate::error::Result;
-use crate::kernels::{cast_ref, map, zip};
-use crate::tensor::Tensor;
+use crate::core::dtype::{DType, Scalar};
+use crate::core::error::Result;
+use crate::core::tensor::Tensor;
+use crate::cpu::kernels::{cast_ref, map, zip};
 use crate::with_num;
 
 /// The arithmetic operators.

@@ -8,7 +8,7 @@
 //! of them and [`MAX_BYTES`] in all, so freeing a big tensor still returns its memory to the OS;
 //! [`clear`] empties it (done after a large graph is freed).
 
-use crate::storage::{Buffer, BufferElement};
+use super::buffer::{Buffer, BufferElement};
 use parking_lot::Mutex;
 
 /// Buffers smaller than this are left to the allocator, which serves them from its free lists

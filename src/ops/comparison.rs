@@ -1,11 +1,11 @@
 //! Comparisons (`<`, `==`, ...): bool tensors, never differentiable.
 
-use super::binary::Operand;
+use super::arithmetic::Operand;
 use super::result_type;
 
-use crate::error::Result;
-use crate::kernels::{cast, map, zip};
-use crate::tensor::Tensor;
+use crate::core::error::Result;
+use crate::core::tensor::Tensor;
+use crate::cpu::kernels::{cast, map, zip};
 use crate::with_any;
 
 /// A comparison operator.
@@ -51,7 +51,7 @@ impl Tensor {
                 let v = s.to_f64();
                 Ok(with_any!(dtype, T => {
                     let f = test::<T>(op);
-                    let v = <T as crate::dtype::Element>::from_f64(v);
+                    let v = <T as crate::core::dtype::Element>::from_f64(v);
                     map(&a, move |x: T| f(x, v))
                 }))
             }

@@ -1,7 +1,7 @@
 //! Basic indexing (`x[0]`, `x[1:3]`, `x[..., None]`): a chain of select/slice/unsqueeze views.
 
-use crate::error::{Error, Result};
-use crate::tensor::Tensor;
+use crate::core::error::{Error, Result};
+use crate::core::tensor::Tensor;
 
 /// One entry of an index tuple.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,7 +95,7 @@ impl Tensor {
     pub fn nonzero_indices(&self) -> Result<Vec<Tensor>> {
         let mask: Vec<bool> = self.to_vec()?;
         let shape = self.shape();
-        let strides = crate::layout::contiguous_strides(shape);
+        let strides = crate::core::layout::contiguous_strides(shape);
         let hits: Vec<usize> = mask
             .iter()
             .enumerate()

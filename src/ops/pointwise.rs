@@ -2,17 +2,17 @@
 
 use super::{constant, float_dtype};
 use crate::autograd::{is_recording, record, Save};
-use crate::dtype::{DType, Element};
-use crate::error::Result;
-use crate::fastmath::FastMath;
-use crate::kernels::{cast, map};
-use crate::tensor::Tensor;
+use crate::core::dtype::{DType, Element};
+use crate::core::error::Result;
+use crate::core::tensor::Tensor;
+use crate::cpu::fastmath::FastMath;
+use crate::cpu::kernels::{cast, map};
 use crate::{with_float, with_num};
 
 /// Applies a float function (written once, generic over f32/f64) to `x`, promoting integers to float32.
 macro_rules! float_map {
     ($x:expr, |$v:ident| $body:expr) => {{
-        let x = crate::kernels::cast_ref($x, float_dtype($x.dtype()));
+        let x = crate::cpu::kernels::cast_ref($x, float_dtype($x.dtype()));
         with_float!(x.dtype(), T => map(&x, |$v: T| $body))
     }};
 }
@@ -22,19 +22,19 @@ macro_rules! float_map {
 /// Also tells whether every argument was in range, so the backward (whose saved input is
 /// version-checked) need not look again.
 fn sin_cos(x: &Tensor, cosine: bool) -> (Tensor, bool) {
-    let x = crate::kernels::cast_ref(x, float_dtype(x.dtype()));
+    let x = crate::cpu::kernels::cast_ref(x, float_dtype(x.dtype()));
     if x.dtype() != DType::Float32 {
         let f = |v: f64| if cosine { v.fast_cos() } else { v.fast_sin() };
         return (map(&x, f), true);
     }
     let in_range = std::sync::atomic::AtomicBool::new(true);
-    let out = crate::kernels::map_fixed(
+    let out = crate::cpu::kernels::map_fixed(
         &x,
-        |v: f32| crate::fastmath::sin_cos_f32(v, cosine),
+        |v: f32| crate::cpu::fastmath::sin_cos_f32(v, cosine),
         |xs: &[f32], out: &mut [f32]| {
-            if !crate::kernels::all_of(xs, crate::fastmath::in_sin_cos_range) {
+            if !crate::cpu::kernels::all_of(xs, crate::cpu::fastmath::in_sin_cos_range) {
                 in_range.store(false, std::sync::atomic::Ordering::Relaxed);
-                crate::fastmath::fix_large_sin_cos(xs, out, cosine);
+                crate::cpu::fastmath::fix_large_sin_cos(xs, out, cosine);
             }
         },
     );
@@ -450,7 +450,7 @@ impl Tensor {
     }
 }
 
-fn elem_round<T: crate::dtype::Element>(v: T, f: fn(f64) -> f64) -> T {
+fn elem_round<T: crate::core::dtype::Element>(v: T, f: fn(f64) -> f64) -> T {
     T::from_f64(f(v.to_f64()))
 }
 

@@ -1,6 +1,6 @@
 //! Shapes, strides and broadcasting: how a tensor's elements sit in its storage.
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 use smallvec::SmallVec;
 
 /// A list of sizes (a shape) or of per-dimension values.

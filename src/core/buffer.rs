@@ -1,11 +1,6 @@
-//! Shared element storage with a version counter.
-//!
-//! Every view of a tensor (and `detach()`) shares one `Storage`, so they share its version
-//! counter: any in-place write through any of them is seen by the saved-tensor check.
+//! Element buffers: one typed vector per dtype, and moving typed vectors in and out of them.
 
-use crate::dtype::{DType, Element};
-use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use std::sync::atomic::{AtomicU64, Ordering};
+use crate::core::dtype::{DType, Element};
 
 /// The elements of a storage, one variant per dtype.
 #[derive(Clone, Debug)]
@@ -108,69 +103,5 @@ impl Buffer {
     /// The typed elements, mutably; same contract as [`Buffer::as_slice`].
     pub fn as_mut_slice<T: BufferElement>(&mut self) -> &mut [T] {
         T::slice_mut(self).expect("buffer dtype matches the dispatched element type")
-    }
-}
-
-impl Drop for Storage {
-    fn drop(&mut self) {
-        if self.data.get_mut().byte_len() >= crate::pool::MIN_BYTES {
-            crate::pool::recycle(std::mem::replace(
-                self.data.get_mut(),
-                Buffer::Bool(Vec::new()),
-            ));
-        }
-    }
-}
-
-/// Elements plus the version counter that every alias of them shares.
-#[derive(Debug)]
-pub struct Storage {
-    data: RwLock<Buffer>,
-    /// The buffer's element count (a buffer never changes length), readable without the lock.
-    numel: usize,
-    version: AtomicU64,
-    last_writer: Mutex<&'static str>,
-}
-
-impl Storage {
-    /// A storage owning `buffer`, at version 0.
-    pub fn new(buffer: Buffer) -> Self {
-        Storage {
-            numel: buffer.len(),
-            data: RwLock::new(buffer),
-            version: AtomicU64::new(0),
-            last_writer: Mutex::new(""),
-        }
-    }
-
-    /// Shared read access. Recursive, so one thread may read the same storage twice (`x * x`).
-    pub fn read(&self) -> RwLockReadGuard<'_, Buffer> {
-        self.data.read_recursive()
-    }
-
-    /// Exclusive write access. Callers must bump the version with [`Storage::bump_version`].
-    pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
-        self.data.write()
-    }
-
-    /// Number of elements (of all the tensors viewing it), without taking the lock.
-    pub fn numel(&self) -> usize {
-        self.numel
-    }
-
-    /// The current version: how many in-place writes this storage has seen.
-    pub fn version(&self) -> u64 {
-        self.version.load(Ordering::Acquire)
-    }
-
-    /// Records one in-place write by the op named `op` (kept for error messages).
-    pub fn bump_version(&self, op: &'static str) {
-        *self.last_writer.lock() = op;
-        self.version.fetch_add(1, Ordering::AcqRel);
-    }
-
-    /// The name of the last in-place op that wrote here, if any.
-    pub fn last_writer(&self) -> &'static str {
-        *self.last_writer.lock()
     }
 }

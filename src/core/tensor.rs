@@ -1,10 +1,11 @@
 //! The `Tensor` handle: storage + layout + dtype + autograd metadata.
 
 use crate::autograd::{self, Edge, Node};
-use crate::dtype::{DType, Element, Scalar};
-use crate::error::{Error, Result};
-use crate::layout::{fmt_shape, Layout};
-use crate::storage::{Buffer, BufferElement, Storage};
+use crate::core::buffer::{Buffer, BufferElement};
+use crate::core::dtype::{DType, Element, Scalar};
+use crate::core::error::{Error, Result};
+use crate::core::layout::{fmt_shape, Layout};
+use crate::core::storage::Storage;
 use crate::with_any;
 use parking_lot::{Mutex, MutexGuard};
 use std::sync::{Arc, Weak};

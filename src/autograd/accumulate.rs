@@ -1,0 +1,81 @@
+//! Summing gradients: the input buffer where a node's incoming gradients add up, and
+//! AccumulateGrad's write into a leaf's `.grad`.
+//!
+//! Note [Deterministic sums]: every sum here is made in an order fixed by the graph (the
+//! one-thread engine's wave order, never thread timing), and floating-point addition is done
+//! pairwise in that order, so gradients are the same bits with any number of threads. A sum is
+//! written into its left operand only when nobody else can see that tensor.
+
+use crate::core::error::Result;
+use crate::core::layout::same_shape;
+use crate::core::tensor::{owns_exclusively, Tensor};
+use crate::cpu::kernels::add_into;
+use smallvec::SmallVec;
+
+/// The gradient summed so far for each input slot of a node (PyTorch's InputBuffer), `None`
+/// where nothing arrived. Gradients are added as they are delivered; deliveries happen in an
+/// order fixed by the graph (never by thread timing), so the sums are the same with any number
+/// of threads.
+#[derive(Default)]
+pub(crate) struct InputBuffer(pub(super) Grads);
+
+/// One gradient per input slot of a node (two inline: most nodes have one or two).
+pub(crate) type Grads = SmallVec<[Option<Tensor>; 2]>;
+
+impl InputBuffer {
+    /// Adds `g` into input slot `slot`.
+    pub(super) fn add(&mut self, slot: usize, g: Tensor) -> Result<()> {
+        while self.0.len() <= slot {
+            self.0.push(None);
+        }
+        let sum = match self.0[slot].take() {
+            None => g,
+            Some(acc) => sum_two(acc, g)?,
+        };
+        self.0[slot] = Some(sum);
+        Ok(())
+    }
+}
+
+/// `acc + g`, written into `acc` when nobody else sees it and no graph is being built (the
+/// same values as a new sum, without allocating one).
+pub(super) fn sum_two(acc: Tensor, g: Tensor) -> Result<Tensor> {
+    let reusable = !acc.requires_grad()
+        && !g.requires_grad()
+        && acc.dtype() == g.dtype()
+        && same_shape(acc.shape(), g.shape())
+        && owns_exclusively(&acc);
+    if reusable {
+        add_into(&acc, &g)?;
+        return Ok(acc);
+    }
+    acc.add(&g)
+}
+
+/// AccumulateGrad: adds `g` into `variable.grad` (PyTorch's rules for stealing vs copying).
+pub(super) fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) -> Result<()> {
+    let mut meta = variable.meta();
+    let new = match meta.grad.take() {
+        None if create_graph => g,
+        None if !g.requires_grad() && owns_exclusively(&g) => steal(g),
+        None => g.deep_copy(),
+        Some(old) if create_graph => old.add(&g)?,
+        Some(old) => {
+            // in place, under the leaf's lock, so concurrent backward passes never lose a sum
+            add_into(&old, &g)?;
+            old.storage().bump_version("add_");
+            old
+        }
+    };
+    meta.grad = Some(new);
+    Ok(())
+}
+
+/// `g`'s elements as a tensor of their own (no base), without copying; `g` must own them
+/// exclusively (see [`owns_exclusively`]).
+fn steal(g: Tensor) -> Tensor {
+    if g.base().is_none() {
+        return g;
+    }
+    Tensor::from_parts(g.storage().clone(), g.layout().clone(), g.dtype(), None)
+}

@@ -1,0 +1,72 @@
+//! Shared element storage with a version counter.
+//!
+//! Every view of a tensor (and `detach()`) shares one `Storage`, so they share its version
+//! counter: any in-place write through any of them is seen by the saved-tensor check.
+
+use super::buffer::Buffer;
+use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+impl Drop for Storage {
+    fn drop(&mut self) {
+        if self.data.get_mut().byte_len() >= super::pool::MIN_BYTES {
+            super::pool::recycle(std::mem::replace(
+                self.data.get_mut(),
+                Buffer::Bool(Vec::new()),
+            ));
+        }
+    }
+}
+
+/// Elements plus the version counter that every alias of them shares.
+#[derive(Debug)]
+pub struct Storage {
+    data: RwLock<Buffer>,
+    /// The buffer's element count (a buffer never changes length), readable without the lock.
+    numel: usize,
+    version: AtomicU64,
+    last_writer: Mutex<&'static str>,
+}
+
+impl Storage {
+    /// A storage owning `buffer`, at version 0.
+    pub fn new(buffer: Buffer) -> Self {
+        Storage {
+            numel: buffer.len(),
+            data: RwLock::new(buffer),
+            version: AtomicU64::new(0),
+            last_writer: Mutex::new(""),
+        }
+    }
+
+    /// Shared read access. Recursive, so one thread may read the same storage twice (`x * x`).
+    pub fn read(&self) -> RwLockReadGuard<'_, Buffer> {
+        self.data.read_recursive()
+    }
+
+    /// Exclusive write access. Callers must bump the version with [`Storage::bump_version`].
+    pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
+        self.data.write()
+    }
+
+    /// Number of elements (of all the tensors viewing it), without taking the lock.
+    pub fn numel(&self) -> usize {
+        self.numel
+    }
+
+    /// The current version: how many in-place writes this storage has seen.
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    /// Records one in-place write by the op named `op` (kept for error messages).
+    pub fn bump_version(&self, op: &'static str) {
+        *self.last_writer.lock() = op;
+        self.version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The name of the last in-place op that wrote here, if any.
+    pub fn last_writer(&self) -> &'static str {
+        *self.last_writer.lock()
+    }
+}

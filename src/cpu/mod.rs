@@ -1,0 +1,10 @@
+//! Floor 1: CPU execution. Elementwise and reduction kernels with their instruction-set
+//! dispatch, fast float maths, the AVX-512 matrix product, the thread pool and parallel loops,
+//! and the process allocator. Kernels read and write [`crate::core`] tensors; they know nothing
+//! of autograd.
+
+pub mod allocator;
+pub mod fastmath;
+pub mod kernels;
+pub mod parallel;
+pub mod sgemm;

@@ -1,0 +1,158 @@
+//! The crate's floors and the direction of their dependencies, checked from the sources.
+//!
+//! `src/` is built in floors, each using only the floors below it:
+//!
+//! | floor | folder | holds |
+//! |---|---|---|
+//! | 0 | `core/` | dtype, layout, buffer and pool, storage, tensor, error, format, grad mode |
+//! | 1 | `cpu/` | kernels, fast maths, the matrix product, the thread pool, the allocator |
+//! | 2 | `autograd/` | graph nodes, saved tensors, the engine |
+//! | 3 | `ops/` | every differentiable op: its kernel call and its derivative |
+//! | 4 | `python/` | the pyo3 bindings |
+//!
+//! Two edges go down the stairs, on purpose:
+//! - `autograd -> ops`: backward formulas are written with ops, so they differentiate again.
+//! - `core/tensor.rs -> autograd`: a tensor handle holds its `grad_fn` edge inline (PyTorch's
+//!   `Variable` holds its `AutogradMeta` the same way); a trait object there would cost an
+//!   allocation and an indirect call per op on the hot path.
+//!
+//! This test reads every `crate::` path in `src/` and fails on any other edge that goes down.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The floor of a top-level module, or of a name the crate root re-exports.
+fn floor_of(name: &str) -> Option<usize> {
+    Some(match name {
+        "core" => 0,
+        "cpu" => 1,
+        "autograd" => 2,
+        "ops" => 3,
+        "python" => 4,
+        // re-exports at the crate root (lib.rs) and `#[macro_export]` macros of core/dtype.rs
+        "DType" | "Scalar" | "Error" | "ErrorKind" | "Result" | "Tensor" | "with_float"
+        | "with_num" | "with_any" | "bail" | "is_grad_enabled" | "no_grad" | "set_grad_enabled"
+        | "GradModeGuard" => 0,
+        "num_threads" | "set_num_threads" => 1,
+        "manual_seed" => 3,
+        _ => return None,
+    })
+}
+
+/// The edges that are allowed to go to a higher floor: (file prefix, target module).
+const ALLOWED_UPWARD: &[(&str, &str)] = &[("autograd/", "ops"), ("core/tensor.rs", "autograd")];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The first path segment after each `crate::` in `source` (inside `crate::{a::b, c}` groups,
+/// each item's first segment).
+fn crate_paths(source: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let bytes = source.as_bytes();
+    let ident = |start: usize| -> String {
+        source[start..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    for (at, _) in source.match_indices("crate::") {
+        let mut i = at + "crate::".len();
+        if bytes.get(i) == Some(&b'{') {
+            // the top-level items of the group
+            let mut depth = 0;
+            let mut item_start = true;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'{' => {
+                        depth += 1;
+                        item_start = depth == 1;
+                    }
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    b',' if depth == 1 => item_start = true,
+                    c if item_start && (c.is_ascii_alphabetic() || c == b'_') => {
+                        found.insert(ident(i));
+                        item_start = false;
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+        } else {
+            let name = ident(i);
+            if !name.is_empty() {
+                found.insert(name);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn floors_only_use_the_floors_below_them() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut violations = Vec::new();
+    let mut checked = 0;
+    for file in &files {
+        let rel = file
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let Some(own) = rel.split('/').next().and_then(|top| {
+            // files at the top of src/ (lib.rs) may use everything
+            rel.contains('/').then(|| floor_of(top)).flatten()
+        }) else {
+            continue;
+        };
+        checked += 1;
+        let source = std::fs::read_to_string(file).unwrap();
+        for target in crate_paths(&source) {
+            let Some(floor) = floor_of(&target) else {
+                violations.push(format!("{rel}: uses crate::{target}, which is in no floor"));
+                continue;
+            };
+            let allowed = ALLOWED_UPWARD
+                .iter()
+                .any(|(prefix, t)| rel.starts_with(prefix) && *t == target);
+            if floor > own && !allowed {
+                violations.push(format!(
+                    "{rel} (floor {own}) uses crate::{target} (floor {floor})"
+                ));
+            }
+        }
+    }
+    assert!(checked > 20, "found only {checked} files under src/");
+    assert!(
+        violations.is_empty(),
+        "dependencies that go against the floors:\n{}",
+        violations.join("\n")
+    );
+}
+
+#[test]
+fn the_path_reader_sees_grouped_and_plain_paths() {
+    let found = crate_paths(
+        "use crate::{core::tensor::Tensor, ops::{a, b}};\nlet x = crate::cpu::kernels::map(1);",
+    );
+    let expected: BTreeSet<String> = ["core", "ops", "cpu"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(found, expected);
+}
