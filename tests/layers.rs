@@ -34,7 +34,7 @@ fn floor_of(name: &str) -> Option<usize> {
         | "with_num" | "with_any" | "bail" | "is_grad_enabled" | "no_grad" | "set_grad_enabled"
         | "GradModeGuard" => 0,
         "num_threads" | "set_num_threads" => 1,
-        "manual_seed" => 3,
+        "manual_seed" | "unary_table" | "binary_table" | "backward_table" => 3,
         _ => return None,
     })
 }

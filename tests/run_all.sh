@@ -34,8 +34,11 @@ step "mypy: stubtest of the native module against _core.pyi, then the package"
 "$VENV/bin/python" -m mypy.stubtest ferrograd._core
 "$VENV/bin/python" -m mypy python/ferrograd
 
+step "generated surface (stubs, aliases, README tables) matches the derivative tables"
+"$VENV/bin/python" tools/gen_surface.py --check
+
 step "ruff"
-"$VENV/bin/ruff" check python tests benches
+"$VENV/bin/ruff" check python tests benches tools
 
 step "pytest"
 "$VENV/bin/python" -m pytest -q tests

@@ -35,7 +35,6 @@ from ._core import (
     zeros,
     zeros_like,
 )
-from ._core import where as where
 from ._grad_mode import enable_grad, no_grad, set_grad_enabled
 
 
@@ -61,88 +60,108 @@ _core._register_types(
 )
 
 # Function forms of tensor methods: the Rust methods themselves, no Python wrapper in between.
-exp = Tensor.exp
-log = Tensor.log
-sin = Tensor.sin
-cos = Tensor.cos
-tanh = Tensor.tanh
-sigmoid = Tensor.sigmoid
-relu = Tensor.relu
+# <generated: functions> written by tools/gen_surface.py from the tables
 abs = Tensor.abs
-sqrt = Tensor.sqrt
-neg = Tensor.neg
-reciprocal = Tensor.reciprocal
-sum = Tensor.sum
-mean = Tensor.mean
-norm = Tensor.norm
-matmul = Tensor.matmul
-mm = Tensor.mm
-mv = Tensor.mv
-dot = Tensor.dot
-outer = Tensor.outer
-t = Tensor.t
-transpose = Tensor.transpose
-reshape = Tensor.reshape
-squeeze = Tensor.squeeze
-unsqueeze = Tensor.unsqueeze
-clone = Tensor.clone
-detach = Tensor.detach
+acos = Tensor.acos
+acosh = Tensor.acosh
 add = Tensor.add
-sub = Tensor.sub
-mul = Tensor.mul
-div = Tensor.div
-pow = Tensor.pow
-numel = Tensor.numel
-flatten = Tensor.flatten
-permute = Tensor.permute
-split = Tensor.split
-chunk = Tensor.chunk
-unbind = Tensor.unbind
-flip = Tensor.flip
-gather = Tensor.gather
-scatter_add = Tensor.scatter_add
-index_select = Tensor.index_select
-masked_fill = Tensor.masked_fill
-maximum = Tensor.maximum
-minimum = Tensor.minimum
-clamp = Tensor.clamp
-clip = Tensor.clip
-softmax = Tensor.softmax
-log_softmax = Tensor.log_softmax
-prod = Tensor.prod
-max = Tensor.max
-min = Tensor.min
+all = Tensor.all
 amax = Tensor.amax
 amin = Tensor.amin
+any = Tensor.any
 argmax = Tensor.argmax
 argmin = Tensor.argmin
-var = Tensor.var
-std = Tensor.std
-logsumexp = Tensor.logsumexp
-cumsum = Tensor.cumsum
+asin = Tensor.asin
+asinh = Tensor.asinh
+atan = Tensor.atan
+atan2 = Tensor.atan2
+atanh = Tensor.atanh
 bmm = Tensor.bmm
-isnan = Tensor.isnan
-isinf = Tensor.isinf
-isfinite = Tensor.isfinite
-sign = Tensor.sign
-floor = Tensor.floor
 ceil = Tensor.ceil
-round = Tensor.round
+chunk = Tensor.chunk
+clamp = Tensor.clamp
+clip = Tensor.clip
+clone = Tensor.clone
+cos = Tensor.cos
+cosh = Tensor.cosh
+cumsum = Tensor.cumsum
+detach = Tensor.detach
+digamma = Tensor.digamma
+div = Tensor.div
+dot = Tensor.dot
+erf = Tensor.erf
+exp = Tensor.exp
 exp2 = Tensor.exp2
-log2 = Tensor.log2
+expm1 = Tensor.expm1
+flatten = Tensor.flatten
+flip = Tensor.flip
+floor = Tensor.floor
+frac = Tensor.frac
+gather = Tensor.gather
+hypot = Tensor.hypot
+index_select = Tensor.index_select
+isfinite = Tensor.isfinite
+isinf = Tensor.isinf
+isnan = Tensor.isnan
+lgamma = Tensor.lgamma
+log = Tensor.log
 log10 = Tensor.log10
 log1p = Tensor.log1p
-expm1 = Tensor.expm1
-rsqrt = Tensor.rsqrt
-square = Tensor.square
-erf = Tensor.erf
+log2 = Tensor.log2
+log_softmax = Tensor.log_softmax
 logical_and = Tensor.logical_and
+logical_not = Tensor.logical_not
 logical_or = Tensor.logical_or
 logical_xor = Tensor.logical_xor
-logical_not = Tensor.logical_not
-any = Tensor.any
-all = Tensor.all
-repeat = Tensor.repeat
+logit = Tensor.logit
+logsumexp = Tensor.logsumexp
+masked_fill = Tensor.masked_fill
+matmul = Tensor.matmul
+max = Tensor.max
+maximum = Tensor.maximum
+mean = Tensor.mean
+min = Tensor.min
+minimum = Tensor.minimum
+mm = Tensor.mm
+mul = Tensor.mul
+mv = Tensor.mv
+neg = Tensor.neg
+norm = Tensor.norm
+numel = Tensor.numel
+outer = Tensor.outer
+permute = Tensor.permute
+polygamma = Tensor.polygamma
+pow = _core.pow
+prod = Tensor.prod
+reciprocal = Tensor.reciprocal
+relu = Tensor.relu
+reshape = Tensor.reshape
+round = Tensor.round
+rsqrt = Tensor.rsqrt
+scatter_add = Tensor.scatter_add
+sigmoid = Tensor.sigmoid
+sign = Tensor.sign
+sin = Tensor.sin
+sinh = Tensor.sinh
+softmax = Tensor.softmax
+split = Tensor.split
+sqrt = Tensor.sqrt
+square = Tensor.square
+squeeze = Tensor.squeeze
+std = Tensor.std
+sub = Tensor.sub
+sum = Tensor.sum
+t = Tensor.t
+tan = Tensor.tan
+tanh = Tensor.tanh
+transpose = Tensor.transpose
+trunc = Tensor.trunc
+unbind = Tensor.unbind
+unsqueeze = Tensor.unsqueeze
+var = Tensor.var
+where = _core.where
+xlogy = Tensor.xlogy
+# </generated: functions>
 
 from . import autograd, nn, optim  # noqa: E402
 
@@ -159,32 +178,73 @@ def get_default_dtype():
 
 __version__ = "0.1.0"
 
+# <generated: __all__> written by tools/gen_surface.py from the tables
 __all__ = [
-    "get_num_threads",
-    "set_num_threads",
+    "Size",
+    "Tensor",
+    "abs",
+    "acos",
+    "acosh",
+    "add",
     "all",
     "amax",
     "amin",
     "any",
+    "arange",
     "argmax",
     "argmin",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "autograd",
     "bmm",
+    "bool",
     "cat",
     "ceil",
     "chunk",
     "clamp",
     "clip",
+    "clone",
+    "cos",
+    "cosh",
     "cumsum",
+    "detach",
+    "digamma",
+    "div",
+    "dot",
+    "double",
+    "dtype",
+    "empty",
+    "enable_grad",
     "erf",
+    "exp",
     "exp2",
     "expm1",
+    "flatten",
     "flip",
+    "float",
+    "float32",
+    "float64",
     "floor",
+    "frac",
+    "from_numpy",
+    "full",
     "gather",
+    "get_default_dtype",
+    "get_num_threads",
+    "hypot",
     "index_select",
+    "int64",
+    "is_grad_enabled",
+    "is_tensor",
     "isfinite",
     "isinf",
     "isnan",
+    "lgamma",
+    "linspace",
+    "log",
     "log10",
     "log1p",
     "log2",
@@ -193,60 +253,17 @@ __all__ = [
     "logical_not",
     "logical_or",
     "logical_xor",
+    "logit",
     "logsumexp",
-    "masked_fill",
-    "max",
-    "maximum",
-    "min",
-    "minimum",
-    "permute",
-    "prod",
-    "repeat",
-    "round",
-    "rsqrt",
-    "scatter_add",
-    "sign",
-    "softmax",
-    "split",
-    "square",
-    "stack",
-    "std",
-    "unbind",
-    "var",
-    "where",
-    "Size",
-    "Tensor",
-    "abs",
-    "add",
-    "arange",
-    "autograd",
-    "bool",
-    "clone",
-    "cos",
-    "detach",
-    "div",
-    "dot",
-    "double",
-    "dtype",
-    "empty",
-    "enable_grad",
-    "exp",
-    "flatten",
-    "float",
-    "float32",
-    "float64",
-    "from_numpy",
-    "full",
-    "get_default_dtype",
-    "int64",
-    "is_grad_enabled",
-    "is_tensor",
-    "linspace",
-    "log",
     "long",
     "manual_seed",
+    "masked_fill",
     "matmul",
+    "max",
+    "maximum",
     "mean",
+    "min",
+    "minimum",
     "mm",
     "mul",
     "mv",
@@ -259,24 +276,45 @@ __all__ = [
     "ones_like",
     "optim",
     "outer",
+    "permute",
+    "polygamma",
     "pow",
+    "prod",
     "rand",
     "randn",
     "reciprocal",
     "relu",
     "reshape",
+    "round",
+    "rsqrt",
+    "scatter_add",
     "set_grad_enabled",
+    "set_num_threads",
     "sigmoid",
+    "sign",
     "sin",
+    "sinh",
+    "softmax",
+    "split",
     "sqrt",
+    "square",
     "squeeze",
+    "stack",
+    "std",
     "sub",
     "sum",
     "t",
+    "tan",
     "tanh",
     "tensor",
     "transpose",
+    "trunc",
+    "unbind",
     "unsqueeze",
+    "var",
+    "where",
+    "xlogy",
     "zeros",
     "zeros_like",
 ]
+# </generated: __all__>

@@ -78,6 +78,7 @@ __all__ = [
     "linspace",
     "long",
     "manual_seed",
+    "pow",
     "ones",
     "ones_like",
     "rand",
@@ -163,94 +164,160 @@ class Tensor:
 
     # ----- elementwise functions -----------------------------------------------------------------
 
-    def exp(self) -> Tensor:
-        """Elementwise `exp`."""
-    def exp_(self) -> Self:
-        """In-place `exp`."""
-    def log(self) -> Tensor:
-        """Elementwise `log`."""
-    def log_(self) -> Self:
-        """In-place `log`."""
-    def sin(self) -> Tensor:
-        """Elementwise `sin`."""
-    def sin_(self) -> Self:
-        """In-place `sin`."""
-    def cos(self) -> Tensor:
-        """Elementwise `cos`."""
-    def cos_(self) -> Self:
-        """In-place `cos`."""
-    def tanh(self) -> Tensor:
-        """Elementwise `tanh`."""
-    def tanh_(self) -> Self:
-        """In-place `tanh`."""
-    def sigmoid(self) -> Tensor:
-        """Elementwise `sigmoid`."""
-    def sigmoid_(self) -> Self:
-        """In-place `sigmoid`."""
-    def relu(self) -> Tensor:
-        """Elementwise `relu`."""
-    def relu_(self) -> Self:
-        """In-place `relu`."""
-    def abs(self) -> Tensor:
-        """Elementwise `abs`."""
-    def abs_(self) -> Self:
-        """In-place `abs`."""
-    def sqrt(self) -> Tensor:
-        """Elementwise `sqrt`."""
-    def sqrt_(self) -> Self:
-        """In-place `sqrt`."""
+    # <generated: pointwise> written by tools/gen_surface.py from the tables
     def neg(self) -> Tensor:
-        """Elementwise `neg`."""
+        """`-x`."""
     def neg_(self) -> Self:
         """In-place `neg`."""
-    def reciprocal(self) -> Tensor:
-        """Elementwise `reciprocal`."""
-    def reciprocal_(self) -> Self:
-        """In-place `reciprocal`."""
-    def sign(self) -> Tensor:
-        """Elementwise `sign`."""
-    def sign_(self) -> Self:
-        """In-place `sign`."""
-    def floor(self) -> Tensor:
-        """Elementwise `floor`."""
-    def floor_(self) -> Self:
-        """In-place `floor`."""
-    def ceil(self) -> Tensor:
-        """Elementwise `ceil`."""
-    def ceil_(self) -> Self:
-        """In-place `ceil`."""
-    def round(self) -> Tensor:
-        """Elementwise `round`."""
-    def round_(self) -> Self:
-        """In-place `round`."""
+    def abs(self) -> Tensor:
+        """`|x|`; `abs'(0) = 0`."""
+    def abs_(self) -> Self:
+        """In-place `abs`."""
+    def exp(self) -> Tensor:
+        """`e^x`."""
+    def exp_(self) -> Self:
+        """In-place `exp`."""
     def exp2(self) -> Tensor:
-        """Elementwise `exp2`."""
+        """`2^x`."""
     def exp2_(self) -> Self:
         """In-place `exp2`."""
+    def expm1(self) -> Tensor:
+        """`e^x - 1`, accurate near 0."""
+    def expm1_(self) -> Self:
+        """In-place `expm1`."""
+    def log(self) -> Tensor:
+        """natural logarithm."""
+    def log_(self) -> Self:
+        """In-place `log`."""
     def log2(self) -> Tensor:
-        """Elementwise `log2`."""
+        """base-2 logarithm."""
     def log2_(self) -> Self:
         """In-place `log2`."""
     def log10(self) -> Tensor:
-        """Elementwise `log10`."""
+        """base-10 logarithm."""
     def log10_(self) -> Self:
         """In-place `log10`."""
     def log1p(self) -> Tensor:
-        """Elementwise `log1p`."""
+        """`ln(1 + x)`, accurate near 0."""
     def log1p_(self) -> Self:
         """In-place `log1p`."""
-    def expm1(self) -> Tensor:
-        """Elementwise `expm1`."""
-    def expm1_(self) -> Self:
-        """In-place `expm1`."""
+    def sqrt(self) -> Tensor:
+        """square root."""
+    def sqrt_(self) -> Self:
+        """In-place `sqrt`."""
     def rsqrt(self) -> Tensor:
-        """Elementwise `rsqrt`."""
+        """`1 / sqrt(x)`."""
     def rsqrt_(self) -> Self:
         """In-place `rsqrt`."""
+    def reciprocal(self) -> Tensor:
+        """`1 / x`."""
+    def reciprocal_(self) -> Self:
+        """In-place `reciprocal`."""
+    def sin(self) -> Tensor:
+        """sine."""
+    def sin_(self) -> Self:
+        """In-place `sin`."""
+    def cos(self) -> Tensor:
+        """cosine."""
+    def cos_(self) -> Self:
+        """In-place `cos`."""
+    def tan(self) -> Tensor:
+        """tangent."""
+    def tan_(self) -> Self:
+        """In-place `tan`."""
+    def asin(self) -> Tensor:
+        """arcsine."""
+    def asin_(self) -> Self:
+        """In-place `asin`."""
+    def acos(self) -> Tensor:
+        """arccosine."""
+    def acos_(self) -> Self:
+        """In-place `acos`."""
+    def atan(self) -> Tensor:
+        """arctangent."""
+    def atan_(self) -> Self:
+        """In-place `atan`."""
+    def sinh(self) -> Tensor:
+        """hyperbolic sine."""
+    def sinh_(self) -> Self:
+        """In-place `sinh`."""
+    def cosh(self) -> Tensor:
+        """hyperbolic cosine."""
+    def cosh_(self) -> Self:
+        """In-place `cosh`."""
+    def tanh(self) -> Tensor:
+        """hyperbolic tangent."""
+    def tanh_(self) -> Self:
+        """In-place `tanh`."""
+    def asinh(self) -> Tensor:
+        """inverse hyperbolic sine."""
+    def asinh_(self) -> Self:
+        """In-place `asinh`."""
+    def acosh(self) -> Tensor:
+        """inverse hyperbolic cosine."""
+    def acosh_(self) -> Self:
+        """In-place `acosh`."""
+    def atanh(self) -> Tensor:
+        """inverse hyperbolic tangent."""
+    def atanh_(self) -> Self:
+        """In-place `atanh`."""
+    def sigmoid(self) -> Tensor:
+        """logistic sigmoid `1 / (1 + e^-x)`."""
+    def sigmoid_(self) -> Self:
+        """In-place `sigmoid`."""
+    def relu(self) -> Tensor:
+        """`max(x, 0)`; `relu'(0) = 0`."""
+    def relu_(self) -> Self:
+        """In-place `relu`."""
     def erf(self) -> Tensor:
-        """Elementwise `erf`."""
+        """the error function."""
     def erf_(self) -> Self:
         """In-place `erf`."""
+    def lgamma(self) -> Tensor:
+        """`ln |Γ(x)|`."""
+    def lgamma_(self) -> Self:
+        """In-place `lgamma`."""
+    def digamma(self) -> Tensor:
+        """the digamma function `Γ'(x) / Γ(x)`."""
+    def digamma_(self) -> Self:
+        """In-place `digamma`."""
+    def sign(self) -> Tensor:
+        """sign (-1, 0, 1); zero gradient."""
+    def sign_(self) -> Self:
+        """In-place `sign`."""
+    def floor(self) -> Tensor:
+        """round down; zero gradient."""
+    def floor_(self) -> Self:
+        """In-place `floor`."""
+    def ceil(self) -> Tensor:
+        """round up; zero gradient."""
+    def ceil_(self) -> Self:
+        """In-place `ceil`."""
+    def round(self) -> Tensor:
+        """round half to even, as PyTorch; zero gradient."""
+    def round_(self) -> Self:
+        """In-place `round`."""
+    def trunc(self) -> Tensor:
+        """round toward zero; zero gradient."""
+    def trunc_(self) -> Self:
+        """In-place `trunc`."""
+    def frac(self) -> Tensor:
+        """the fractional part `x - trunc(x)`; the gradient passes unchanged."""
+    def frac_(self) -> Self:
+        """In-place `frac`."""
+    def xlogy(self, other: Tensor) -> Tensor:
+        """`x · ln(y)`, 0 where `x == 0` (unless `y` is NaN)."""
+    def xlogy_(self, other: Tensor) -> Self:
+        """In-place `xlogy`."""
+    def hypot(self, other: Tensor) -> Tensor:
+        """`sqrt(x² + y²)`."""
+    def hypot_(self, other: Tensor) -> Self:
+        """In-place `hypot`."""
+    def atan2(self, other: Tensor) -> Tensor:
+        """the angle of the point `(other, self)`: `atan(self / other)` in the right quadrant."""
+    def atan2_(self, other: Tensor) -> Self:
+        """In-place `atan2`."""
+    # </generated: pointwise>
     def square(self) -> Tensor:
         """`x²`."""
     def isnan(self) -> Tensor:
@@ -843,6 +910,9 @@ def _register_types(types: dict[builtins.str, type[Any]]) -> None:
     """Registers the Python helper types defined in the package."""
 
 # ----- joining and selecting ---------------------------------------------------------------------
+
+def pow(input: _Operand, exponent: _Operand) -> Tensor:
+    """`torch.pow(input, exponent)`: a tensor to a power, or a number to a tensor's powers."""
 
 def cat(tensors: _Tensors, dim: builtins.int = 0) -> Tensor:
     """Concatenates tensors along `dim`."""

@@ -290,6 +290,7 @@ impl GraphTask {
                 }
             }
         }
+        node.run_node_pre_hooks(&mut grads)?;
         let mut outcome = NodeOutcome {
             seen: grads,
             outputs: Vec::new(),
@@ -316,8 +317,10 @@ impl GraphTask {
                 outcome.outputs = if outcome.seen.iter().all(|g| g.is_none()) {
                     vec![None; node.next_edges().len()]
                 } else {
+                    let spent = spent && !node.has_post_hooks();
                     node.apply(&outcome.seen, self.keep_graph, spent)?
                 };
+                node.run_post_hooks(&mut outcome.outputs, &outcome.seen)?;
             }
         }
         Ok(outcome)

@@ -8,7 +8,9 @@ mod saved;
 mod task_graph;
 
 pub use engine::{backward, grad, GradOptions};
-pub use node::{BackwardCtx, BackwardFn, Edge, InputMeta, Node, NodeKind};
+pub use node::{
+    BackwardCtx, BackwardFn, Edge, Grad, InputMeta, Node, NodeKind, NodePostHook, NodePreHook,
+};
 pub use saved::SavedVariable;
 
 use crate::core::error::Result;
@@ -40,6 +42,11 @@ pub type Hook = Arc<dyn Fn(&Tensor) -> Result<Option<Tensor>> + Send + Sync>;
 
 static NEXT_HOOK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
+/// A fresh handle id for a hook (tensor or node hooks share the numbering).
+pub fn next_hook_id() -> u64 {
+    NEXT_HOOK.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 impl Tensor {
     /// Registers `hook` to run on this tensor's gradient during backward; returns its handle id.
     pub fn register_hook(&self, hook: Hook) -> Result<u64> {
@@ -48,7 +55,7 @@ impl Tensor {
                 "cannot register a hook on a tensor that doesn't require gradient",
             ));
         }
-        let id = NEXT_HOOK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let id = next_hook_id();
         let mut meta = self.meta();
         match &meta.grad_fn {
             Some(edge) => edge.node.add_pre_hook(id, edge.input_nr, hook),
@@ -114,7 +121,21 @@ pub fn record(
     saves: &[Save<'_>],
     backward: impl Fn(&BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 ) -> Tensor {
-    let [out] = attach([out], name, inputs, saves, Box::new(backward));
+    let [out] = attach([out], name, inputs, 0, saves, Box::new(backward));
+    out
+}
+
+/// Like [`record`] for an op of a tensor and a Python number (`x * 2`): the node gets a
+/// second input that needs no gradient, as PyTorch's wrapped number has (its
+/// `next_functions` end with `(None, 0)`); `backward` returns the tensor's gradient only.
+pub fn record_with_number(
+    out: Tensor,
+    name: &'static str,
+    input: &Tensor,
+    saves: &[Save<'_>],
+    backward: impl Fn(&BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+) -> Tensor {
+    let [out] = attach([out], name, &[input], 1, saves, Box::new(backward));
     out
 }
 
@@ -126,14 +147,16 @@ pub fn record_multi(
     saves: &[Save<'_>],
     backward: BackwardFn,
 ) -> Vec<Tensor> {
-    attach(outs, name, inputs, saves, backward)
+    attach(outs, name, inputs, 0, saves, backward)
 }
 
-/// Creates the node and makes it the `grad_fn` of each of `outs` (returned).
+/// Creates the node and makes it the `grad_fn` of each of `outs` (returned). `constants`
+/// inputs that need no gradient (wrapped numbers) follow `inputs`.
 fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
     mut outs: Outs,
     name: impl Into<std::borrow::Cow<'static, str>>,
     inputs: &[&Tensor],
+    constants: usize,
     saves: &[Save<'_>],
     backward: BackwardFn,
 ) -> Outs {
@@ -145,6 +168,13 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
         metas.push(InputMeta {
             shape: SmallVec::from_slice(t.shape()),
             dtype: t.dtype(),
+        });
+    }
+    for _ in 0..constants {
+        next_edges.push(None);
+        metas.push(InputMeta {
+            shape: SmallVec::new(),
+            dtype: outs.as_ref()[0].dtype(),
         });
     }
     let mut saved = SmallVec::with_capacity(saves.len());

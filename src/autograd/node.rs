@@ -59,6 +59,18 @@ pub struct Node {
     pub(super) task_slot: TaskSlot,
 }
 
+/// A node pre-hook (`grad_fn.register_prehook`): sees the incoming gradients, may return
+/// replacements.
+pub type NodePreHook = Arc<dyn Fn(&[Option<Tensor>]) -> Result<Option<Grads>> + Send + Sync>;
+
+/// A node post-hook (`grad_fn.register_hook`): sees the gradients the node computed for its
+/// inputs and the incoming gradients, may return replacements for the former.
+pub type NodePostHook =
+    Arc<dyn Fn(&[Option<Tensor>], &[Option<Tensor>]) -> Result<Option<Grads>> + Send + Sync>;
+
+/// Gradients, one per input or output slot.
+pub type Grads = Vec<Option<Tensor>>;
+
 /// The rarely used parts of a node.
 #[derive(Default)]
 struct Extras {
@@ -66,6 +78,12 @@ struct Extras {
     retained: Vec<(usize, Weak<TensorImpl>)>,
     /// Tensor hooks on the outputs: (handle id, output number, hook).
     pre_hooks: Vec<(u64, usize, super::Hook)>,
+    /// Hooks on the node itself, run on all its incoming gradients after the tensor hooks.
+    node_pre_hooks: Vec<(u64, NodePreHook)>,
+    /// Hooks run after the node's formula, on (gradients of the inputs, incoming gradients).
+    post_hooks: Vec<(u64, NodePostHook)>,
+    /// What a binding keeps for the node (Python's `grad_fn.metadata` dict).
+    metadata: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// `name` as a `&'static str`: built-in names already are; a custom function's name is kept
@@ -103,6 +121,30 @@ pub struct BackwardCtx<'a> {
     node: &'a Node,
 }
 
+/// The incoming gradient of a node's first output as a backward formula sees it: a tensor
+/// (through `Deref`) that a fused backward op may write its result into, when the engine no
+/// longer needs it and no graph is being built (see [`BackwardCtx::grad_to_overwrite`]).
+pub struct Grad<'c, 'a> {
+    ctx: &'c BackwardCtx<'a>,
+}
+
+impl std::ops::Deref for Grad<'_, '_> {
+    type Target = Tensor;
+    fn deref(&self) -> &Tensor {
+        self.ctx.grad(0)
+    }
+}
+
+impl Grad<'_, '_> {
+    /// The gradient tensor when a fused op may write over it (not while recording a graph).
+    pub fn spent(&self) -> Option<&Tensor> {
+        if crate::core::grad_mode::is_grad_enabled() {
+            return None;
+        }
+        self.ctx.grad_to_overwrite(0)
+    }
+}
+
 impl BackwardCtx<'_> {
     /// The gradient of output `i` (present for every single-output node the engine runs).
     pub fn grad(&self, i: usize) -> &Tensor {
@@ -111,9 +153,15 @@ impl BackwardCtx<'_> {
             .expect("the engine runs a node only with its output gradient")
     }
 
-    /// The gradient of output `i`, if one arrived.
+    /// The gradient of output 0 as a [`Grad`], which fused backward ops may write over.
+    pub fn grad0(&self) -> Grad<'_, '_> {
+        Grad { ctx: self }
+    }
+
+    /// The gradient of output `i`, if one arrived (the engine's buffer only reaches as far as
+    /// the last output that got one).
     pub fn grad_opt(&self, i: usize) -> Option<&Tensor> {
-        self.grads[i].as_ref()
+        self.grads.get(i).and_then(Option::as_ref)
     }
 
     /// The gradient of output `i` when the formula may write its result into it: the engine
@@ -253,6 +301,83 @@ impl Node {
         Ok(())
     }
 
+    /// Adds a hook run on the node's incoming gradients (after the tensors' hooks).
+    pub fn add_node_pre_hook(&self, id: u64, hook: NodePreHook) {
+        self.extras_mut().node_pre_hooks.push((id, hook));
+    }
+
+    /// Adds a hook run after the node's formula.
+    pub fn add_post_hook(&self, id: u64, hook: NodePostHook) {
+        self.extras_mut().post_hooks.push((id, hook));
+    }
+
+    /// Removes the node hook (pre or post) with handle `id`.
+    pub fn remove_node_hook(&self, id: u64) {
+        if let Some(extras) = self.extras.get() {
+            let mut extras = extras.lock();
+            extras.node_pre_hooks.retain(|(h, _)| *h != id);
+            extras.post_hooks.retain(|(h, _)| *h != id);
+        }
+    }
+
+    /// Whether post-hooks will read the incoming gradients after the formula ran (which then
+    /// must not write over them).
+    pub(crate) fn has_post_hooks(&self) -> bool {
+        self.extras
+            .get()
+            .is_some_and(|e| !e.lock().post_hooks.is_empty())
+    }
+
+    /// Runs the node's own pre-hooks over its incoming gradients.
+    pub(crate) fn run_node_pre_hooks(&self, grads: &mut [Option<Tensor>]) -> Result<()> {
+        let Some(extras) = self.extras.get() else {
+            return Ok(());
+        };
+        let hooks: Vec<NodePreHook> = extras
+            .lock()
+            .node_pre_hooks
+            .iter()
+            .map(|(_, h)| h.clone())
+            .collect();
+        for hook in hooks {
+            if let Some(new) = hook(grads)? {
+                replace_grads(grads, new, "prehook")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the node's post-hooks over the gradients it computed (`outputs`) and received.
+    pub(crate) fn run_post_hooks(
+        &self,
+        outputs: &mut [Option<Tensor>],
+        seen: &[Option<Tensor>],
+    ) -> Result<()> {
+        let Some(extras) = self.extras.get() else {
+            return Ok(());
+        };
+        let hooks: Vec<NodePostHook> = extras
+            .lock()
+            .post_hooks
+            .iter()
+            .map(|(_, h)| h.clone())
+            .collect();
+        for hook in hooks {
+            if let Some(new) = hook(outputs, seen)? {
+                replace_grads(outputs, new, "hook")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The binding's data for this node, made by `make` on first use.
+    pub fn metadata(
+        &self,
+        make: impl FnOnce() -> Arc<dyn std::any::Any + Send + Sync>,
+    ) -> Arc<dyn std::any::Any + Send + Sync> {
+        self.extras_mut().metadata.get_or_insert_with(make).clone()
+    }
+
     pub(crate) fn add_retained_grad(&self, output_nr: usize, tensor: Weak<TensorImpl>) {
         self.extras_mut().retained.push((output_nr, tensor));
     }
@@ -306,6 +431,12 @@ impl Node {
             saved,
             node: self,
         })?;
+        // a formula may leave out trailing inputs that need no gradient (wrapped numbers)
+        if grads.len() < self.next_edges.len()
+            && self.next_edges[grads.len()..].iter().all(Option::is_none)
+        {
+            grads.resize(self.next_edges.len(), None);
+        }
         if grads.len() != self.next_edges.len() {
             return Err(Error::runtime(format!(
                 "function {} returned an incorrect number of gradients (expected {}, got {})",
@@ -370,4 +501,19 @@ impl Drop for Node {
         let saved: SmallVec<[Tensor; 2]> = self.saved.iter().filter_map(|s| s.take()).collect();
         super::release_edges(edges, saved.into_iter().chain(variable));
     }
+}
+
+/// Puts a hook's replacement gradients in place, checking their count.
+fn replace_grads(grads: &mut [Option<Tensor>], new: Grads, what: &str) -> Result<()> {
+    if new.len() != grads.len() {
+        return Err(Error::runtime(format!(
+            "{what} returned {} gradients, expected {}",
+            new.len(),
+            grads.len()
+        )));
+    }
+    for (slot, g) in grads.iter_mut().zip(new) {
+        *slot = g;
+    }
+    Ok(())
 }

@@ -8,3 +8,4 @@ pub mod fastmath;
 pub mod kernels;
 pub mod parallel;
 pub mod sgemm;
+pub mod special;

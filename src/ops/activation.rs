@@ -14,20 +14,18 @@ fn floats(x: &Tensor) -> Tensor {
     cast(x, float_dtype(x.dtype()))
 }
 
-fn node1(
+/// Records a one-input activation whose formula reads its saved input `x`.
+fn record1(
     x: &Tensor,
     out: Tensor,
     name: &'static str,
-    saves: &[Save<'_>],
-    backward: impl Fn(&Tensor, &[&Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+    backward: impl Fn(&Tensor, &Tensor) -> Result<Tensor> + Send + Sync + 'static,
 ) -> Result<Tensor> {
     if !is_recording(&[x]) {
         return Ok(out);
     }
-    let n = saves.len();
-    Ok(record(out, name, &[x], saves, move |ctx| {
-        let saved: Vec<&Tensor> = (0..n).map(|i| ctx.saved(i)).collect();
-        Ok(vec![Some(backward(ctx.grad(0), &saved)?)])
+    Ok(record(out, name, &[x], &[Save::Tensor(x)], move |ctx| {
+        Ok(vec![Some(backward(ctx.grad(0), ctx.saved(0))?)])
     }))
 }
 
@@ -42,8 +40,7 @@ impl Tensor {
                     (0.5 * f * (1.0 + libm::erf(f * FRAC_1_SQRT_2))) as T
                 }));
                 // d/dx x·Φ(x) = Φ(x) + x·φ(x)
-                node1(self, out, "GeluBackward0", &[Save::Tensor(self)], |g, s| {
-                    let x = s[0];
+                record1(self, out, "GeluBackward0", |g, x| {
                     let cdf = x
                         .mul_scalar(FRAC_1_SQRT_2)?
                         .erf()?
@@ -75,8 +72,7 @@ impl Tensor {
     pub fn silu(&self) -> Result<Tensor> {
         let x = floats(self);
         let out = with_float!(x.dtype(), T => map(&x, |v: T| v / (1.0 + (-v).exp())));
-        node1(self, out, "SiluBackward0", &[Save::Tensor(self)], |g, s| {
-            let x = s[0];
+        record1(self, out, "SiluBackward0", |g, x| {
             let sig = x.detach().sigmoid()?;
             let sig = if x.requires_grad() { x.sigmoid()? } else { sig };
             let one_minus = sig.rsub_scalar(1.0)?;
@@ -91,57 +87,37 @@ impl Tensor {
                         let z = v.to_f64() * beta;
             if z > threshold { v } else { (z.exp().ln_1p() / beta) as T }
         }));
-        node1(
-            self,
-            out,
-            "SoftplusBackward0",
-            &[Save::Tensor(self)],
-            move |g, s| {
-                let x = s[0];
-                let linear = mask_where(x, |v| v * beta > threshold)?;
-                let curved = x
-                    .mul_scalar(beta)?
-                    .sigmoid()?
-                    .mul(&linear.rsub_scalar(1.0)?)?;
-                g.mul(&curved.add(&linear)?)
-            },
-        )
+        record1(self, out, "SoftplusBackward0", move |g, x| {
+            let linear = mask_where(x, |v| v * beta > threshold)?;
+            let curved = x
+                .mul_scalar(beta)?
+                .sigmoid()?
+                .mul(&linear.rsub_scalar(1.0)?)?;
+            g.mul(&curved.add(&linear)?)
+        })
     }
 
     /// Leaky ReLU: `x` for `x > 0`, else `slope·x`.
     pub fn leaky_relu(&self, negative_slope: f64) -> Result<Tensor> {
         let x = floats(self);
         let out = with_float!(x.dtype(), T => map(&x, move |v: T| if v > 0.0 { v } else { v * negative_slope as T }));
-        node1(
-            self,
-            out,
-            "LeakyReluBackward0",
-            &[Save::Tensor(self)],
-            move |g, s| {
-                let pos = mask_where(s[0], |v| v > 0.0)?;
-                g.mul(
-                    &pos.mul_scalar(1.0 - negative_slope)?
-                        .add_scalar(negative_slope)?,
-                )
-            },
-        )
+        record1(self, out, "LeakyReluBackward0", move |g, x| {
+            let pos = mask_where(x, |v| v > 0.0)?;
+            g.mul(
+                &pos.mul_scalar(1.0 - negative_slope)?
+                    .add_scalar(negative_slope)?,
+            )
+        })
     }
 
     /// ELU: `x` for `x > 0`, else `α(e^x - 1)`; derivative 1, or `α e^x` below 0.
     pub fn elu(&self, alpha: f64) -> Result<Tensor> {
         let x = floats(self);
         let out = with_float!(x.dtype(), T => map(&x, move |v: T| if v > 0.0 { v } else { (alpha as T) * v.exp_m1() }));
-        node1(
-            self,
-            out,
-            "EluBackward0",
-            &[Save::Tensor(self)],
-            move |g, s| {
-                let x = s[0];
-                let pos = mask_where(x, |v| v > 0.0)?;
-                let neg = x.exp()?.mul_scalar(alpha)?.mul(&pos.rsub_scalar(1.0)?)?;
-                g.mul(&pos.add(&neg)?)
-            },
-        )
+        record1(self, out, "EluBackward0", move |g, x| {
+            let pos = mask_where(x, |v| v > 0.0)?;
+            let neg = x.exp()?.mul_scalar(alpha)?.mul(&pos.rsub_scalar(1.0)?)?;
+            g.mul(&pos.add(&neg)?)
+        })
     }
 }

@@ -2,7 +2,7 @@
 //! Broadcast gradients are summed back to each input's shape by the node (see `Node::conform`).
 
 use super::{elem, float_dtype, result_type, Arith};
-use crate::autograd::{is_recording, record, Save};
+use crate::autograd::{is_recording, record, record_with_number, Save};
 use crate::core::dtype::{DType, Scalar};
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
@@ -174,7 +174,7 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
                 // last use of the incoming gradient: a's may be written over it
                 let ga = if ctx.needs_input_grad(0) {
                     let b = ctx.saved(1);
-                    Some(fused!(ctx, b, |g, b| g * b, ctx.grad(0).mul(b))?)
+                    Some(ctx.grad0().mul_last_use(b)?)
                 } else {
                     None
                 };
@@ -275,16 +275,16 @@ fn tensor_scalar(op: BinaryOp, x: &Tensor, s: Scalar) -> Result<Tensor> {
         return Ok(out);
     }
     Ok(match op {
-        BinaryOp::Add => record(out, "AddBackward0", &[x], &[], |ctx| {
+        BinaryOp::Add => record_with_number(out, "AddBackward0", x, &[], |ctx| {
             Ok(vec![Some(ctx.grad(0).clone())])
         }),
-        BinaryOp::Sub => record(out, "SubBackward0", &[x], &[], |ctx| {
+        BinaryOp::Sub => record_with_number(out, "SubBackward0", x, &[], |ctx| {
             Ok(vec![Some(ctx.grad(0).clone())])
         }),
-        BinaryOp::Mul => record(out, "MulBackward0", &[x], &[], move |ctx| {
+        BinaryOp::Mul => record_with_number(out, "MulBackward0", x, &[], move |ctx| {
             Ok(vec![Some(ctx.grad(0).mul_scalar(v)?)])
         }),
-        BinaryOp::Div => record(out, "DivBackward0", &[x], &[], move |ctx| {
+        BinaryOp::Div => record_with_number(out, "DivBackward0", x, &[], move |ctx| {
             Ok(vec![Some(ctx.grad(0).div_scalar(v)?)])
         }),
         BinaryOp::Pow => record(out, "PowBackward0", &[x], &[Save::Tensor(x)], move |ctx| {

@@ -157,7 +157,9 @@ impl Tensor {
             )));
         }
         float_only(self.dtype(), "normal_kernel_cpu")?;
-        with_generator(|g| self.fill_random_("normal_", || mean + std * g.normal()))
+        with_generator(|g| {
+            self.fill_random_("normal_", "NormalBackward0", || mean + std * g.normal())
+        })
     }
 
     /// Fills in place with uniform samples in `[from, to)`.
@@ -168,7 +170,11 @@ impl Tensor {
             )));
         }
         float_only(self.dtype(), "check_uniform_bounds")?;
-        with_generator(|g| self.fill_random_("uniform_", || from + (to - from) * g.uniform()))
+        with_generator(|g| {
+            self.fill_random_("uniform_", "UniformBackward0", || {
+                from + (to - from) * g.uniform()
+            })
+        })
     }
 }
 

@@ -204,12 +204,17 @@ impl Tensor {
 
     /// Sets every element to `value`; the gradient to the old value is zero.
     pub fn fill_(&self, value: Scalar) -> Result<()> {
-        self.apply_inplace("fill_", &[], |x| {
+        self.fill_named_("fill_", "FillBackward2", value)
+    }
+
+    /// `fill_` under the name of the op that called it (`zero_`: `ZeroBackward0`).
+    fn fill_named_(&self, op: &'static str, node: &'static str, value: Scalar) -> Result<()> {
+        self.apply_inplace(op, &[], |x| {
             let out = Tensor::full(x.shape(), value.to_f64(), x.dtype());
             if !is_recording(&[x]) {
                 return Ok(out);
             }
-            Ok(record(out, "FillBackward0", &[x], &[], |ctx| {
+            Ok(record(out, node, &[x], &[], |ctx| {
                 Ok(vec![Some(ctx.grad(0).zeros_like())])
             }))
         })
@@ -217,7 +222,7 @@ impl Tensor {
 
     /// Sets every element to zero.
     pub fn zero_(&self) -> Result<()> {
-        self.fill_(Scalar::Float(0.0))
+        self.fill_named_("zero_", "ZeroBackward0", Scalar::Float(0.0))
     }
 
     /// Copies `src` (broadcast to this shape, converted to this dtype) into this tensor.
@@ -246,6 +251,7 @@ impl Tensor {
     pub(crate) fn fill_random_(
         &self,
         name: &'static str,
+        node: &'static str,
         sample: impl FnMut() -> f64,
     ) -> Result<()> {
         self.apply_inplace(name, &[], |x| {
@@ -253,7 +259,7 @@ impl Tensor {
             if !is_recording(&[x]) {
                 return Ok(out);
             }
-            Ok(record(out, "NormalBackward0", &[x], &[], |ctx| {
+            Ok(record(out, node, &[x], &[], |ctx| {
                 Ok(vec![Some(ctx.grad(0).zeros_like())])
             }))
         })

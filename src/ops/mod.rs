@@ -1,27 +1,6 @@
 //! Differentiable operations. Each op family's file holds every op's forward kernel call and its
 //! backward formula side by side; formulas are written with these same ops, so they differentiate again.
 
-/// A backward formula `g, s -> value` (`g` the incoming gradient `ctx.grad(0)`) as one fused
-/// kernel pass when the backward is not itself recorded (no `create_graph`), written over `g`
-/// when the engine allows it; otherwise `$composite`, built from differentiable ops.
-macro_rules! fused {
-    ($ctx:expr, $s:expr, |$a:ident, $b:ident| $kernel:expr, $composite:expr) => {{
-        let (g, s): (&crate::core::tensor::Tensor, &crate::core::tensor::Tensor) = ($ctx.grad(0), $s);
-        let same_float = g.dtype() == s.dtype() && g.dtype().is_floating_point();
-        if same_float && !crate::core::grad_mode::is_grad_enabled() {
-            crate::with_float!(g.dtype(), T => {
-                let kernel = |$a: T, $b: T| $kernel;
-                match $ctx.grad_to_overwrite(0) {
-                    Some(g) if crate::cpu::kernels::zip_into(g, s, kernel) => Ok(g.clone()),
-                    _ => crate::cpu::kernels::zip(g, s, kernel),
-                }
-            })
-        } else {
-            $composite
-        }
-    }};
-}
-
 pub mod activation;
 pub mod arithmetic;
 pub mod comparison;
@@ -30,6 +9,7 @@ pub mod indexing;
 pub mod inplace;
 pub mod linalg;
 pub mod pointwise;
+pub mod pointwise_binary;
 pub mod reduction;
 pub mod select;
 pub mod shape;
@@ -95,11 +75,6 @@ pub fn float_dtype(d: DType) -> DType {
     } else {
         DType::Float32
     }
-}
-
-/// A 0-d constant of `dtype`, used by backward formulas (`1 - y*y`).
-pub(crate) fn constant(value: f64, dtype: DType) -> Tensor {
-    Tensor::scalar_of(value, dtype)
 }
 
 /// Converts a value to the element type; shared by kernels that take an `f64` scalar.

@@ -2,6 +2,7 @@
 
 use crate::autograd::{is_recording, record_multi};
 use crate::core::error::{Error, Result};
+use crate::core::grad_mode::GradModeGuard;
 use crate::core::layout::{fmt_shape, normalize_dim, Layout};
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::{cast, write_into};
@@ -161,9 +162,21 @@ impl Tensor {
         let d = normalize_dim(dim, first.dim() + 1)? as isize;
         let parts = tensors
             .iter()
-            .map(|t| t.unsqueeze(d))
+            .map(|t| t.detach().unsqueeze(d))
             .collect::<Result<Vec<_>>>()?;
-        Tensor::cat(&parts, d)
+        let out = Tensor::cat(&parts, d)?;
+        let inputs: Vec<&Tensor> = tensors.iter().collect();
+        if !is_recording(&inputs) {
+            return Ok(out);
+        }
+        // each input's gradient is its slice of the incoming one
+        Ok(crate::autograd::record(
+            out,
+            "StackBackward0",
+            &inputs,
+            &[],
+            move |ctx| Ok(ctx.grad(0).unbind(d)?.into_iter().map(Some).collect()),
+        ))
     }
 
     /// Splits along `dim` into pieces of `size` (the last may be smaller); the pieces are views.
@@ -179,7 +192,7 @@ impl Tensor {
             .step_by(size.max(1))
             .map(|s| size.min(n - s))
             .collect();
-        self.split_sizes(&sizes, dim)
+        self.split_named(&sizes, d, "SplitBackward0")
     }
 
     /// Splits along `dim` into pieces of the given sizes (which must add up to the dim's size).
@@ -191,20 +204,68 @@ impl Tensor {
                 self.shape()[d]
             )));
         }
+        self.split_named(sizes, d, "SplitWithSizesBackward0")
+    }
+
+    /// The views of `split` and `split_sizes`, recorded as one node named `node` whose
+    /// outputs they are (PyTorch's `SplitBackward0`): the gradient is the pieces' gradients
+    /// concatenated, zeros for pieces that got none.
+    fn split_named(&self, sizes: &[usize], d: usize, node: &'static str) -> Result<Vec<Tensor>> {
         let mut start = 0;
-        sizes
-            .iter()
-            .map(|&n| {
-                let piece = self.slice(
-                    d as isize,
-                    Some(start as isize),
-                    Some((start + n) as isize),
-                    1,
-                );
-                start += n;
-                piece
-            })
-            .collect()
+        let pieces = {
+            let _untracked = GradModeGuard::new(false);
+            sizes
+                .iter()
+                .map(|&n| {
+                    let piece = self.slice(
+                        d as isize,
+                        Some(start as isize),
+                        Some((start + n) as isize),
+                        1,
+                    );
+                    start += n;
+                    piece
+                })
+                .collect::<Result<Vec<_>>>()?
+        };
+        Ok(self.record_pieces(pieces, d, node, false))
+    }
+
+    /// Records `pieces` (views of this tensor along `d`, which `unbind` removed when
+    /// `squeezed`) as the outputs of one node named `node`.
+    fn record_pieces(
+        &self,
+        pieces: Vec<Tensor>,
+        d: usize,
+        node: &'static str,
+        squeezed: bool,
+    ) -> Vec<Tensor> {
+        if !is_recording(&[self]) || pieces.is_empty() {
+            return pieces;
+        }
+        let shapes: Vec<Vec<usize>> = pieces.iter().map(|p| p.shape().to_vec()).collect();
+        let dtype = self.dtype();
+        record_multi(
+            pieces,
+            node,
+            &[self],
+            &[],
+            Box::new(move |ctx| {
+                let grads = shapes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, shape)| match ctx.grad_opt(i) {
+                        Some(g) => g.clone(),
+                        None => Tensor::zeros(shape, dtype),
+                    })
+                    .collect::<Vec<_>>();
+                let whole = match squeezed {
+                    true => Tensor::stack(&grads, d as isize)?,
+                    false => Tensor::cat(&grads, d as isize)?,
+                };
+                Ok(vec![Some(whole)])
+            }),
+        )
     }
 
     /// `chunks` nearly equal pieces along `dim`.
@@ -222,9 +283,13 @@ impl Tensor {
     /// The slices along `dim`, each without that dimension.
     pub fn unbind(&self, dim: isize) -> Result<Vec<Tensor>> {
         let d = normalize_dim(dim, self.dim())?;
-        (0..self.shape()[d] as isize)
-            .map(|i| self.select(d as isize, i))
-            .collect()
+        let pieces = {
+            let _untracked = GradModeGuard::new(false);
+            (0..self.shape()[d] as isize)
+                .map(|i| self.select(d as isize, i))
+                .collect::<Result<Vec<_>>>()?
+        };
+        Ok(self.record_pieces(pieces, d, "UnbindBackward0", true))
     }
 
     /// Reverses the order along `dims` (a copy); the gradient is flipped back.
@@ -274,9 +339,27 @@ impl Tensor {
             expanded.extend([r as isize, s as isize]);
             merged.push((r * s) as isize);
         }
-        self.reshape(&inter)?
+        let out = self
+            .detach()
+            .reshape(&inter)?
             .expand(&expanded)?
             .contiguous()?
-            .reshape(&merged)
+            .reshape(&merged)?;
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        // the gradient seen as (r0, s0, r1, s1, ...), summed over the copies
+        let copies: Vec<isize> = (0..repeats.len() as isize).map(|i| 2 * i).collect();
+        let shape: Vec<isize> = self.shape().iter().map(|&v| v as isize).collect();
+        Ok(crate::autograd::record(
+            out,
+            "RepeatBackward0",
+            &[self],
+            &[],
+            move |ctx| {
+                let g = ctx.grad(0).reshape(&expanded)?.sum_dims(&copies, false)?;
+                Ok(vec![Some(g.reshape(&shape)?)])
+            },
+        ))
     }
 }

@@ -61,18 +61,27 @@ fn tie_weights(x: &Tensor, kept: &Tensor) -> Result<Tensor> {
 impl Tensor {
     /// Product of all elements.
     pub fn prod(&self) -> Result<Tensor> {
-        let f = flat(self)?;
-        let out = f.prod_dim(0, false)?;
-        Ok(out)
+        self.prod_named(None, false, "ProdBackward0")
     }
 
     /// Product along `dim`; gradient `∏ others` (exact with zeros, but first-order only there).
     pub fn prod_dim(&self, dim: isize, keepdim: bool) -> Result<Tensor> {
-        let d = lane_dim(self, dim)?;
-        let shape = reduced_shape(self, d, keepdim);
+        self.prod_named(Some(dim), keepdim, "ProdBackward1")
+    }
+
+    /// The product over `dim` (over all elements for `None`), recorded as `node`.
+    fn prod_named(&self, dim: Option<isize>, keepdim: bool, node: &'static str) -> Result<Tensor> {
+        let whole = dim.is_none();
+        let lanes = if whole {
+            flat(&self.detach())?
+        } else {
+            self.clone()
+        };
+        let d = lane_dim(&lanes, dim.unwrap_or(0))?;
+        let shape = reduced_shape(&lanes, d, keepdim);
         let out = with_num!(self.dtype(), T => {
             let mut v: Vec<T> = Vec::new();
-            for_each_lane::<T>(self, d, |lane| v.push(lane.iter().fold(T::ONE, |a, &b| a * b)));
+            for_each_lane::<T>(&lanes, d, |lane| v.push(lane.iter().fold(T::ONE, |a, &b| a * b)));
             Tensor::from_vec(v, &shape)?
         });
         if !is_recording(&[self]) {
@@ -80,30 +89,15 @@ impl Tensor {
         }
         Ok(record(
             out,
-            "ProdBackward1",
+            node,
             &[self],
             &[Save::Tensor(self), Save::Output],
             move |ctx| {
-                let (g, x, y) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
-                let g = unreduce(g, x, d, keepdim)?;
-                let has_zero = x.to_f64_vec().contains(&0.0);
-                if !has_zero {
-                    return Ok(vec![Some(g.mul(&unreduce(y, x, d, keepdim)?)?.div(x)?)]);
-                }
-                // With zeros, out / x is 0/0 at a zero. Away from zeros, out / x_safe is the
-                // product of the others; at the only zero of a lane it is the product of the
-                // non-zeros (0 when the lane has several zeros). Both stay differentiable.
-                let zero = super::pointwise::mask_where(x, |v| v == 0.0)?;
-                let nonzero = zero.rsub_scalar(1.0)?;
-                let x_safe = x.mul(&nonzero)?.add(&zero)?;
-                let count = zero.sum_dims(&[d as isize], true)?;
-                let single = super::pointwise::mask_where(&count, |c| c == 1.0)?;
-                let others_of_zero = x_safe.prod_dim(d as isize, true)?.mul(&single)?;
-                let full: Vec<isize> = x.shape().iter().map(|&v| v as isize).collect();
-                let y_full = unreduce(y, x, d, keepdim)?;
-                let away = y_full.div(&x_safe)?.mul(&nonzero)?;
-                let at_zero = others_of_zero.expand(&full)?.mul(&zero)?;
-                Ok(vec![Some(g.mul(&away.add(&at_zero)?)?)])
+                let (g, input, y) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                let x = if whole { flat(input)? } else { input.clone() };
+                let grad = prod_backward(g, &x, y, d, keepdim)?;
+                let shape: Vec<isize> = input.shape().iter().map(|&v| v as isize).collect();
+                Ok(vec![Some(if whole { grad.reshape(&shape)? } else { grad })])
             },
         ))
     }
@@ -513,4 +507,27 @@ fn squeeze_dims(s: &Tensor, x: &Tensor, dims: &[isize]) -> Result<Tensor> {
         out = out.squeeze_dim(d as isize)?;
     }
     Ok(out)
+}
+
+/// The gradient of a product over `d` of `x` with output `y`: `∏ others` (exact with zeros).
+fn prod_backward(g: &Tensor, x: &Tensor, y: &Tensor, d: usize, keepdim: bool) -> Result<Tensor> {
+    let g = unreduce(g, x, d, keepdim)?;
+    let has_zero = x.to_f64_vec().contains(&0.0);
+    if !has_zero {
+        return g.mul(&unreduce(y, x, d, keepdim)?)?.div(x);
+    }
+    // With zeros, out / x is 0/0 at a zero. Away from zeros, out / x_safe is the product of the
+    // others; at the only zero of a lane it is the product of the non-zeros (0 when the lane
+    // has several zeros). Both stay differentiable.
+    let zero = super::pointwise::mask_where(x, |v| v == 0.0)?;
+    let nonzero = zero.rsub_scalar(1.0)?;
+    let x_safe = x.mul(&nonzero)?.add(&zero)?;
+    let count = zero.sum_dims(&[d as isize], true)?;
+    let single = super::pointwise::mask_where(&count, |c| c == 1.0)?;
+    let others_of_zero = x_safe.prod_dim(d as isize, true)?.mul(&single)?;
+    let full: Vec<isize> = x.shape().iter().map(|&v| v as isize).collect();
+    let y_full = unreduce(y, x, d, keepdim)?;
+    let away = y_full.div(&x_safe)?.mul(&nonzero)?;
+    let at_zero = others_of_zero.expand(&full)?.mul(&zero)?;
+    g.mul(&away.add(&at_zero)?)
 }

@@ -149,6 +149,12 @@ impl Tensor {
         ))
     }
 
+    /// `x.T`: the dimensions in reverse order, a permute view (as PyTorch records it).
+    pub fn reversed_dims(&self) -> Result<Tensor> {
+        let dims: Vec<isize> = (0..self.dim() as isize).rev().collect();
+        self.permute(&dims)
+    }
+
     /// Transpose of a tensor with at most 2 dimensions (0-d and 1-d come back as they are).
     pub fn t(&self) -> Result<Tensor> {
         if self.dim() > 2 {

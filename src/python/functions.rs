@@ -1,6 +1,6 @@
 //! Module-level functions of `ferrograd._core`: factories, grad mode, and `autograd.grad`.
 
-use super::convert::{dtype_arg, size_args, tensor_arg, tensor_from_data};
+use super::convert::{dtype_arg, operand_arg, size_args, tensor_arg, tensor_from_data};
 use super::run;
 use super::tensor::{to_object, PyTensor};
 use crate::autograd::GradOptions;
@@ -8,6 +8,7 @@ use crate::autograd::{is_recording, record_multi, Hook, Save};
 use crate::core::dtype::DType;
 use crate::core::error::Error;
 use crate::core::tensor::Tensor;
+use crate::ops::{arithmetic::binary, BinaryOp};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple};
@@ -273,8 +274,8 @@ fn grad<'py>(
         .into_iter()
         .zip(&ins)
         .map(|(r, input)| match (r, materialize_grads) {
-            (Some(g), _) => Py::new(py, PyTensor::from(g)).map(|p| p.into_any()),
-            (None, true) => Py::new(py, PyTensor::from(input.zeros_like())).map(|p| p.into_any()),
+            (Some(g), _) => to_object(py, g),
+            (None, true) => to_object(py, input.zeros_like()),
             (None, false) => Ok(py.None()),
         })
         .collect::<PyResult<Vec<_>>>()?;
@@ -332,13 +333,13 @@ fn where_fn<'py>(
                 .unwrap_or(DType::Float32);
             let a = super::tensor::operand_tensor(a, dtype)?;
             let b = super::tensor::operand_tensor(b, a.dtype())?;
-            Ok(Py::new(py, PyTensor::from(run(|| Tensor::where_(&cond, &a, &b))?))?.into_any())
+            to_object(py, run(|| Tensor::where_(&cond, &a, &b))?)
         }
         (None, None) => {
             let parts = run(|| cond.to_dtype(DType::Bool)?.nonzero_indices())?;
             let items = parts
                 .into_iter()
-                .map(|t| Py::new(py, PyTensor::from(t)))
+                .map(|t| to_object(py, t))
                 .collect::<PyResult<Vec<_>>>()?;
             Ok(PyTuple::new(py, items)?.into_any().unbind())
         }
@@ -388,9 +389,8 @@ pub(crate) fn from_py_err(e: PyErr) -> Error {
 pub(crate) fn python_hook(f: Py<PyAny>) -> Hook {
     Arc::new(move |g: &Tensor| {
         Python::attach(|py| {
-            let r = f
-                .call1(py, (PyTensor::from(g.clone()),))
-                .map_err(from_py_err)?;
+            let g = to_object(py, g.clone()).map_err(from_py_err)?;
+            let r = f.call1(py, (g,)).map_err(from_py_err)?;
             if r.is_none(py) {
                 return Ok(None);
             }
@@ -422,7 +422,7 @@ fn _record_function(
     if !is_recording(&input_refs) {
         let items = originals
             .into_iter()
-            .map(|t| Py::new(py, PyTensor::from(t)))
+            .map(|t| to_object(py, t))
             .collect::<PyResult<Vec<_>>>()?;
         return Ok(PyTuple::new(py, items)?.unbind());
     }
@@ -472,7 +472,7 @@ fn _record_function(
             let to_py = |ts: Vec<Tensor>| -> PyResult<Bound<'_, PyTuple>> {
                 let items = ts
                     .into_iter()
-                    .map(|t| Py::new(py, PyTensor::from(t)))
+                    .map(|t| to_object(py, t))
                     .collect::<PyResult<Vec<_>>>()?;
                 PyTuple::new(py, items)
             };
@@ -518,12 +518,31 @@ fn _record_function(
     let _ = n_outputs;
     let items = outs
         .into_iter()
-        .map(|t| Py::new(py, PyTensor::from(t)))
+        .map(|t| to_object(py, t))
         .collect::<PyResult<Vec<_>>>()?;
     Ok(PyTuple::new(py, items)?.unbind())
 }
 
+/// `torch.pow(input, exponent)`: a tensor to a power, or a number to a tensor's powers.
+#[pyfunction]
+fn pow(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    exponent: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let (Some(a), Some(b)) = (operand_arg(input), operand_arg(exponent)) else {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "pow() received an invalid combination of arguments: got ({}, {})",
+            input.get_type().name()?,
+            exponent.get_type().name()?
+        )));
+    };
+    let out = run(|| binary(BinaryOp::Pow, a.as_operand(), b.as_operand()))?;
+    to_object(py, out)
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(pow, m)?)?;
     m.add_function(wrap_pyfunction!(cat, m)?)?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;

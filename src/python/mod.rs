@@ -3,6 +3,7 @@
 mod convert;
 mod functions;
 mod node;
+mod pointwise;
 mod tensor;
 
 use crate::core::error::{Error, ErrorKind};

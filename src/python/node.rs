@@ -1,18 +1,122 @@
 //! The Python view of a graph node (`tensor.grad_fn`).
+//!
+//! Every node kind has its own Python class named as PyTorch names it (`MulBackward0`,
+//! `AccumulateGrad`, `MyFunctionBackward`), a subclass of `ferrograd.autograd.graph.Node`, so
+//! `type(y.grad_fn).__name__` and `isinstance` checks work as in PyTorch. A class is made the
+//! first time a node of its kind reaches Python and kept in a cache; the hot path (recording
+//! ops) never touches Python.
 
-use crate::autograd::Node;
+use super::functions::{from_py_err, hook_handle};
+use super::tensor::to_object;
+use crate::autograd::{Node, NodePostHook, NodePreHook};
+use crate::core::tensor::Tensor;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple, PyType};
+use std::cell::RefCell;
 use std::sync::Arc;
 
-/// A node of the backward graph: `AddBackward0`, `AccumulateGrad`, ...
-#[pyclass(name = "Node", module = "ferrograd.autograd.graph", frozen)]
+/// A node of the backward graph; the base class of every node kind's class.
+#[pyclass(name = "Node", module = "ferrograd.autograd.graph", frozen, subclass)]
 pub struct PyNode {
     pub(crate) inner: Arc<Node>,
 }
 
+thread_local! {
+    /// The node a class is being instantiated for (see [`node_object`]).
+    static PENDING: RefCell<Option<Arc<Node>>> = const { RefCell::new(None) };
+}
+
+/// The class of each node name, made on first use.
+static CLASSES: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
+
+/// PyTorch's class for nodes of this name: `MulBackward0`, `AccumulateGrad`, ...
+fn node_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
+    let classes = CLASSES
+        .get_or_init(py, || PyDict::new(py).unbind())
+        .bind(py);
+    if let Some(cls) = classes.get_item(name)? {
+        return Ok(cls.cast_into::<PyType>()?);
+    }
+    let namespace = PyDict::new(py);
+    namespace.set_item("__slots__", PyTuple::empty(py))?;
+    namespace.set_item("__module__", "ferrograd.autograd.graph")?;
+    let base = py.get_type::<PyNode>();
+    let cls = py
+        .get_type::<PyType>()
+        .call1((name, (base,), namespace))?
+        .cast_into::<PyType>()?;
+    classes.set_item(name, &cls)?;
+    Ok(cls)
+}
+
+/// The Python object of `node`: an instance of its kind's class.
+pub(crate) fn node_object(py: Python<'_>, node: Arc<Node>) -> PyResult<Py<PyAny>> {
+    let cls = node_class(py, node.name())?;
+    PENDING.with(|p| *p.borrow_mut() = Some(node));
+    let obj = cls.call0();
+    PENDING.with(|p| p.borrow_mut().take());
+    Ok(obj?.unbind())
+}
+
+/// PyTorch's `name()` of a node: the class name, or for the engine's own C++ nodes their
+/// qualified name.
+fn qualified_name(name: &str) -> String {
+    match name {
+        "AccumulateGrad" | "CopySlices" | "CopyBackwards" => format!("torch::autograd::{name}"),
+        _ => name.to_string(),
+    }
+}
+
+/// The gradients as a Python tuple (None where there is none).
+fn grads_tuple<'py>(py: Python<'py>, grads: &[Option<Tensor>]) -> PyResult<Bound<'py, PyTuple>> {
+    let items = grads
+        .iter()
+        .map(|g| match g {
+            Some(g) => to_object(py, g.clone()),
+            None => Ok(py.None()),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(py, items)
+}
+
+/// A hook's return value as replacement gradients: None keeps them, else a tuple or list of
+/// tensors (or None) of the same length.
+fn replacement(r: &Bound<'_, PyAny>) -> PyResult<Option<Vec<Option<Tensor>>>> {
+    if r.is_none() {
+        return Ok(None);
+    }
+    let items: Vec<Bound<'_, PyAny>> = match r.cast::<PyTuple>() {
+        Ok(t) => t.iter().collect(),
+        Err(_) => r.try_iter()?.collect::<PyResult<_>>()?,
+    };
+    items
+        .iter()
+        .map(|item| {
+            if item.is_none() {
+                Ok(None)
+            } else {
+                super::convert::tensor_arg(item, "a gradient returned by a hook").map(Some)
+            }
+        })
+        .collect::<PyResult<Vec<_>>>()
+        .map(Some)
+}
+
 #[pymethods]
 impl PyNode {
+    /// Made only by ferrograd, for a node on its way to Python.
+    #[new]
+    fn py_new() -> PyResult<Self> {
+        match PENDING.with(|p| p.borrow_mut().take()) {
+            Some(inner) => Ok(PyNode { inner }),
+            None => Err(PyTypeError::new_err(
+                "graph nodes are made by ferrograd's operations and cannot be created directly",
+            )),
+        }
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "<{} object at {:#x}>",
@@ -21,15 +125,9 @@ impl PyNode {
         )
     }
 
-    /// The node's class name in PyTorch (`MulBackward0`).
+    /// The node's name (`MulBackward0`; `torch::autograd::AccumulateGrad` for a leaf's node).
     fn name(&self) -> String {
-        self.inner.name().to_string()
-    }
-
-    /// The class name, as `type(grad_fn).__name__` gives it in PyTorch.
-    #[getter]
-    fn __name__(&self) -> String {
-        self.inner.name().to_string()
+        qualified_name(self.inner.name())
     }
 
     /// `((node, input_nr), ...)` for each input; `(None, 0)` where an input needs no gradient.
@@ -39,18 +137,12 @@ impl PyNode {
             .inner
             .next_edges()
             .iter()
-            .map(|e| match e {
-                Some(e) => (
-                    Some(PyNode {
-                        inner: e.node.clone(),
-                    }),
-                    e.input_nr,
-                )
-                    .into_pyobject(py)
-                    .map(|t| t.into_any()),
-                None => (None::<PyNode>, 0usize)
-                    .into_pyobject(py)
-                    .map(|t| t.into_any()),
+            .map(|e| {
+                let pair = match e {
+                    Some(e) => (node_object(py, e.node.clone())?, e.input_nr),
+                    None => (py.None(), 0usize),
+                };
+                Ok(pair.into_pyobject(py)?.into_any())
             })
             .collect::<PyResult<Vec<_>>>()?;
         PyTuple::new(py, items)
@@ -65,7 +157,57 @@ impl PyNode {
                 self.inner.name()
             ))
         })?;
-        super::tensor::to_object(py, v)
+        to_object(py, v)
+    }
+
+    /// A dict kept with the node, for the user's own data (empty at first).
+    #[getter]
+    fn metadata(&self, py: Python<'_>) -> PyResult<Py<PyDict>> {
+        let data = self
+            .inner
+            .metadata(|| Arc::new(Python::attach(|py| PyDict::new(py).unbind())));
+        let dict = data
+            .downcast_ref::<Py<PyDict>>()
+            .ok_or_else(|| PyRuntimeError::new_err("node metadata of another kind"))?;
+        Ok(dict.clone_ref(py))
+    }
+
+    /// Registers `hook(grad_inputs, grad_outputs)`, run after the node computed the gradients
+    /// of its inputs; it may return replacements for them. Returns a removable handle.
+    fn register_hook(slf: &Bound<'_, Self>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let id = crate::autograd::next_hook_id();
+        let post: NodePostHook = Arc::new(move |inputs, outputs| {
+            Python::attach(|py| {
+                let call = || {
+                    let args = (grads_tuple(py, inputs)?, grads_tuple(py, outputs)?);
+                    replacement(hook.call1(py, args)?.bind(py))
+                };
+                call().map_err(from_py_err)
+            })
+        });
+        slf.get().inner.add_post_hook(id, post);
+        Ok(hook_handle(py)?.call1((slf, id))?.unbind())
+    }
+
+    /// Registers `hook(grad_outputs)`, run before the node on its incoming gradients; it may
+    /// return replacements for them. Returns a removable handle.
+    fn register_prehook(slf: &Bound<'_, Self>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let id = crate::autograd::next_hook_id();
+        let pre: NodePreHook = Arc::new(move |outputs| {
+            Python::attach(|py| {
+                let call = || replacement(hook.call1(py, (grads_tuple(py, outputs)?,))?.bind(py));
+                call().map_err(from_py_err)
+            })
+        });
+        slf.get().inner.add_node_pre_hook(id, pre);
+        Ok(hook_handle(py)?.call1((slf, id))?.unbind())
+    }
+
+    /// Removes a hook registered on this node (used by the handle).
+    fn _remove_hook(&self, id: u64) {
+        self.inner.remove_node_hook(id);
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {

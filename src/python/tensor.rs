@@ -5,7 +5,7 @@ use super::convert::{
     basic_only, dims_arg, dtype_arg, index_items, operand_arg, scalar_arg, shape_args, size_object,
     tensor_arg, tensor_from_data,
 };
-use super::node::PyNode;
+use super::node::node_object;
 use super::run;
 use crate::core::buffer::Buffer;
 use crate::core::dtype::{DType, Scalar};
@@ -70,9 +70,11 @@ pub(crate) fn to_object(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
     Ok(obj.into_any())
 }
 
-type TResult = PyResult<Py<PyAny>>;
+/// What a method returning a tensor gives Python.
+pub(crate) type TResult = PyResult<Py<PyAny>>;
 
-fn wrap(r: PyResult<Tensor>) -> TResult {
+/// A core result as Python sees it: the tensor's registered wrapper, or the exception.
+pub(crate) fn wrap(r: PyResult<Tensor>) -> TResult {
     let t = r?;
     Python::attach(|py| to_object(py, t))
 }
@@ -95,7 +97,7 @@ fn arith(
         (me, o.as_operand())
     };
     let out = run(|| binary(op, a, b))?;
-    Ok(Py::new(py, PyTensor::from(out))?.into_any())
+    to_object(py, out)
 }
 
 fn inplace(op: BinaryOp, t: &Tensor, other: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -123,7 +125,7 @@ fn compare(
         return Ok(py.NotImplemented());
     };
     let out = run(|| t.compare(op, o.as_operand()))?;
-    Ok(Py::new(py, PyTensor::from(out))?.into_any())
+    to_object(py, out)
 }
 
 fn scalar_to_py(py: Python<'_>, s: Scalar) -> PyResult<Py<PyAny>> {
@@ -220,206 +222,6 @@ impl PyTensor {
         self.__int__()
     }
 
-    /// Elementwise `exp`.
-    fn exp(&self) -> TResult {
-        wrap(run(|| self.inner.exp()))
-    }
-    /// In-place `exp`.
-    fn exp_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("exp_", |x| x.exp()))?;
-        Ok(slf)
-    }
-    /// Elementwise `log`.
-    fn log(&self) -> TResult {
-        wrap(run(|| self.inner.log()))
-    }
-    /// In-place `log`.
-    fn log_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("log_", |x| x.log()))?;
-        Ok(slf)
-    }
-    /// Elementwise `sin`.
-    fn sin(&self) -> TResult {
-        wrap(run(|| self.inner.sin()))
-    }
-    /// In-place `sin`.
-    fn sin_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("sin_", |x| x.sin()))?;
-        Ok(slf)
-    }
-    /// Elementwise `cos`.
-    fn cos(&self) -> TResult {
-        wrap(run(|| self.inner.cos()))
-    }
-    /// In-place `cos`.
-    fn cos_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("cos_", |x| x.cos()))?;
-        Ok(slf)
-    }
-    /// Elementwise `tanh`.
-    fn tanh(&self) -> TResult {
-        wrap(run(|| self.inner.tanh()))
-    }
-    /// In-place `tanh`.
-    fn tanh_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("tanh_", |x| x.tanh()))?;
-        Ok(slf)
-    }
-    /// Elementwise `sigmoid`.
-    fn sigmoid(&self) -> TResult {
-        wrap(run(|| self.inner.sigmoid()))
-    }
-    /// In-place `sigmoid`.
-    fn sigmoid_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("sigmoid_", |x| x.sigmoid()))?;
-        Ok(slf)
-    }
-    /// Elementwise `relu`.
-    fn relu(&self) -> TResult {
-        wrap(run(|| self.inner.relu()))
-    }
-    /// In-place `relu`.
-    fn relu_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("relu_", |x| x.relu()))?;
-        Ok(slf)
-    }
-    /// Elementwise `abs`.
-    fn abs(&self) -> TResult {
-        wrap(run(|| self.inner.abs()))
-    }
-    /// In-place `abs`.
-    fn abs_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("abs_", |x| x.abs()))?;
-        Ok(slf)
-    }
-    /// Elementwise `sqrt`.
-    fn sqrt(&self) -> TResult {
-        wrap(run(|| self.inner.sqrt()))
-    }
-    /// In-place `sqrt`.
-    fn sqrt_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("sqrt_", |x| x.sqrt()))?;
-        Ok(slf)
-    }
-    /// Elementwise `neg`.
-    fn neg(&self) -> TResult {
-        wrap(run(|| self.inner.neg()))
-    }
-    /// In-place `neg`.
-    fn neg_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("neg_", |x| x.neg()))?;
-        Ok(slf)
-    }
-    /// Elementwise `reciprocal`.
-    fn reciprocal(&self) -> TResult {
-        wrap(run(|| self.inner.reciprocal()))
-    }
-    /// In-place `reciprocal`.
-    fn reciprocal_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("reciprocal_", |x| x.reciprocal()))?;
-        Ok(slf)
-    }
-
-    /// Elementwise `sign`.
-    fn sign(&self) -> TResult {
-        wrap(run(|| self.inner.sign()))
-    }
-    /// In-place `sign`.
-    fn sign_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("sign_", |x| x.sign()))?;
-        Ok(slf)
-    }
-    /// Elementwise `floor`.
-    fn floor(&self) -> TResult {
-        wrap(run(|| self.inner.floor()))
-    }
-    /// In-place `floor`.
-    fn floor_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("floor_", |x| x.floor()))?;
-        Ok(slf)
-    }
-    /// Elementwise `ceil`.
-    fn ceil(&self) -> TResult {
-        wrap(run(|| self.inner.ceil()))
-    }
-    /// In-place `ceil`.
-    fn ceil_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("ceil_", |x| x.ceil()))?;
-        Ok(slf)
-    }
-    /// Elementwise `round`.
-    fn round(&self) -> TResult {
-        wrap(run(|| self.inner.round()))
-    }
-    /// In-place `round`.
-    fn round_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("round_", |x| x.round()))?;
-        Ok(slf)
-    }
-    /// Elementwise `exp2`.
-    fn exp2(&self) -> TResult {
-        wrap(run(|| self.inner.exp2()))
-    }
-    /// In-place `exp2`.
-    fn exp2_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("exp2_", |x| x.exp2()))?;
-        Ok(slf)
-    }
-    /// Elementwise `log2`.
-    fn log2(&self) -> TResult {
-        wrap(run(|| self.inner.log2()))
-    }
-    /// In-place `log2`.
-    fn log2_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("log2_", |x| x.log2()))?;
-        Ok(slf)
-    }
-    /// Elementwise `log10`.
-    fn log10(&self) -> TResult {
-        wrap(run(|| self.inner.log10()))
-    }
-    /// In-place `log10`.
-    fn log10_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("log10_", |x| x.log10()))?;
-        Ok(slf)
-    }
-    /// Elementwise `log1p`.
-    fn log1p(&self) -> TResult {
-        wrap(run(|| self.inner.log1p()))
-    }
-    /// In-place `log1p`.
-    fn log1p_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("log1p_", |x| x.log1p()))?;
-        Ok(slf)
-    }
-    /// Elementwise `expm1`.
-    fn expm1(&self) -> TResult {
-        wrap(run(|| self.inner.expm1()))
-    }
-    /// In-place `expm1`.
-    fn expm1_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("expm1_", |x| x.expm1()))?;
-        Ok(slf)
-    }
-    /// Elementwise `rsqrt`.
-    fn rsqrt(&self) -> TResult {
-        wrap(run(|| self.inner.rsqrt()))
-    }
-    /// In-place `rsqrt`.
-    fn rsqrt_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("rsqrt_", |x| x.rsqrt()))?;
-        Ok(slf)
-    }
-    /// Elementwise `erf`.
-    fn erf(&self) -> TResult {
-        wrap(run(|| self.inner.erf()))
-    }
-    /// In-place `erf`.
-    fn erf_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.unary_("erf_", |x| x.erf()))?;
-        Ok(slf)
-    }
-
     // ----- arithmetic ---------------------------------------------------------------------
 
     fn __add__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -467,14 +269,14 @@ impl PyTensor {
             return Ok(py.NotImplemented());
         };
         let out = run(|| self.inner.matmul(&other.get().inner))?;
-        Ok(Py::new(py, PyTensor::from(out))?.into_any())
+        to_object(py, out)
     }
     fn __rmatmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Ok(other) = o.cast::<PyTensor>() else {
             return Ok(py.NotImplemented());
         };
         let out = run(|| other.get().inner.matmul(&self.inner))?;
-        Ok(Py::new(py, PyTensor::from(out))?.into_any())
+        to_object(py, out)
     }
     fn __neg__(&self) -> TResult {
         self.neg()
@@ -723,10 +525,10 @@ impl PyTensor {
     fn t(&self) -> TResult {
         wrap(run(|| self.inner.t()))
     }
-    /// The transpose (`x.T`), for tensors of at most 2 dimensions.
+    /// The transpose (`x.T`), for tensors of at most 2 dimensions: the dimensions reversed.
     #[getter(T)]
     fn transposed(&self) -> TResult {
-        self.t()
+        wrap(run(|| self.inner.reversed_dims()))
     }
     /// Swaps two dimensions.
     fn transpose(&self, dim0: isize, dim1: isize) -> TResult {
@@ -826,9 +628,7 @@ impl PyTensor {
         }
         let me = &slf.get().inner;
         match dtype {
-            Some(d) if d != me.dtype() => {
-                Ok(Py::new(slf.py(), PyTensor::from(run(|| me.to_dtype(d))?))?.into_any())
-            }
+            Some(d) if d != me.dtype() => to_object(slf.py(), run(|| me.to_dtype(d))?),
             _ => Ok(slf.clone().into_any().unbind()),
         }
     }
@@ -1208,7 +1008,7 @@ impl PyTensor {
         })?;
         let handle = super::functions::hook_handle(py)?;
         Ok(handle
-            .call1((PyTensor::from(self.inner.clone()), id))?
+            .call1((to_object(py, self.inner.clone())?, id))?
             .unbind())
     }
     /// Removes a hook registered with `register_hook` (used by the handle).
@@ -1383,8 +1183,11 @@ impl PyTensor {
     }
     /// The node that created this tensor, or None for leaves.
     #[getter]
-    fn grad_fn(&self) -> Option<PyNode> {
-        self.inner.grad_fn().map(|inner| PyNode { inner })
+    fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.inner
+            .grad_fn()
+            .map(|node| node_object(py, node))
+            .transpose()
     }
     /// True for tensors not produced by a recorded operation.
     #[getter]
@@ -1496,7 +1299,7 @@ fn with_alpha(
             Operand::Tensor(&other.mul_scalar(alpha)?),
         ),
     })?;
-    Ok(Py::new(py, PyTensor::from(out))?.into_any())
+    to_object(py, out)
 }
 
 fn inplace_alpha(
@@ -1519,7 +1322,7 @@ fn inplace_alpha(
 fn tensor_tuple(py: Python<'_>, parts: Vec<Tensor>) -> PyResult<Py<PyAny>> {
     let items = parts
         .into_iter()
-        .map(|t| Py::new(py, PyTensor::from(t)))
+        .map(|t| to_object(py, t))
         .collect::<PyResult<Vec<_>>>()?;
     Ok(PyTuple::new(py, items)?.into_any().unbind())
 }
@@ -1563,12 +1366,12 @@ fn extremum(
 ) -> PyResult<Py<PyAny>> {
     let Some(dim) = dim.filter(|d| !d.is_none()) else {
         let out = run(|| if max { t.max() } else { t.min() })?;
-        return Ok(Py::new(py, PyTensor::from(out))?.into_any());
+        return to_object(py, out);
     };
     if let Ok(other) = dim.cast::<PyTensor>() {
         let o = other.get().inner.clone();
         let out = run(|| if max { t.maximum(&o) } else { t.minimum(&o) })?;
-        return Ok(Py::new(py, PyTensor::from(out))?.into_any());
+        return to_object(py, out);
     }
     let d: isize = dim.extract()?;
     let (values, indices) = run(|| {
@@ -1580,7 +1383,7 @@ fn extremum(
     })?;
     let cls = super::functions::return_type(py, if max { "max" } else { "min" })?;
     Ok(cls
-        .call1((PyTensor::from(values), PyTensor::from(indices)))?
+        .call1((to_object(py, values)?, to_object(py, indices)?))?
         .unbind())
 }
 

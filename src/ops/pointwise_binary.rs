@@ -1,0 +1,169 @@
+//! Pointwise float functions of two tensors (broadcast, promoted to a float dtype): the
+//! derivative table, and the fused backward ops that the one-tensor table's formulas call.
+//!
+//! A backward op such as `tanh_backward(g, y) = g (1 - y²)` is an op like any other, with its
+//! own row and its own derivative (PyTorch's `tanh_backward` and `TanhBackwardBackward0`): the
+//! first-order backward runs its single fused kernel, and a second-order backward
+//! differentiates exactly that op. Called on a [`Grad`] it writes its result over the
+//! incoming gradient when the engine allows it.
+
+use super::pointwise::mask_where;
+use super::{float_dtype, result_type};
+use crate::autograd::{is_recording, record, Grad, Save};
+use crate::core::error::Result;
+use crate::core::tensor::Tensor;
+use crate::cpu::kernels::{cast_ref, zip, zip_into};
+use crate::with_float;
+
+/// The table of pointwise float functions of two tensors. Each row:
+///
+/// `method, in_place, "NodeName", |a, b| forward, |g, a, b, out| (d_a, d_b);`
+///
+/// `forward` is the value for one pair of elements (of float type `T`); `d_a` and `d_b` are
+/// the gradients of the two inputs given the incoming gradient `g`, written with
+/// differentiable ops (each evaluated only when its input needs a gradient). Both inputs and
+/// the output are saved. Invoked with a macro's path, it expands to that macro applied to the
+/// rows.
+#[macro_export]
+macro_rules! binary_table {
+    ($then:path) => {
+        $then! {
+            /// `x · ln(y)`, 0 where `x == 0` (unless `y` is NaN)
+            xlogy, xlogy_, "XlogyBackward0",
+                |x, y| if x == 0.0 && !y.is_nan() { 0.0 } else { x * y.ln() },
+                |g, x, y, _out| (g.mul(&mask_where(x, |v| v != 0.0)?.xlogy(y)?), g.mul(x)?.div(y));
+            /// `sqrt(x² + y²)`
+            hypot, hypot_, "HypotBackward0", |x, y| x.hypot(y),
+                |g, x, y, out| (g.mul(x)?.div(out), g.mul(y)?.div(out));
+            /// the angle of the point `(other, self)`: `atan(self / other)` in the right quadrant
+            atan2, atan2_, "Atan2Backward0", |y, x| y.atan2(x),
+                |g, y, x, _out| {
+                    let r2 = x.mul(x)?.add(&y.mul(y)?)?;
+                    (g.mul(x)?.div(&r2), g.mul(y)?.neg()?.div(&r2))
+                };
+        }
+    };
+}
+
+/// The fused backward ops: rows as in [`binary_table!`], without in-place twins. Each is
+/// also a method of [`Grad`] that may write over the incoming gradient.
+#[macro_export]
+macro_rules! backward_table {
+    ($then:path) => {
+        $then! {
+            /// tanh's backward `g (1 - y²)` from its output `y`
+            tanh_backward, -, "TanhBackwardBackward0", |g, y| g * (1.0 - y * y),
+                |gg, g, y, _out| (gg.tanh_backward(y), gg.mul(g)?.mul(y)?.mul_scalar(-2.0));
+            /// sigmoid's backward `g (1 - y) y` from its output `y`
+            sigmoid_backward, -, "SigmoidBackwardBackward0", |g, y| g * (1.0 - y) * y,
+                |gg, g, y, _out| (gg.sigmoid_backward(y), gg.mul(g)?.mul(&y.mul_scalar(-2.0)?.add_scalar(1.0)?));
+            /// relu's backward: `g` where the output `y` is positive, else 0
+            threshold_backward, -, "ThresholdBackwardBackward0", |g, y| if y > 0.0 { g } else { 0.0 },
+                |gg, _g, y, _out| (gg.threshold_backward(y), Ok(y.zeros_like()));
+        }
+    };
+}
+
+/// Defines the ops of the rows: each method, its in-place twin (or, for `-`, a fused method
+/// of [`Grad`]), and the list of rows.
+macro_rules! define_binary_ops {
+    ($list:ident: $( $(#[$doc:meta])* $name:ident, $inplace:tt, $node:literal, |$a:ident, $b:ident| $fwd:expr,
+        |$g:ident, $sa:ident, $sb:ident, $so:ident| $grads:expr; )*) => {
+        impl Tensor {
+            $(
+                $(#[$doc])*
+                pub fn $name(&self, other: &Tensor) -> Result<Tensor> {
+                    let dtype = float_dtype(result_type(self, other));
+                    let (a, b) = (cast_ref(self, dtype), cast_ref(other, dtype));
+                    let out = with_float!(dtype, T => zip(&a, &b, |$a: T, $b: T| -> T { $fwd })?);
+                    if !is_recording(&[self, other]) {
+                        return Ok(out);
+                    }
+                    let saves = [Save::Tensor(self), Save::Tensor(other), Save::Output];
+                    Ok(record(out, $node, &[self, other], &saves, |ctx| {
+                        // a plain tensor: the two formulas both read it, neither may write over it
+                        let $g = ctx.grad(0);
+                        let ($sa, $sb, $so) = (ctx.saved(0), ctx.saved(1), ctx.saved(2));
+                        let (da, db) = $grads;
+                        let da = if ctx.needs_input_grad(0) { Some(da?) } else { None };
+                        let db = if ctx.needs_input_grad(1) { Some(db?) } else { None };
+                        Ok(vec![da, db])
+                    }))
+                }
+                twin!($inplace, $name, |$a, $b| $fwd);
+            )*
+        }
+
+        /// The rows: (method, in-place twin or `-`, PyTorch's node name).
+        pub const $list: &[(&str, &str, &str)] = &[$((stringify!($name), stringify!($inplace), $node)),*];
+    };
+}
+
+/// The in-place twin of a row (`xlogy_`), or for `-` the row's fused method of [`Grad`].
+macro_rules! twin {
+    (-, $name:ident, |$a:ident, $b:ident| $fwd:expr) => {};
+    ($inplace:ident, $name:ident, |$a:ident, $b:ident| $fwd:expr) => {
+        #[doc = concat!("In-place [`Tensor::", stringify!($name), "`].")]
+        pub fn $inplace(&self, other: &Tensor) -> Result<()> {
+            self.apply_inplace(stringify!($inplace), &[other], |x| x.$name(other))
+        }
+    };
+}
+
+/// Each fused backward op as a method of [`Grad`], written over the gradient when allowed.
+macro_rules! define_fused_methods {
+    ($list:ident: $( $(#[$doc:meta])* $name:ident, -, $node:literal, |$a:ident, $b:ident| $fwd:expr,
+        |$g:ident, $sa:ident, $sb:ident, $so:ident| $grads:expr; )*) => {
+        impl Grad<'_, '_> {
+            $(
+                $(#[$doc])*
+                ///
+                /// Written over the incoming gradient when the engine no longer needs it.
+                pub fn $name(&self, other: &Tensor) -> Result<Tensor> {
+                    if let Some(g) = self.spent() {
+                        if g.dtype() == other.dtype() && g.dtype().is_floating_point() {
+                            let written =
+                                with_float!(g.dtype(), T => zip_into(g, other, |$a: T, $b: T| -> T { $fwd }));
+                            if written {
+                                return Ok(g.clone());
+                            }
+                        }
+                    }
+                    Tensor::$name(self, other)
+                }
+            )*
+        }
+    };
+}
+
+macro_rules! define_binary_table {
+    ($($rows:tt)*) => {
+        define_binary_ops!(BINARY_OPS: $($rows)*);
+    };
+}
+
+macro_rules! define_backward_table {
+    ($($rows:tt)*) => {
+        define_binary_ops!(BACKWARD_OPS: $($rows)*);
+        define_fused_methods!(BACKWARD_OPS: $($rows)*);
+    };
+}
+
+crate::binary_table!(define_binary_table);
+crate::backward_table!(define_backward_table);
+
+impl Grad<'_, '_> {
+    /// `g * other`, written over the incoming gradient when the engine no longer needs it;
+    /// for the formula's last use of `g` (as in `MulBackward0`).
+    pub fn mul_last_use(&self, other: &Tensor) -> Result<Tensor> {
+        if let Some(g) = self.spent() {
+            if g.dtype() == other.dtype() && g.dtype().is_floating_point() {
+                let written = with_float!(g.dtype(), T => zip_into(g, other, |a: T, b: T| a * b));
+                if written {
+                    return Ok(g.clone());
+                }
+            }
+        }
+        Tensor::mul(self, other)
+    }
+}

@@ -1,0 +1,208 @@
+"""Generates the regular parts of ferrograd's Python surface from the derivative tables.
+
+The rows of ``unary_table!`` (``src/ops/pointwise.rs``) and ``binary_table!``
+(``src/ops/pointwise_binary.rs``) are the single source of the pointwise ops. From them and
+from the short lists below this script writes, between ``<generated: NAME>`` markers:
+
+- ``python/ferrograd/_core.pyi``: the stubs of every row's method and in-place twin;
+- ``python/ferrograd/__init__.py``: the ``torch.xxx`` function aliases and ``__all__``;
+- ``README.md``: the pointwise, in-place and function rows of the surface tables.
+
+``python tools/gen_surface.py`` rewrites the files; ``--check`` (run by CI) fails, naming the
+file, when one differs from what the tables give.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# torch.xxx functions that are Tensor methods but not rows of the pointwise tables.
+OTHER_FUNCTIONS = [
+    "add", "sub", "mul", "div", "pow", "square", "clamp", "clip", "polygamma", "logit",
+    "sum", "mean", "norm", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var",
+    "std", "logsumexp", "cumsum", "softmax", "log_softmax", "all", "any",
+    "matmul", "mm", "mv", "dot", "outer", "bmm",
+    "t", "transpose", "reshape", "squeeze", "unsqueeze", "flatten", "permute", "split",
+    "chunk", "unbind", "flip",
+    "gather", "scatter_add", "index_select", "masked_fill", "maximum", "minimum",
+    "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_xor", "logical_not",
+    "clone", "detach", "numel", "where",
+]  # fmt: skip
+
+# torch.xxx functions of the native module itself (they take numbers where Tensor's methods
+# take tensors, as ``torch.pow(2, x)``).
+CORE_FUNCTIONS = ["pow", "where"]
+
+# In-place methods that are not twins of table rows.
+OTHER_INPLACE = [
+    "add_", "sub_", "mul_", "div_", "pow_", "zero_", "fill_", "copy_", "normal_", "uniform_",
+    "clamp_", "masked_fill_", "scatter_add_", "polygamma_", "logit_",
+]  # fmt: skip
+
+# Names of ferrograd's namespace that are not function aliases (for ``__all__``).
+OTHER_EXPORTS = [
+    "Size", "Tensor", "arange", "autograd", "bool", "cat", "double", "dtype", "empty",
+    "enable_grad", "float", "float32", "float64", "from_numpy", "full", "get_default_dtype",
+    "get_num_threads", "int64", "is_grad_enabled", "is_tensor", "linspace", "long",
+    "manual_seed", "nn", "no_grad", "ones", "ones_like", "optim", "rand", "randn",
+    "set_grad_enabled", "set_num_threads", "stack", "tensor", "zeros", "zeros_like",
+]  # fmt: skip
+
+
+@dataclass
+class Row:
+    """One row of a derivative table."""
+
+    name: str
+    inplace: str
+    node: str
+    doc: str
+    arity: int
+
+
+ROW = re.compile(r"^\s*(\w+), (\w+), \"(\w+)\",", re.MULTILINE)
+
+
+def table_rows(path: Path, macro: str, arity: int) -> list[Row]:
+    """The rows of ``macro!`` in ``path``, each with the doc comment above it."""
+    text = path.read_text()
+    start = text.index(f"macro_rules! {macro}")
+    end = text.index("\n}\n", start)
+    rows = []
+    doc = ""
+    for line in text[start:end].splitlines():
+        stripped = line.strip()
+        if stripped.startswith("///"):
+            doc = stripped[3:].strip()
+            continue
+        m = ROW.match(line)
+        if m:
+            rows.append(Row(m.group(1), m.group(2), m.group(3), doc, arity))
+            doc = ""
+    if not rows:
+        raise SystemExit(f"no rows found in {macro}! of {path}")
+    return rows
+
+
+def all_rows() -> list[Row]:
+    return table_rows(ROOT / "src/ops/pointwise.rs", "unary_table", 1) + table_rows(
+        ROOT / "src/ops/pointwise_binary.rs", "binary_table", 2
+    )
+
+
+def stub_block(rows: list[Row]) -> str:
+    out = []
+    for r in rows:
+        doc = r.doc.replace("\\", "\\\\")
+        args = "self" if r.arity == 1 else "self, other: Tensor"
+        out.append(f'    def {r.name}({args}) -> Tensor:\n        """{doc}."""')
+        out.append(f'    def {r.inplace}({args}) -> Self:\n        """In-place `{r.name}`."""')
+    return "\n".join(out) + "\n"
+
+
+def function_names(rows: list[Row]) -> list[str]:
+    return sorted({r.name for r in rows} | set(OTHER_FUNCTIONS))
+
+
+def alias_block(rows: list[Row]) -> str:
+    lines = [
+        f"{name} = _core.{name}" if name in CORE_FUNCTIONS else f"{name} = Tensor.{name}"
+        for name in function_names(rows)
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def all_block(rows: list[Row]) -> str:
+    names = sorted(set(function_names(rows)) | set(OTHER_EXPORTS))
+    body = "".join(f'    "{n}",\n' for n in names)
+    return f"__all__ = [\n{body}]\n"
+
+
+def readme_table(title: str, rows: list[tuple[str, list[str]]]) -> str:
+    """A two-column Markdown table: a header cell, then one row of names per category."""
+    lines = [f"| {title} | |", "|---|---|"]
+    lines += [f"| {cat} | " + " ".join(f"`{n}`" for n in names) + " |" for cat, names in rows]
+    return "\n".join(lines) + "\n"
+
+
+def replace_block(text: str, name: str, body: str, path: Path, comment: str) -> str:
+    """``text`` with the lines between the ``<generated: name>`` markers set to ``body``
+    (markers in ``comment`` comments: ``#`` or ``<!--``)."""
+    close = " -->" if comment == "<!--" else ""
+    begin = f"{comment} <generated: {name}>"
+    end = f"{comment} </generated: {name}>"
+    pattern = re.compile(
+        rf"^([ \t]*){re.escape(begin)}[^\n]*\n.*?^[ \t]*{re.escape(end)}[^\n]*$",
+        re.MULTILINE | re.DOTALL,
+    )
+    m = pattern.search(text)
+    if not m:
+        raise SystemExit(f"{path}: markers '{begin}' ... '{end}' not found")
+    indent = m.group(1)
+    note = f"{indent}{begin} written by tools/gen_surface.py from the tables{close}\n"
+    block = note + body + f"{indent}{end}{close}"
+    return text[: m.start()] + block + text[m.end() :]
+
+
+def generated() -> dict[Path, str]:
+    rows = all_rows()
+    files = {}
+    pyi = ROOT / "python/ferrograd/_core.pyi"
+    files[pyi] = replace_block(pyi.read_text(), "pointwise", stub_block(rows), pyi, "    #")
+    init = ROOT / "python/ferrograd/__init__.py"
+    text = replace_block(init.read_text(), "functions", alias_block(rows), init, "#")
+    files[init] = replace_block(text, "__all__", all_block(rows), init, "#")
+    readme = ROOT / "README.md"
+    text = readme.read_text()
+    pointwise = [r.name for r in rows]
+    inplace = OTHER_INPLACE + [r.inplace for r in rows]
+    text = replace_block(
+        text,
+        "tensor-rows",
+        readme_table(
+            "`Tensor` (from the derivative tables)",
+            [("Pointwise", pointwise), ("In-place", inplace)],
+        ),
+        readme,
+        "<!--",
+    )
+    text = replace_block(
+        text,
+        "torch-rows",
+        readme_table(
+            "`ferrograd` functions", [("Same as the Tensor methods", function_names(rows))]
+        ),
+        readme,
+        "<!--",
+    )
+    files[readme] = text
+    return files
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if a file is out of date")
+    args = parser.parse_args()
+    stale = []
+    for path, text in generated().items():
+        if path.read_text() != text:
+            if args.check:
+                stale.append(path.relative_to(ROOT))
+            else:
+                path.write_text(text)
+                print(f"wrote {path.relative_to(ROOT)}")
+    if stale:
+        names = ", ".join(str(p) for p in stale)
+        print(f"out of date: {names}; run `python tools/gen_surface.py`", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
