@@ -64,9 +64,10 @@ class Row:
     node: str
     doc: str
     arity: int
+    numbers: bool  # a two-tensor op that also takes a Python number on either side
 
 
-ROW = re.compile(r"^\s*(\w+), (\w+), \"(\w+)\",", re.MULTILINE)
+ROW = re.compile(r"^\s*(\w+), (\w+), \"(\w+)\"(?:,| numbers\()", re.MULTILINE)
 
 
 def table_rows(path: Path, macro: str, arity: int) -> list[Row]:
@@ -83,7 +84,8 @@ def table_rows(path: Path, macro: str, arity: int) -> list[Row]:
             continue
         m = ROW.match(line)
         if m:
-            rows.append(Row(m.group(1), m.group(2), m.group(3), doc, arity))
+            numbers = "numbers(" in line
+            rows.append(Row(m.group(1), m.group(2), m.group(3), doc, arity, numbers))
             doc = ""
     if not rows:
         raise SystemExit(f"no rows found in {macro}! of {path}")
@@ -96,14 +98,37 @@ def all_rows() -> list[Row]:
     )
 
 
+def other_type(r: Row) -> str:
+    return "_Operand" if r.numbers else "Tensor"
+
+
 def stub_block(rows: list[Row]) -> str:
     out = []
     for r in rows:
         doc = r.doc.replace("\\", "\\\\")
-        args = "self" if r.arity == 1 else "self, other: Tensor"
+        args = "self" if r.arity == 1 else f"self, other: {other_type(r)}"
         out.append(f'    def {r.name}({args}) -> Tensor:\n        """{doc}."""')
         out.append(f'    def {r.inplace}({args}) -> Self:\n        """In-place `{r.name}`."""')
     return "\n".join(out) + "\n"
+
+
+def module_function_block(rows: list[Row]) -> str:
+    """Stubs of the native module's functions for the two-tensor rows (``torch.xlogy``)."""
+    out = []
+    for r in rows:
+        if r.arity == 2:
+            t = other_type(r)
+            out.append(f'def {r.name}(input: {t}, other: {t}) -> Tensor:\n    """{r.doc}."""\n')
+    return "\n".join(out)
+
+
+def module_all_block(rows: list[Row]) -> str:
+    return "".join(f'    "{r.name}",\n' for r in rows if r.arity == 2)
+
+
+def core_functions(rows: list[Row]) -> set[str]:
+    """Functions the native module defines itself (the others alias Tensor methods)."""
+    return set(CORE_FUNCTIONS) | {r.name for r in rows if r.arity == 2}
 
 
 def function_names(rows: list[Row]) -> list[str]:
@@ -111,8 +136,9 @@ def function_names(rows: list[Row]) -> list[str]:
 
 
 def alias_block(rows: list[Row]) -> str:
+    native = core_functions(rows)
     lines = [
-        f"{name} = _core.{name}" if name in CORE_FUNCTIONS else f"{name} = Tensor.{name}"
+        f"{name} = _core.{name}" if name in native else f"{name} = Tensor.{name}"
         for name in function_names(rows)
     ]
     return "\n".join(lines) + "\n"
@@ -154,7 +180,9 @@ def generated() -> dict[Path, str]:
     rows = all_rows()
     files = {}
     pyi = ROOT / "python/ferrograd/_core.pyi"
-    files[pyi] = replace_block(pyi.read_text(), "pointwise", stub_block(rows), pyi, "    #")
+    text = replace_block(pyi.read_text(), "pointwise", stub_block(rows), pyi, "    #")
+    text = replace_block(text, "functions", module_function_block(rows), pyi, "#")
+    files[pyi] = replace_block(text, "__all__", module_all_block(rows), pyi, "    #")
     init = ROOT / "python/ferrograd/__init__.py"
     text = replace_block(init.read_text(), "functions", alias_block(rows), init, "#")
     files[init] = replace_block(text, "__all__", all_block(rows), init, "#")

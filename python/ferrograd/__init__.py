@@ -74,7 +74,7 @@ argmin = Tensor.argmin
 asin = Tensor.asin
 asinh = Tensor.asinh
 atan = Tensor.atan
-atan2 = Tensor.atan2
+atan2 = _core.atan2
 atanh = Tensor.atanh
 bmm = Tensor.bmm
 ceil = Tensor.ceil
@@ -98,7 +98,7 @@ flip = Tensor.flip
 floor = Tensor.floor
 frac = Tensor.frac
 gather = Tensor.gather
-hypot = Tensor.hypot
+hypot = _core.hypot
 index_select = Tensor.index_select
 isfinite = Tensor.isfinite
 isinf = Tensor.isinf
@@ -160,7 +160,7 @@ unbind = Tensor.unbind
 unsqueeze = Tensor.unsqueeze
 var = Tensor.var
 where = _core.where
-xlogy = Tensor.xlogy
+xlogy = _core.xlogy
 # </generated: functions>
 
 from . import autograd, nn, optim  # noqa: E402

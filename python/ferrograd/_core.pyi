@@ -49,10 +49,17 @@ _Scalar: TypeAlias = builtins.float | builtins.int | builtins.bool
 _Tensors: TypeAlias = Tensor | Sequence[Tensor]
 # A gradient hook (`register_hook`): called with the gradient, may return a replacement.
 _Hook: TypeAlias = Callable[[Tensor], Tensor | None]
+# The gradients a node hook sees: one per input or output slot, None where there is none.
+_Grads: TypeAlias = tuple[Tensor | None, ...]
 # What a custom `autograd.Function`'s backward gives back: one gradient (or None) per input.
 _FunctionGrads: TypeAlias = Tensor | tuple[Tensor | None, ...] | None
 
 __all__ = [
+    # <generated: __all__> written by tools/gen_surface.py from the tables
+    "xlogy",
+    "hypot",
+    "atan2",
+    # </generated: __all__>
     "Node",
     "Tensor",
     "_record_function",
@@ -118,19 +125,33 @@ bool: dtype
 
 @final
 class Node:
-    """A node of the backward graph: `AddBackward0`, `AccumulateGrad`, ..."""
+    """A node of the backward graph; every node kind (`MulBackward0`, `AccumulateGrad`, ...) is
+    a subclass of its own, made by ferrograd."""
 
     def name(self) -> builtins.str:
-        """The node's class name in PyTorch (`MulBackward0`)."""
-    @property
-    def __name__(self) -> builtins.str:
-        """The class name, as `type(grad_fn).__name__` gives it in PyTorch."""
+        """The node's name (`MulBackward0`; `torch::autograd::AccumulateGrad` for a leaf's node)."""
     @property
     def next_functions(self) -> tuple[tuple[Node | None, builtins.int], ...]:
         """`((node, input_nr), ...)` for each input; `(None, 0)` where an input needs no gradient."""  # noqa: E501
     @property
     def variable(self) -> Tensor:
         """The leaf tensor of an `AccumulateGrad` node."""
+    @property
+    def metadata(self) -> builtins.dict[Any, Any]:
+        """A dict kept with the node, for the user's own data (empty at first)."""
+    def register_hook(
+        self,
+        hook: Callable[[_Grads, _Grads], Sequence[Tensor | None] | None],
+    ) -> RemovableHandle:
+        """Registers `hook(grad_inputs, grad_outputs)`, run after the node computed the gradients
+        of its inputs; it may return replacements for them. Returns a removable handle."""
+    def register_prehook(
+        self, hook: Callable[[_Grads], Sequence[Tensor | None] | None]
+    ) -> RemovableHandle:
+        """Registers `hook(grad_outputs)`, run before the node on its incoming gradients; it may
+        return replacements for them. Returns a removable handle."""
+    def _remove_hook(self, id: builtins.int) -> None:
+        """Removes a hook registered on this node (used by the handle)."""
     def __eq__(self, other: object, /) -> builtins.bool: ...
     def __hash__(self) -> builtins.int: ...
 
@@ -305,9 +326,9 @@ class Tensor:
         """the fractional part `x - trunc(x)`; the gradient passes unchanged."""
     def frac_(self) -> Self:
         """In-place `frac`."""
-    def xlogy(self, other: Tensor) -> Tensor:
+    def xlogy(self, other: _Operand) -> Tensor:
         """`x · ln(y)`, 0 where `x == 0` (unless `y` is NaN)."""
-    def xlogy_(self, other: Tensor) -> Self:
+    def xlogy_(self, other: _Operand) -> Self:
         """In-place `xlogy`."""
     def hypot(self, other: Tensor) -> Tensor:
         """`sqrt(x² + y²)`."""
@@ -320,6 +341,14 @@ class Tensor:
     # </generated: pointwise>
     def square(self) -> Tensor:
         """`x²`."""
+    def polygamma(self, n: builtins.int) -> Tensor:
+        """The `n`-th derivative of digamma, elementwise."""
+    def polygamma_(self, n: builtins.int) -> Self:
+        """In-place `polygamma`."""
+    def logit(self, eps: builtins.float | None = None) -> Tensor:
+        """`log(x / (1 - x))`, with `x` clamped to `[eps, 1 - eps]` when `eps` is given."""
+    def logit_(self, eps: builtins.float | None = None) -> Self:
+        """In-place `logit`."""
     def isnan(self) -> Tensor:
         """NaN test (bool tensor)."""
     def isinf(self) -> Tensor:
@@ -910,6 +939,17 @@ def _register_types(types: dict[builtins.str, type[Any]]) -> None:
     """Registers the Python helper types defined in the package."""
 
 # ----- joining and selecting ---------------------------------------------------------------------
+
+# <generated: functions> written by tools/gen_surface.py from the tables
+def xlogy(input: _Operand, other: _Operand) -> Tensor:
+    """`x · ln(y)`, 0 where `x == 0` (unless `y` is NaN)."""
+
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    """`sqrt(x² + y²)`."""
+
+def atan2(input: Tensor, other: Tensor) -> Tensor:
+    """the angle of the point `(other, self)`: `atan(self / other)` in the right quadrant."""
+# </generated: functions>
 
 def pow(input: _Operand, exponent: _Operand) -> Tensor:
     """`torch.pow(input, exponent)`: a tensor to a power, or a number to a tensor's powers."""

@@ -55,12 +55,29 @@ impl Tensor {
                 })
             }
             "tanh" => {
-                // 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³))), composed from differentiable ops
+                // 0.5·x·(1 + tanh(u)), u = √(2/π)(x + 0.044715x³)
+                const C: f64 = 0.044715;
                 let k = (2.0 / PI).sqrt();
-                let inner = self
-                    .add(&self.pow_scalar(3.0)?.mul_scalar(0.044715)?)?
-                    .mul_scalar(k)?;
-                self.mul_scalar(0.5)?.mul(&inner.tanh()?.add_scalar(1.0)?)
+                let out = with_float!(x.dtype(), T => map(&x, move |v: T| {
+                    let f = v.to_f64();
+                    (0.5 * f * (1.0 + (k * (f + C * f * f * f)).tanh())) as T
+                }));
+                // d/dx = 0.5(1 + t) + 0.5·x·(1 - t²)·u', t = tanh(u), u' = √(2/π)(1 + 3·0.044715x²)
+                record1(self, out, "GeluBackward0", move |g, x| {
+                    let u = x.add(&x.pow_scalar(3.0)?.mul_scalar(C)?)?.mul_scalar(k)?;
+                    let t = u.tanh()?;
+                    let left = t.add_scalar(1.0)?.mul_scalar(0.5)?;
+                    let du = x
+                        .mul(x)?
+                        .mul_scalar(3.0 * C)?
+                        .add_scalar(1.0)?
+                        .mul_scalar(k)?;
+                    let right = x
+                        .mul_scalar(0.5)?
+                        .mul(&t.mul(&t)?.rsub_scalar(1.0)?)?
+                        .mul(&du)?;
+                    g.mul(&left.add(&right)?)
+                })
             }
             other => Err(Error::runtime(format!(
                 "approximate argument must be either none or tanh (got {other})"

@@ -58,6 +58,43 @@ pub fn binary(op: BinaryOp, lhs: Operand<'_>, rhs: Operand<'_>) -> Result<Tensor
     }
 }
 
+/// `lhs + alpha * rhs` (`Add`) or `lhs - alpha * rhs` (`Sub`): PyTorch's `add(other, alpha=)`,
+/// recorded as one node whose formula scales the second gradient.
+pub fn add_scaled(op: BinaryOp, lhs: &Tensor, rhs: Operand<'_>, alpha: f64) -> Result<Tensor> {
+    let name = match op {
+        BinaryOp::Add => "AddBackward0",
+        BinaryOp::Sub => "SubBackward0",
+        _ => {
+            return Err(crate::Error::runtime(
+                "alpha is an argument of add and sub only",
+            ))
+        }
+    };
+    let rhs = match rhs {
+        Operand::Scalar(s) => {
+            let scaled = Operand::Scalar(Scalar::Float(s.to_f64() * alpha));
+            return binary(op, Operand::Tensor(lhs), scaled);
+        }
+        Operand::Tensor(t) => t,
+    };
+    let out = {
+        let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
+        tensor_tensor(op, lhs, &rhs.mul_scalar(alpha)?)?
+    };
+    if !is_recording(&[lhs, rhs]) {
+        return Ok(out);
+    }
+    let factor = if op == BinaryOp::Sub { -alpha } else { alpha };
+    Ok(record(out, name, &[lhs, rhs], &[], move |ctx| {
+        let g = ctx.grad(0);
+        let other = match ctx.needs_input_grad(1) {
+            true => Some(g.mul_scalar(factor)?),
+            false => None,
+        };
+        Ok(vec![Some(g.clone()), other])
+    }))
+}
+
 impl Tensor {
     /// `self + other`
     pub fn add(&self, other: &Tensor) -> Result<Tensor> {

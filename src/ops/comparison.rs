@@ -58,3 +58,46 @@ impl Tensor {
         }
     }
 }
+
+/// A logical operator on truth values (non-zero is true).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogicalOp {
+    /// `and`
+    And,
+    /// `or`
+    Or,
+    /// `xor`
+    Xor,
+}
+
+impl Tensor {
+    /// The truth of each element (non-zero), as a bool tensor.
+    pub fn truth(&self) -> Result<Tensor> {
+        self.to_dtype(crate::core::dtype::DType::Bool)
+    }
+
+    /// Elementwise logical `op` of the truth values of two tensors (broadcast).
+    pub fn logical(&self, op: LogicalOp, other: &Tensor) -> Result<Tensor> {
+        let (a, b) = (self.truth()?, other.truth()?);
+        match op {
+            LogicalOp::And => zip(&a, &b, |x: bool, y: bool| x && y),
+            LogicalOp::Or => zip(&a, &b, |x: bool, y: bool| x || y),
+            LogicalOp::Xor => zip(&a, &b, |x: bool, y: bool| x != y),
+        }
+    }
+
+    /// Elementwise logical not (true where the element is zero).
+    pub fn logical_not(&self) -> Result<Tensor> {
+        Ok(map(&self.truth()?, |x: bool| !x))
+    }
+
+    /// Whether any element is true (non-zero), as a 0-d bool tensor.
+    pub fn any(&self) -> Result<Tensor> {
+        Ok(Tensor::scalar(self.truth()?.to_vec::<bool>()?.into_iter().any(|b| b)))
+    }
+
+    /// Whether every element is true (non-zero), as a 0-d bool tensor.
+    pub fn all(&self) -> Result<Tensor> {
+        Ok(Tensor::scalar(self.truth()?.to_vec::<bool>()?.into_iter().all(|b| b)))
+    }
+}

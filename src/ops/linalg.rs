@@ -303,7 +303,16 @@ impl Tensor {
 
     /// Outer product of two 1-D tensors.
     pub fn outer(&self, other: &Tensor) -> Result<Tensor> {
-        self.unsqueeze(1)?.mm(&other.unsqueeze(0)?)
+        for (what, t) in [("self", self), ("vec2", other)] {
+            if t.dim() != 1 {
+                return Err(Error::runtime(format!(
+                    "outer: Expected 1-D argument {what}, but got {}-D",
+                    t.dim()
+                )));
+            }
+        }
+        // as PyTorch: a column view times the row, broadcast
+        self.reshape(&[-1, 1])?.mul(other)
     }
 
     /// Batched matrix product of 3-D tensors `(b, n, k) @ (b, k, m)`.
@@ -368,7 +377,10 @@ impl Tensor {
             ))),
             (1, 1) => self.dot(other),
             (2, 1) => self.mv(other),
-            (1, 2) => self.unsqueeze(0)?.mm(other)?.squeeze_dim(0),
+            (1, 2) => self
+                .unsqueeze(0)?
+                .mm(other)?
+                .squeeze_dim_named(0, "SqueezeBackward4"),
             (2, 2) => self.mm(other),
             (_, 1) => self.matmul(&other.unsqueeze(1)?)?.squeeze_dim(-1),
             (1, _) => self.unsqueeze(0)?.matmul(other)?.squeeze_dim(-2),

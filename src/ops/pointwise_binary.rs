@@ -10,7 +10,9 @@
 use super::pointwise::mask_where;
 use super::{float_dtype, result_type};
 use crate::autograd::{is_recording, record, Grad, Save};
-use crate::core::error::Result;
+use super::arithmetic::Operand;
+use crate::core::error::{Error, Result};
+use crate::core::grad_mode::GradModeGuard;
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::{cast_ref, zip, zip_into};
 use crate::with_float;
@@ -22,14 +24,17 @@ use crate::with_float;
 /// `forward` is the value for one pair of elements (of float type `T`); `d_a` and `d_b` are
 /// the gradients of the two inputs given the incoming gradient `g`, written with
 /// differentiable ops (each evaluated only when its input needs a gradient). Both inputs and
-/// the output are saved. Invoked with a macro's path, it expands to that macro applied to the
-/// rows.
+/// the output are saved. A row whose op also takes a Python number on either side (as
+/// `torch.xlogy(2, x)`) names those forms' nodes after the main one:
+/// `"Node0" numbers("NodeNumberSelf", "NodeNumberOther")`; the same formula serves them, with
+/// the number as a 0-d constant. Invoked with a macro's path, it expands to that macro applied
+/// to the rows.
 #[macro_export]
 macro_rules! binary_table {
     ($then:path) => {
         $then! {
             /// `x · ln(y)`, 0 where `x == 0` (unless `y` is NaN)
-            xlogy, xlogy_, "XlogyBackward0",
+            xlogy, xlogy_, "XlogyBackward0" numbers("XlogyBackward1", "XlogyBackward2"),
                 |x, y| if x == 0.0 && !y.is_nan() { 0.0 } else { x * y.ln() },
                 |g, x, y, _out| (g.mul(&mask_where(x, |v| v != 0.0)?.xlogy(y)?), g.mul(x)?.div(y));
             /// `sqrt(x² + y²)`
@@ -37,10 +42,7 @@ macro_rules! binary_table {
                 |g, x, y, out| (g.mul(x)?.div(out), g.mul(y)?.div(out));
             /// the angle of the point `(other, self)`: `atan(self / other)` in the right quadrant
             atan2, atan2_, "Atan2Backward0", |y, x| y.atan2(x),
-                |g, y, x, _out| {
-                    let r2 = x.mul(x)?.add(&y.mul(y)?)?;
-                    (g.mul(x)?.div(&r2), g.mul(y)?.neg()?.div(&r2))
-                };
+                |g, y, x, _out| (g.mul(x)?.div(&squared_radius(y, x)?), g.mul(y)?.neg()?.div(&squared_radius(y, x)?));
         }
     };
 }
@@ -65,10 +67,10 @@ macro_rules! backward_table {
 }
 
 /// Defines the ops of the rows: each method, its in-place twin (or, for `-`, a fused method
-/// of [`Grad`]), and the list of rows.
+/// of [`Grad`]), the form taking operands that may be numbers, and the list of rows.
 macro_rules! define_binary_ops {
-    ($list:ident: $( $(#[$doc:meta])* $name:ident, $inplace:tt, $node:literal, |$a:ident, $b:ident| $fwd:expr,
-        |$g:ident, $sa:ident, $sb:ident, $so:ident| $grads:expr; )*) => {
+    ($list:ident: $( $(#[$doc:meta])* $name:ident, $inplace:tt, $node:literal $(numbers($self_node:literal, $other_node:literal))?,
+        |$a:ident, $b:ident| $fwd:expr, |$g:ident, $sa:ident, $sb:ident, $so:ident| ($da:expr, $db:expr); )*) => {
         impl Tensor {
             $(
                 $(#[$doc])*
@@ -84,9 +86,8 @@ macro_rules! define_binary_ops {
                         // a plain tensor: the two formulas both read it, neither may write over it
                         let $g = ctx.grad(0);
                         let ($sa, $sb, $so) = (ctx.saved(0), ctx.saved(1), ctx.saved(2));
-                        let (da, db) = $grads;
-                        let da = if ctx.needs_input_grad(0) { Some(da?) } else { None };
-                        let db = if ctx.needs_input_grad(1) { Some(db?) } else { None };
+                        let da = if ctx.needs_input_grad(0) { Some($da?) } else { None };
+                        let db = if ctx.needs_input_grad(1) { Some($db?) } else { None };
                         Ok(vec![da, db])
                     }))
                 }
@@ -97,6 +98,78 @@ macro_rules! define_binary_ops {
         /// The rows: (method, in-place twin or `-`, PyTorch's node name).
         pub const $list: &[(&str, &str, &str)] = &[$((stringify!($name), stringify!($inplace), $node)),*];
     };
+}
+
+/// For each row, `Tensor::<name>_operands(a, b)`: the op where either side may be a Python
+/// number, for the rows that allow it (`numbers(...)`); others refuse numbers, as PyTorch.
+macro_rules! define_operand_forms {
+    ($( $(#[$doc:meta])* $name:ident, $inplace:ident, $node:literal $(numbers($self_node:literal, $other_node:literal))?,
+        |$a:ident, $b:ident| $fwd:expr, |$g:ident, $sa:ident, $sb:ident, $so:ident| ($da:expr, $db:expr); )*) => {
+        /// The ops of the rows with operands that may be Python numbers.
+        pub mod operands {
+            use super::*;
+            $(
+                #[doc = concat!("`", stringify!($name), "(a, b)` where either side may be a Python number.")]
+                pub fn $name(a: Operand<'_>, b: Operand<'_>) -> Result<Tensor> {
+                    match (a, b) {
+                        (Operand::Tensor(a), Operand::Tensor(b)) => a.$name(b),
+                        $(
+                            (Operand::Tensor(x), Operand::Scalar(s)) => {
+                                let c = Tensor::scalar_of(s.to_f64(), float_dtype(x.dtype()));
+                                let out = number_forward(|| x.$name(&c))?;
+                                if !is_recording(&[x]) {
+                                    return Ok(out);
+                                }
+                                let saves = [Save::Tensor(x), Save::Output];
+                                Ok(record(out, $other_node, &[x], &saves, move |ctx| {
+                                    let $g = ctx.grad(0);
+                                    let ($sa, $sb, $so) = (ctx.saved(0), &c, ctx.saved(1));
+                                    Ok(vec![Some($da?)])
+                                }))
+                            }
+                            (Operand::Scalar(s), Operand::Tensor(x)) => {
+                                let c = Tensor::scalar_of(s.to_f64(), float_dtype(x.dtype()));
+                                let out = number_forward(|| c.$name(x))?;
+                                if !is_recording(&[x]) {
+                                    return Ok(out);
+                                }
+                                let saves = [Save::Tensor(x), Save::Output];
+                                Ok(record(out, $self_node, &[x], &saves, move |ctx| {
+                                    let $g = ctx.grad(0);
+                                    let ($sa, $sb, $so) = (&c, ctx.saved(0), ctx.saved(1));
+                                    Ok(vec![Some($db?)])
+                                }))
+                            }
+                        )?
+                        _ => Err(Error::type_error(format!(
+                            "{}() expects tensors for both arguments (got a number)",
+                            stringify!($name)
+                        ))),
+                    }
+                }
+
+                #[doc = concat!("In-place `", stringify!($name), "` where `other` may be a Python number.")]
+                pub fn $inplace(x: &Tensor, other: Operand<'_>) -> Result<()> {
+                    let others: Vec<&Tensor> = match other {
+                        Operand::Tensor(t) => vec![t],
+                        Operand::Scalar(_) => vec![],
+                    };
+                    x.apply_inplace(stringify!($inplace), &others, |x| $name(Operand::Tensor(x), other))
+                }
+            )*
+        }
+    };
+}
+
+/// The value of a number form, computed without recording (the caller records its own node).
+fn number_forward(f: impl FnOnce() -> Result<Tensor>) -> Result<Tensor> {
+    let _untracked = GradModeGuard::new(false);
+    f()
+}
+
+/// `y² + x²`, the denominator of atan2's derivatives.
+fn squared_radius(y: &Tensor, x: &Tensor) -> Result<Tensor> {
+    x.mul(x)?.add(&y.mul(y)?)
 }
 
 /// The in-place twin of a row (`xlogy_`), or for `-` the row's fused method of [`Grad`].
@@ -113,7 +186,7 @@ macro_rules! twin {
 /// Each fused backward op as a method of [`Grad`], written over the gradient when allowed.
 macro_rules! define_fused_methods {
     ($list:ident: $( $(#[$doc:meta])* $name:ident, -, $node:literal, |$a:ident, $b:ident| $fwd:expr,
-        |$g:ident, $sa:ident, $sb:ident, $so:ident| $grads:expr; )*) => {
+        |$g:ident, $sa:ident, $sb:ident, $so:ident| ($da:expr, $db:expr); )*) => {
         impl Grad<'_, '_> {
             $(
                 $(#[$doc])*
@@ -139,6 +212,7 @@ macro_rules! define_fused_methods {
 macro_rules! define_binary_table {
     ($($rows:tt)*) => {
         define_binary_ops!(BINARY_OPS: $($rows)*);
+        define_operand_forms!($($rows)*);
     };
 }
 

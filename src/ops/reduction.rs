@@ -1,6 +1,7 @@
 //! Reductions: sum, mean, norm, and `sum_to` (the reverse of broadcasting).
 
 use super::float_dtype;
+use super::pointwise::{mask_where, sign_of};
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
@@ -176,42 +177,58 @@ impl Tensor {
 
     /// The Euclidean norm of all elements; gradient `x / ‖x‖` (0 where the norm is 0).
     pub fn norm(&self) -> Result<Tensor> {
-        let x = cast(self, float_dtype(self.dtype()));
-        let out = x.detach().mul(&x.detach())?.sum()?.sqrt()?;
-        if !is_recording(&[self]) {
-            return Ok(out);
-        }
-        Ok(record(
-            out,
-            "LinalgVectorNormBackward0",
-            &[self],
-            &[Save::Tensor(self), Save::Output],
-            |ctx| {
-                let (x, norm) = (ctx.saved(0), ctx.saved(1));
-                if norm.item()?.to_f64() == 0.0 {
-                    return Ok(vec![Some(x.zeros_like())]);
-                }
-                Ok(vec![Some(x.mul(&ctx.grad(0).div(norm)?)?)])
-            },
-        ))
+        self.norm_p(2.0, &[], false)
     }
 
-    /// The p-norm over `dims` (all when empty): `(Σ|x|^p)^(1/p)`; `p = 2` over everything is [`Tensor::norm`].
+    /// The p-norm over `dims` (all when empty), `(Σ|x|^p)^(1/p)`, as one node
+    /// (`LinalgVectorNormBackward0`); gradient `sign(x) |x|^(p-1) / ‖x‖^(p-1)`, 0 where the
+    /// norm is 0.
     pub fn norm_p(&self, p: f64, dims: &[isize], keepdim: bool) -> Result<Tensor> {
-        if p == 2.0 && dims.is_empty() && !keepdim {
-            return self.norm();
-        }
-        if p == 1.0 {
-            return self.abs()?.sum_dims(dims, keepdim);
-        }
         if !p.is_finite() || p <= 0.0 {
             return Err(Error::runtime(format!(
                 "norm: p = {p} is not supported yet; use p > 0 and finite"
             )));
         }
-        self.abs()?
-            .pow_scalar(p)?
-            .sum_dims(dims, keepdim)?
-            .pow_scalar(1.0 / p)
+        let out = {
+            let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
+            let x = cast(self, float_dtype(self.dtype()));
+            match p {
+                1.0 => x.abs()?.sum_dims(dims, keepdim)?,
+                2.0 => x.mul(&x)?.sum_dims(dims, keepdim)?.sqrt()?,
+                _ => x
+                    .abs()?
+                    .pow_scalar(p)?
+                    .sum_dims(dims, keepdim)?
+                    .pow_scalar(1.0 / p)?,
+            }
+        };
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        let dims = dims.to_vec();
+        Ok(record(
+            out,
+            "LinalgVectorNormBackward0",
+            &[self],
+            &[Save::Tensor(self), Save::Output],
+            move |ctx| {
+                let (x, y) = (ctx.saved(0), ctx.saved(1));
+                let mask = reduced_mask(x, &dims)?;
+                let g = expand_back(ctx.grad(0), x.shape(), &mask, keepdim)?;
+                if p == 1.0 {
+                    return Ok(vec![Some(g.mul(&sign_of(x)?)?)]);
+                }
+                let y = expand_back(y, x.shape(), &mask, keepdim)?;
+                // where the norm is 0 so is x: dividing by 1 there gives the 0 gradient
+                let y_safe = y.add(&mask_where(&y, |v| v == 0.0)?)?;
+                let grad = match p {
+                    2.0 => x.mul(&g.div(&y_safe)?)?,
+                    _ => sign_of(x)?
+                        .mul(&x.abs()?.pow_scalar(p - 1.0)?)?
+                        .mul(&g.div(&y_safe.pow_scalar(p - 1.0)?)?)?,
+                };
+                Ok(vec![Some(grad)])
+            },
+        ))
     }
 }

@@ -1,6 +1,8 @@
 //! Basic indexing (`x[0]`, `x[1:3]`, `x[..., None]`): a chain of select/slice/unsqueeze views.
 
+use crate::autograd::{is_recording, record};
 use crate::core::error::{Error, Result};
+use crate::core::grad_mode::GradModeGuard;
 use crate::core::tensor::Tensor;
 
 /// One entry of an index tuple.
@@ -19,6 +21,12 @@ pub enum IndexItem {
 impl Tensor {
     /// `self[items]` with NumPy/PyTorch basic-indexing rules; the result is a view.
     pub fn index(&self, items: &[IndexItem]) -> Result<Tensor> {
+        self.index_basic(items, items.len() > 1)
+    }
+
+    /// `self[items]`; `skip_full` leaves out the views of full slices (`:`), as PyTorch does
+    /// inside a tuple index.
+    fn index_basic(&self, items: &[IndexItem], skip_full: bool) -> Result<Tensor> {
         let consumed = items
             .iter()
             .filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice(..)))
@@ -55,7 +63,14 @@ impl Tensor {
                     source_dim += 1;
                 }
                 IndexItem::Slice(start, stop, step) => {
-                    out = out.slice(dim, start, stop, step)?;
+                    // inside a tuple a full `:` makes no view of its own, as in PyTorch
+                    let size = out.shape()[dim as usize] as isize;
+                    let full = step == 1
+                        && start.is_none_or(|s| s == 0 || s <= -size)
+                        && stop.is_none_or(|e| e >= size);
+                    if !(full && skip_full) {
+                        out = out.slice(dim, start, stop, step)?;
+                    }
                     dim += 1;
                     source_dim += 1;
                 }
@@ -70,8 +85,8 @@ impl Tensor {
             }
         }
         if out.same(self) {
-            // `x[...]` and `x[:]`-free empty indexing still return a new view, as PyTorch does
-            out = out.alias_with_layout(out.layout().clone());
+            // `x[...]`, `x[:, :]` and `x[()]` still return a new view: PyTorch's alias
+            out = self.alias()?;
         }
         Ok(out)
     }
@@ -194,16 +209,35 @@ impl Tensor {
     }
 
     /// `self[items]` with basic and advanced entries (integer lists/tensors and bool masks).
+    /// The basic entries make a view; the advanced part is one node, `IndexBackward0`, whose
+    /// gradient adds the incoming one at the indexed places of zeros.
     pub fn index_advanced(&self, items: &[Index]) -> Result<Tensor> {
         let (basic, advanced) = self.split_index(items)?;
-        let view = self.index(&basic)?;
-        match advanced {
-            None => Ok(view),
-            Some((dims, tensors)) => {
-                let (view, first) = view.gather_advanced_dims(&dims)?;
-                view.index_with_tensors(first, &tensors)
-            }
+        let Some((dims, tensors)) = advanced else {
+            return self.index(&basic);
+        };
+        // no alias when the basic part selects everything: the index node takes `self`
+        let view = match basic.iter().all(|i| *i == IndexItem::Slice(None, None, 1)) {
+            true => self.clone(),
+            false => self.index_basic(&basic, true)?,
+        };
+        let out = {
+            let _untracked = GradModeGuard::new(false);
+            let (moved, first) = view.gather_advanced_dims(&dims)?;
+            let picked = moved.index_with_tensors(first, &tensors)?;
+            // a copy of its own (no `_base`): the elements were gathered into new storage
+            Tensor::from_parts(picked.storage().clone(), picked.layout().clone(), picked.dtype(), None)
+        };
+        if !is_recording(&[&view]) {
+            return Ok(out);
         }
+        let (shape, dtype) = (view.shape().to_vec(), view.dtype());
+        Ok(record(out, "IndexBackward0", &[&view], &[], move |ctx| {
+            let zeros = Tensor::zeros(&shape, dtype);
+            let (moved, first) = zeros.gather_advanced_dims(&dims)?;
+            let summed = moved.index_put(first, &tensors, ctx.grad(0), true)?;
+            Ok(vec![Some(undo_gather_advanced_dims(summed, &dims)?)])
+        }))
     }
 
     /// `self[items] = value` (in place, differentiable with respect to both sides).
@@ -220,4 +254,18 @@ impl Tensor {
             }
         }
     }
+}
+
+/// Puts the dims that `gather_advanced_dims` moved to the front back in their places.
+fn undo_gather_advanced_dims(t: Tensor, dims: &[usize]) -> Result<Tensor> {
+    if dims.windows(2).all(|w| w[1] == w[0] + 1) {
+        return Ok(t);
+    }
+    let mut order: Vec<usize> = dims.to_vec();
+    order.extend((0..t.dim()).filter(|d| !dims.contains(d)));
+    let mut inverse = vec![0isize; order.len()];
+    for (i, &d) in order.iter().enumerate() {
+        inverse[d] = i as isize;
+    }
+    t.permute(&inverse)
 }

@@ -149,6 +149,22 @@ impl Tensor {
         ))
     }
 
+    /// `length` elements of `dim` starting at `start` (a slice view).
+    pub fn narrow(&self, dim: isize, start: isize, length: isize) -> Result<Tensor> {
+        self.slice(dim, Some(start), Some(start + length), 1)
+    }
+
+    /// A view of the whole tensor (`x[...]`); the gradient passes unchanged (`AliasBackward0`).
+    pub fn alias(&self) -> Result<Tensor> {
+        let out = self.alias_with_layout(self.layout().clone());
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        Ok(record(out, "AliasBackward0", &[self], &[], |ctx| {
+            Ok(vec![Some(ctx.grad(0).clone())])
+        }))
+    }
+
     /// `x.T`: the dimensions in reverse order, a permute view (as PyTorch records it).
     pub fn reversed_dims(&self) -> Result<Tensor> {
         let dims: Vec<isize> = (0..self.dim() as isize).rev().collect();
@@ -201,6 +217,12 @@ impl Tensor {
 
     /// Removes dimension `dim` if its size is 1 (otherwise the view has the same shape).
     pub fn squeeze_dim(&self, dim: isize) -> Result<Tensor> {
+        self.squeeze_dim_named(dim, "SqueezeBackward1")
+    }
+
+    /// [`Tensor::squeeze_dim`] recorded as `node` (PyTorch names its in-place `squeeze_`,
+    /// which `matmul` uses, `SqueezeBackward4`).
+    pub(crate) fn squeeze_dim_named(&self, dim: isize, node: &'static str) -> Result<Tensor> {
         if self.dim() == 0 {
             return Ok(self.clone());
         }
@@ -215,7 +237,7 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, "SqueezeBackward1", &[self], &[], move |ctx| {
+        Ok(record(out, node, &[self], &[], move |ctx| {
             let g = ctx.grad(0);
             Ok(vec![Some(if squeezed {
                 g.unsqueeze(d as isize)?
@@ -273,9 +295,7 @@ impl Tensor {
                 target.push(t);
             }
         }
-        if target.as_slice() == sizes {
-            return Ok(self.clone());
-        }
+        // the same shape is still a new view with its own node, as in PyTorch
         let out = self.alias_with_layout(self.layout().broadcast_to(&target));
         if !is_recording(&[self]) {
             return Ok(out);
@@ -293,9 +313,6 @@ impl Tensor {
             return Err(Error::runtime(
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
             ));
-        }
-        if target.as_slice() == self.shape() {
-            return Ok(self.clone());
         }
         let layout = Layout {
             offset: self.layout().offset,
@@ -317,22 +334,23 @@ impl Tensor {
         if self.is_contiguous() {
             return self.view(shape);
         }
-        // a copy, not a view: the result owns the copied storage (no `_base`)
-        let copy = self.detach().deep_copy();
+        // a copy (recorded as PyTorch's clone), then seen with the new shape without being a
+        // view: the result owns the copied storage (no `_base`)
+        let copy = self.clone_tensor()?;
         let out = Tensor::from_parts(
             copy.storage().clone(),
             Layout::contiguous(&target),
             self.dtype(),
             None,
         );
-        if !is_recording(&[self]) {
+        if !is_recording(&[&copy]) {
             return Ok(out);
         }
         let input: Vec<isize> = self.shape().iter().map(|&s| s as isize).collect();
         Ok(record(
             out,
             "UnsafeViewBackward0",
-            &[self],
+            &[&copy],
             &[],
             move |ctx| Ok(vec![Some(ctx.grad(0).reshape(&input)?)]),
         ))

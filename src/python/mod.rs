@@ -50,5 +50,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<convert::PyDType>()?;
     convert::add_dtypes(m)?;
     functions::register(m)?;
+    pointwise::functions::register(m)?;
     Ok(())
 }

@@ -2,9 +2,12 @@
 //! `crate::binary_table!`): each row's method and its in-place twin. Adding a row there adds
 //! the Python method here; nothing else to write.
 
-use super::convert::tensor_arg;
+use super::convert::{operand_arg, OwnedOperand};
 use super::run;
 use super::tensor::{wrap, PyTensor, TResult};
+use crate::ops::pointwise_binary::operands;
+use crate::ops::Operand;
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
 /// The methods of the one-tensor table's rows.
@@ -29,28 +32,57 @@ macro_rules! bind_unary_ops {
     };
 }
 
-/// The methods of the two-tensor table's rows.
+/// The methods of the two-tensor table's rows, and their `torch.xxx` functions (which take a
+/// Python number on either side where the row allows it).
 macro_rules! bind_binary_ops {
-    ($( $(#[$doc:meta])* $name:ident, $inplace:ident, $node:literal, |$a:ident, $b:ident| $fwd:expr,
-        |$g:ident, $sa:ident, $sb:ident, $so:ident| $grads:expr; )*) => {
+    ($( $(#[$doc:meta])* $name:ident, $inplace:ident, $node:literal $(numbers($self_node:literal, $other_node:literal))?,
+        |$a:ident, $b:ident| $fwd:expr, |$g:ident, $sa:ident, $sb:ident, $so:ident| ($da:expr, $db:expr); )*) => {
         #[pymethods]
         impl PyTensor {
             $(
                 $(#[$doc])*
                 fn $name(&self, other: &Bound<'_, PyAny>) -> TResult {
-                    let other = tensor_arg(other, concat!(stringify!($name), "(): argument 'other'"))?;
-                    wrap(run(|| self.inner.$name(&other)))
+                    let other = operand(other, stringify!($name))?;
+                    wrap(run(|| operands::$name(Operand::Tensor(&self.inner), other.as_operand())))
                 }
 
                 #[doc = concat!("In-place `", stringify!($name), "`.")]
                 fn $inplace<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
-                    let other = tensor_arg(other, concat!(stringify!($inplace), "(): argument 'other'"))?;
-                    run(|| slf.get().inner.$inplace(&other))?;
+                    let other = operand(other, stringify!($inplace))?;
+                    run(|| operands::$inplace(&slf.get().inner, other.as_operand()))?;
                     Ok(slf)
                 }
             )*
         }
+
+        /// The `torch.xxx` functions of the two-tensor table's rows.
+        pub(crate) mod functions {
+            use super::*;
+            $(
+                $(#[$doc])*
+                #[pyfunction]
+                pub(crate) fn $name(py: Python<'_>, input: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>) -> TResult {
+                    let (a, b) = (operand(input, stringify!($name))?, operand(other, stringify!($name))?);
+                    let out = run(|| operands::$name(a.as_operand(), b.as_operand()))?;
+                    super::super::tensor::to_object(py, out)
+                }
+            )*
+
+            /// Adds the functions to the module.
+            pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+                $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
+                Ok(())
+            }
+        }
     };
+}
+
+/// A tensor or a Python number, for the ops of the two-tensor table.
+fn operand(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<OwnedOperand> {
+    operand_arg(obj).ok_or_else(|| {
+        let got = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+        PyTypeError::new_err(format!("{op}(): expected a Tensor or a number, got {got}"))
+    })
 }
 
 crate::unary_table!(bind_unary_ops);

@@ -10,7 +10,7 @@ use super::run;
 use crate::core::buffer::Buffer;
 use crate::core::dtype::{DType, Scalar};
 use crate::core::tensor::Tensor;
-use crate::ops::comparison::CompareOp;
+use crate::ops::comparison::{CompareOp, LogicalOp};
 use crate::ops::{arithmetic::binary, BinaryOp, Operand};
 use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::basic::CompareOp as PyCompareOp;
@@ -588,9 +588,7 @@ impl PyTensor {
     }
     /// `length` elements of `dim` starting at `start`.
     fn narrow(&self, dim: isize, start: isize, length: isize) -> TResult {
-        wrap(run(|| {
-            self.inner.slice(dim, Some(start), Some(start + length), 1)
-        }))
+        wrap(run(|| self.inner.narrow(dim, start, length)))
     }
     /// A copy with its own storage, differentiable.
     fn clone(&self) -> TResult {
@@ -946,22 +944,19 @@ impl PyTensor {
     }
     /// Logical and of bool tensors (or truthiness of numbers).
     fn logical_and(&self, other: &Bound<'_, PyAny>) -> TResult {
-        logical(&self.inner, other, |a, b| a && b)
+        logical(&self.inner, other, LogicalOp::And)
     }
     /// Logical or.
     fn logical_or(&self, other: &Bound<'_, PyAny>) -> TResult {
-        logical(&self.inner, other, |a, b| a || b)
+        logical(&self.inner, other, LogicalOp::Or)
     }
     /// Logical exclusive or.
     fn logical_xor(&self, other: &Bound<'_, PyAny>) -> TResult {
-        logical(&self.inner, other, |a, b| a != b)
+        logical(&self.inner, other, LogicalOp::Xor)
     }
     /// Logical not.
     fn logical_not(&self) -> TResult {
-        let t = self.inner.to_dtype(DType::Bool).map_err(super::to_py_err)?;
-        wrap(run(|| {
-            t.compare(CompareOp::Eq, Operand::Scalar(Scalar::Bool(false)))
-        }))
+        wrap(run(|| self.inner.logical_not()))
     }
     fn __invert__(&self) -> TResult {
         if self.inner.dtype() != DType::Bool {
@@ -982,23 +977,11 @@ impl PyTensor {
     }
     /// True if any element is true (non-zero).
     fn any(&self) -> TResult {
-        let t = self.inner.to_dtype(DType::Bool).map_err(super::to_py_err)?;
-        let n = t
-            .to_vec::<bool>()
-            .map_err(super::to_py_err)?
-            .into_iter()
-            .any(|b| b);
-        wrap(Ok(Tensor::scalar(n)))
+        wrap(run(|| self.inner.any()))
     }
     /// True if every element is true (non-zero).
     fn all(&self) -> TResult {
-        let t = self.inner.to_dtype(DType::Bool).map_err(super::to_py_err)?;
-        let n = t
-            .to_vec::<bool>()
-            .map_err(super::to_py_err)?
-            .into_iter()
-            .all(|b| b);
-        wrap(Ok(Tensor::scalar(n)))
+        wrap(run(|| self.inner.all()))
     }
     /// Registers a hook run on this tensor's gradient; it may return a replacement.
     fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
@@ -1287,18 +1270,7 @@ fn with_alpha(
     };
     let o =
         operand_arg(other).ok_or_else(|| PyTypeError::new_err("expected a Tensor or a number"))?;
-    let out = run(|| match o.as_operand() {
-        Operand::Scalar(s) => binary(
-            op,
-            Operand::Tensor(t),
-            Operand::Scalar(Scalar::Float(s.to_f64() * alpha)),
-        ),
-        Operand::Tensor(other) => binary(
-            op,
-            Operand::Tensor(t),
-            Operand::Tensor(&other.mul_scalar(alpha)?),
-        ),
-    })?;
+    let out = run(|| crate::ops::arithmetic::add_scaled(op, t, o.as_operand(), alpha))?;
     to_object(py, out)
 }
 
@@ -1387,12 +1359,7 @@ fn extremum(
         .unbind())
 }
 
-fn logical(t: &Tensor, other: &Bound<'_, PyAny>, f: fn(bool, bool) -> bool) -> TResult {
+fn logical(t: &Tensor, other: &Bound<'_, PyAny>, op: LogicalOp) -> TResult {
     let o = operand_tensor(other, DType::Bool)?;
-    let out = run(|| {
-        let a = t.to_dtype(DType::Bool)?;
-        let b = o.to_dtype(DType::Bool)?;
-        crate::cpu::kernels::zip(&a, &b, f)
-    })?;
-    wrap(Ok(out))
+    wrap(run(|| t.logical(op, &o)))
 }
