@@ -93,11 +93,15 @@ impl Tensor {
 
     /// Whether any element is true (non-zero), as a 0-d bool tensor.
     pub fn any(&self) -> Result<Tensor> {
-        Ok(Tensor::scalar(self.truth()?.to_vec::<bool>()?.into_iter().any(|b| b)))
+        Ok(Tensor::scalar(
+            self.truth()?.to_vec::<bool>()?.into_iter().any(|b| b),
+        ))
     }
 
     /// Whether every element is true (non-zero), as a 0-d bool tensor.
     pub fn all(&self) -> Result<Tensor> {
-        Ok(Tensor::scalar(self.truth()?.to_vec::<bool>()?.into_iter().all(|b| b)))
+        Ok(Tensor::scalar(
+            self.truth()?.to_vec::<bool>()?.into_iter().all(|b| b),
+        ))
     }
 }

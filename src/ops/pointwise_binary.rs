@@ -7,10 +7,10 @@
 //! differentiates exactly that op. Called on a [`Grad`] it writes its result over the
 //! incoming gradient when the engine allows it.
 
+use super::arithmetic::Operand;
 use super::pointwise::mask_where;
 use super::{float_dtype, result_type};
 use crate::autograd::{is_recording, record, Grad, Save};
-use super::arithmetic::Operand;
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::GradModeGuard;
 use crate::core::tensor::Tensor;

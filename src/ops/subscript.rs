@@ -226,7 +226,12 @@ impl Tensor {
             let (moved, first) = view.gather_advanced_dims(&dims)?;
             let picked = moved.index_with_tensors(first, &tensors)?;
             // a copy of its own (no `_base`): the elements were gathered into new storage
-            Tensor::from_parts(picked.storage().clone(), picked.layout().clone(), picked.dtype(), None)
+            Tensor::from_parts(
+                picked.storage().clone(),
+                picked.layout().clone(),
+                picked.dtype(),
+                None,
+            )
         };
         if !is_recording(&[&view]) {
             return Ok(out);

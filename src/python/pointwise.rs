@@ -80,7 +80,11 @@ macro_rules! bind_binary_ops {
 /// A tensor or a Python number, for the ops of the two-tensor table.
 fn operand(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<OwnedOperand> {
     operand_arg(obj).ok_or_else(|| {
-        let got = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+        let got = obj
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_default();
         PyTypeError::new_err(format!("{op}(): expected a Tensor or a number, got {got}"))
     })
 }
