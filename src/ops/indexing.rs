@@ -116,6 +116,13 @@ impl Tensor {
     /// (repeated indices accumulate).
     pub fn scatter_add(&self, dim: isize, index: &Tensor, src: &Tensor) -> Result<Tensor> {
         let d = normalize_dim(dim, self.dim())?;
+        if src.dtype() != self.dtype() {
+            return Err(Error::runtime(format!(
+                "scatter_add(): Expected self.dtype to be equal to src.dtype (got {} and {})",
+                self.dtype().name(),
+                src.dtype().name()
+            )));
+        }
         if src.shape() != index.shape() {
             return Err(Error::runtime(format!(
                 "scatter_add: src {} and index {} must have the same shape here",

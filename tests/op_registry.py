@@ -1,0 +1,454 @@
+"""One row per public op of ``ferrograd.Tensor``: how to call it, what NumPy says it gives, and
+which checks apply. ``test_op_registry.py`` turns every row into a forward-vs-NumPy test (float64
+and float32), a gradcheck, a gradgradcheck, a dtype-promotion test and, where the op has an
+in-place twin (``exp_``), a test that the twin gives the same values in place.
+
+Adding an op: add its row here (and, for a pointwise op, its row in the derivative table).
+``test_every_public_method_has_a_row`` fails for a public method with neither a row nor a place
+in ``NOT_OPS``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+# Input domains: where an op is smooth and defined (names used in the rows' ``inputs``).
+DOMAINS = {
+    "any": lambda rng, shape: rng.uniform(-1.5, 1.5, size=shape),
+    "pos": lambda rng, shape: rng.uniform(0.5, 2.0, size=shape),
+    "unit": lambda rng, shape: rng.uniform(0.15, 0.85, size=shape),
+    "gt1": lambda rng, shape: rng.uniform(1.2, 2.5, size=shape),
+    "nonzero": lambda rng, shape: rng.uniform(0.3, 1.5, size=shape) * rng.choice([-1, 1], shape),
+    "frac": lambda rng, shape: rng.integers(-3, 3, size=shape) + rng.uniform(0.15, 0.4, shape),
+    # a shuffled grid with spacing 0.25: no ties (extrema, sorting, clamp bounds)
+    "distinct": lambda rng, shape: rng.permutation(
+        np.arange(int(np.prod(shape))) * 0.25 - 0.125 * int(np.prod(shape)) + 0.1
+    ).reshape(shape),
+    # the same grid shifted by half a step: never equal to a "distinct" value
+    "distinct2": lambda rng, shape: rng.permutation(
+        np.arange(int(np.prod(shape))) * 0.25 - 0.125 * int(np.prod(shape)) + 0.225
+    ).reshape(shape),
+}
+
+
+@dataclass
+class Op:
+    """How to check one op.
+
+    ``call(*tensors)`` and ``ref(*arrays)`` compute the op with ferrograd and with NumPy on
+    inputs drawn from ``inputs`` (``"domain:shape"``). ``grad``: whether gradcheck and
+    gradgradcheck apply. ``dtype``: the result dtype rule — ``"float"`` (integers compute in
+    float32, floats keep their width), ``"same"`` (the promoted dtype of the inputs), ``"first"``
+    (the first input's), ``"bool"``, ``"long"`` or ``None`` (not checked). ``inplace``: the
+    in-place twin's name, if it has one.
+    """
+
+    name: str
+    call: Callable
+    ref: Callable | None
+    inputs: tuple[str, ...] = ("any:3,4",)
+    grad: bool = True
+    dtype: str | None = "float"
+    inplace: str | None = None
+    rtol: float = 1e-10
+    float32_rtol: float = 2e-5
+    ints: bool = False  # the op takes int64 inputs (checked for its dtype rule)
+    mixed: bool = True  # float32 with float64 promotes (else PyTorch refuses: RuntimeError)
+    extra: dict = field(default_factory=dict)
+
+
+def method(name, *args, **kwargs):
+    """``x.name(*args, **kwargs)``, with ``x`` the first input and the others appended."""
+    return lambda x, *others: getattr(x, name)(*others, *args, **kwargs)
+
+
+def pointwise(name, ref, domain="any", inplace=True, dtype="float", grad=True, **kw):
+    """A row of the one-tensor derivative table: method, in-place twin, NumPy reference."""
+    return Op(
+        name,
+        method(name),
+        ref,
+        (f"{domain}:3,4",),
+        grad=grad,
+        dtype=dtype,
+        inplace=f"{name}_" if inplace else None,
+        ints=True,
+        **kw,
+    )
+
+
+def binary(name, ref, domains=("any", "any"), inplace=True, ints=True, **kw):
+    """A two-tensor pointwise op, with broadcasting (a row against a matrix)."""
+    a, b = domains
+    return Op(
+        name,
+        method(name),
+        ref,
+        (f"{a}:3,4", f"{b}:4"),
+        inplace=f"{name}_" if inplace else None,
+        ints=ints,
+        **kw,
+    )
+
+
+_lgamma = np.vectorize(math.lgamma)
+_erf = np.vectorize(math.erf)
+_H = 1e-5
+
+
+def _digamma(a):
+    """Digamma by a central difference of lgamma (about 1e-10 accurate here)."""
+    return (_lgamma(a + _H) - _lgamma(a - _H)) / (2 * _H)
+
+
+def _trigamma(a):
+    h = 1e-4
+    return (_lgamma(a + h) - 2 * _lgamma(a) + _lgamma(a - h)) / (h * h)
+
+
+def _xlogy(x, y):
+    return np.where(x == 0, 0.0, x * np.log(y))
+
+
+def _softmax(a, d):
+    e = np.exp(a - a.max(d, keepdims=True))
+    return e / e.sum(d, keepdims=True)
+
+
+def _gelu(a):
+    return 0.5 * a * (1 + _erf(a / math.sqrt(2)))
+
+
+def _gelu_tanh(a):
+    return 0.5 * a * (1 + np.tanh(math.sqrt(2 / math.pi) * (a + 0.044715 * a**3)))
+
+
+GATHER_IDX = [[0, 3], [1, 1], [2, 0]]
+SCATTER_IDX = [[0, 1, 0, 1], [3, 3, 2, 0], [1, 1, 1, 2]]
+
+
+def _scatter_add(a, src, idx):
+    out = a.copy()
+    for i, row in enumerate(idx):
+        for j, k in enumerate(row):
+            out[i, k] += src[i, j]
+    return out
+
+
+def _tensor(values):
+    import ferrograd
+
+    return ferrograd.tensor(values)
+
+
+OPS = [
+    # ----- the one-tensor derivative table ------------------------------------------------
+    pointwise("neg", np.negative, dtype="same"),
+    pointwise("abs", np.abs, "nonzero", dtype="same"),
+    pointwise("exp", np.exp),
+    pointwise("exp2", np.exp2),
+    pointwise("expm1", np.expm1),
+    pointwise("log", np.log, "pos"),
+    pointwise("log2", np.log2, "pos"),
+    pointwise("log10", np.log10, "pos"),
+    pointwise("log1p", np.log1p, "pos"),
+    pointwise("sqrt", np.sqrt, "pos"),
+    pointwise("rsqrt", lambda a: 1 / np.sqrt(a), "pos"),
+    pointwise("reciprocal", np.reciprocal, "nonzero"),
+    pointwise("sin", np.sin),
+    pointwise("cos", np.cos),
+    pointwise("tan", np.tan),
+    pointwise("asin", np.arcsin, "unit"),
+    pointwise("acos", np.arccos, "unit"),
+    pointwise("atan", np.arctan),
+    pointwise("sinh", np.sinh),
+    pointwise("cosh", np.cosh),
+    pointwise("tanh", np.tanh),
+    pointwise("asinh", np.arcsinh),
+    pointwise("acosh", np.arccosh, "gt1"),
+    pointwise("atanh", np.arctanh, "unit"),
+    pointwise("sigmoid", lambda a: 1 / (1 + np.exp(-a))),
+    pointwise("relu", lambda a: np.maximum(a, 0), "nonzero", dtype="same"),
+    pointwise("erf", _erf),
+    pointwise("lgamma", _lgamma, "pos"),
+    pointwise("digamma", _digamma, "pos", rtol=1e-8),
+    pointwise("sign", np.sign, "nonzero", dtype="same"),
+    pointwise("floor", np.floor, "frac", dtype="same"),
+    pointwise("ceil", np.ceil, "frac", dtype="same"),
+    pointwise("round", np.round, "frac", dtype="same"),
+    pointwise("trunc", np.trunc, "frac", dtype="same"),
+    pointwise("frac", lambda a: a - np.trunc(a), "frac"),
+    Op(
+        "polygamma",
+        method("polygamma", 1),
+        _trigamma,
+        ("pos:3,4",),
+        rtol=1e-5,
+        inplace="polygamma_",
+        extra={"inplace_args": (1,)},
+    ),
+    Op("logit", method("logit"), lambda a: np.log(a / (1 - a)), ("unit:3,4",), inplace="logit_"),
+    # ----- the two-tensor derivative table ------------------------------------------------
+    binary("xlogy", _xlogy, ("any", "pos")),
+    binary("hypot", np.hypot, ("nonzero", "nonzero")),
+    binary("atan2", np.arctan2, ("nonzero", "nonzero")),
+    # ----- arithmetic -----------------------------------------------------------------------
+    binary("add", np.add, dtype="same"),
+    binary("sub", np.subtract, dtype="same"),
+    binary("mul", np.multiply, dtype="same"),
+    binary("div", np.divide, ("any", "nonzero")),
+    binary("pow", np.power, ("pos", "any"), dtype="same", ints=False),
+    Op("square", method("square"), np.square, dtype="same"),
+    Op("matmul", method("matmul"), np.matmul, ("any:2,3,4", "any:4,5"), dtype="same", mixed=False),
+    Op("mm", method("mm"), np.matmul, ("any:3,4", "any:4,5"), dtype="same", mixed=False),
+    Op("mv", method("mv"), np.matmul, ("any:3,4", "any:4"), dtype="same", mixed=False),
+    Op("bmm", method("bmm"), np.matmul, ("any:2,3,4", "any:2,4,5"), dtype="same", mixed=False),
+    Op("dot", method("dot"), np.dot, ("any:4", "any:4"), dtype="same", mixed=False),
+    Op("outer", method("outer"), np.outer, ("any:3", "any:4"), dtype="same"),
+    binary("maximum", np.maximum, ("distinct", "distinct2"), inplace=False, dtype="same"),
+    binary("minimum", np.minimum, ("distinct", "distinct2"), inplace=False, dtype="same"),
+    Op(
+        "clamp",
+        method("clamp", -0.45, 0.55),
+        lambda a: np.clip(a, -0.45, 0.55),
+        ("distinct:3,4",),
+        inplace="clamp_",
+        dtype="same",
+        extra={"inplace_args": (-0.45, 0.55)},
+    ),
+    Op(
+        "clip",
+        method("clip", -0.45, 0.55),
+        lambda a: np.clip(a, -0.45, 0.55),
+        ("distinct:3,4",),
+        dtype="same",
+    ),
+    # ----- activations ----------------------------------------------------------------------
+    Op("gelu", method("gelu"), _gelu),
+    Op("gelu_tanh", method("gelu", approximate="tanh"), _gelu_tanh),
+    Op("silu", method("silu"), lambda a: a / (1 + np.exp(-a))),
+    Op("softplus", method("softplus"), lambda a: np.log1p(np.exp(a))),
+    Op(
+        "leaky_relu",
+        method("leaky_relu", 0.1),
+        lambda a: np.where(a > 0, a, 0.1 * a),
+        ("nonzero:3,4",),
+    ),
+    Op("elu", method("elu"), lambda a: np.where(a > 0, a, np.expm1(a)), ("nonzero:3,4",)),
+    Op("softmax", method("softmax", 1), lambda a: _softmax(a, 1), dtype=None),
+    Op("log_softmax", method("log_softmax", 1), lambda a: np.log(_softmax(a, 1)), dtype=None),
+    # ----- reductions -----------------------------------------------------------------------
+    Op("sum", method("sum", 1), lambda a: a.sum(1), dtype=None),
+    Op("mean", method("mean", (0, 1)), lambda a: a.mean((0, 1)), dtype=None),
+    Op("prod", method("prod", 1), lambda a: a.prod(1), ("nonzero:3,4",), dtype="same"),
+    Op("max", lambda x: x.max(1).values, lambda a: a.max(1), ("distinct:3,4",), dtype="same"),
+    Op("min", lambda x: x.min(), lambda a: a.min(), ("distinct:3,4",), dtype="same"),
+    Op("amax", method("amax", 0), lambda a: a.max(0), ("distinct:3,4",), dtype="same"),
+    Op("amin", method("amin", 1), lambda a: a.min(1), ("distinct:3,4",), dtype="same"),
+    Op(
+        "argmax",
+        method("argmax", 1),
+        lambda a: a.argmax(1),
+        ("distinct:3,4",),
+        grad=False,
+        dtype="long",
+    ),
+    Op(
+        "argmin",
+        method("argmin"),
+        lambda a: a.argmin(),
+        ("distinct:3,4",),
+        grad=False,
+        dtype="long",
+    ),
+    Op("var", method("var", 1), lambda a: a.var(1, ddof=1), dtype=None),
+    Op("std", method("std"), lambda a: a.std(ddof=1), dtype=None),
+    Op("norm", method("norm", dim=1), lambda a: np.sqrt((a * a).sum(1)), ("nonzero:3,4",)),
+    Op("logsumexp", method("logsumexp", 1), lambda a: np.log(np.exp(a).sum(1))),
+    Op("cumsum", method("cumsum", 1), lambda a: a.cumsum(1), dtype=None),
+    Op("all", method("all"), lambda a: np.all(a), ("nonzero:3,4",), grad=False, dtype="bool"),
+    Op("any", method("any"), lambda a: np.any(a), grad=False, dtype="bool"),
+    # ----- comparison and logic -------------------------------------------------------------
+    Op("isnan", method("isnan"), np.isnan, grad=False, dtype="bool"),
+    Op("isinf", method("isinf"), np.isinf, grad=False, dtype="bool"),
+    Op("isfinite", method("isfinite"), np.isfinite, grad=False, dtype="bool"),
+    Op(
+        "logical_and",
+        method("logical_and"),
+        np.logical_and,
+        ("nonzero:3,4", "nonzero:4"),
+        grad=False,
+        dtype="bool",
+    ),
+    Op(
+        "logical_or",
+        method("logical_or"),
+        np.logical_or,
+        ("any:3,4", "any:4"),
+        grad=False,
+        dtype="bool",
+    ),
+    Op(
+        "logical_xor",
+        method("logical_xor"),
+        np.logical_xor,
+        ("any:3,4", "any:4"),
+        grad=False,
+        dtype="bool",
+    ),
+    Op("logical_not", method("logical_not"), np.logical_not, grad=False, dtype="bool"),
+    Op(
+        "where",
+        lambda x, y: x.where(x > 0, y),
+        lambda a, b: np.where(a > 0, a, b),
+        ("nonzero:3,4", "any:3,4"),
+        dtype="same",
+    ),
+    Op(
+        "masked_fill",
+        lambda x: x.masked_fill(x > 0, 0.5),
+        lambda a: np.where(a > 0, 0.5, a),
+        ("nonzero:3,4",),
+        inplace="masked_fill_",
+        dtype="same",
+    ),
+    # ----- shape and views ------------------------------------------------------------------
+    Op("t", method("t"), lambda a: a.T, dtype="same"),
+    Op(
+        "transpose",
+        method("transpose", 0, 2),
+        lambda a: a.transpose(2, 1, 0),
+        ("any:2,3,4",),
+        dtype="same",
+    ),
+    Op(
+        "permute",
+        method("permute", 2, 0, 1),
+        lambda a: a.transpose(2, 0, 1),
+        ("any:2,3,4",),
+        dtype="same",
+    ),
+    Op("view", method("view", 2, 6), lambda a: a.reshape(2, 6), dtype="same"),
+    Op(
+        "view_as",
+        lambda x, y: x.view_as(y),
+        lambda a, b: a.reshape(b.shape),
+        ("any:3,4", "any:2,6"),
+        dtype="first",
+    ),
+    Op("reshape", lambda x: x.t().reshape(12), lambda a: a.T.reshape(12), dtype="same"),
+    Op(
+        "reshape_as",
+        lambda x, y: x.reshape_as(y),
+        lambda a, b: a.reshape(b.shape),
+        ("any:3,4", "any:6,2"),
+        dtype="first",
+    ),
+    Op("flatten", method("flatten"), lambda a: a.reshape(-1), ("any:2,3,4",), dtype="same"),
+    Op("squeeze", method("squeeze"), np.squeeze, ("any:3,1,4",), dtype="same"),
+    Op("unsqueeze", method("unsqueeze", 1), lambda a: a[:, None], dtype="same"),
+    Op("expand", method("expand", 2, 3, 4), lambda a: np.broadcast_to(a, (2, 3, 4)), dtype="same"),
+    Op(
+        "expand_as",
+        lambda x, y: x.expand_as(y),
+        lambda a, b: np.broadcast_to(a, b.shape),
+        ("any:4", "any:3,4"),
+        dtype="first",
+    ),
+    Op("narrow", method("narrow", 1, 1, 2), lambda a: a[:, 1:3], dtype="same"),
+    Op("select", method("select", 1, 2), lambda a: a[:, 2], dtype="same"),
+    Op("split", lambda x: x.split(3, 1)[0], lambda a: a[:, :3], dtype="same"),
+    Op("chunk", lambda x: x.chunk(2, 0)[1], lambda a: a[2:], dtype="same"),
+    Op("unbind", lambda x: x.unbind(1)[2], lambda a: a[:, 2], dtype="same"),
+    Op("flip", method("flip", 0, 1), lambda a: a[::-1, ::-1], dtype="same"),
+    Op("repeat", method("repeat", 2, 1, 3), lambda a: np.tile(a, (2, 1, 3)), dtype="same"),
+    Op("contiguous", lambda x: x.t().contiguous(), lambda a: a.T, dtype="same"),
+    # ----- indexing -------------------------------------------------------------------------
+    Op(
+        "gather",
+        lambda x: x.gather(1, _tensor(GATHER_IDX)),
+        lambda a: np.take_along_axis(a, np.array(GATHER_IDX), 1),
+        dtype="same",
+    ),
+    Op(
+        "scatter_add",
+        lambda x, y: x.scatter_add(1, _tensor(SCATTER_IDX), y),
+        lambda a, b: _scatter_add(a, b, SCATTER_IDX),
+        ("any:3,4", "any:3,4"),
+        dtype="same",
+        mixed=False,
+        inplace="scatter_add_",
+    ),
+    Op(
+        "index_select",
+        lambda x: x.index_select(1, _tensor([3, 0, 3])),
+        lambda a: a[:, [3, 0, 3]],
+        dtype="same",
+    ),
+    # ----- in-place only ops (checked through a clone) --------------------------------------
+    Op("zero_", lambda x: x.clone().zero_(), np.zeros_like, dtype="same"),
+    Op("fill_", lambda x: x.clone().fill_(0.5), lambda a: np.full_like(a, 0.5), dtype="same"),
+    Op(
+        "copy_",
+        lambda x, y: x.clone().copy_(y),
+        lambda a, b: np.broadcast_to(b, a.shape),
+        ("any:3,4", "any:4"),
+        dtype=None,
+    ),
+    # ----- conversion -----------------------------------------------------------------------
+    Op("clone", method("clone"), np.copy, dtype="same"),
+    Op("detach", method("detach"), np.copy, grad=False, dtype="same"),
+    Op("to", lambda x: x.to(x.dtype), np.copy, dtype="same"),
+    # float32 rounding makes float64 finite differences meaningless: no gradcheck
+    Op(
+        "float",
+        lambda x: x.float().double(),
+        np.float32,
+        float32_rtol=1e-7,
+        dtype=None,
+        rtol=1e-7,
+        grad=False,
+    ),
+    Op("double", method("double"), np.copy, dtype=None),
+    Op(
+        "long",
+        method("long"),
+        lambda a: np.trunc(a).astype(np.int64),
+        ("frac:3,4",),
+        grad=False,
+        dtype="long",
+    ),
+    Op("bool", method("bool"), lambda a: a.astype(bool), grad=False, dtype="bool"),
+    Op(
+        "type_as",
+        lambda x, y: x.type_as(y),
+        lambda a, b: a.copy(),
+        ("any:3,4", "any:1"),
+        dtype=None,
+    ),
+]
+
+# Public methods that are not ops with values to check, each with the reason.
+NOT_OPS = {
+    "backward": "runs the engine (tests/test_semantics.py, tests/engine.rs)",
+    "register_hook": "autograd API (tests/test_semantics.py)",
+    "requires_grad_": "autograd flag",
+    "retain_grad": "autograd API",
+    "detach_": "autograd API",
+    "normal_": "random sampling (tests/test_semantics.py checks its moments)",
+    "uniform_": "random sampling",
+    "cpu": "returns the tensor itself",
+    "dim": "metadata",
+    "size": "metadata",
+    "numel": "metadata",
+    "nelement": "metadata",
+    "is_contiguous": "metadata",
+    "is_floating_point": "metadata",
+    "item": "data access",
+    "numpy": "data access",
+    "tolist": "data access",
+}
