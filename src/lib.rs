@@ -26,4 +26,4 @@ pub use crate::core::error::{Error, ErrorKind, Result};
 pub use crate::core::grad_mode::{is_grad_enabled, no_grad, set_grad_enabled, GradModeGuard};
 pub use crate::core::tensor::Tensor;
 pub use crate::cpu::parallel::{num_threads, set_num_threads};
-pub use crate::ops::creation::manual_seed;
+pub use crate::ops::random::manual_seed;

@@ -122,3 +122,47 @@ def test_a_view_of_any_result_has_that_object_as_base(make):
     x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     y = make(x)
     assert y.t()._base is y if y.dim() == 2 else y[0:1]._base is y
+
+
+class Twice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2, x * 3
+
+    @staticmethod
+    def backward(ctx, ga, gb):
+        return ga * 2 + gb * 3
+
+
+class Positive(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        out = x > 0
+        ctx.mark_non_differentiable(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return None
+
+
+def test_custom_function_nodes_are_named_after_the_function():
+    x = leaf(1.0, 2.0)
+    a, b = Twice.apply(x)
+    assert type(a.grad_fn).__name__ == "TwiceBackward"
+    assert a.grad_fn is not None and b.grad_fn is not None
+    assert isinstance(a.grad_fn, torch.autograd.graph.Node)
+
+
+def test_custom_function_used_through_its_first_output_only():
+    x = leaf(1.0, 2.0)
+    a, _ = Twice.apply(x)
+    a.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_custom_function_with_only_non_differentiable_outputs():
+    x = leaf(-1.0, 2.0)
+    out = Positive.apply(x)
+    assert out.tolist() == [False, True]
+    assert out.grad_fn is None and not out.requires_grad

@@ -2,12 +2,14 @@
 
 mod accumulate;
 mod engine;
+mod function;
 mod node;
 mod parallel_phase;
 mod saved;
 mod task_graph;
 
 pub use engine::{backward, grad, GradOptions};
+pub use function::{record_custom, CustomBackward, CustomCall};
 pub use node::{
     BackwardCtx, BackwardFn, Edge, Grad, InputMeta, Node, NodeKind, NodePostHook, NodePreHook,
 };

@@ -1,11 +1,14 @@
-//! Activation functions: GELU, SiLU, softplus, leaky ReLU, ELU — forward kernels and gradients.
+//! Activation functions (PyTorch's `nn.functional` non-linear activations): GELU, SiLU,
+//! softplus, leaky ReLU, ELU, softmax and log-softmax — forward kernels and gradients.
 
 use super::float_dtype;
 use super::pointwise::mask_where;
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dtype::Element;
 use crate::core::error::{Error, Result};
+use crate::core::layout::normalize_dim;
 use crate::core::tensor::Tensor;
+use crate::cpu::kernels::map_lanes;
 use crate::cpu::kernels::{cast, map};
 use crate::with_float;
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
@@ -136,5 +139,65 @@ impl Tensor {
             let neg = x.exp()?.mul_scalar(alpha)?.mul(&pos.rsub_scalar(1.0)?)?;
             g.mul(&pos.add(&neg)?)
         })
+    }
+}
+
+impl Tensor {
+    /// `exp(x) / Σ exp(x)` along `dim`, stable for large inputs.
+    pub fn softmax(&self, dim: isize) -> Result<Tensor> {
+        let d = normalize_dim(dim, self.dim())?;
+        let x = crate::cpu::kernels::cast(self, crate::ops::float_dtype(self.dtype()));
+        let out = with_float!(x.dtype(), T => map_lanes::<T>(&x, d, |lane, out| {
+            let m = lane.iter().cloned().fold(T::NEG_INFINITY, T::max);
+            let m = if m.is_finite() { m } else { 0.0 };
+            let mut total = 0.0 as T;
+            for (o, &v) in out.iter_mut().zip(lane) {
+                *o = (v - m).exp();
+                total += *o;
+            }
+            out.iter_mut().for_each(|o| *o /= total);
+        }));
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        Ok(record(
+            out,
+            "SoftmaxBackward0",
+            &[self],
+            &[Save::Output],
+            move |ctx| {
+                let (g, y) = (ctx.grad(0), ctx.saved(0));
+                let dot = g.mul(y)?.sum_dims(&[d as isize], true)?;
+                Ok(vec![Some(y.mul(&g.sub(&dot)?)?)])
+            },
+        ))
+    }
+
+    /// `x - log Σ exp(x)` along `dim`, stable for large inputs.
+    pub fn log_softmax(&self, dim: isize) -> Result<Tensor> {
+        let d = normalize_dim(dim, self.dim())?;
+        let x = crate::cpu::kernels::cast(self, crate::ops::float_dtype(self.dtype()));
+        let out = with_float!(x.dtype(), T => map_lanes::<T>(&x, d, |lane, out| {
+            let m = lane.iter().cloned().fold(T::NEG_INFINITY, T::max);
+            let m = if m.is_finite() { m } else { 0.0 };
+            let lse = lane.iter().map(|&v| (v - m).exp()).sum::<T>().ln() + m;
+            for (o, &v) in out.iter_mut().zip(lane) {
+                *o = v - lse;
+            }
+        }));
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        Ok(record(
+            out,
+            "LogSoftmaxBackward0",
+            &[self],
+            &[Save::Output],
+            move |ctx| {
+                let (g, y) = (ctx.grad(0), ctx.saved(0));
+                let total = g.sum_dims(&[d as isize], true)?;
+                Ok(vec![Some(g.sub(&y.exp()?.mul(&total)?)?)])
+            },
+        ))
     }
 }

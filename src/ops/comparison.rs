@@ -1,8 +1,12 @@
-//! Comparisons (`<`, `==`, ...): bool tensors, never differentiable.
+//! Comparisons (`<`, `==`, ...), logic and value tests: bool tensors, never differentiable; and
+//! the elementwise `maximum`/`minimum` (PyTorch's comparison ops), which are.
 
 use super::arithmetic::Operand;
 use super::result_type;
 
+use super::pointwise::mask_where;
+use crate::autograd::{is_recording, record, Save};
+use crate::core::dtype::Element;
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::{cast, map, zip};
@@ -104,4 +108,84 @@ impl Tensor {
             self.truth()?.to_vec::<bool>()?.into_iter().all(|b| b),
         ))
     }
+}
+
+impl Tensor {
+    /// Elementwise test for NaN (a bool tensor).
+    pub fn isnan(&self) -> Result<Tensor> {
+        self.compare(CompareOp::Ne, Operand::Tensor(self))
+    }
+
+    /// Elementwise test for ±inf (a bool tensor).
+    pub fn isinf(&self) -> Result<Tensor> {
+        Ok(
+            crate::with_any!(self.dtype(), T => crate::cpu::kernels::map(self, |v: T| v.to_f64().is_infinite())),
+        )
+    }
+
+    /// Elementwise test for finite values (a bool tensor).
+    pub fn isfinite(&self) -> Result<Tensor> {
+        Ok(
+            crate::with_any!(self.dtype(), T => crate::cpu::kernels::map(self, |v: T| v.to_f64().is_finite())),
+        )
+    }
+
+    /// Elementwise maximum; at ties each side gets half the gradient.
+    pub fn maximum(&self, other: &Tensor) -> Result<Tensor> {
+        extremum(self, other, true)
+    }
+
+    /// Elementwise minimum; at ties each side gets half the gradient.
+    pub fn minimum(&self, other: &Tensor) -> Result<Tensor> {
+        extremum(self, other, false)
+    }
+}
+
+fn extremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
+    let dtype = result_type(a, b);
+    let (ca, cb) = (cast(a, dtype), cast(b, dtype));
+    let out = crate::with_num!(dtype, T => zip(&ca, &cb, move |x: T, y: T| {
+        if x.to_f64().is_nan() {
+            x
+        } else if y.to_f64().is_nan() {
+            y
+        } else if (x > y) == max {
+            x
+        } else {
+            y
+        }
+    })?);
+    if !is_recording(&[a, b]) {
+        return Ok(out);
+    }
+    let name = if max {
+        "MaximumBackward0"
+    } else {
+        "MinimumBackward0"
+    };
+    Ok(record(
+        out,
+        name,
+        &[a, b],
+        &[Save::Tensor(a), Save::Tensor(b)],
+        move |ctx| {
+            let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+            // weight of `a`: 1 where it wins, 1/2 at ties, 0 where it loses
+            let diff = a.detach().sub(&b.detach())?;
+            let sign = if max { 1.0 } else { -1.0 };
+            let wa = mask_where(&diff, move |d| d * sign > 0.0)?
+                .add(&mask_where(&diff, |d| d == 0.0)?.mul_scalar(0.5)?)?;
+            let ga = if ctx.needs_input_grad(0) {
+                Some(g.mul(&wa)?)
+            } else {
+                None
+            };
+            let gb = if ctx.needs_input_grad(1) {
+                Some(g.mul(&wa.rsub_scalar(1.0)?)?)
+            } else {
+                None
+            };
+            Ok(vec![ga, gb])
+        },
+    ))
 }

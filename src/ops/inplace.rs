@@ -246,22 +246,4 @@ impl Tensor {
             ))
         })
     }
-
-    /// Fills with samples from `sample()` (random in-place ops); history, if any, gets a zero gradient.
-    pub(crate) fn fill_random_(
-        &self,
-        name: &'static str,
-        node: &'static str,
-        sample: impl FnMut() -> f64,
-    ) -> Result<()> {
-        self.apply_inplace(name, &[], |x| {
-            let out = crate::ops::creation::sampled(x.shape(), x.dtype(), sample)?;
-            if !is_recording(&[x]) {
-                return Ok(out);
-            }
-            Ok(record(out, node, &[x], &[], |ctx| {
-                Ok(vec![Some(ctx.grad(0).zeros_like())])
-            }))
-        })
-    }
 }

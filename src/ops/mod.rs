@@ -1,5 +1,22 @@
-//! Differentiable operations. Each op family's file holds every op's forward kernel call and its
-//! backward formula side by side; formulas are written with these same ops, so they differentiate again.
+//! Floor 3: differentiable operations. Each file holds its ops' forward kernel calls and their
+//! backward formulas side by side; formulas are written with these same ops, so they
+//! differentiate again. Files follow PyTorch's categories of ops:
+//!
+//! | file | ops |
+//! |---|---|
+//! | `pointwise` | the one-tensor derivative table (`exp`, `sin`, `relu`, `lgamma`, ...), `clamp`, `polygamma`, `logit`, `clone`, `to` |
+//! | `pointwise_binary` | the two-tensor table (`xlogy`, `hypot`, `atan2`) and the fused backward ops (`tanh_backward`, ...) |
+//! | `arithmetic` | `+ - * / **` with tensors and numbers, `add(alpha=)` |
+//! | `activation` | `nn.functional` activations: `gelu`, `silu`, `softplus`, `leaky_relu`, `elu`, `softmax`, `log_softmax` |
+//! | `reduction` | `sum`, `mean`, `norm`, `prod`, `max`/`min`/`amax`/`amin`/`argmax`, `var`, `std`, `logsumexp`, `cumsum` |
+//! | `comparison` | `< == ...`, `isnan`, logical ops, `any`/`all`, `maximum`, `minimum` |
+//! | `indexing` | `gather`, `scatter_add`, `index_select`, `index_put`, `where`, `masked_fill` |
+//! | `subscript` | `x[...]` and `x[...] = v` |
+//! | `view` | views: `view`, `reshape`, `t`, `transpose`, `expand`, `squeeze`, `select`, `slice`, `narrow`, ... |
+//! | `shape` | `permute`, `flatten`, `cat`, `stack`, `split`, `chunk`, `unbind`, `flip`, `repeat` |
+//! | `linalg` | `matmul`, `mm`, `mv`, `bmm`, `dot`, `outer` |
+//! | `inplace` | the in-place machinery (version bump, rebase, CopySlices), `fill_`, `zero_`, `copy_` |
+//! | `creation` / `random` | `arange`, `linspace` / the generator, `rand`, `randn`, `normal_`, `uniform_` |
 
 pub mod activation;
 pub mod arithmetic;
@@ -10,10 +27,9 @@ pub mod inplace;
 pub mod linalg;
 pub mod pointwise;
 pub mod pointwise_binary;
+pub mod random;
 pub mod reduction;
-pub mod select;
 pub mod shape;
-pub mod statistics;
 pub(crate) mod strided;
 pub mod subscript;
 pub mod view;

@@ -4,7 +4,7 @@ use super::convert::{dtype_arg, operand_arg, size_args, tensor_arg, tensor_from_
 use super::run;
 use super::tensor::{to_object, PyTensor};
 use crate::autograd::GradOptions;
-use crate::autograd::{is_recording, record_multi, Hook, Save};
+use crate::autograd::{record_custom, CustomBackward, CustomCall, Hook};
 use crate::core::dtype::DType;
 use crate::core::error::Error;
 use crate::core::tensor::Tensor;
@@ -401,8 +401,9 @@ pub(crate) fn python_hook(f: Py<PyAny>) -> Hook {
     })
 }
 
-/// Records a custom `autograd.Function` call: a node named `name` whose backward calls
-/// `backward(grads, saved)` in Python. Returns the outputs to hand to the user.
+/// Records a custom `autograd.Function` call (see [`crate::autograd::record_custom`]): a node
+/// named `name` whose backward calls `backward(grads, saved)` in Python. Returns the outputs to
+/// hand to the user.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn _record_function(
@@ -416,106 +417,46 @@ fn _record_function(
     saved: Vec<PyRef<'_, PyTensor>>,
     backward: Py<PyAny>,
 ) -> PyResult<Py<PyTuple>> {
-    let inputs: Vec<Tensor> = inputs.iter().map(|t| t.inner.clone()).collect();
-    let input_refs: Vec<&Tensor> = inputs.iter().collect();
-    let originals: Vec<Tensor> = outputs.iter().map(|t| t.inner.clone()).collect();
-    if !is_recording(&input_refs) {
-        let items = originals
-            .into_iter()
-            .map(|t| to_object(py, t))
-            .collect::<PyResult<Vec<_>>>()?;
-        return Ok(PyTuple::new(py, items)?.unbind());
-    }
-    // an output that is an input (or already has history) is returned as a fresh alias
-    let outs: Vec<Tensor> = originals
-        .iter()
-        .map(|o| {
-            if inputs.iter().any(|i| i.same(o)) || !o.is_leaf() || o.requires_grad() {
-                o.detach()
-            } else {
-                o.clone()
-            }
-        })
-        .collect();
-    let recorded: Vec<usize> = (0..outs.len()).filter(|&k| differentiable[k]).collect();
-    let saves: Vec<Save<'_>> = saved
-        .iter()
-        .map(|s| {
-            match recorded
-                .iter()
-                .position(|&k| originals[k].same(&s.inner) || outs[k].same(&s.inner))
-            {
-                Some(j) => Save::OutputAt(j),
-                None => Save::Tensor(&s.inner),
-            }
-        })
-        .collect();
-    let n_saved = saves.len();
-    let metas: Vec<(Vec<usize>, DType)> = outs
-        .iter()
-        .map(|o| (o.shape().to_vec(), o.dtype()))
-        .collect();
-    let (n_outputs, recorded_c, node_name) = (outs.len(), recorded.clone(), name.clone());
-    let closure: crate::autograd::BackwardFn = Box::new(move |ctx| {
-        // every output gets a gradient (zeros where none arrived), as PyTorch materializes them
-        let mut grads: Vec<Tensor> = metas
-            .iter()
-            .map(|(shape, dtype)| Tensor::zeros(shape, *dtype))
-            .collect();
-        for (j, &k) in recorded_c.iter().enumerate() {
-            if let Some(g) = ctx.grad_opt(j) {
-                grads[k] = g.clone();
-            }
-        }
-        let saved: Vec<Tensor> = (0..n_saved).map(|i| ctx.saved(i).clone()).collect();
+    let tensors =
+        |ts: &[PyRef<'_, PyTensor>]| ts.iter().map(|t| t.inner.clone()).collect::<Vec<_>>();
+    let (inputs, outputs, saved) = (tensors(&inputs), tensors(&outputs), tensors(&saved));
+    let call = CustomCall {
+        name,
+        n_args,
+        positions: &positions,
+        inputs: &inputs,
+        outputs: &outputs,
+        differentiable: &differentiable,
+        saved: &saved,
+    };
+    let python_backward: CustomBackward = Arc::new(move |grads, saved| {
         Python::attach(|py| {
-            let to_py = |ts: Vec<Tensor>| -> PyResult<Bound<'_, PyTuple>> {
-                let items = ts
-                    .into_iter()
-                    .map(|t| to_object(py, t))
-                    .collect::<PyResult<Vec<_>>>()?;
-                PyTuple::new(py, items)
-            };
-            let result = (|| -> PyResult<Vec<Option<Tensor>>> {
+            let call = || -> PyResult<Vec<Option<Tensor>>> {
+                let to_py = |ts: Vec<Tensor>| -> PyResult<Bound<'_, PyTuple>> {
+                    let items = ts
+                        .into_iter()
+                        .map(|t| to_object(py, t))
+                        .collect::<PyResult<Vec<_>>>()?;
+                    PyTuple::new(py, items)
+                };
                 let r = backward.call1(py, (to_py(grads)?, to_py(saved)?))?;
                 let r = r.bind(py);
                 let items: Vec<Bound<'_, PyAny>> = match r.cast::<PyTuple>() {
                     Ok(t) => t.iter().collect(),
                     Err(_) => vec![r.clone()],
                 };
-                if items.len() != n_args {
-                    return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
-                        "function {node_name} returned an incorrect number of gradients (expected {n_args}, got {})",
-                        items.len()
-                    )));
-                }
-                for (p, item) in items.iter().enumerate() {
-                    if !positions.contains(&p) && !item.is_none() {
-                        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
-                            "function {node_name} returned a gradient different than None at position {}, \
-                             but the corresponding forward input was not a Variable",
-                            p + 1
-                        )));
-                    }
-                }
-                positions
+                items
                     .iter()
-                    .map(|&p| {
-                        let item = &items[p];
-                        if item.is_none() {
-                            Ok(None)
-                        } else {
-                            tensor_arg(item, "a gradient returned by backward").map(Some)
-                        }
+                    .map(|item| match item.is_none() {
+                        true => Ok(None),
+                        false => tensor_arg(item, "a gradient returned by backward").map(Some),
                     })
                     .collect()
-            })();
-            result.map_err(from_py_err)
+            };
+            call().map_err(from_py_err)
         })
     });
-    let to_record: Vec<Tensor> = recorded.iter().map(|&k| outs[k].clone()).collect();
-    record_multi(to_record, name, &input_refs, &saves, closure);
-    let _ = n_outputs;
+    let outs = run(|| Ok(record_custom(call, python_backward)))?;
     let items = outs
         .into_iter()
         .map(|t| to_object(py, t))
