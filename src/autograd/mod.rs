@@ -129,7 +129,8 @@ pub fn record(
 
 /// Like [`record`] for an op of a tensor and a Python number (`x * 2`): the node gets a
 /// second input that needs no gradient, as PyTorch's wrapped number has (its
-/// `next_functions` end with `(None, 0)`); `backward` returns the tensor's gradient only.
+/// `next_functions` end with `(None, 0)`); `backward` returns the tensor's gradient and `None`
+/// for the number (or the tensor's alone).
 pub fn record_with_number(
     out: Tensor,
     name: &'static str,

@@ -511,6 +511,39 @@ pub fn zip_into<T: BufferElement>(
     src: &Tensor,
     f: impl Fn(T, T) -> T + Sync,
 ) -> bool {
+    update_into(dst, src, |d: &mut [T], s: &[T]| update_dispatch(d, s, &f))
+}
+
+/// [`zip_into`] with a fast `f` that is accurate only where `ok(src[i])`: each block of a few
+/// thousand elements holding an element outside that range takes `exact` for those elements
+/// (as [`map_fixed`] does for one input).
+pub fn zip_into_guarded<T: BufferElement>(
+    dst: &Tensor,
+    src: &Tensor,
+    f: impl Fn(T, T) -> T + Sync,
+    exact: impl Fn(T, T) -> T + Sync,
+    ok: impl Fn(T) -> bool + Sync,
+) -> bool {
+    update_into(dst, src, |d: &mut [T], s: &[T]| {
+        for (d, s) in d.chunks_mut(FIX_BLOCK).zip(s.chunks(FIX_BLOCK)) {
+            if all_of(s, &ok) {
+                update_dispatch(d, s, &f);
+            } else {
+                for (d, &s) in d.iter_mut().zip(s) {
+                    *d = if ok(s) { f(*d, s) } else { exact(*d, s) };
+                }
+            }
+        }
+    })
+}
+
+/// Runs `update(dst_block, src_block)` over two contiguous tensors of the same shape and
+/// element type in different storages, in parallel blocks when large (see [`zip_into`]).
+fn update_into<T: BufferElement>(
+    dst: &Tensor,
+    src: &Tensor,
+    update: impl Fn(&mut [T], &[T]) + Sync,
+) -> bool {
     let (ds, ss) = (dst.storage(), src.storage());
     let applies = dst.dtype() == T::DTYPE
         && src.dtype() == T::DTYPE
@@ -527,11 +560,11 @@ pub fn zip_into<T: BufferElement>(
         let d = &mut d[rd.clone()];
         let s = &s[rs.clone()];
         if d.len() < PARALLEL_ELEMENTS {
-            update_dispatch(d, s, &f);
+            update(d, s);
             return;
         }
         crate::cpu::parallel::for_each_block(d, PARALLEL_ELEMENTS / 4, |at, d| {
-            update_dispatch(d, &s[at..at + d.len()], &f)
+            update(d, &s[at..at + d.len()])
         });
     };
     if std::sync::Arc::as_ptr(ds) < std::sync::Arc::as_ptr(ss) {

@@ -313,16 +313,16 @@ fn tensor_scalar(op: BinaryOp, x: &Tensor, s: Scalar) -> Result<Tensor> {
     }
     Ok(match op {
         BinaryOp::Add => record_with_number(out, "AddBackward0", x, &[], |ctx| {
-            Ok(vec![Some(ctx.grad(0).clone())])
+            Ok(vec![Some(ctx.grad(0).clone()), None])
         }),
         BinaryOp::Sub => record_with_number(out, "SubBackward0", x, &[], |ctx| {
-            Ok(vec![Some(ctx.grad(0).clone())])
+            Ok(vec![Some(ctx.grad(0).clone()), None])
         }),
         BinaryOp::Mul => record_with_number(out, "MulBackward0", x, &[], move |ctx| {
-            Ok(vec![Some(ctx.grad(0).mul_scalar(v)?)])
+            Ok(vec![Some(ctx.grad(0).mul_scalar(v)?), None])
         }),
         BinaryOp::Div => record_with_number(out, "DivBackward0", x, &[], move |ctx| {
-            Ok(vec![Some(ctx.grad(0).div_scalar(v)?)])
+            Ok(vec![Some(ctx.grad(0).div_scalar(v)?), None])
         }),
         BinaryOp::Pow => record(out, "PowBackward0", &[x], &[Save::Tensor(x)], move |ctx| {
             // d(x^p)/dx = p·x^(p-1)

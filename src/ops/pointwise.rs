@@ -11,12 +11,14 @@
 //! (`crate::unary_table!(callback)` hands them to any macro; `tools/gen_surface.py` reads them).
 
 use super::float_dtype;
+use crate::autograd::Grad;
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dtype::{DType, Element};
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
-use crate::cpu::fastmath::FastMath;
+use crate::cpu::fastmath::{in_sin_cos_range, sin_cos_f32, FastMath};
 use crate::cpu::kernels::{cast, map};
+use crate::cpu::kernels::{zip_into, zip_into_guarded};
 use crate::cpu::special;
 use crate::{with_float, with_num};
 use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, LN_2};
@@ -66,9 +68,9 @@ macro_rules! unary_table {
             reciprocal, reciprocal_, "ReciprocalBackward0", float |v| v.recip(),
                 |g, y| g.mul(&y.mul(y)?.neg()?);
             /// sine
-            sin, sin_, "SinBackward0", tensor |v| sin_cos(v, false)?, |g, x| g.mul(&x.cos()?);
+            sin, sin_, "SinBackward0", tensor |v| sin_cos(v, false)?, |g, x| g.mul_cos(x);
             /// cosine
-            cos, cos_, "CosBackward0", tensor |v| sin_cos(v, true)?, |g, x| g.mul(&x.sin()?.neg()?);
+            cos, cos_, "CosBackward0", tensor |v| sin_cos(v, true)?, |g, x| g.mul_neg_sin(x);
             /// tangent
             tan, tan_, "TanBackward0", float |v| v.tan(), |g, y| g.mul(&y.mul(y)?.add_scalar(1.0)?);
             /// arcsine
@@ -264,6 +266,52 @@ impl Tensor {
     /// In-place [`Tensor::logit`].
     pub fn logit_(&self, eps: Option<f64>) -> Result<()> {
         self.unary_("logit_", |x| x.logit(eps))
+    }
+}
+
+impl Grad<'_, '_> {
+    /// `g · cos(x)`, the derivative of sine: `g.mul(&x.cos())`, evaluated in one pass over the
+    /// incoming gradient when the engine no longer needs it (fast float32 cosine; blocks with
+    /// arguments beyond its range use the standard library's).
+    pub fn mul_cos(&self, x: &Tensor) -> Result<Tensor> {
+        if let Some(g) = self.spent() {
+            let written = match (g.dtype(), x.dtype()) {
+                (DType::Float32, DType::Float32) => zip_into_guarded(
+                    g,
+                    x,
+                    |g: f32, x: f32| g * sin_cos_f32(x, true),
+                    |g: f32, x: f32| g * x.cos(),
+                    in_sin_cos_range,
+                ),
+                (DType::Float64, DType::Float64) => zip_into(g, x, |g: f64, x: f64| g * x.cos()),
+                _ => false,
+            };
+            if written {
+                return Ok(g.clone());
+            }
+        }
+        (**self).mul(&x.cos()?)
+    }
+
+    /// `-g · sin(x)`, the derivative of cosine, as [`Grad::mul_cos`].
+    pub fn mul_neg_sin(&self, x: &Tensor) -> Result<Tensor> {
+        if let Some(g) = self.spent() {
+            let written = match (g.dtype(), x.dtype()) {
+                (DType::Float32, DType::Float32) => zip_into_guarded(
+                    g,
+                    x,
+                    |g: f32, x: f32| -(g * sin_cos_f32(x, false)),
+                    |g: f32, x: f32| -(g * x.sin()),
+                    in_sin_cos_range,
+                ),
+                (DType::Float64, DType::Float64) => zip_into(g, x, |g: f64, x: f64| -(g * x.sin())),
+                _ => false,
+            };
+            if written {
+                return Ok(g.clone());
+            }
+        }
+        (**self).mul(&x.sin()?.neg()?)
     }
 }
 
