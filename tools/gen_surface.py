@@ -36,8 +36,9 @@ OTHER_FUNCTIONS = [
 ]  # fmt: skip
 
 # torch.xxx functions of the native module itself (they take numbers where Tensor's methods
-# take tensors, as ``torch.pow(2, x)``).
-CORE_FUNCTIONS = ["pow", "where"]
+# take tensors, as ``torch.pow(2, x)``, or their arguments in another order, as
+# ``torch.polygamma(n, x)``).
+CORE_FUNCTIONS = ["pow", "polygamma", "where"]
 
 # In-place methods that are not twins of table rows.
 OTHER_INPLACE = [

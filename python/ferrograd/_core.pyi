@@ -85,6 +85,7 @@ __all__ = [
     "linspace",
     "long",
     "manual_seed",
+    "polygamma",
     "pow",
     "ones",
     "ones_like",
@@ -950,6 +951,9 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
 def atan2(input: Tensor, other: Tensor) -> Tensor:
     """the angle of the point `(other, self)`: `atan(self / other)` in the right quadrant."""
 # </generated: functions>
+
+def polygamma(n: builtins.int, input: Tensor) -> Tensor:
+    """`torch.polygamma(n, input)`: the `n`-th derivative of digamma (PyTorch puts `n` first)."""
 
 def pow(input: _Operand, exponent: _Operand) -> Tensor:
     """`torch.pow(input, exponent)`: a tensor to a power, or a number to a tensor's powers."""

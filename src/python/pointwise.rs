@@ -70,6 +70,7 @@ macro_rules! bind_binary_ops {
 
             /// Adds the functions to the module.
             pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+                m.add_function(wrap_pyfunction!(super::polygamma, m)?)?;
                 $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
                 Ok(())
             }
@@ -87,6 +88,13 @@ fn operand(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<OwnedOperand> {
             .unwrap_or_default();
         PyTypeError::new_err(format!("{op}(): expected a Tensor or a number, got {got}"))
     })
+}
+
+/// `torch.polygamma(n, input)`: the `n`-th derivative of digamma (PyTorch puts `n` first).
+#[pyfunction]
+pub(crate) fn polygamma(n: u32, input: &Bound<'_, PyAny>) -> TResult {
+    let x = super::convert::tensor_arg(input, "polygamma(): argument 'input'")?;
+    wrap(run(|| x.polygamma(n)))
 }
 
 crate::unary_table!(bind_unary_ops);
