@@ -1,7 +1,7 @@
 //! Pointwise functions of one tensor: the derivative table.
 //!
-//! Every op of this family is one row of [`unary_table!`]: its method and in-place twin,
-//! PyTorch's node name, the forward kernel and the derivative, side by side (PyTorch's
+//! Every op of this family is one row of [`unary_table!`](crate::unary_table): its method and
+//! in-place twin, PyTorch's node name, the forward kernel and the derivative, side by side (PyTorch's
 //! `derivatives.yaml` idea). The derivative is written once, with differentiable ops, so the
 //! same formula runs for first-order backward and is differentiated for higher orders; where a
 //! fused kernel pays (tanh, sigmoid, relu) the formula calls a backward op of its own
@@ -154,12 +154,12 @@ macro_rules! define_unary_ops {
             )*
         }
 
-        /// The rows of [`unary_table!`]: (method, in-place twin, PyTorch's node name).
+        /// The rows of [`unary_table!`](crate::unary_table): (method, in-place twin, PyTorch's node name).
         pub const UNARY_OPS: &[(&str, &str, &str)] = &[$((stringify!($name), stringify!($inplace), $node)),*];
     };
 }
 
-/// The forward of a row: `float`, `num` or `tensor` (see [`unary_table!`]).
+/// The forward of a row: `float`, `num` or `tensor` (see [`unary_table!`](crate::unary_table)).
 macro_rules! forward {
     (float, $x:expr, |$v:ident| $fwd:expr) => {{
         let x = crate::cpu::kernels::cast_ref($x, float_dtype($x.dtype()));

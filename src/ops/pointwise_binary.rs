@@ -47,8 +47,8 @@ macro_rules! binary_table {
     };
 }
 
-/// The fused backward ops: rows as in [`binary_table!`], without in-place twins. Each is
-/// also a method of [`Grad`] that may write over the incoming gradient.
+/// The fused backward ops: rows as in [`binary_table!`](crate::binary_table), without in-place
+/// twins. Each is also a method of [`Grad`] that may write over the incoming gradient.
 #[macro_export]
 macro_rules! backward_table {
     ($then:path) => {
