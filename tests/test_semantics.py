@@ -95,17 +95,19 @@ def test_maximum_minimum_ties_split_half():
     assert values(b.grad) == [0.5, 1.0, 0.5]
 
 
-def test_clamp_passes_gradient_at_bounds():
-    """clamp: elements equal to min or max get gradient 1, outside the range 0."""
+def test_clamp_gradient_is_zero_at_the_bounds():
+    """clamp (PyTorch 2.15): the gradient passes strictly inside the range; elements equal to
+    min or max get 0, as do those outside. Also with min > max (everything is max)."""
     x = f64([-1.0, 0.0, 0.5, 1.0, 2.0], requires_grad=True)
     x.clamp(0.0, 1.0).sum().backward()
-    assert values(x.grad) == [0.0, 1.0, 1.0, 1.0, 0.0]
+    assert values(x.grad) == [0.0, 0.0, 1.0, 0.0, 0.0]
     x.grad = None
     x.clamp(min=0.5).sum().backward()
-    assert values(x.grad) == [0.0, 0.0, 1.0, 1.0, 1.0]
+    assert values(x.grad) == [0.0, 0.0, 0.0, 1.0, 1.0]
     x.grad = None
     x.clip(max=0.5).sum().backward()
-    assert values(x.grad) == [1.0, 1.0, 1.0, 0.0, 0.0]
+    assert values(x.grad) == [1.0, 1.0, 0.0, 0.0, 0.0]
+    assert values(x.clamp(3.0, 2.0)) == [2.0] * 5
 
 
 @pytest.mark.parametrize("op", ["sign", "floor", "ceil", "round"])

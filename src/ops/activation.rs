@@ -2,7 +2,7 @@
 //! softplus, leaky ReLU, ELU, softmax and log-softmax — forward kernels and gradients.
 
 use super::float_dtype;
-use super::pointwise::mask_where;
+use super::pointwise::bool_where;
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dtype::Element;
 use crate::core::error::{Error, Result};
@@ -108,12 +108,8 @@ impl Tensor {
             if z > threshold { v } else { (z.exp().ln_1p() / beta) as T }
         }));
         record1(self, out, "SoftplusBackward0", move |g, x| {
-            let linear = mask_where(x, |v| v * beta > threshold)?;
-            let curved = x
-                .mul_scalar(beta)?
-                .sigmoid()?
-                .mul(&linear.rsub_scalar(1.0)?)?;
-            g.mul(&curved.add(&linear)?)
+            let linear = bool_where(x, |v| v * beta > threshold)?;
+            Tensor::where_(&linear, g, &g.mul(&x.mul_scalar(beta)?.sigmoid()?)?)
         })
     }
 
@@ -122,11 +118,8 @@ impl Tensor {
         let x = floats(self);
         let out = with_float!(x.dtype(), T => map(&x, move |v: T| if v > 0.0 { v } else { v * negative_slope as T }));
         record1(self, out, "LeakyReluBackward0", move |g, x| {
-            let pos = mask_where(x, |v| v > 0.0)?;
-            g.mul(
-                &pos.mul_scalar(1.0 - negative_slope)?
-                    .add_scalar(negative_slope)?,
-            )
+            let pos = bool_where(x, |v| v > 0.0)?;
+            Tensor::where_(&pos, g, &g.mul_scalar(negative_slope)?)
         })
     }
 
@@ -135,9 +128,8 @@ impl Tensor {
         let x = floats(self);
         let out = with_float!(x.dtype(), T => map(&x, move |v: T| if v > 0.0 { v } else { (alpha as T) * v.exp_m1() }));
         record1(self, out, "EluBackward0", move |g, x| {
-            let pos = mask_where(x, |v| v > 0.0)?;
-            let neg = x.exp()?.mul_scalar(alpha)?.mul(&pos.rsub_scalar(1.0)?)?;
-            g.mul(&pos.add(&neg)?)
+            let pos = bool_where(x, |v| v > 0.0)?;
+            Tensor::where_(&pos, g, &g.mul(&x.exp()?.mul_scalar(alpha)?)?)
         })
     }
 }

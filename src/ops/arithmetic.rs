@@ -7,6 +7,7 @@ use crate::core::dtype::{DType, Scalar};
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::{cast_ref, map, zip};
+use crate::ops::comparison::CompareOp;
 use crate::with_num;
 
 /// The arithmetic operators.
@@ -245,14 +246,19 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
                 &[Save::Tensor(a), Save::Tensor(b), Save::Output],
                 |ctx| {
                     let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                    let zero = Tensor::scalar_of(0.0, g.dtype());
+                    // 0 where the exponent is 0 (0^-1 would make it NaN), as PyTorch
                     let ga = if ctx.needs_input_grad(0) {
-                        Some(g.mul(&b.mul(&a.pow(&b.add_scalar(-1.0)?)?)?)?)
+                        let local = b.mul(&a.pow(&b.add_scalar(-1.0)?)?)?;
+                        let exponent_zero =
+                            b.compare(CompareOp::Eq, Operand::Scalar(Scalar::Float(0.0)))?;
+                        Some(g.mul(&Tensor::where_(&exponent_zero, &zero, &local)?)?)
                     } else {
                         None
                     };
                     let gb = if ctx.needs_input_grad(1) {
-                        let mask = zero_base_mask(a, b)?;
-                        Some(g.mul(&ctx.saved(2).mul(&a.log()?)?.mul(&mask)?)?)
+                        let local = ctx.saved(2).mul(&a.log()?)?;
+                        Some(g.mul(&Tensor::where_(&zero_base(a, b)?, &zero, &local)?)?)
                     } else {
                         None
                     };
@@ -263,11 +269,11 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     })
 }
 
-/// 0 where `a == 0 && b >= 0` (there `a^b·ln a` is taken as 0), 1 elsewhere; a constant.
-fn zero_base_mask(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+/// True where `a == 0 && b >= 0` (there `a^b·ln a` is taken as 0, as PyTorch); a constant.
+fn zero_base(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let dtype = float_dtype(result_type(a, b));
     let (ca, cb) = (cast_ref(a, dtype), cast_ref(b, dtype));
-    crate::with_float!(dtype, T => zip(&ca, &cb, |x: T, y: T| if x == 0.0 && y >= 0.0 { 0.0 as T } else { 1.0 as T }))
+    crate::with_float!(dtype, T => zip(&ca, &cb, |x: T, y: T| x == 0.0 && y >= 0.0))
 }
 
 fn save_if(cond: bool, t: &Tensor) -> Save<'_> {
@@ -362,10 +368,18 @@ fn scalar_tensor(op: BinaryOp, s: Scalar, x: &Tensor) -> Result<Tensor> {
                 out,
                 "PowBackward2",
                 &[x],
-                &[Save::Output],
+                &[Save::Output, Save::Tensor(x)],
                 move |ctx| {
+                    let local = ctx.saved(0).mul_scalar(v.ln())?;
+                    if v != 0.0 {
+                        return Ok(vec![Some(ctx.grad(0).mul(&local)?)]);
+                    }
+                    // 0^x: the derivative is taken as 0 where x >= 0 (out · ln 0 is NaN there)
+                    let x = ctx.saved(1);
+                    let zero = Tensor::scalar_of(0.0, local.dtype());
+                    let nonneg = x.compare(CompareOp::Ge, Operand::Scalar(Scalar::Float(0.0)))?;
                     Ok(vec![Some(
-                        ctx.grad(0).mul(&ctx.saved(0).mul_scalar(v.ln())?)?,
+                        ctx.grad(0).mul(&Tensor::where_(&nonneg, &zero, &local)?)?,
                     )])
                 },
             ))

@@ -4,7 +4,7 @@
 use super::arithmetic::Operand;
 use super::result_type;
 
-use super::pointwise::mask_where;
+use super::pointwise::bool_where;
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dtype::Element;
 use crate::core::error::Result;
@@ -170,18 +170,24 @@ fn extremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
         &[Save::Tensor(a), Save::Tensor(b)],
         move |ctx| {
             let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
-            // weight of `a`: 1 where it wins, 1/2 at ties, 0 where it loses
+            // each side: 0 where it loses, half at a tie, else all (selects, as PyTorch: NaN
+            // in `g` stays on the side that won, and a NaN input passes it to both)
             let diff = a.detach().sub(&b.detach())?;
             let sign = if max { 1.0 } else { -1.0 };
-            let wa = mask_where(&diff, move |d| d * sign > 0.0)?
-                .add(&mask_where(&diff, |d| d == 0.0)?.mul_scalar(0.5)?)?;
+            let tie = bool_where(&diff, |d| d == 0.0)?;
+            let zero = Tensor::scalar_of(0.0, g.dtype());
+            let tied = Tensor::where_(&tie, &g.mul_scalar(0.5)?, g)?;
+            let side = |loses: f64| -> Result<Tensor> {
+                let lost = bool_where(&diff, move |d| d * sign * loses > 0.0)?;
+                Tensor::where_(&lost, &zero, &tied)
+            };
             let ga = if ctx.needs_input_grad(0) {
-                Some(g.mul(&wa)?)
+                Some(side(-1.0)?)
             } else {
                 None
             };
             let gb = if ctx.needs_input_grad(1) {
-                Some(g.mul(&wa.rsub_scalar(1.0)?)?)
+                Some(side(1.0)?)
             } else {
                 None
             };

@@ -51,7 +51,7 @@ impl Tensor {
         let half = steps / 2;
         let values: Vec<f64> = (0..steps)
             .map(|i| {
-                if i < half {
+                if i < half || steps == 1 {
                     start + step * i as f64
                 } else {
                     end - step * (steps - 1 - i) as f64

@@ -465,11 +465,6 @@ fn pick<T: BufferElement + Copy>(
     Tensor::from_vec(out, shape)
 }
 
-/// A float constant from a bool tensor (1 where true).
-fn as_float(mask: &Tensor, dtype: DType) -> Tensor {
-    cast(mask, dtype)
-}
-
 impl Tensor {
     /// `where(cond, self, other)`: gradients go to the side that was chosen.
     pub fn where_(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
@@ -479,17 +474,16 @@ impl Tensor {
         }
         let cond = cond.clone();
         Ok(record(out, "WhereBackward0", &[a, b], &[], move |ctx| {
+            // selects, not products with the mask: a NaN in `g` stays on its own side
             let g = ctx.grad(0);
-            let m = as_float(&cond, g.dtype());
-            let ga = if ctx.needs_input_grad(0) {
-                Some(g.mul(&m)?)
-            } else {
-                None
+            let zero = Tensor::scalar_of(0.0, g.dtype());
+            let ga = match ctx.needs_input_grad(0) {
+                true => Some(Tensor::where_(&cond, g, &zero)?),
+                false => None,
             };
-            let gb = if ctx.needs_input_grad(1) {
-                Some(g.mul(&m.rsub_scalar(1.0)?)?)
-            } else {
-                None
+            let gb = match ctx.needs_input_grad(1) {
+                true => Some(Tensor::where_(&cond, &zero, g)?),
+                false => None,
             };
             Ok(vec![ga, gb])
         }))
@@ -517,9 +511,8 @@ impl Tensor {
             &[],
             move |ctx| {
                 let g = ctx.grad(0);
-                Ok(vec![Some(
-                    g.mul(&as_float(&mask, g.dtype()).rsub_scalar(1.0)?)?,
-                )])
+                let zero = Tensor::scalar_of(0.0, g.dtype());
+                Ok(vec![Some(Tensor::where_(&mask, &zero, g)?)])
             },
         ))
     }

@@ -44,7 +44,7 @@ macro_rules! unary_table {
             neg, neg_, "NegBackward0", num |v| T::default() - v, |g| g.neg();
             /// `|x|`; `abs'(0) = 0`
             abs, abs_, "AbsBackward0", num |v| if v < T::default() { T::default() - v } else { v },
-                |g, x| g.mul(&sign_of(x)?);
+                |g, x| g.mul(&x.sign()?);
             /// `e^x`
             exp, exp_, "ExpBackward0", float |v| v.fast_exp(), |g, y| g.mul(y);
             /// `2^x`
@@ -98,8 +98,8 @@ macro_rules! unary_table {
             /// logistic sigmoid `1 / (1 + e^-x)`
             sigmoid, sigmoid_, "SigmoidBackward0", float |v| 1.0 / (1.0 + (-v).fast_exp()),
                 |g, y| g.sigmoid_backward(y);
-            /// `max(x, 0)`; `relu'(0) = 0`
-            relu, relu_, "ReluBackward0", num |v| if v > T::default() { v } else { T::default() },
+            /// `max(x, 0)` (NaN stays NaN); `relu'(0) = 0`
+            relu, relu_, "ReluBackward0", num |v| if v <= T::default() { T::default() } else { v },
                 |g, y| g.threshold_backward(y);
             /// the error function
             erf, erf_, "ErfBackward0", float |v| T::from_f64(libm::erf(v.to_f64())),
@@ -257,7 +257,7 @@ impl Tensor {
                 let slope = ctx.grad(0).div(&x.mul(&x.rsub_scalar(1.0)?)?)?;
                 Ok(vec![Some(match eps {
                     None => slope,
-                    Some(e) => slope.mul(&mask_where(x, |v| v >= e && v <= 1.0 - e)?)?,
+                    Some(e) => keep_where(&slope, x, |v| v >= e && v <= 1.0 - e)?,
                 })])
             },
         ))
@@ -363,6 +363,22 @@ pub(crate) fn sign_of(x: &Tensor) -> Result<Tensor> {
     })))
 }
 
+/// A constant bool tensor like `x` from a per-element predicate.
+pub(crate) fn bool_where(x: &Tensor, pred: impl Fn(f64) -> bool + Sync) -> Result<Tensor> {
+    Ok(with_num!(x.dtype(), T => map(x, |v: T| pred(v.to_f64()))))
+}
+
+/// `g` where `pred(x)` holds and 0 elsewhere, as a select (PyTorch's `where(mask, g, 0)`): a
+/// NaN or inf in `g` stays out of the zeros, which multiplying by a 0/1 mask would not do.
+pub(crate) fn keep_where(
+    g: &Tensor,
+    x: &Tensor,
+    pred: impl Fn(f64) -> bool + Sync,
+) -> Result<Tensor> {
+    let mask = bool_where(x, pred)?;
+    Tensor::where_(&mask, g, &Tensor::scalar_of(0.0, g.dtype()))
+}
+
 /// A constant tensor like `x` from a per-element predicate (1 where true, 0 elsewhere).
 pub(crate) fn mask_where(x: &Tensor, pred: impl Fn(f64) -> bool + Sync) -> Result<Tensor> {
     Ok(
@@ -372,7 +388,8 @@ pub(crate) fn mask_where(x: &Tensor, pred: impl Fn(f64) -> bool + Sync) -> Resul
 
 impl Tensor {
     /// `x` limited to `[min, max]` (either bound optional); the gradient passes where
-    /// `min <= x <= max`, bounds included (PyTorch's convention).
+    /// `min < x < max` (PyTorch 2's convention: 0 at the bounds), selected, so a NaN gradient
+    /// of a clamped element does not leak.
     pub fn clamp(&self, min: Option<f64>, max: Option<f64>) -> Result<Tensor> {
         if min.is_none() && max.is_none() {
             return Err(crate::Error::runtime(
@@ -385,7 +402,9 @@ impl Tensor {
         );
         let out = with_num!(self.dtype(), T => map(self, move |v: T| {
             let f = v.to_f64();
-            if f.is_nan() { v } else if f < lo { T::from_f64(lo) } else if f > hi { T::from_f64(hi) } else { v }
+            // max(x, min) then min(., max), as PyTorch: `min > max` gives `max` everywhere
+            let low = if f.is_nan() || f >= lo { v } else { T::from_f64(lo) };
+            if low.to_f64() > hi { T::from_f64(hi) } else { low }
         }));
         if !is_recording(&[self]) {
             return Ok(out);
@@ -396,8 +415,8 @@ impl Tensor {
             &[self],
             &[Save::Tensor(self)],
             move |ctx| {
-                let mask = mask_where(ctx.saved(0), |v| v >= lo && v <= hi)?;
-                Ok(vec![Some(ctx.grad(0).mul(&mask)?)])
+                let g = keep_where(ctx.grad(0), ctx.saved(0), move |v| v > lo && v < hi)?;
+                Ok(vec![Some(g)])
             },
         ))
     }

@@ -3,7 +3,7 @@
 //! cumulative sum.
 
 use super::float_dtype;
-use super::pointwise::{mask_where, sign_of};
+use super::pointwise::{bool_where, mask_where, sign_of};
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dtype::{DType, Element, Num, Scalar};
 use crate::core::error::{Error, Result};
@@ -11,7 +11,7 @@ use crate::core::layout::{fmt_shape, is_expandable_to, normalize_dim, Dims, Layo
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::{cast, map, sum_dims};
 use crate::cpu::kernels::{for_each_lane, map_lanes};
-use crate::ops::comparison::CompareOp;
+use crate::ops::comparison::{CompareOp, LogicalOp};
 use crate::ops::Operand;
 use crate::with_num;
 
@@ -185,10 +185,54 @@ impl Tensor {
         self.norm_p(2.0, &[], false)
     }
 
+    /// The largest magnitude over `dims` (the ∞-norm), as one node; the gradient goes to the
+    /// elements of largest magnitude, shared evenly among ties, with their sign.
+    fn norm_inf(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        let out = {
+            let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
+            let x = cast(self, float_dtype(self.dtype()));
+            let all: Vec<isize> = (0..x.dim() as isize).collect();
+            x.abs()?
+                .amax(if dims.is_empty() { &all } else { dims }, keepdim)?
+        };
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        let dims = dims.to_vec();
+        Ok(record(
+            out,
+            "LinalgVectorNormBackward0",
+            &[self],
+            &[Save::Tensor(self), Save::Output],
+            move |ctx| {
+                let (x, y) = (ctx.saved(0), ctx.saved(1));
+                let mask = reduced_mask(x, &dims)?;
+                let y = expand_back(y, x.shape(), &mask, keepdim)?;
+                let hit = x
+                    .detach()
+                    .abs()?
+                    .compare(CompareOp::Eq, Operand::Tensor(&y))?;
+                let ones = cast(&hit, x.dtype());
+                let summed: Vec<isize> = (0..x.dim() as isize)
+                    .filter(|&d| mask[d as usize])
+                    .collect();
+                let count =
+                    expand_back(&ones.sum_dims(&summed, keepdim)?, x.shape(), &mask, keepdim)?;
+                let g = expand_back(ctx.grad(0), x.shape(), &mask, keepdim)?;
+                let share = g.mul(&sign_of(x)?)?.div(&count)?;
+                let zero = Tensor::scalar_of(0.0, share.dtype());
+                Ok(vec![Some(Tensor::where_(&hit, &share, &zero)?)])
+            },
+        ))
+    }
+
     /// The p-norm over `dims` (all when empty), `(Σ|x|^p)^(1/p)`, as one node
     /// (`LinalgVectorNormBackward0`); gradient `sign(x) |x|^(p-1) / ‖x‖^(p-1)`, 0 where the
     /// norm is 0.
     pub fn norm_p(&self, p: f64, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        if p == f64::INFINITY {
+            return self.norm_inf(dims, keepdim);
+        }
         if !p.is_finite() || p <= 0.0 {
             return Err(Error::runtime(format!(
                 "norm: p = {p} is not supported yet; use p > 0 and finite"
@@ -277,10 +321,14 @@ fn unreduce(g: &Tensor, x: &Tensor, dim: usize, keepdim: bool) -> Result<Tensor>
 /// many elements of the group do: ties share the gradient evenly.
 fn tie_weights(x: &Tensor, kept: &Tensor) -> Result<Tensor> {
     let full: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
-    let hit = x.detach().compare(
-        CompareOp::Eq,
-        Operand::Tensor(&kept.detach().expand(&full)?),
-    )?;
+    let wide = kept.detach().expand(&full)?;
+    // NaN counts as equal to a NaN result (PyTorch's evenly_distribute_backward)
+    let equal = x.detach().compare(CompareOp::Eq, Operand::Tensor(&wide))?;
+    let both_nan = x
+        .detach()
+        .isnan()?
+        .logical(LogicalOp::And, &wide.isnan()?)?;
+    let hit = equal.logical(LogicalOp::Or, &both_nan)?;
     let hit = crate::cpu::kernels::cast(&hit, x.dtype());
     let count = hit.sum_to(kept.shape())?;
     hit.div(&count.expand(&full)?)
@@ -527,7 +575,10 @@ impl Tensor {
             move |ctx| {
                 let (g, x, s) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
                 let centred = x.sub(&x.mean_dims(&dims, true)?)?;
-                let scale = expand_reduced(&g.div(s)?, x, &dims, keepdim)?;
+                // 0 where the deviation is 0 (equal values), as PyTorch, not 0/0
+                let zero = Tensor::scalar_of(0.0, g.dtype());
+                let per_std = Tensor::where_(&bool_where(s, |v| v == 0.0)?, &zero, &g.div(s)?)?;
+                let scale = expand_reduced(&per_std, x, &dims, keepdim)?;
                 Ok(vec![Some(centred.mul(&scale)?.div_scalar(n - correction)?)])
             },
         ))
