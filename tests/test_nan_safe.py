@@ -75,3 +75,15 @@ def test_second_derivative_of_piecewise_linear_is_zero(fn):
     assert g.requires_grad
     (h,) = torch.autograd.grad(g.sum(), x)
     assert h.shape == x.shape and bool((h == 0).all())
+
+
+def test_assignment_overwrites_nan_and_inf_exactly():
+    x = torch.tensor([1.0, NAN, 3.0])
+    x[x.isnan()] = 0.0
+    assert x.tolist() == [1.0, 0.0, 3.0]
+    y = torch.tensor([float("inf"), 2.0])
+    y[[0]] = torch.tensor([5.0])
+    assert y.tolist() == [5.0, 2.0]
+    b = torch.tensor([True, False])
+    b[[0]] = False
+    assert b.tolist() == [False, False]

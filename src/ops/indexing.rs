@@ -291,6 +291,13 @@ impl Tensor {
         values: &Tensor,
         accumulate: bool,
     ) -> Result<Tensor> {
+        if self.dtype() == DType::Bool {
+            // bool tensors have no arithmetic: write through int64 (no autograd for bools)
+            let as_int = self.to_dtype(DType::Int64)?;
+            let values = values.to_dtype(DType::Int64)?;
+            let out = as_int.index_put(first, indices, &values, accumulate)?;
+            return out.to_dtype(DType::Bool);
+        }
         let (linear, ishape) = self.linear_index(first, indices)?;
         let k = indices.len();
         let shape = self.shape().to_vec();
@@ -326,7 +333,8 @@ impl Tensor {
                 crate::ops::comparison::CompareOp::Eq,
                 crate::ops::Operand::Scalar(crate::Scalar::Float(0.0)),
             )?;
-            flat.mul(&cast(&keep, self.dtype()))?
+            // a select, not a product: a NaN or inf being overwritten must not survive as NaN
+            Tensor::where_(&keep, &flat, &Tensor::scalar_of(0.0, self.dtype()))?
         };
         let written = if accumulate {
             None
