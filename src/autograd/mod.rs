@@ -36,7 +36,36 @@ pub enum Save<'a> {
 
 /// True when an op on `inputs` must record a node: grad mode is on and some input requires grad.
 pub fn is_recording(inputs: &[&Tensor]) -> bool {
-    is_grad_enabled() && inputs.iter().any(|t| t.requires_grad())
+    is_grad_enabled()
+        && inputs.iter().any(|t| {
+            refresh_view(t);
+            t.requires_grad()
+        })
+}
+
+/// Note [View regeneration]: a view records its history when it is made (`SliceBackward0`
+/// of its base's history then). An in-place write through the base or through another view
+/// rewrites the base's history (CopySlices, or the in-place op's node) and bumps the version
+/// every view shares; a view whose history is older than its storage's version then takes a
+/// fresh one, `AsStridedBackward0` of its base's current history, the next time it is used or
+/// looked at (as PyTorch regenerates a view's `grad_fn`). So gradients through the view reach
+/// what was written into it, and a view of a tensor that came to require grad through an
+/// in-place op requires grad too.
+pub fn refresh_view(t: &Tensor) {
+    if !t.view_is_stale() {
+        return;
+    }
+    t.mark_view_current();
+    let Some(base) = t.base() else { return };
+    if !base.requires_grad() || !base.layout().is_contiguous() {
+        return;
+    }
+    let mut relative = t.layout().clone();
+    relative.offset -= base.layout().offset;
+    let _recording = crate::core::grad_mode::GradModeGuard::new(true);
+    if let Ok(view) = crate::ops::strided::as_strided(base, &relative) {
+        t.set_grad_fn(view.meta().grad_fn.clone());
+    }
 }
 
 /// A tensor hook: sees the gradient flowing into a tensor and may return a replacement.
@@ -94,6 +123,7 @@ impl Tensor {
 
 /// The edge gradients of `tensor` flow into: its grad_fn, or its AccumulateGrad if it is a leaf that requires grad.
 pub fn gradient_edge(tensor: &Tensor) -> Option<Edge> {
+    refresh_view(tensor);
     let mut meta = tensor.meta();
     if let Some(edge) = &meta.grad_fn {
         return Some(edge.clone());

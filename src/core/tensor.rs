@@ -29,6 +29,10 @@ pub struct TensorImpl {
     pub binding_object: std::sync::atomic::AtomicPtr<std::ffi::c_void>,
     /// `meta.requires_grad || meta.grad_fn.is_some()`, readable without the lock (every op asks).
     requires_grad: std::sync::atomic::AtomicBool,
+    /// For a view: the storage version its `grad_fn` was made at. An in-place write through
+    /// the base or another view makes it stale; the history is then regenerated from the
+    /// base's (see `autograd::refresh_view`, PyTorch's view `grad_fn` regeneration).
+    pub(crate) view_version: std::sync::atomic::AtomicU64,
 }
 
 /// Autograd state of one tensor.
@@ -77,6 +81,10 @@ impl Tensor {
         dtype: DType,
         base: Option<Tensor>,
     ) -> Tensor {
+        let view_version = match base {
+            Some(_) => storage.version(),
+            None => 0,
+        };
         Tensor(Arc::new(TensorImpl {
             storage,
             layout,
@@ -85,6 +93,7 @@ impl Tensor {
             base,
             binding_object: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
             requires_grad: std::sync::atomic::AtomicBool::new(false),
+            view_version: std::sync::atomic::AtomicU64::new(view_version),
         }))
     }
 
@@ -371,6 +380,27 @@ impl Tensor {
         let mut meta = self.meta();
         meta.grad_fn = edge;
         self.sync_requires_grad(&meta);
+        if self.0.base.is_some() {
+            self.mark_view_current();
+        }
+    }
+
+    /// Records that this view's history matches its storage's current version.
+    pub(crate) fn mark_view_current(&self) {
+        let now = self.0.storage.version();
+        self.0
+            .view_version
+            .store(now, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether this view's history predates an in-place write into its storage.
+    pub(crate) fn view_is_stale(&self) -> bool {
+        self.0.base.is_some()
+            && self
+                .0
+                .view_version
+                .load(std::sync::atomic::Ordering::Acquire)
+                != self.0.storage.version()
     }
 
     /// Keeps the gradient of this non-leaf in `.grad` after `backward()`.

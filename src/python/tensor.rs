@@ -1138,6 +1138,7 @@ impl PyTensor {
     /// Whether gradients are computed for this tensor.
     #[getter]
     fn get_requires_grad(&self) -> bool {
+        crate::autograd::refresh_view(&self.inner);
         self.inner.requires_grad()
     }
     #[setter(requires_grad)]
@@ -1167,6 +1168,7 @@ impl PyTensor {
     /// The node that created this tensor, or None for leaves.
     #[getter]
     fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        crate::autograd::refresh_view(&self.inner);
         self.inner
             .grad_fn()
             .map(|node| node_object(py, node))
@@ -1175,6 +1177,7 @@ impl PyTensor {
     /// True for tensors not produced by a recorded operation.
     #[getter]
     fn is_leaf(&self) -> bool {
+        crate::autograd::refresh_view(&self.inner);
         self.inner.is_leaf()
     }
     /// Whether `retain_grad()` was called.
