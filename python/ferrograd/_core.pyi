@@ -463,9 +463,9 @@ class Tensor:
         """Elementwise maximum."""
     def minimum(self, other: Tensor) -> Tensor:
         """Elementwise minimum."""
-    def clamp(self, min: builtins.float | None = None, max: builtins.float | None = None) -> Tensor:
+    def clamp(self, min: _Operand | None = None, max: _Operand | None = None) -> Tensor:
         """Limits values to `[min, max]`."""
-    def clip(self, min: builtins.float | None = None, max: builtins.float | None = None) -> Tensor:
+    def clip(self, min: _Operand | None = None, max: _Operand | None = None) -> Tensor:
         """Alias of `clamp`."""
     def clamp_(self, min: builtins.float | None = None, max: builtins.float | None = None) -> Self:
         """In-place `clamp`."""
@@ -552,9 +552,9 @@ class Tensor:
         """`log Σ exp` over `dim`, computed stably."""
     def cumsum(self, dim: builtins.int, *, dtype: _DTypeLike | None = None) -> Tensor:
         """Running sum along `dim`."""
-    def any(self) -> Tensor:
+    def any(self, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> Tensor:
         """True if any element is true (non-zero)."""
-    def all(self) -> Tensor:
+    def all(self, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> Tensor:
         """True if every element is true (non-zero)."""
     def matmul(self, other: Tensor) -> Tensor:
         """Matrix product with PyTorch's `matmul` rules for 1-D and 2-D operands."""

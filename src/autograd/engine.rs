@@ -76,6 +76,11 @@ pub fn grad(
     grad_outputs: &[Option<Tensor>],
     options: GradOptions,
 ) -> Result<Vec<Option<Tensor>>> {
+    if inputs.is_empty() {
+        return Err(Error::runtime(
+            "`inputs` argument to `grad()` cannot be empty.",
+        ));
+    }
     let mut input_edges = Vec::with_capacity(inputs.len());
     for (i, t) in inputs.iter().enumerate() {
         match gradient_edge(t) {

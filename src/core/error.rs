@@ -15,6 +15,8 @@ pub enum ErrorKind {
     Index,
     /// `ValueError`: an argument of the right type but a wrong value.
     Value,
+    /// `NotImplementedError`: an op PyTorch has no kernel for with this dtype.
+    NotImplemented,
 }
 
 /// An error with the PyTorch key phrase first, then the details that make it actionable.
@@ -48,6 +50,14 @@ impl Error {
     pub fn runtime(message: impl Into<String>) -> Self {
         Error {
             kind: ErrorKind::Runtime,
+            message: message.into(),
+            payload: None,
+        }
+    }
+    /// A `NotImplementedError` (PyTorch's "not implemented for 'Long'").
+    pub fn not_implemented(message: impl Into<String>) -> Self {
+        Error {
+            kind: ErrorKind::NotImplemented,
             message: message.into(),
             payload: None,
         }

@@ -333,6 +333,9 @@ impl Tensor {
     /// Replaces the gradient (`None` resets it), checking shape and dtype as PyTorch does.
     pub fn set_grad(&self, grad: Option<Tensor>) -> Result<()> {
         if let Some(g) = &grad {
+            if g.same(self) {
+                return Err(Error::runtime("can't assign Variable as its own grad"));
+            }
             if g.dtype() != self.dtype() {
                 return Err(Error::runtime(format!(
                     "assigned grad has data of a different type (expected {}, got {})",
@@ -439,11 +442,29 @@ impl Tensor {
     }
 
     /// Detaches this tensor from its history in place.
-    pub fn detach_(&self) {
+    pub fn detach_(&self) -> Result<()> {
+        if self.0.base.is_some() {
+            return Err(Error::runtime(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.",
+            ));
+        }
         let mut meta = self.meta();
         meta.grad_fn = None;
         meta.requires_grad = false;
         self.sync_requires_grad(&meta);
+        Ok(())
+    }
+
+    /// The value of a one-element tensor for Python's `float()`/`int()` (a ValueError
+    /// otherwise, as PyTorch).
+    pub fn python_scalar(&self) -> Result<Scalar> {
+        if self.numel() != 1 {
+            return Err(Error::value(format!(
+                "only one element tensors can be converted to Python scalars (this one has {})",
+                self.numel()
+            )));
+        }
+        self.item()
     }
 
     /// A contiguous copy with its own storage and no history.

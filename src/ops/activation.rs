@@ -138,6 +138,12 @@ impl Tensor {
     /// `exp(x) / Σ exp(x)` along `dim`, stable for large inputs.
     pub fn softmax(&self, dim: isize) -> Result<Tensor> {
         let d = normalize_dim(dim, self.dim())?;
+        if !self.dtype().is_floating_point() {
+            return Err(Error::not_implemented(format!(
+                "\"softmax_lastdim_kernel_impl\" not implemented for '{}'",
+                self.dtype().scalar_name()
+            )));
+        }
         let x = crate::cpu::kernels::cast(self, crate::ops::float_dtype(self.dtype()));
         let out = with_float!(x.dtype(), T => map_lanes::<T>(&x, d, |lane, out| {
             let m = lane.iter().cloned().fold(T::NEG_INFINITY, T::max);
@@ -168,6 +174,12 @@ impl Tensor {
     /// `x - log Σ exp(x)` along `dim`, stable for large inputs.
     pub fn log_softmax(&self, dim: isize) -> Result<Tensor> {
         let d = normalize_dim(dim, self.dim())?;
+        if !self.dtype().is_floating_point() {
+            return Err(Error::not_implemented(format!(
+                "\"log_softmax_lastdim_kernel_impl\" not implemented for '{}'",
+                self.dtype().scalar_name()
+            )));
+        }
         let x = crate::cpu::kernels::cast(self, crate::ops::float_dtype(self.dtype()));
         let out = with_float!(x.dtype(), T => map_lanes::<T>(&x, d, |lane, out| {
             let m = lane.iter().cloned().fold(T::NEG_INFINITY, T::max);

@@ -177,7 +177,27 @@ macro_rules! with_op {
     };
 }
 
+/// PyTorch's refusals before any arithmetic: bool subtraction, integers to negative powers.
+fn check_operands(op: BinaryOp, a: DType, b: DType, negative_exponent: bool) -> Result<()> {
+    if op == BinaryOp::Sub && a == DType::Bool && b == DType::Bool {
+        return Err(crate::Error::not_implemented(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.",
+        ));
+    }
+    let integral = |d: DType| !d.is_floating_point();
+    if op == BinaryOp::Pow && integral(a) && integral(b) && negative_exponent {
+        return Err(crate::Error::runtime(
+            "Integers to negative integer powers are not allowed.",
+        ));
+    }
+    Ok(())
+}
+
 fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let negative = op == BinaryOp::Pow
+        && !b.dtype().is_floating_point()
+        && b.to_f64_vec().iter().any(|&e| e < 0.0);
+    check_operands(op, a.dtype(), b.dtype(), negative)?;
     let dtype = compute_dtype(op, result_type(a, b));
     let (ca, cb) = (cast_ref(a, dtype), cast_ref(b, dtype));
     let out = with_num!(dtype, T => with_op!(op, T, f => zip(&ca, &cb, f))?);
@@ -311,6 +331,12 @@ fn pow_by_scalar<T: Arith>(x: &Tensor, p: T) -> Tensor {
 }
 
 fn tensor_scalar(op: BinaryOp, x: &Tensor, s: Scalar) -> Result<Tensor> {
+    let scalar_dtype = match s {
+        Scalar::Bool(_) => DType::Bool,
+        Scalar::Int(_) => DType::Int64,
+        Scalar::Float(_) => DType::Float64,
+    };
+    check_operands(op, x.dtype(), scalar_dtype, s.to_f64() < 0.0)?;
     let dtype = compute_dtype(op, s.result_type_with(x.dtype()));
     let v = s.to_f64();
     let out = scalar_kernel(op, x, v, dtype, false)?;

@@ -6,7 +6,7 @@ use super::result_type;
 
 use super::pointwise::bool_where;
 use crate::autograd::{is_recording, record, Save};
-use crate::core::dtype::Element;
+use crate::core::dtype::{DType, Element};
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::{cast, map, zip};
@@ -90,6 +90,33 @@ impl Tensor {
         }
     }
 
+    /// `&`, `|`, `^`: logical on bool tensors, bitwise on integers; floats are refused as in
+    /// PyTorch (`"bitwise_and_cpu" not implemented for 'Float'`).
+    pub fn bitwise(&self, op: LogicalOp, other: &Tensor) -> Result<Tensor> {
+        let name = match op {
+            LogicalOp::And => "bitwise_and_cpu",
+            LogicalOp::Or => "bitwise_or_cpu",
+            LogicalOp::Xor => "bitwise_xor_cpu",
+        };
+        for t in [self, other] {
+            if t.dtype().is_floating_point() {
+                return Err(crate::Error::not_implemented(format!(
+                    "\"{name}\" not implemented for '{}'",
+                    t.dtype().scalar_name()
+                )));
+            }
+        }
+        if self.dtype() == DType::Bool && other.dtype() == DType::Bool {
+            return self.logical(op, other);
+        }
+        let (a, b) = (cast(self, DType::Int64), cast(other, DType::Int64));
+        match op {
+            LogicalOp::And => zip(&a, &b, |x: i64, y: i64| x & y),
+            LogicalOp::Or => zip(&a, &b, |x: i64, y: i64| x | y),
+            LogicalOp::Xor => zip(&a, &b, |x: i64, y: i64| x ^ y),
+        }
+    }
+
     /// Elementwise logical not (true where the element is zero).
     pub fn logical_not(&self) -> Result<Tensor> {
         Ok(map(&self.truth()?, |x: bool| !x))
@@ -100,6 +127,18 @@ impl Tensor {
         Ok(Tensor::scalar(
             self.truth()?.to_vec::<bool>()?.into_iter().any(|b| b),
         ))
+    }
+
+    /// Whether any element along `dim` is true (non-zero): a bool tensor.
+    pub fn any_dim(&self, dim: isize, keepdim: bool) -> Result<Tensor> {
+        let count = cast(&self.truth()?, DType::Int64).sum_dims(&[dim], keepdim)?;
+        count.compare(CompareOp::Gt, Operand::Scalar(crate::Scalar::Int(0)))
+    }
+
+    /// Whether every element along `dim` is true (non-zero): a bool tensor.
+    pub fn all_dim(&self, dim: isize, keepdim: bool) -> Result<Tensor> {
+        let misses = cast(&self.logical_not()?, DType::Int64).sum_dims(&[dim], keepdim)?;
+        misses.compare(CompareOp::Eq, Operand::Scalar(crate::Scalar::Int(0)))
     }
 
     /// Whether every element is true (non-zero), as a 0-d bool tensor.

@@ -25,6 +25,16 @@ impl Tensor {
         if step == 0.0 {
             return Err(Error::runtime("step must be nonzero"));
         }
+        if !start.is_finite() || !end.is_finite() {
+            return Err(Error::runtime(format!(
+                "unsupported range: {start} -> {end}"
+            )));
+        }
+        if dtype == DType::Bool {
+            return Err(Error::not_implemented(
+                "\"arange_cpu\" not implemented for 'Bool'",
+            ));
+        }
         if (end - start) / step < 0.0 {
             return Err(Error::runtime(
                 "upper bound and larger bound inconsistent with step sign",

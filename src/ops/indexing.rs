@@ -15,7 +15,17 @@ use crate::cpu::kernels::cast;
 use crate::{with_any, with_num};
 
 /// The int64 values of an index tensor, checked against `size` (negative values wrap).
-fn index_values(index: &Tensor, size: usize, dim: usize) -> Result<Vec<usize>> {
+/// How an op reads its indices: advanced indexing counts negatives from the end (IndexError
+/// when out of range); `gather`/`scatter` refuse negatives (RuntimeError), `index_select` too
+/// (IndexError), as PyTorch.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum IndexRule {
+    Wrap,
+    Gather,
+    Select,
+}
+
+fn index_values(index: &Tensor, size: usize, dim: usize, rule: IndexRule) -> Result<Vec<usize>> {
     if index.dtype() != DType::Int64 {
         return Err(Error::runtime(format!(
             "expected an int64 index tensor, got {} (use .long())",
@@ -26,14 +36,23 @@ fn index_values(index: &Tensor, size: usize, dim: usize) -> Result<Vec<usize>> {
         .to_vec::<i64>()?
         .into_iter()
         .map(|i| {
-            let j = if i < 0 { i + size as i64 } else { i };
-            if j < 0 || j >= size as i64 {
-                Err(Error::index(format!(
-                    "index {i} is out of bounds for dimension {dim} with size {size}"
-                )))
+            let j = if i < 0 && rule == IndexRule::Wrap {
+                i + size as i64
             } else {
-                Ok(j as usize)
+                i
+            };
+            if j >= 0 && j < size as i64 {
+                return Ok(j as usize);
             }
+            let message =
+                format!("index {i} is out of bounds for dimension {dim} with size {size}");
+            Err(match rule {
+                IndexRule::Wrap => Error::index(message),
+                IndexRule::Gather => Error::runtime(message),
+                IndexRule::Select => {
+                    Error::index(format!("index out of range in self ({message})"))
+                }
+            })
         })
         .collect()
 }
@@ -57,7 +76,7 @@ fn positions(shape: &[usize], index: &Tensor, dim: usize) -> Result<Vec<usize>> 
             )));
         }
     }
-    let idx = index_values(index, shape[dim], dim)?;
+    let idx = index_values(index, shape[dim], dim, IndexRule::Gather)?;
     let strides = contiguous_strides(shape);
     let ishape = index.shape();
     let mut multi = vec![0usize; ishape.len()];
@@ -187,7 +206,8 @@ impl Tensor {
     }
 
     fn index_select_raw(&self, d: usize, index: &Tensor) -> Result<Tensor> {
-        let idx = index_values(index, self.shape().get(d).copied().unwrap_or(1), d)?;
+        let size = self.shape().get(d).copied().unwrap_or(1);
+        let idx = index_values(index, size, d, IndexRule::Select)?;
         let mut shape = self.shape().to_vec();
         let (outer, inner) = (
             shape[..d].iter().product::<usize>(),
@@ -201,7 +221,7 @@ impl Tensor {
 
     /// A copy of `self` with the slices of `src` added at `index` along `dim` (accumulating).
     pub fn index_add(&self, dim: usize, index: &Tensor, src: &Tensor) -> Result<Tensor> {
-        let idx = index_values(index, self.shape()[dim], dim)?;
+        let idx = index_values(index, self.shape()[dim], dim, IndexRule::Gather)?;
         let shape = self.shape();
         let (outer, inner) = (
             shape[..dim].iter().product::<usize>(),
@@ -271,7 +291,8 @@ impl Tensor {
         let mut linear = vec![0i64; ishape.iter().product()];
         for (j, t) in indices.iter().enumerate() {
             let size = self.shape()[first + j];
-            let vals = index_values(&t.expand(&target)?.contiguous()?, size, first + j)?;
+            let t = t.expand(&target)?.contiguous()?;
+            let vals = index_values(&t, size, first + j, IndexRule::Wrap)?;
             for (l, v) in linear.iter_mut().zip(vals) {
                 *l = *l * size as i64 + v as i64;
             }

@@ -18,6 +18,21 @@ impl Tensor {
         if !is_grad_enabled() {
             return Ok(());
         }
+        if self.base().is_some() {
+            if let Some(edge) = self.meta().grad_fn.clone() {
+                let name = edge.node.name();
+                if matches!(
+                    name,
+                    "SplitBackward0" | "SplitWithSizesBackward0" | "UnbindBackward0"
+                ) {
+                    let op = name.trim_end_matches("Backward0");
+                    return Err(Error::runtime(format!(
+                        "Output {} of {op}Backward0 is a view and is being modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one.",
+                        edge.input_nr
+                    )));
+                }
+            }
+        }
         if let Some(base) = self.base() {
             if base.is_leaf() && base.requires_grad() {
                 return Err(Error::runtime(

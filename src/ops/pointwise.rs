@@ -28,8 +28,8 @@ use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, LN_2};
 /// `method, in_place, "NodeName", domain |v| forward, |g, s| derivative;`
 ///
 /// - `domain`: `float` (integers computed in float32, as PyTorch's `exp` of an `int64`
-///   tensor), `num` (any numeric dtype kept; bool as int64), or `tensor` (`v` is the whole
-///   input and `forward` a tensor-level kernel call).
+///   tensor), `num` (any numeric dtype kept; bool as int64), `signed` (as `num`, bool
+///   refused), or `tensor` (`v` is the whole input and `forward` a tensor-level kernel call).
 /// - `|v| forward`: the value of one element `v` (of element type `T`).
 /// - `|g, x| …` saves the input as `x`, `|g, y| …` saves the output as `y`, `|g| …` saves
 ///   nothing; `g` is the incoming gradient (a [`crate::autograd::Grad`]); the result is the
@@ -41,7 +41,7 @@ macro_rules! unary_table {
     ($then:path) => {
         $then! {
             /// `-x`
-            neg, neg_, "NegBackward0", num |v| T::default() - v, |g| g.neg();
+            neg, neg_, "NegBackward0", signed |v| T::default() - v, |g| g.neg();
             /// `|x|`; `abs'(0) = 0`
             abs, abs_, "AbsBackward0", num |v| if v < T::default() { T::default() - v } else { v },
                 |g, x| g.mul(&x.sign()?);
@@ -159,7 +159,7 @@ macro_rules! define_unary_ops {
     };
 }
 
-/// The forward of a row: `float`, `num` or `tensor` (see [`unary_table!`](crate::unary_table)).
+/// The forward of a row: `float`, `num`, `signed` or `tensor` (see [`unary_table!`](crate::unary_table)).
 macro_rules! forward {
     (float, $x:expr, |$v:ident| $fwd:expr) => {{
         let x = crate::cpu::kernels::cast_ref($x, float_dtype($x.dtype()));
@@ -168,6 +168,14 @@ macro_rules! forward {
     (num, $x:expr, |$v:ident| $fwd:expr) => {{
         let x = if $x.dtype() == DType::Bool { cast($x, DType::Int64) } else { $x.clone() };
         with_num!(x.dtype(), T => map(&x, |$v: T| -> T { $fwd }))
+    }};
+    (signed, $x:expr, |$v:ident| $fwd:expr) => {{
+        if $x.dtype() == DType::Bool {
+            return Err(crate::Error::not_implemented(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+            ));
+        }
+        forward!(num, $x, |$v| $fwd)
     }};
     (tensor, $x:expr, |$v:ident| $fwd:expr) => {{
         let $v: &Tensor = $x;
@@ -198,10 +206,16 @@ impl Tensor {
 
     /// The `n`-th derivative of digamma (`n = 0` is digamma itself); derivative
     /// `polygamma(n + 1, x)`.
-    pub fn polygamma(&self, n: u32) -> Result<Tensor> {
+    pub fn polygamma(&self, n: i64) -> Result<Tensor> {
+        if n < 0 {
+            return Err(crate::Error::runtime(format!(
+                "polygamma(n, x) does not support negative n (got n = {n})."
+            )));
+        }
         if n == 0 {
             return self.digamma();
         }
+        let n = n.min(u32::MAX as i64) as u32;
         let out = forward!(float, self, |v| T::from_f64(special::polygamma(
             n,
             v.to_f64()
@@ -216,14 +230,15 @@ impl Tensor {
             &[Save::Tensor(self)],
             move |ctx| {
                 Ok(vec![Some(
-                    ctx.grad(0).mul(&ctx.saved(0).polygamma(n + 1)?)?,
+                    ctx.grad(0)
+                        .mul(&ctx.saved(0).polygamma(i64::from(n) + 1)?)?,
                 )])
             },
         ))
     }
 
     /// In-place [`Tensor::polygamma`].
-    pub fn polygamma_(&self, n: u32) -> Result<()> {
+    pub fn polygamma_(&self, n: i64) -> Result<()> {
         self.unary_("polygamma_", |x| x.polygamma(n))
     }
 
@@ -387,6 +402,36 @@ pub(crate) fn mask_where(x: &Tensor, pred: impl Fn(f64) -> bool + Sync) -> Resul
 }
 
 impl Tensor {
+    /// `clamp` with bounds that are numbers or tensors (broadcast): numbers go to
+    /// [`Tensor::clamp`]; tensor bounds are `maximum` then `minimum` (half the gradient to each
+    /// side at a tie, as PyTorch's `ClampBackward0`).
+    pub fn clamp_bounds(
+        &self,
+        min: Option<super::Operand<'_>>,
+        max: Option<super::Operand<'_>>,
+    ) -> Result<Tensor> {
+        use super::Operand::{Scalar as Number, Tensor as Bound};
+        let number = |b: Option<super::Operand<'_>>| match b {
+            Some(Number(s)) => Some(s.to_f64()),
+            _ => None,
+        };
+        if !matches!(min, Some(Bound(_))) && !matches!(max, Some(Bound(_))) {
+            return self.clamp(number(min), number(max));
+        }
+        let bound = |b: super::Operand<'_>| match b {
+            Bound(t) => t.clone(),
+            Number(s) => Tensor::scalar_of(s.to_f64(), self.dtype()),
+        };
+        let low = match min {
+            Some(m) => self.maximum(&bound(m))?,
+            None => self.clone(),
+        };
+        match max {
+            Some(m) => low.minimum(&bound(m)),
+            None => Ok(low),
+        }
+    }
+
     /// `x` limited to `[min, max]` (either bound optional); the gradient passes where
     /// `min < x < max` (PyTorch 2's convention: 0 at the bounds), selected, so a NaN gradient
     /// of a clamped element does not leak.

@@ -74,7 +74,7 @@ pub fn manual_seed(seed: u64) {
 
 fn float_only(dtype: DType, what: &str) -> Result<()> {
     if !dtype.is_floating_point() {
-        return Err(Error::runtime(format!(
+        return Err(Error::not_implemented(format!(
             "\"{what}\" not implemented for '{}'",
             dtype.scalar_name()
         )));
@@ -115,7 +115,7 @@ impl Tensor {
 
     /// Fills in place with normal samples of mean `mean` and standard deviation `std`.
     pub fn normal_(&self, mean: f64, std: f64) -> Result<()> {
-        if std < 0.0 {
+        if std.is_nan() || std < 0.0 {
             return Err(Error::runtime(format!(
                 "normal expects std >= 0.0, but found std {std}"
             )));
@@ -134,6 +134,19 @@ impl Tensor {
             )));
         }
         float_only(self.dtype(), "check_uniform_bounds")?;
+        let limit = if self.dtype() == DType::Float32 {
+            f32::MAX as f64
+        } else {
+            f64::MAX
+        };
+        for (name, v) in [("from", from), ("to", to)] {
+            if v.is_nan() || v.abs() > limit {
+                return Err(Error::runtime(format!(
+                    "{name} is out of bounds for {} (uniform_ got {v})",
+                    self.dtype().scalar_name().to_lowercase()
+                )));
+            }
+        }
         with_generator(|g| {
             self.fill_random_("uniform_", "UniformBackward0", || {
                 from + (to - from) * g.uniform()

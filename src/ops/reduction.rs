@@ -124,7 +124,7 @@ impl Tensor {
 
     fn mean_impl(&self, dims: &[isize], keepdim: bool, name: &'static str) -> Result<Tensor> {
         if !self.dtype().is_floating_point() {
-            return Err(Error::runtime(format!(
+            return Err(Error::not_implemented(format!(
                 "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
                 self.dtype().scalar_name()
             )));
@@ -230,6 +230,12 @@ impl Tensor {
     /// (`LinalgVectorNormBackward0`); gradient `sign(x) |x|^(p-1) / ‖x‖^(p-1)`, 0 where the
     /// norm is 0.
     pub fn norm_p(&self, p: f64, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        if !self.dtype().is_floating_point() {
+            return Err(Error::not_implemented(format!(
+                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
+                self.dtype().scalar_name()
+            )));
+        }
         if p == f64::INFINITY {
             return self.norm_inf(dims, keepdim);
         }
@@ -390,9 +396,10 @@ impl Tensor {
 
     fn extremum_all(&self, max: bool) -> Result<Tensor> {
         if self.numel() == 0 {
-            return Err(Error::runtime(
-                "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.",
-            ));
+            let name = if max { "max" } else { "min" };
+            return Err(Error::runtime(format!(
+                "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.",
+            )));
         }
         let values = flat(&self.detach())?.amax_impl(0, false, max)?;
         if !is_recording(&[self]) {
@@ -424,6 +431,21 @@ impl Tensor {
     }
 
     fn amax_dims(&self, dims: &[isize], keepdim: bool, max: bool) -> Result<Tensor> {
+        let name = if max { "amax" } else { "amin" };
+        if self.numel() == 0 && (dims.is_empty() || self.dim() == 0) {
+            return Err(Error::runtime(format!(
+                "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+            )));
+        }
+        check_distinct_dims(dims, self.dim())?;
+        for &d in dims {
+            let d = normalize_dim(d, self.dim())?;
+            if self.dim() > 0 && self.shape()[d] == 0 {
+                return Err(Error::index(format!(
+                    "{name}(): Expected reduction dim {d} to have non-zero size."
+                )));
+            }
+        }
         let mut ds: Vec<usize> = if dims.is_empty() {
             (0..self.dim()).collect()
         } else {
@@ -478,16 +500,28 @@ impl Tensor {
 
     /// `(values, indices)` of the maximum along `dim`; the gradient goes to the returned index.
     pub fn max_dim(&self, dim: isize, keepdim: bool) -> Result<(Tensor, Tensor)> {
-        self.extremum_dim(dim, keepdim, true)
+        self.extremum_dim(dim, keepdim, true, "max")
     }
 
     /// `(values, indices)` of the minimum along `dim`; the gradient goes to the returned index.
     pub fn min_dim(&self, dim: isize, keepdim: bool) -> Result<(Tensor, Tensor)> {
-        self.extremum_dim(dim, keepdim, false)
+        self.extremum_dim(dim, keepdim, false, "min")
     }
 
-    fn extremum_dim(&self, dim: isize, keepdim: bool, max: bool) -> Result<(Tensor, Tensor)> {
+    fn extremum_dim(
+        &self,
+        dim: isize,
+        keepdim: bool,
+        max: bool,
+        name: &str,
+    ) -> Result<(Tensor, Tensor)> {
         let d = lane_dim(self, dim)?;
+        if self.dim() > 0 && self.shape()[d] == 0 {
+            return Err(Error::index(format!(
+                "{name}(): Expected reduction dim {d} to have non-zero size (input of shape {})",
+                fmt_shape(self.shape())
+            )));
+        }
         let shape = lane_shape(self, d, keepdim);
         let (values, indices) = with_num!(self.dtype(), T => {
             let (mut v, mut idx): (Vec<T>, Vec<i64>) = (Vec::new(), Vec::new());
@@ -522,17 +556,27 @@ impl Tensor {
 
     /// Index of the maximum (of all elements when `dim` is `None`).
     pub fn argmax(&self, dim: Option<isize>, keepdim: bool) -> Result<Tensor> {
-        match dim {
-            None => Ok(flat(&self.detach())?.extremum_dim(0, false, true)?.1),
-            Some(d) => Ok(self.detach().extremum_dim(d, keepdim, true)?.1),
-        }
+        self.arg_extremum(dim, keepdim, true, "argmax")
     }
 
     /// Index of the minimum (of all elements when `dim` is `None`).
     pub fn argmin(&self, dim: Option<isize>, keepdim: bool) -> Result<Tensor> {
+        self.arg_extremum(dim, keepdim, false, "argmin")
+    }
+
+    fn arg_extremum(
+        &self,
+        dim: Option<isize>,
+        keepdim: bool,
+        max: bool,
+        name: &str,
+    ) -> Result<Tensor> {
         match dim {
-            None => Ok(flat(&self.detach())?.extremum_dim(0, false, false)?.1),
-            Some(d) => Ok(self.detach().extremum_dim(d, keepdim, false)?.1),
+            None if self.numel() == 0 => Err(Error::index(format!(
+                "{name}(): Expected reduction dim to be specified for input.numel() == 0."
+            ))),
+            None => Ok(flat(&self.detach())?.extremum_dim(0, false, max, name)?.1),
+            Some(d) => Ok(self.detach().extremum_dim(d, keepdim, max, name)?.1),
         }
     }
 
@@ -586,7 +630,7 @@ impl Tensor {
 
     fn var_value(&self, dims: &[isize], correction: f64, keepdim: bool) -> Result<(Tensor, f64)> {
         if !self.dtype().is_floating_point() {
-            return Err(Error::runtime(
+            return Err(Error::not_implemented(
                 "std and var only support floating point and complex dtypes",
             ));
         }
@@ -730,4 +774,18 @@ fn prod_backward(g: &Tensor, x: &Tensor, y: &Tensor, d: usize, keepdim: bool) ->
     let away = y_full.div(&x_safe)?.mul(&nonzero)?;
     let at_zero = others_of_zero.expand(&full)?.mul(&zero)?;
     g.mul(&away.add(&at_zero)?)
+}
+
+/// PyTorch's check that a list of dims names each dimension once.
+pub(crate) fn check_distinct_dims(dims: &[isize], ndim: usize) -> Result<()> {
+    let mut seen = vec![false; ndim.max(1)];
+    for &d in dims {
+        let d = normalize_dim(d, ndim)?;
+        if std::mem::replace(&mut seen[d], true) {
+            return Err(Error::runtime(format!(
+                "dim {d} appears multiple times in the list of dims"
+            )));
+        }
+    }
+    Ok(())
 }

@@ -54,6 +54,9 @@ impl Tensor {
     /// Merges dims `start..=end` into one.
     pub fn flatten_dims(&self, start: isize, end: isize) -> Result<Tensor> {
         if self.dim() == 0 {
+            // a 0-d tensor flattens to one element; its only dims are 0 and -1
+            normalize_dim(start, 0)?;
+            normalize_dim(end, 0)?;
             return self.reshape(&[1]);
         }
         let (s, e) = (
@@ -294,6 +297,7 @@ impl Tensor {
 
     /// Reverses the order along `dims` (a copy); the gradient is flipped back.
     pub fn flip(&self, dims: &[isize]) -> Result<Tensor> {
+        super::reduction::check_distinct_dims(dims, self.dim())?;
         let ds: Vec<usize> = dims
             .iter()
             .map(|&d| normalize_dim(d, self.dim()))

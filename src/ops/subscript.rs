@@ -161,17 +161,45 @@ impl Tensor {
                 other => other.clone(),
             })
             .collect();
+        // the dim of `self` the next item indexes (for the mask shape check)
+        let mut source_dim = 0usize;
         for item in &promoted {
             match item {
                 Index::Basic(b) => {
                     basic.push(*b);
                     match b {
-                        IndexItem::Slice(..) | IndexItem::NewAxis => result_dim += 1,
-                        IndexItem::Ellipsis => result_dim += self.dim().saturating_sub(consumed),
-                        IndexItem::Int(_) => {}
+                        IndexItem::Slice(..) => {
+                            result_dim += 1;
+                            source_dim += 1;
+                        }
+                        IndexItem::NewAxis => result_dim += 1,
+                        IndexItem::Ellipsis => {
+                            result_dim += self.dim().saturating_sub(consumed);
+                            source_dim += self.dim().saturating_sub(consumed);
+                        }
+                        IndexItem::Int(_) => source_dim += 1,
                     }
                 }
                 Index::Tensor(t) => {
+                    if t.dtype() == crate::DType::Bool && t.dim() > 0 {
+                        let end = (source_dim + t.dim()).min(self.dim());
+                        let covered = &self.shape()[source_dim.min(end)..end];
+                        for (k, (&m, &s)) in t.shape().iter().zip(covered).enumerate() {
+                            if m != s {
+                                return Err(Error::index(format!(
+                                    "The shape of the mask {} at index {k} does not match the shape of the indexed tensor {} at index {}",
+                                    crate::core::layout::fmt_shape(t.shape()),
+                                    crate::core::layout::fmt_shape(self.shape()),
+                                    source_dim + k
+                                )));
+                            }
+                        }
+                    }
+                    source_dim += if t.dtype() == crate::DType::Bool {
+                        t.dim()
+                    } else {
+                        1
+                    };
                     let (parts, width) = if t.dtype() == crate::DType::Bool {
                         (t.nonzero_indices()?, t.dim().max(1))
                     } else if t.dtype() == crate::DType::Int64 {

@@ -151,6 +151,25 @@ impl Tensor {
 
     /// `length` elements of `dim` starting at `start` (a slice view).
     pub fn narrow(&self, dim: isize, start: isize, length: isize) -> Result<Tensor> {
+        if self.dim() == 0 {
+            return Err(Error::runtime(
+                "narrow() cannot be applied to a 0-dim tensor.",
+            ));
+        }
+        let d = normalize_dim(dim, self.dim())?;
+        let size = self.shape()[d] as isize;
+        if start < -size || start > size {
+            return Err(Error::index(format!(
+                "start out of range (expected to be in range of [{}, {size}], but got {start})",
+                -size
+            )));
+        }
+        let start = if start < 0 { start + size } else { start };
+        if length < 0 || start + length > size {
+            return Err(Error::runtime(format!(
+                "start ({start}) + length ({length}) exceeds dimension size ({size})."
+            )));
+        }
         self.slice(dim, Some(start), Some(start + length), 1)
     }
 

@@ -166,7 +166,7 @@ fn varargs<'py>(args: &Bound<'py, PyTuple>) -> PyResult<Vec<Bound<'py, PyAny>>> 
 /// Sizes given as `f(2, 3)`, `f((2, 3))` or `f([2, 3])`.
 pub(crate) fn size_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<usize>> {
     let items = varargs(args)?;
-    items
+    let sizes = items
         .iter()
         .map(|o| {
             let v: i64 = o.extract().map_err(|_| {
@@ -178,14 +178,15 @@ pub(crate) fn size_args(args: &Bound<'_, PyTuple>) -> PyResult<Vec<usize>> {
                         .unwrap_or_default()
                 ))
             })?;
-            if v < 0 {
-                return Err(PyValueError::new_err(format!(
-                    "negative dimension {v} is not allowed in a size"
-                )));
-            }
-            Ok(v as usize)
+            Ok(v)
         })
-        .collect()
+        .collect::<PyResult<Vec<i64>>>()?;
+    if let Some(v) = sizes.iter().find(|&&v| v < 0) {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "Trying to create tensor with negative dimension {v}: {sizes:?}"
+        )));
+    }
+    Ok(sizes.into_iter().map(|v| v as usize).collect())
 }
 
 /// Shapes that may contain `-1`, given as `f(2, -1)` or `f((2, -1))`.
@@ -266,7 +267,16 @@ fn flatten(
         }
         return Ok(());
     }
-    Err(PyTypeError::new_err(format!(
+    if obj.is_instance_of::<pyo3::types::PyInt>() {
+        return Err(PyValueError::new_err(format!(
+            "Overflow when unpacking long long ({} does not fit in int64)",
+            obj.str()?
+        )));
+    }
+    if obj.is_instance_of::<pyo3::types::PyString>() {
+        return Err(PyTypeError::new_err("new(): invalid data type 'str'"));
+    }
+    Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
         "Could not infer dtype of {}",
         obj.get_type().name()?
     )))
@@ -378,6 +388,10 @@ fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<Index> {
     }
     if let Ok(i) = obj.extract::<isize>() {
         return Ok(Index::Basic(IndexItem::Int(i)));
+    }
+    if obj.is_instance_of::<pyo3::types::PyString>() {
+        // PyTorch tries the string as tensor data
+        return Err(PyTypeError::new_err("new(): invalid data type 'str'"));
     }
     Err(PyIndexError::new_err(format!(
         "only integers, slices (`:`), ellipsis (`...`), None and long or bool tensors are valid indices (got {})",

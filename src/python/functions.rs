@@ -42,6 +42,22 @@ fn tensor(
 /// `from_numpy(array)`: a tensor with a copy of the array's elements.
 #[pyfunction]
 fn from_numpy(array: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let kind = array.getattr("dtype").and_then(|d| d.getattr("kind"));
+    let kind: String = match kind.and_then(|k| k.extract()) {
+        Ok(kind) => kind,
+        Err(_) => {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "expected np.ndarray (got {})",
+                array.get_type().name()?
+            )))
+        }
+    };
+    if !matches!(kind.as_str(), "b" | "i" | "u" | "f") {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "can't convert np.ndarray of type {}. The only supported types are: float64, float32, int64, and bool.",
+            array.getattr("dtype")?.str()?
+        )));
+    }
     finish(tensor_from_data(array, None)?, false)
 }
 
@@ -79,6 +95,12 @@ fn full(
     requires_grad: bool,
 ) -> PyResult<Py<PyAny>> {
     let _ = device;
+    if !(size.is_instance_of::<PyTuple>() || size.is_instance_of::<PyList>()) {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "full(): argument 'size' (position 1) must be tuple of ints, not {}",
+            size.get_type().name()?
+        )));
+    }
     let shape = size_args(&PyTuple::new(size.py(), [size])?)?;
     let value = super::convert::scalar_arg(fill_value).ok_or_else(|| {
         pyo3::exceptions::PyTypeError::new_err("full(): fill_value must be a number")
@@ -175,27 +197,45 @@ fn arange(
 fn linspace(
     start: f64,
     end: f64,
-    steps: usize,
+    steps: i64,
     dtype: Option<&Bound<'_, PyAny>>,
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
 ) -> PyResult<Py<PyAny>> {
     let _ = device;
     let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
-    let t = run(|| Tensor::linspace(start, end, steps, dtype))?;
+    if steps < 0 {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "linspace: number of steps must be non-negative (got {steps})"
+        )));
+    }
+    let t = run(|| Tensor::linspace(start, end, steps as usize, dtype))?;
     finish(t, requires_grad)
 }
 
 /// Seeds the random generator.
 #[pyfunction]
-fn manual_seed(seed: i64) {
+fn manual_seed(seed: &Bound<'_, PyAny>) -> PyResult<()> {
+    // PyTorch converts with int(): a string of digits works, other strings are a ValueError
+    let seed: i64 = seed
+        .py()
+        .get_type::<pyo3::types::PyInt>()
+        .call1((seed,))?
+        .extract()?;
     crate::manual_seed(seed as u64);
+    Ok(())
 }
 
 /// Sets the number of threads used by parallel kernels (matmul, large elementwise ops).
 #[pyfunction]
-fn set_num_threads(threads: usize) {
-    crate::set_num_threads(threads);
+fn set_num_threads(threads: i64) -> PyResult<()> {
+    if threads <= 0 {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "set_num_threads expects a positive integer (got {threads})"
+        )));
+    }
+    crate::set_num_threads(threads as usize);
+    Ok(())
 }
 
 /// The number of threads used by parallel kernels.
@@ -301,7 +341,17 @@ fn backward(
 #[pyfunction]
 #[pyo3(signature = (tensors, dim=0))]
 fn cat(tensors: &Bound<'_, PyAny>, dim: isize) -> PyResult<Py<PyAny>> {
+    if tensors.cast::<PyTensor>().is_ok() {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor",
+        ));
+    }
     let ts = tensor_list(tensors, "tensors")?;
+    if ts.is_empty() {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "torch.cat(): expected a non-empty list of Tensors",
+        ));
+    }
     let out = run(|| Tensor::cat(&ts, dim))?;
     Python::attach(|py| to_object(py, out))
 }

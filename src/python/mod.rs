@@ -7,7 +7,9 @@ mod pointwise;
 mod tensor;
 
 use crate::core::error::{Error, ErrorKind};
-use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{
+    PyIndexError, PyNotImplementedError, PyRuntimeError, PyTypeError, PyValueError,
+};
 use pyo3::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -21,6 +23,7 @@ pub(crate) fn to_py_err(e: Error) -> PyErr {
         ErrorKind::Type => PyTypeError::new_err(e.message),
         ErrorKind::Index => PyIndexError::new_err(e.message),
         ErrorKind::Value => PyValueError::new_err(e.message),
+        ErrorKind::NotImplemented => PyNotImplementedError::new_err(e.message),
     }
 }
 

@@ -92,7 +92,7 @@ fn operand(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<OwnedOperand> {
 
 /// `torch.polygamma(n, input)`: the `n`-th derivative of digamma (PyTorch puts `n` first).
 #[pyfunction]
-pub(crate) fn polygamma(n: u32, input: &Bound<'_, PyAny>) -> TResult {
+pub(crate) fn polygamma(n: i64, input: &Bound<'_, PyAny>) -> TResult {
     let x = super::convert::tensor_arg(input, "polygamma(): argument 'input'")?;
     wrap(run(|| x.polygamma(n)))
 }
@@ -103,12 +103,12 @@ crate::binary_table!(bind_binary_ops);
 #[pymethods]
 impl PyTensor {
     /// The `n`-th derivative of digamma, elementwise.
-    fn polygamma(&self, n: u32) -> TResult {
+    fn polygamma(&self, n: i64) -> TResult {
         wrap(run(|| self.inner.polygamma(n)))
     }
 
     /// In-place `polygamma`.
-    fn polygamma_(slf: Bound<'_, Self>, n: u32) -> PyResult<Bound<'_, Self>> {
+    fn polygamma_(slf: Bound<'_, Self>, n: i64) -> PyResult<Bound<'_, Self>> {
         run(|| slf.get().inner.polygamma_(n))?;
         Ok(slf)
     }

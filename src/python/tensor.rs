@@ -3,7 +3,7 @@
 
 use super::convert::{
     basic_only, dims_arg, dtype_arg, index_items, operand_arg, scalar_arg, shape_args, size_object,
-    tensor_arg, tensor_from_data,
+    tensor_arg, tensor_from_data, OwnedOperand,
 };
 use super::node::node_object;
 use super::run;
@@ -206,11 +206,20 @@ impl PyTensor {
     }
 
     fn __float__(&self) -> PyResult<f64> {
-        Ok(run(|| self.inner.item())?.to_f64())
+        Ok(run(|| self.inner.python_scalar())?.to_f64())
     }
 
     fn __int__(&self) -> PyResult<i64> {
-        Ok(run(|| self.inner.item())?.to_f64() as i64)
+        let v = run(|| self.inner.python_scalar())?.to_f64();
+        if v.is_nan() {
+            return Err(PyValueError::new_err("cannot convert float NaN to integer"));
+        }
+        if v.is_infinite() {
+            return Err(pyo3::exceptions::PyOverflowError::new_err(
+                "cannot convert float infinity to integer",
+            ));
+        }
+        Ok(v as i64)
     }
 
     fn __index__(&self) -> PyResult<i64> {
@@ -675,8 +684,13 @@ impl PyTensor {
         split_size_or_sections: &Bound<'_, PyAny>,
         dim: isize,
     ) -> PyResult<Py<PyAny>> {
-        let parts = match split_size_or_sections.extract::<usize>() {
-            Ok(n) => run(|| self.inner.split(n, dim))?,
+        let parts = match split_size_or_sections.extract::<i64>() {
+            Ok(n) if n < 0 => {
+                return Err(PyRuntimeError::new_err(format!(
+                    "split expects split_size be non-negative, but got split_size={n}"
+                )))
+            }
+            Ok(n) => run(|| self.inner.split(n as usize, dim))?,
             Err(_) => {
                 let sizes: Vec<usize> = split_size_or_sections.extract()?;
                 run(|| self.inner.split_sizes(&sizes, dim))?
@@ -686,8 +700,13 @@ impl PyTensor {
     }
     /// `chunks` nearly equal pieces along `dim`.
     #[pyo3(signature = (chunks, dim=0))]
-    fn chunk(&self, py: Python<'_>, chunks: usize, dim: isize) -> PyResult<Py<PyAny>> {
-        tensor_tuple(py, run(|| self.inner.chunk(chunks, dim))?)
+    fn chunk(&self, py: Python<'_>, chunks: i64, dim: isize) -> PyResult<Py<PyAny>> {
+        if chunks <= 0 {
+            return Err(PyRuntimeError::new_err(format!(
+                "chunk expects `chunks` to be greater than 0, got: {chunks}"
+            )));
+        }
+        tensor_tuple(py, run(|| self.inner.chunk(chunks as usize, dim))?)
     }
     /// The slices along `dim`.
     #[pyo3(signature = (dim=0))]
@@ -741,8 +760,7 @@ impl PyTensor {
     /// Elements replaced by `value` where `mask` is true.
     fn masked_fill(&self, mask: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> TResult {
         let mask = tensor_arg(mask, "masked_fill() argument 'mask'")?;
-        let v = scalar_arg(value)
-            .ok_or_else(|| PyTypeError::new_err("masked_fill() expects a number as value"))?;
+        let v = fill_value(value, "masked_fill")?;
         wrap(run(|| self.inner.masked_fill(&mask, v)))
     }
     /// In-place `masked_fill`.
@@ -752,8 +770,7 @@ impl PyTensor {
         value: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, Self>> {
         let mask = tensor_arg(mask, "masked_fill_() argument 'mask'")?;
-        let v = scalar_arg(value)
-            .ok_or_else(|| PyTypeError::new_err("masked_fill_() expects a number as value"))?;
+        let v = fill_value(value, "masked_fill_")?;
         run(|| {
             slf.get()
                 .inner
@@ -780,12 +797,17 @@ impl PyTensor {
     }
     /// Limits values to `[min, max]`.
     #[pyo3(signature = (min=None, max=None))]
-    fn clamp(&self, min: Option<f64>, max: Option<f64>) -> TResult {
-        wrap(run(|| self.inner.clamp(min, max)))
+    fn clamp(&self, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> TResult {
+        let (min, max) = (bound_arg(min, "min")?, bound_arg(max, "max")?);
+        let (min, max) = (
+            min.as_ref().map(|m| m.as_operand()),
+            max.as_ref().map(|m| m.as_operand()),
+        );
+        wrap(run(|| self.inner.clamp_bounds(min, max)))
     }
     /// Alias of `clamp`.
     #[pyo3(signature = (min=None, max=None))]
-    fn clip(&self, min: Option<f64>, max: Option<f64>) -> TResult {
+    fn clip(&self, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> TResult {
         self.clamp(min, max)
     }
     /// In-place `clamp`.
@@ -967,21 +989,29 @@ impl PyTensor {
         self.logical_not()
     }
     fn __and__(&self, other: &Bound<'_, PyAny>) -> TResult {
-        self.logical_and(other)
+        bitwise(&self.inner, other, LogicalOp::And)
     }
     fn __or__(&self, other: &Bound<'_, PyAny>) -> TResult {
-        self.logical_or(other)
+        bitwise(&self.inner, other, LogicalOp::Or)
     }
     fn __xor__(&self, other: &Bound<'_, PyAny>) -> TResult {
-        self.logical_xor(other)
+        bitwise(&self.inner, other, LogicalOp::Xor)
     }
     /// True if any element is true (non-zero).
-    fn any(&self) -> TResult {
-        wrap(run(|| self.inner.any()))
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn any(&self, dim: Option<isize>, keepdim: bool) -> TResult {
+        wrap(run(|| match dim {
+            None => self.inner.any(),
+            Some(d) => self.inner.any_dim(d, keepdim),
+        }))
     }
     /// True if every element is true (non-zero).
-    fn all(&self) -> TResult {
-        wrap(run(|| self.inner.all()))
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn all(&self, dim: Option<isize>, keepdim: bool) -> TResult {
+        wrap(run(|| match dim {
+            None => self.inner.all(),
+            Some(d) => self.inner.all_dim(d, keepdim),
+        }))
     }
     /// Registers a hook run on this tensor's gradient; it may return a replacement.
     fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
@@ -1218,9 +1248,9 @@ impl PyTensor {
         wrap(Ok(self.inner.detach()))
     }
     /// Detaches this tensor from its history in place.
-    fn detach_(slf: Bound<'_, Self>) -> Bound<'_, Self> {
-        slf.get().inner.detach_();
-        slf
+    fn detach_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.detach_())?;
+        Ok(slf)
     }
     /// Computes gradients of this tensor with respect to the graph leaves.
     #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]
@@ -1360,6 +1390,41 @@ fn extremum(
     Ok(cls
         .call1((to_object(py, values)?, to_object(py, indices)?))?
         .unbind())
+}
+
+/// A bound of `clamp`: absent (None), a number, or a tensor.
+fn bound_arg(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<OwnedOperand>> {
+    match obj {
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
+        Some(o) => operand_arg(o).map(Some).ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "clamp(): argument '{what}' must be a number or a Tensor"
+            ))
+        }),
+    }
+}
+
+/// The value of `masked_fill`: a number, or a 0-d tensor holding one.
+fn fill_value(value: &Bound<'_, PyAny>, op: &str) -> PyResult<Scalar> {
+    if let Ok(t) = value.cast::<PyTensor>() {
+        let t = &t.get().inner;
+        if t.dim() != 0 {
+            return Err(PyRuntimeError::new_err(format!(
+                "{op} only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
+                t.dim()
+            )));
+        }
+        return run(|| t.item());
+    }
+    scalar_arg(value).ok_or_else(|| {
+        PyTypeError::new_err(format!("{op}() expects a number or a 0-d tensor as value"))
+    })
+}
+
+fn bitwise(t: &Tensor, other: &Bound<'_, PyAny>, op: LogicalOp) -> TResult {
+    let o = operand_tensor(other, t.dtype())?;
+    wrap(run(|| t.bitwise(op, &o)))
 }
 
 fn logical(t: &Tensor, other: &Bound<'_, PyAny>, op: LogicalOp) -> TResult {

@@ -1,5 +1,6 @@
 """``nn.functional``: layers as functions of tensors."""
 
+from .. import _core
 from .._core import Tensor
 
 relu = Tensor.relu
@@ -34,8 +35,24 @@ def mse_loss(input, target, reduction="mean"):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+def _check_targets(input, target):
+    """PyTorch's checks of class-index targets: one per row of ``input``, each a valid class."""
+    if target.dim() != 1 or target.shape[0] != input.shape[0]:
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+            f"({target.shape[0] if target.dim() else 0})."
+        )
+    if target.dtype != _core.int64:
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
+    classes = input.shape[1]
+    for t in target.tolist():
+        if t < 0 or t >= classes:
+            raise IndexError(f"Target {t} is out of bounds (for {classes} classes).")
+
+
 def nll_loss(input, target, reduction="mean"):
     """Negative log-likelihood of class indices ``target`` under log-probabilities ``input``."""
+    _check_targets(input, target)
     picked = input.gather(1, target.unsqueeze(1)).squeeze(1).neg()
     if reduction == "mean":
         return picked.mean()
