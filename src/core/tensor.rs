@@ -66,6 +66,48 @@ impl Drop for TensorImpl {
     }
 }
 
+/// Allocations from this size up are tried before they are made (so a failure is an error,
+/// not an abort); smaller ones are left to the allocator.
+const TRY_ALLOCATION_BYTES: usize = 1 << 30;
+
+/// The element count of a new tensor of `shape` and `dtype`, checked as PyTorch does: an
+/// overflowing size, or memory the system will not give, is a RuntimeError.
+pub fn check_allocation(shape: &[usize], dtype: DType) -> Result<usize> {
+    let numel = shape
+        .iter()
+        .try_fold(1usize, |n, &s| n.checked_mul(s))
+        .ok_or_else(|| {
+            Error::runtime(format!(
+                "Storage size calculation overflowed with sizes={shape:?}"
+            ))
+        })?;
+    let item = match dtype {
+        DType::Bool => 1,
+        DType::Float32 => 4,
+        DType::Int64 | DType::Float64 => 8,
+    };
+    let bytes = numel
+        .checked_mul(item)
+        .filter(|&b| b <= isize::MAX as usize);
+    let refused = |bytes: String| {
+        Error::runtime(format!(
+            "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes (a {} tensor of shape {}).",
+            dtype.name(),
+            fmt_shape(shape)
+        ))
+    };
+    let Some(bytes) = bytes else {
+        return Err(refused(format!("more than {}", isize::MAX)));
+    };
+    if bytes >= TRY_ALLOCATION_BYTES {
+        let mut probe: Vec<u8> = Vec::new();
+        if probe.try_reserve_exact(bytes).is_err() {
+            return Err(refused(bytes.to_string()));
+        }
+    }
+    Ok(numel)
+}
+
 impl std::fmt::Debug for Tensor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{self}")
@@ -141,6 +183,13 @@ impl Tensor {
         let n: usize = shape.iter().product();
         let buffer = with_any!(dtype, T => T::into_buffer(vec![T::from_f64(value); n]));
         Tensor::from_buffer(buffer, shape).expect("length matches shape")
+    }
+
+    /// [`Tensor::full`] for a shape from the user: an element count that overflows, or memory
+    /// the system will not give, is an error instead of an abort.
+    pub fn try_full(shape: &[usize], value: f64, dtype: DType) -> Result<Tensor> {
+        check_allocation(shape, dtype)?;
+        Ok(Tensor::full(shape, value, dtype))
     }
 
     /// A tensor of zeros.

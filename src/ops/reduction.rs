@@ -647,6 +647,10 @@ impl Tensor {
 
     /// `log Σ exp(x)` over `dims`, computed stably (the maximum is factored out).
     pub fn logsumexp(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        if self.numel() == 0 {
+            // log of an empty sum: -inf (the sum keeps the shape and the graph)
+            return self.sum_dims(dims, keepdim)?.add_scalar(f64::NEG_INFINITY);
+        }
         let x = self.detach();
         let m = x.amax(dims, true)?;
         let m = m.masked_fill(&m.isinf()?, Scalar::Float(0.0))?;

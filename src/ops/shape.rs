@@ -184,6 +184,11 @@ impl Tensor {
 
     /// Splits along `dim` into pieces of `size` (the last may be smaller); the pieces are views.
     pub fn split(&self, size: usize, dim: isize) -> Result<Vec<Tensor>> {
+        if self.dim() == 0 {
+            return Err(Error::runtime(
+                "split expects at least a 1-dimensional tensor",
+            ));
+        }
         let d = normalize_dim(dim, self.dim())?;
         let n = self.shape()[d];
         if size == 0 && n > 0 {
@@ -273,6 +278,11 @@ impl Tensor {
 
     /// `chunks` nearly equal pieces along `dim`.
     pub fn chunk(&self, chunks: usize, dim: isize) -> Result<Vec<Tensor>> {
+        if self.dim() == 0 {
+            return Err(Error::runtime(
+                "chunk expects at least a 1-dimensional tensor",
+            ));
+        }
         if chunks == 0 {
             return Err(Error::runtime(
                 "chunk expects `chunks` to be greater than 0, got: 0",
@@ -285,6 +295,11 @@ impl Tensor {
 
     /// The slices along `dim`, each without that dimension.
     pub fn unbind(&self, dim: isize) -> Result<Vec<Tensor>> {
+        if self.dim() == 0 {
+            return Err(Error::index(format!(
+                "Dimension specified as {dim} but tensor has no dimensions"
+            )));
+        }
         let d = normalize_dim(dim, self.dim())?;
         let pieces = {
             let _untracked = GradModeGuard::new(false);
@@ -298,6 +313,10 @@ impl Tensor {
     /// Reverses the order along `dims` (a copy); the gradient is flipped back.
     pub fn flip(&self, dims: &[isize]) -> Result<Tensor> {
         super::reduction::check_distinct_dims(dims, self.dim())?;
+        if self.dim() == 0 {
+            // a 0-d tensor flips to a copy of itself (its only dim names are 0 and -1)
+            return self.clone_tensor();
+        }
         let ds: Vec<usize> = dims
             .iter()
             .map(|&d| normalize_dim(d, self.dim()))
@@ -334,6 +353,12 @@ impl Tensor {
         let extra = repeats.len() - self.dim();
         let mut padded: Vec<usize> = vec![1; extra];
         padded.extend_from_slice(self.shape());
+        let out_shape: Vec<usize> = repeats
+            .iter()
+            .zip(&padded)
+            .map(|(&r, &s)| r.checked_mul(s).unwrap_or(usize::MAX))
+            .collect();
+        crate::core::tensor::check_allocation(&out_shape, self.dtype())?;
         // view as (1, s0, 1, s1, ...), expand to (r0, s0, r1, s1, ...), then merge pairs
         let mut inter: Vec<isize> = Vec::new();
         let mut expanded: Vec<isize> = Vec::new();

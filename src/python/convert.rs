@@ -214,12 +214,20 @@ struct Flat {
     kind: DType,
 }
 
+/// The deepest nesting of lists `tensor(data)` reads (the reader recurses once per level).
+const MAX_NESTING: usize = 1000;
+
 fn flatten(
     obj: &Bound<'_, PyAny>,
     depth: usize,
     flat: &mut Flat,
     first_at_depth: &mut bool,
 ) -> PyResult<()> {
+    if depth > MAX_NESTING {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "tensor(): data nested more than {MAX_NESTING} levels deep"
+        )));
+    }
     let scalar = if let Ok(t) = obj.cast::<PyTensor>() {
         let t = &t.get().inner;
         if t.dim() != 0 {

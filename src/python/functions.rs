@@ -75,7 +75,10 @@ macro_rules! filled {
             let _ = device;
             let shape = size_args(size)?;
             let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
-            finish(Tensor::full(&shape, $value, dtype), requires_grad)
+            finish(
+                run(|| Tensor::try_full(&shape, $value, dtype))?,
+                requires_grad,
+            )
         }
     };
 }
@@ -106,7 +109,10 @@ fn full(
         pyo3::exceptions::PyTypeError::new_err("full(): fill_value must be a number")
     })?;
     let dtype = dtype_arg(dtype)?.unwrap_or_else(|| value.natural_dtype());
-    finish(Tensor::full(&shape, value.to_f64(), dtype), requires_grad)
+    finish(
+        run(|| Tensor::try_full(&shape, value.to_f64(), dtype))?,
+        requires_grad,
+    )
 }
 
 macro_rules! like {

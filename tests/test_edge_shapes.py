@@ -1,0 +1,41 @@
+"""Empty and 0-d shapes and resource limits: PyTorch's result or its exception, never a panic
+or an abort (expected values from PyTorch 2.15)."""
+
+import math
+
+import ferrograd as torch
+import pytest
+
+
+def test_zero_dim_and_empty_results():
+    assert math.isinf(torch.ones(0).logsumexp(0).item())
+    assert torch.tensor(2.0).flip(0).item() == 2.0
+    assert torch.ones(0, 3)[1:].numpy().shape == (0, 3)
+
+
+@pytest.mark.parametrize(
+    "code, error",
+    [
+        ("torch.tensor(2.).split(1)", RuntimeError),
+        ("torch.tensor(2.).chunk(1)", RuntimeError),
+        ("torch.tensor(2.).unbind()", IndexError),
+        ("torch.ones(0).argmax()", IndexError),
+        ("torch.ones(2, 0).max(dim=1)", IndexError),
+        ("torch.zeros(2**40, 2**40)", RuntimeError),
+        ("torch.zeros(2**45)", RuntimeError),
+        ("torch.rand(2**45)", RuntimeError),
+        ("torch.ones(3).repeat(2**62)", RuntimeError),
+    ],
+)
+def test_refused_without_a_panic(code, error):
+    with pytest.raises(error) as info:
+        eval(code)
+    assert "internal error" not in str(info.value)
+
+
+def test_deeply_nested_data_is_refused_not_a_stack_overflow():
+    data = [1.0]
+    for _ in range(100_000):
+        data = [data]
+    with pytest.raises(RuntimeError, match="nested"):
+        torch.tensor(data)
