@@ -471,9 +471,9 @@ def test_fleuret_next_functions_of_abs_sum():
     nf = s.grad_fn.next_functions
     assert isinstance(nf, tuple)
     assert len(nf) == 1
-    assert re.fullmatch(
-        r"\(\(" + NODE_REPR.format(name="AbsBackward0?") + r", 0\),\)", repr(nf)
-    ), repr(nf)
+    assert re.fullmatch(r"\(\(" + NODE_REPR.format(name="AbsBackward0?") + r", 0\),\)", repr(nf)), (
+        repr(nf)
+    )
     nf2 = s.grad_fn.next_functions[0][0].next_functions
     assert re.fullmatch(
         r"\(\(" + NODE_REPR.format(name="AccumulateGrad") + r", 0\),\)", repr(nf2)

@@ -356,7 +356,7 @@ impl Tensor {
         let out_shape: Vec<usize> = repeats
             .iter()
             .zip(&padded)
-            .map(|(&r, &s)| r.checked_mul(s).unwrap_or(usize::MAX))
+            .map(|(&r, &s)| r.saturating_mul(s))
             .collect();
         crate::core::tensor::check_allocation(&out_shape, self.dtype())?;
         // view as (1, s0, 1, s1, ...), expand to (r0, s0, r1, s1, ...), then merge pairs
