@@ -53,8 +53,12 @@ impl Layout {
 
     /// The storage range `offset..offset+numel` when contiguous.
     pub fn contiguous_range(&self) -> Option<std::ops::Range<usize>> {
-        self.is_contiguous()
-            .then(|| self.offset..self.offset + self.numel())
+        let n = self.numel();
+        if n == 0 {
+            // an empty view may sit at an offset past the end of its (empty) storage
+            return Some(0..0);
+        }
+        self.is_contiguous().then(|| self.offset..self.offset + n)
     }
 
     /// Calls `f` with the storage position of every element, in row-major order.

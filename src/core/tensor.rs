@@ -527,6 +527,9 @@ pub(crate) fn gather<T: Copy>(data: &[T], layout: &Layout) -> Vec<T> {
     if let Some(range) = layout.contiguous_range() {
         return data[range].to_vec();
     }
+    if layout.numel() == 0 {
+        return Vec::new();
+    }
     if layout.strides.iter().all(|&s| s == 0) {
         return vec![data[layout.offset]; layout.numel()];
     }

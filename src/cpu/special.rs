@@ -62,8 +62,11 @@ pub fn digamma(x: f64) -> f64 {
 /// The Hurwitz zeta function `ζ(s, q) = Σ_{k≥0} (q + k)^-s` for integer `s >= 2` (what
 /// `polygamma` needs); `+inf` when `q` is a pole (0 or a negative integer).
 pub fn hurwitz_zeta(s: f64, q: f64) -> f64 {
-    if q.is_nan() || s.is_nan() {
+    if q.is_nan() || s.is_nan() || q == f64::NEG_INFINITY {
         return f64::NAN;
+    }
+    if q == f64::INFINITY {
+        return 0.0;
     }
     if q <= 0.0 && q == q.floor() {
         return f64::INFINITY;

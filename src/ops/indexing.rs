@@ -518,6 +518,45 @@ impl Tensor {
         }))
     }
 
+    /// `masked_fill` with a 0-d tensor as the value (`MaskedFillBackward1`): the value gets the
+    /// sum of the gradient where the mask is true.
+    pub fn masked_fill_tensor(&self, mask: &Tensor, value: &Tensor) -> Result<Tensor> {
+        if value.dim() != 0 {
+            return Err(Error::runtime(format!(
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
+                value.dim()
+            )));
+        }
+        let fill = value.item()?;
+        if !is_recording(&[self, value]) {
+            return self.masked_fill(mask, fill);
+        }
+        let out = {
+            let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
+            self.masked_fill(mask, fill)?
+        };
+        let mask = mask.clone();
+        Ok(record(
+            out,
+            "MaskedFillBackward1",
+            &[self, value],
+            &[],
+            move |ctx| {
+                let g = ctx.grad(0);
+                let zero = Tensor::scalar_of(0.0, g.dtype());
+                let to_self = match ctx.needs_input_grad(0) {
+                    true => Some(Tensor::where_(&mask, &zero, g)?),
+                    false => None,
+                };
+                let to_value = match ctx.needs_input_grad(1) {
+                    true => Some(Tensor::where_(&mask, g, &zero)?.sum()?),
+                    false => None,
+                };
+                Ok(vec![to_self, to_value])
+            },
+        ))
+    }
+
     /// Elements replaced by `value` where `mask` is true; the gradient is zero there.
     pub fn masked_fill(&self, mask: &Tensor, value: Scalar) -> Result<Tensor> {
         let fill = Tensor::scalar_of(value.to_f64(), self.dtype());

@@ -271,7 +271,12 @@ impl Tensor {
                 let x = ctx.saved(0);
                 let slope = ctx.grad(0).div(&x.mul(&x.rsub_scalar(1.0)?)?)?;
                 Ok(vec![Some(match eps {
-                    None => slope,
+                    // outside [0, 1] logit is not defined: NaN, as PyTorch
+                    None => {
+                        let outside = bool_where(x, |v| !(0.0..=1.0).contains(&v))?;
+                        let nan = Tensor::scalar_of(f64::NAN, slope.dtype());
+                        Tensor::where_(&outside, &nan, &slope)?
+                    }
                     Some(e) => keep_where(&slope, x, |v| v >= e && v <= 1.0 - e)?,
                 })])
             },

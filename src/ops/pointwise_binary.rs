@@ -8,7 +8,7 @@
 //! incoming gradient when the engine allows it.
 
 use super::arithmetic::Operand;
-use super::pointwise::mask_where;
+use super::pointwise::keep_where;
 use super::{float_dtype, result_type};
 use crate::autograd::{is_recording, record, Grad, Save};
 use crate::core::error::{Error, Result};
@@ -23,8 +23,8 @@ use crate::with_float;
 ///
 /// `forward` is the value for one pair of elements (of float type `T`); `d_a` and `d_b` are
 /// the gradients of the two inputs given the incoming gradient `g`, written with
-/// differentiable ops (each evaluated only when its input needs a gradient). Both inputs and
-/// the output are saved. A row whose op also takes a Python number on either side (as
+/// differentiable ops (each evaluated only when its input needs a gradient). Both inputs are
+/// saved, and the output when the derivative reads it (named `out`, not `_out`). A row whose op also takes a Python number on either side (as
 /// `torch.xlogy(2, x)`) names those forms' nodes after the main one:
 /// `"Node0" numbers("NodeNumberSelf", "NodeNumberOther")`; the same formula serves them, with
 /// the number as a 0-d constant. Invoked with a macro's path, it expands to that macro applied
@@ -36,13 +36,13 @@ macro_rules! binary_table {
             /// `x · ln(y)`, 0 where `x == 0` (unless `y` is NaN)
             xlogy, xlogy_, "XlogyBackward0" numbers("XlogyBackward1", "XlogyBackward2"),
                 |x, y| if x == 0.0 && !y.is_nan() { 0.0 } else { x * y.ln() },
-                |g, x, y, _out| (g.mul(&mask_where(x, |v| v != 0.0)?.xlogy(y)?), g.mul(x)?.div(y));
+                |g, x, y, _out| (xlogy_self_part(g, x, y), g.mul(x)?.div(y));
             /// `sqrt(x² + y²)`
             hypot, hypot_, "HypotBackward0", |x, y| x.hypot(y),
                 |g, x, y, out| (g.mul(x)?.div(out), g.mul(y)?.div(out));
             /// the angle of the point `(other, self)`: `atan(self / other)` in the right quadrant
             atan2, atan2_, "Atan2Backward0", |y, x| y.atan2(x),
-                |g, y, x, _out| (g.mul(x)?.div(&squared_radius(y, x)?), g.mul(y)?.neg()?.div(&squared_radius(y, x)?));
+                |g, y, x, _out| (atan2_part(g, x, y, x), atan2_part(g, &y.neg()?, y, x));
         }
     };
 }
@@ -81,11 +81,12 @@ macro_rules! define_binary_ops {
                     if !is_recording(&[self, other]) {
                         return Ok(out);
                     }
-                    let saves = [Save::Tensor(self), Save::Tensor(other), Save::Output];
+                    let saves = [Save::Tensor(self), Save::Tensor(other), output_save!($so)];
                     Ok(record(out, $node, &[self, other], &saves, |ctx| {
                         // a plain tensor: the two formulas both read it, neither may write over it
                         let $g = ctx.grad(0);
-                        let ($sa, $sb, $so) = (ctx.saved(0), ctx.saved(1), ctx.saved(2));
+                        let ($sa, $sb) = (ctx.saved(0), ctx.saved(1));
+                        bind_output!(ctx, 2, $so);
                         let da = if ctx.needs_input_grad(0) { Some($da?) } else { None };
                         let db = if ctx.needs_input_grad(1) { Some($db?) } else { None };
                         Ok(vec![da, db])
@@ -120,10 +121,12 @@ macro_rules! define_operand_forms {
                                 if !is_recording(&[x]) {
                                     return Ok(out);
                                 }
-                                let saves = [Save::Tensor(x), Save::Output];
+                                let saves = [Save::Tensor(x), output_save!($so)];
                                 Ok(record(out, $other_node, &[x], &saves, move |ctx| {
                                     let $g = ctx.grad(0);
-                                    let ($sa, $sb, $so) = (ctx.saved(0), &c, ctx.saved(1));
+                                    let ($sa, $sb) = (ctx.saved(0), &c);
+                                    let _ = ($sa, $sb); // a formula may not read both
+                                    bind_output!(ctx, 1, $so);
                                     Ok(vec![Some($da?)])
                                 }))
                             }
@@ -133,10 +136,12 @@ macro_rules! define_operand_forms {
                                 if !is_recording(&[x]) {
                                     return Ok(out);
                                 }
-                                let saves = [Save::Tensor(x), Save::Output];
+                                let saves = [Save::Tensor(x), output_save!($so)];
                                 Ok(record(out, $self_node, &[x], &saves, move |ctx| {
                                     let $g = ctx.grad(0);
-                                    let ($sa, $sb, $so) = (&c, ctx.saved(0), ctx.saved(1));
+                                    let ($sa, $sb) = (&c, ctx.saved(0));
+                                    let _ = ($sa, $sb); // a formula may not read both
+                                    bind_output!(ctx, 1, $so);
                                     Ok(vec![Some($db?)])
                                 }))
                             }
@@ -167,9 +172,41 @@ fn number_forward(f: impl FnOnce() -> Result<Tensor>) -> Result<Tensor> {
     f()
 }
 
-/// `y² + x²`, the denominator of atan2's derivatives.
-fn squared_radius(y: &Tensor, x: &Tensor) -> Result<Tensor> {
-    x.mul(x)?.add(&y.mul(y)?)
+/// xlogy's derivative in `x`: `xlogy(g, y)`, taken as 0 where `x == 0` and `y <= 0` (PyTorch's
+/// formula: there `log y` is not finite, and the output is 0 whatever `x`'s small change).
+fn xlogy_self_part(g: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    use super::comparison::{CompareOp, LogicalOp};
+    let zero = |t: &Tensor, op| t.compare(op, Operand::Scalar(crate::Scalar::Float(0.0)));
+    let flat = zero(x, CompareOp::Eq)?.logical(LogicalOp::And, &zero(y, CompareOp::Le)?)?;
+    let part = g.xlogy(y)?;
+    Tensor::where_(&flat, &Tensor::scalar_of(0.0, part.dtype()), &part)
+}
+
+/// One of atan2's derivatives, `g · numerator / (y² + x²)`, taken as 0 at the origin (where
+/// the quotient is 0/0), as PyTorch.
+fn atan2_part(g: &Tensor, numerator: &Tensor, y: &Tensor, x: &Tensor) -> Result<Tensor> {
+    let r2 = x.mul(x)?.add(&y.mul(y)?)?;
+    let part = g.mul(numerator)?.div(&r2)?;
+    keep_where(&part, &r2, |v| v != 0.0)
+}
+
+/// Whether a row saves its output: only when its derivative names it (`out`, not `_out`), so
+/// an in-place op on the output does not break a formula that never reads it.
+macro_rules! output_save {
+    (_out) => {
+        Save::Skip
+    };
+    ($out:ident) => {
+        Save::Output
+    };
+}
+
+/// Binds the saved output (slot `$i`) to the row's name for it, when the row reads it.
+macro_rules! bind_output {
+    ($ctx:ident, $i:literal, _out) => {};
+    ($ctx:ident, $i:literal, $out:ident) => {
+        let $out = $ctx.saved($i);
+    };
 }
 
 /// The in-place twin of a row (`xlogy_`), or for `-` the row's fused method of [`Grad`].

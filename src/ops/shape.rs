@@ -68,6 +68,9 @@ impl Tensor {
                 "flatten() has invalid args: start_dim cannot come after end_dim",
             ));
         }
+        if s == e {
+            return Ok(self.clone()); // nothing to merge: PyTorch returns the tensor itself
+        }
         let mut shape: Vec<isize> = self.shape()[..s].iter().map(|&v| v as isize).collect();
         shape.push(self.shape()[s..=e].iter().product::<usize>() as isize);
         shape.extend(self.shape()[e + 1..].iter().map(|&v| v as isize));
@@ -196,10 +199,13 @@ impl Tensor {
                 "split_size can only be 0 if dimension size is 0",
             ));
         }
-        let sizes: Vec<usize> = (0..n)
+        let mut sizes: Vec<usize> = (0..n)
             .step_by(size.max(1))
             .map(|s| size.min(n - s))
             .collect();
+        if sizes.is_empty() {
+            sizes.push(0); // an empty dim splits into one empty piece, as PyTorch
+        }
         self.split_named(&sizes, d, "SplitBackward0")
     }
 
@@ -289,6 +295,10 @@ impl Tensor {
             ));
         }
         let d = normalize_dim(dim, self.dim())?;
+        if self.shape()[d] == 0 {
+            // an empty dim gives `chunks` empty pieces, as PyTorch
+            return self.split_named(&vec![0; chunks], d, "SplitBackward0");
+        }
         let size = self.shape()[d].div_ceil(chunks);
         self.split(size.max(1), dim)
     }

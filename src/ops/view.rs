@@ -57,7 +57,13 @@ impl Tensor {
     /// A tensor sharing this one's storage (and version counter) with another layout.
     pub(crate) fn alias_with_layout(&self, layout: Layout) -> Tensor {
         let base = self.base().cloned().unwrap_or_else(|| self.clone());
-        Tensor::from_parts(self.storage().clone(), layout, self.dtype(), Some(base))
+        let view = Tensor::from_parts(self.storage().clone(), layout, self.dtype(), Some(base));
+        if self.requires_grad() && !crate::core::grad_mode::is_grad_enabled() {
+            // a view made under no_grad of a tensor that requires grad is a leaf that requires
+            // grad, as in PyTorch
+            let _ = view.set_requires_grad(true);
+        }
+        view
     }
 
     /// The view `part` of this tensor, recorded for autograd.

@@ -760,6 +760,10 @@ impl PyTensor {
     /// Elements replaced by `value` where `mask` is true.
     fn masked_fill(&self, mask: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> TResult {
         let mask = tensor_arg(mask, "masked_fill() argument 'mask'")?;
+        if let Ok(t) = value.cast::<PyTensor>() {
+            let v = t.get().inner.clone();
+            return wrap(run(|| self.inner.masked_fill_tensor(&mask, &v)));
+        }
         let v = fill_value(value, "masked_fill")?;
         wrap(run(|| self.inner.masked_fill(&mask, v)))
     }
@@ -770,6 +774,15 @@ impl PyTensor {
         value: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, Self>> {
         let mask = tensor_arg(mask, "masked_fill_() argument 'mask'")?;
+        if let Ok(t) = value.cast::<PyTensor>() {
+            let v = t.get().inner.clone();
+            run(|| {
+                slf.get()
+                    .inner
+                    .apply_inplace("masked_fill_", &[&v], |x| x.masked_fill_tensor(&mask, &v))
+            })?;
+            return Ok(slf);
+        }
         let v = fill_value(value, "masked_fill_")?;
         run(|| {
             slf.get()
