@@ -32,17 +32,10 @@ ENTRIES = GOLDEN["programs"]
 # difference ("kind: first difference at op", "<- ops" for the shrunk program's chain when only
 # the gradients or backward differ). Written from the output of ``tools/run_fuzz.py --record``.
 KNOWN = {
-    "fz-2527-min": "divergence: is_leaf at contiguous",
-    "fz-2925-min": "divergence: presence at grad <- cat > in-place",
     "fz-2543-min": "divergence: requires_grad at first-order grad <- F.leaky_relu",
     "fz-2558-min": "divergence: requires_grad at first-order grad <- norm(dim)",
     "fz-2190-min": "divergence: requires_grad at first-order grad <- repeat > in-place > expm1",
-    "fz-705-min": "divergence: requires_grad at setitem[basic]=tensor",
-    "fz-45-min": "divergence: value at final value of an input <- repeat > in-place",
     "fz-1457-min": "divergence: value at final value of clip <- clip > amin() > in-place",
-    "fz-1660-min": "divergence: value at final value of minimum <- minimum > repeat > in-place",
-    "fz-2748-min": "divergence: value at final value of repeat <- select > repeat > in-place",
-    "fz-2097-min": "divergence: value at final value of t+n <- t+n > repeat > in-place",
     "fz-2053-min": "divergence: value at first-order grad <- F.silu > amin(dim)",
     "fz-506-min": "divergence: value at first-order grad <- clone > in-place > div",
     "fz-2877-min": "divergence: value at first-order grad <- minimum > in-place > acosh",
@@ -62,7 +55,6 @@ KNOWN = {
     "fz-1702-min": "divergence: value at grad <- where > in-place > polygamma(1)",
     "fz-2576-min": "divergence: value at grad <- where > in-place > repeat > xlogy",
     "fz-1133-min": "divergence: value at grad <- where > retain_grad > in-place",
-    "fz-1723-step1": "divergence: value at log_softmax(dim)",
     "fz-2403-min": "divergence: value at n/t",
     "fz-491-step3": "divergence: value at polygamma(2)",
     "fz-2384-min": "divergence: value at second-order grad <- /",
@@ -71,7 +63,6 @@ KNOWN = {
     "fz-709-min": "divergence: value at second-order grad <- digamma > F.relu > @",
     "fz-256-min": "divergence: value at second-order grad <- in-place",
     "fz-72-min": "divergence: value at second-order grad <- split > div",
-    "fz-2405-step1": "divergence: value at softmax(dim)",
     "fz-2462-min": "exception: None vs RuntimeError at backward <- var(dim)",
     "fz-2237-min": "exception: None vs RuntimeError at backward <- where > std(dim)",
     "fz-784-min": "exception: None vs RuntimeError at getitem[adv]",
@@ -79,7 +70,6 @@ KNOWN = {
     "fz-1445-min": "exception: None vs RuntimeError at setitem[mask]=tensor",
     "fz-2615-min": "exception: None vs RuntimeError at sub_",
     "fz-2903-min": "exception: None vs RuntimeError at t+=t",
-    "fz-120-min": "exception: None vs RuntimeError at view",
     "fz-398-min": "exception: RuntimeError vs None at asin_",
     "fz-2328": "exception: RuntimeError vs None at backward <- atanh > in-place > in-place",
     "fz-1361-min": (

@@ -41,6 +41,9 @@ impl Layout {
 
     /// True when the elements are row-major and dense (offset may be non-zero).
     pub fn is_contiguous(&self) -> bool {
+        if self.numel() == 0 {
+            return true; // no element to be out of place (PyTorch's rule)
+        }
         let mut expected = 1isize;
         for (&size, &stride) in self.shape.iter().zip(&self.strides).rev() {
             if size != 1 && stride != expected {

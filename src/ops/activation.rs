@@ -147,7 +147,7 @@ impl Tensor {
         let x = crate::cpu::kernels::cast(self, crate::ops::float_dtype(self.dtype()));
         let out = with_float!(x.dtype(), T => map_lanes::<T>(&x, d, |lane, out| {
             let m = lane.iter().cloned().fold(T::NEG_INFINITY, T::max);
-            let m = if m.is_finite() { m } else { 0.0 };
+            // the lane maximum as it is: an infinite one gives NaN, as in PyTorch
             let mut total = 0.0 as T;
             for (o, &v) in out.iter_mut().zip(lane) {
                 *o = (v - m).exp();
@@ -183,7 +183,7 @@ impl Tensor {
         let x = crate::cpu::kernels::cast(self, crate::ops::float_dtype(self.dtype()));
         let out = with_float!(x.dtype(), T => map_lanes::<T>(&x, d, |lane, out| {
             let m = lane.iter().cloned().fold(T::NEG_INFINITY, T::max);
-            let m = if m.is_finite() { m } else { 0.0 };
+            // the lane maximum as it is: an infinite one gives NaN, as in PyTorch
             let lse = lane.iter().map(|&v| (v - m).exp()).sum::<T>().ln() + m;
             for (o, &v) in out.iter_mut().zip(lane) {
                 *o = v - lse;

@@ -382,7 +382,7 @@ impl Tensor {
             .detach()
             .reshape(&inter)?
             .expand(&expanded)?
-            .contiguous()?
+            .deep_copy() // always a copy: the result never shares the input's storage
             .reshape(&merged)?;
         if !is_recording(&[self]) {
             return Ok(out);
