@@ -32,8 +32,6 @@ ENTRIES = GOLDEN["programs"]
 # difference ("kind: first difference at op", "<- ops" for the shrunk program's chain when only
 # the gradients or backward differ). Written from the output of ``tools/run_fuzz.py --record``.
 KNOWN = {
-    "fz-2543-min": "divergence: requires_grad at first-order grad <- F.leaky_relu",
-    "fz-2558-min": "divergence: requires_grad at first-order grad <- norm(dim)",
     "fz-2190-min": "divergence: requires_grad at first-order grad <- repeat > in-place > expm1",
     "fz-1457-min": "divergence: value at final value of clip <- clip > amin() > in-place",
     "fz-2053-min": "divergence: value at first-order grad <- F.silu > amin(dim)",
@@ -90,7 +88,6 @@ KNOWN = {
     "fz-1663-min": "exception: RuntimeError vs None at grad1 <- in-place > in-place",
     "fz-1190-min": "exception: RuntimeError vs None at grad1 <- logsumexp(dim) > in-place",
     "fz-1297-min": "exception: RuntimeError vs None at grad1 <- t/n > in-place > in-place",
-    "fz-2845-min": "exception: RuntimeError vs None at setitem[adv]=tensor",
     "fz-1280-min": "exception: RuntimeError vs None at t**=t",
     "fz-2982-min": "exception: RuntimeError vs None at t-=t",
     "fz-761-min": "exception: RuntimeError vs None at tanh",

@@ -118,8 +118,7 @@ impl Tensor {
         let x = floats(self);
         let out = with_float!(x.dtype(), T => map(&x, move |v: T| if v > 0.0 { v } else { v * negative_slope as T }));
         record1(self, out, "LeakyReluBackward0", move |g, x| {
-            let pos = bool_where(x, |v| v > 0.0)?;
-            Tensor::where_(&pos, g, &g.mul_scalar(negative_slope)?)
+            leaky_relu_backward(g, x, negative_slope)
         })
     }
 
@@ -132,6 +131,35 @@ impl Tensor {
             Tensor::where_(&pos, g, &g.mul(&x.exp()?.mul_scalar(alpha)?)?)
         })
     }
+}
+
+/// leaky_relu's backward as an op of its own (PyTorch's `leaky_relu_backward`): `g` where
+/// `x > 0`, else `slope · g`. Recorded (`LeakyReluBackwardBackward0`) when a graph is built, so
+/// a gradient taken with `create_graph` requires grad as in PyTorch (its derivative in `x` is 0).
+fn leaky_relu_backward(g: &Tensor, x: &Tensor, slope: f64) -> Result<Tensor> {
+    let out = {
+        let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
+        let positive = bool_where(x, |v| v > 0.0)?;
+        Tensor::where_(&positive, g, &g.mul_scalar(slope)?)?
+    };
+    if !is_recording(&[g, x]) {
+        return Ok(out);
+    }
+    Ok(record(
+        out,
+        "LeakyReluBackwardBackward0",
+        &[g, x],
+        &[Save::Tensor(x)],
+        move |ctx| {
+            let (gg, x) = (ctx.grad(0), ctx.saved(0));
+            let to_g = match ctx.needs_input_grad(0) {
+                true => Some(leaky_relu_backward(gg, x, slope)?),
+                false => None,
+            };
+            let to_x = ctx.needs_input_grad(1).then(|| x.zeros_like());
+            Ok(vec![to_g, to_x])
+        },
+    ))
 }
 
 impl Tensor {

@@ -370,19 +370,6 @@ fn sin_cos(x: &Tensor, cosine: bool) -> Result<Tensor> {
     ))
 }
 
-/// A constant (no history) tensor holding the sign of `x` (0 at 0), in `x`'s dtype.
-pub(crate) fn sign_of(x: &Tensor) -> Result<Tensor> {
-    Ok(with_num!(x.dtype(), T => map(x, |v: T| {
-        if v > T::default() {
-            1 as T
-        } else if v < T::default() {
-            -1 as T
-        } else {
-            T::default()
-        }
-    })))
-}
-
 /// A constant bool tensor like `x` from a per-element predicate.
 pub(crate) fn bool_where(x: &Tensor, pred: impl Fn(f64) -> bool + Sync) -> Result<Tensor> {
     Ok(with_num!(x.dtype(), T => map(x, |v: T| pred(v.to_f64()))))

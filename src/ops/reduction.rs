@@ -3,7 +3,7 @@
 //! cumulative sum.
 
 use super::float_dtype;
-use super::pointwise::{bool_where, mask_where, sign_of};
+use super::pointwise::{bool_where, mask_where};
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dtype::{DType, Element, Num, Scalar};
 use crate::core::error::{Error, Result};
@@ -219,7 +219,7 @@ impl Tensor {
                 let count =
                     expand_back(&ones.sum_dims(&summed, keepdim)?, x.shape(), &mask, keepdim)?;
                 let g = expand_back(ctx.grad(0), x.shape(), &mask, keepdim)?;
-                let share = g.mul(&sign_of(x)?)?.div(&count)?;
+                let share = g.mul(&x.sign()?)?.div(&count)?;
                 let zero = Tensor::scalar_of(0.0, share.dtype());
                 Ok(vec![Some(Tensor::where_(&hit, &share, &zero)?)])
             },
@@ -271,14 +271,15 @@ impl Tensor {
                 let mask = reduced_mask(x, &dims)?;
                 let g = expand_back(ctx.grad(0), x.shape(), &mask, keepdim)?;
                 if p == 1.0 {
-                    return Ok(vec![Some(g.mul(&sign_of(x)?)?)]);
+                    return Ok(vec![Some(g.mul(&x.sign()?)?)]);
                 }
                 let y = expand_back(y, x.shape(), &mask, keepdim)?;
                 // where the norm is 0 so is x: dividing by 1 there gives the 0 gradient
                 let y_safe = y.add(&mask_where(&y, |v| v == 0.0)?)?;
                 let grad = match p {
                     2.0 => x.mul(&g.div(&y_safe)?)?,
-                    _ => sign_of(x)?
+                    _ => x
+                        .sign()?
                         .mul(&x.abs()?.pow_scalar(p - 1.0)?)?
                         .mul(&g.div(&y_safe.pow_scalar(p - 1.0)?)?)?,
                 };

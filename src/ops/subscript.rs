@@ -275,6 +275,16 @@ impl Tensor {
 
     /// `self[items] = value` (in place, differentiable with respect to both sides).
     pub fn index_assign(&self, items: &[Index], value: &Tensor) -> Result<()> {
+        let integer_index = items
+            .iter()
+            .any(|i| matches!(i, Index::Tensor(t) if t.dtype() != crate::DType::Bool));
+        if integer_index && value.dtype() != self.dtype() {
+            return Err(Error::runtime(format!(
+                "Index put requires the source and destination dtypes match, got {} for the destination and {} for the source.",
+                self.dtype().scalar_name(),
+                value.dtype().scalar_name()
+            )));
+        }
         let (basic, advanced) = self.split_index(items)?;
         let view = self.index(&basic)?;
         match advanced {
