@@ -185,50 +185,10 @@ impl Tensor {
         self.norm_p(2.0, &[], false)
     }
 
-    /// The largest magnitude over `dims` (the ∞-norm), as one node; the gradient goes to the
-    /// elements of largest magnitude, shared evenly among ties, with their sign.
-    fn norm_inf(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
-        let out = {
-            let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
-            let x = cast(self, float_dtype(self.dtype()));
-            let all: Vec<isize> = (0..x.dim() as isize).collect();
-            x.abs()?
-                .amax(if dims.is_empty() { &all } else { dims }, keepdim)?
-        };
-        if !is_recording(&[self]) {
-            return Ok(out);
-        }
-        let dims = dims.to_vec();
-        Ok(record(
-            out,
-            "LinalgVectorNormBackward0",
-            &[self],
-            &[Save::Tensor(self), Save::Output],
-            move |ctx| {
-                let (x, y) = (ctx.saved(0), ctx.saved(1));
-                let mask = reduced_mask(x, &dims)?;
-                let y = expand_back(y, x.shape(), &mask, keepdim)?;
-                let hit = x
-                    .detach()
-                    .abs()?
-                    .compare(CompareOp::Eq, Operand::Tensor(&y))?;
-                let ones = cast(&hit, x.dtype());
-                let summed: Vec<isize> = (0..x.dim() as isize)
-                    .filter(|&d| mask[d as usize])
-                    .collect();
-                let count =
-                    expand_back(&ones.sum_dims(&summed, keepdim)?, x.shape(), &mask, keepdim)?;
-                let g = expand_back(ctx.grad(0), x.shape(), &mask, keepdim)?;
-                let share = g.mul(&x.sign()?)?.div(&count)?;
-                let zero = Tensor::scalar_of(0.0, share.dtype());
-                Ok(vec![Some(Tensor::where_(&hit, &share, &zero)?)])
-            },
-        ))
-    }
-
-    /// The p-norm over `dims` (all when empty), `(Σ|x|^p)^(1/p)`, as one node
-    /// (`LinalgVectorNormBackward0`); gradient `sign(x) |x|^(p-1) / ‖x‖^(p-1)`, 0 where the
-    /// norm is 0.
+    /// The p-norm over `dims` (all when empty), `(Σ|x|^p)^(1/p)` (the largest magnitude for
+    /// `p = inf`), as one node (`LinalgVectorNormBackward0`); gradient
+    /// `sign(x) |x|^(p-1) / ‖x‖^(p-1)`, 0 where the norm is 0 (for `p = inf`: shared among the
+    /// largest magnitudes).
     pub fn norm_p(&self, p: f64, dims: &[isize], keepdim: bool) -> Result<Tensor> {
         if !self.dtype().is_floating_point() {
             return Err(Error::not_implemented(format!(
@@ -236,18 +196,20 @@ impl Tensor {
                 self.dtype().scalar_name()
             )));
         }
-        if p == f64::INFINITY {
-            return self.norm_inf(dims, keepdim);
-        }
-        if !p.is_finite() || p <= 0.0 {
+        if p.is_nan() || p <= 0.0 || p == f64::NEG_INFINITY {
             return Err(Error::runtime(format!(
-                "norm: p = {p} is not supported yet; use p > 0 and finite"
+                "norm: p = {p} is not supported yet; use p > 0"
             )));
         }
         let out = {
             let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
             let x = cast(self, float_dtype(self.dtype()));
             match p {
+                f64::INFINITY => {
+                    let all: Vec<isize> = (0..x.dim() as isize).collect();
+                    x.abs()?
+                        .amax(if dims.is_empty() { &all } else { dims }, keepdim)?
+                }
                 1.0 => x.abs()?.sum_dims(dims, keepdim)?,
                 2.0 => x.mul(&x)?.sum_dims(dims, keepdim)?.sqrt()?,
                 _ => x
@@ -274,6 +236,21 @@ impl Tensor {
                     return Ok(vec![Some(g.mul(&x.sign()?)?)]);
                 }
                 let y = expand_back(y, x.shape(), &mask, keepdim)?;
+                if p == f64::INFINITY {
+                    // the elements of largest magnitude share it evenly, with their sign
+                    let hit = x
+                        .detach()
+                        .abs()?
+                        .compare(CompareOp::Eq, Operand::Tensor(&y))?;
+                    let reduced: Vec<isize> = (0..x.dim() as isize)
+                        .filter(|&d| mask[d as usize])
+                        .collect();
+                    let count = cast(&hit, x.dtype()).sum_dims(&reduced, keepdim)?;
+                    let count = expand_back(&count, x.shape(), &mask, keepdim)?;
+                    let share = g.mul(&x.sign()?)?.div(&count)?;
+                    let zero = Tensor::scalar_of(0.0, share.dtype());
+                    return Ok(vec![Some(Tensor::where_(&hit, &share, &zero)?)]);
+                }
                 // where the norm is 0 so is x: dividing by 1 there gives the 0 gradient
                 let y_safe = y.add(&mask_where(&y, |v| v == 0.0)?)?;
                 let grad = match p {

@@ -131,21 +131,8 @@ impl Tensor {
             &inputs,
             &[],
             Box::new(move |ctx| {
-                let g = ctx.grad(0);
-                let mut start = 0;
-                sizes
-                    .iter()
-                    .map(|&n| {
-                        let piece = g.slice(
-                            d as isize,
-                            Some(start as isize),
-                            Some((start + n) as isize),
-                            1,
-                        );
-                        start += n;
-                        piece.map(Some)
-                    })
-                    .collect()
+                let parts = slices_along(ctx.grad(0), d, &sizes)?;
+                Ok(parts.into_iter().map(Some).collect())
             }),
         );
         Ok(node.into_iter().next().expect("one output"))
@@ -225,22 +212,9 @@ impl Tensor {
     /// outputs they are (PyTorch's `SplitBackward0`): the gradient is the pieces' gradients
     /// concatenated, zeros for pieces that got none.
     fn split_named(&self, sizes: &[usize], d: usize, node: &'static str) -> Result<Vec<Tensor>> {
-        let mut start = 0;
         let pieces = {
             let _untracked = GradModeGuard::new(false);
-            sizes
-                .iter()
-                .map(|&n| {
-                    let piece = self.slice(
-                        d as isize,
-                        Some(start as isize),
-                        Some((start + n) as isize),
-                        1,
-                    );
-                    start += n;
-                    piece
-                })
-                .collect::<Result<Vec<_>>>()?
+            slices_along(self, d, sizes)?
         };
         Ok(self.record_pieces(pieces, d, node, false))
     }
@@ -401,4 +375,22 @@ impl Tensor {
             },
         ))
     }
+}
+
+/// The consecutive slices of `t` along `d` with the given sizes (views).
+fn slices_along(t: &Tensor, d: usize, sizes: &[usize]) -> Result<Vec<Tensor>> {
+    let mut start = 0;
+    sizes
+        .iter()
+        .map(|&n| {
+            let piece = t.slice(
+                d as isize,
+                Some(start as isize),
+                Some((start + n) as isize),
+                1,
+            );
+            start += n;
+            piece
+        })
+        .collect()
 }
