@@ -32,42 +32,12 @@ ENTRIES = GOLDEN["programs"]
 # difference ("kind: first difference at op", "<- ops" for the shrunk program's chain when only
 # the gradients or backward differ). Written from the output of ``tools/run_fuzz.py --record``.
 KNOWN = {
-    "fz-2190-min": "divergence: requires_grad at first-order grad <- repeat > in-place > expm1",
     "fz-1457-min": "divergence: value at final value of clip <- clip > amin() > in-place",
-    "fz-2053-min": "divergence: value at first-order grad <- F.silu > amin(dim)",
-    "fz-506-min": "divergence: value at first-order grad <- clone > in-place > div",
-    "fz-2877-min": "divergence: value at first-order grad <- minimum > in-place > acosh",
-    "fz-2025-min": (
-        "divergence: value at first-order grad <- split > clamp > in-place > mul > n-t > in-place "
-        "> xlogy"
-    ),
-    "fz-630-min": "divergence: value at grad <- F.leaky_relu > in-place > atan2",
-    "fz-1352-min": "divergence: value at grad <- acos > in-place > in-place",
-    "fz-780-min": "divergence: value at grad <- atanh > amax(dim)",
-    "fz-1972-min": "divergence: value at grad <- cos > retain_grad > in-place",
-    "fz-2774-min": "divergence: value at grad <- digamma",
-    "fz-1941-min": "divergence: value at grad <- log2 > relu",
-    "fz-977-min": "divergence: value at grad <- sub > in-place > lgamma",
-    "fz-2827-min": "divergence: value at grad <- t/n > retain_grad > in-place",
-    "fz-1752-min": "divergence: value at grad <- to(float) > reshape > in-place > sin",
-    "fz-1702-min": "divergence: value at grad <- where > in-place > polygamma(1)",
-    "fz-2576-min": "divergence: value at grad <- where > in-place > repeat > xlogy",
-    "fz-1133-min": "divergence: value at grad <- where > retain_grad > in-place",
     "fz-2403-min": "divergence: value at n/t",
-    "fz-491-step3": "divergence: value at polygamma(2)",
-    "fz-2384-min": "divergence: value at second-order grad <- /",
-    "fz-2301-min": "divergence: value at second-order grad <- F.elu",
-    "fz-608-min": "divergence: value at second-order grad <- acos > in-place",
-    "fz-709-min": "divergence: value at second-order grad <- digamma > F.relu > @",
-    "fz-256-min": "divergence: value at second-order grad <- in-place",
-    "fz-72-min": "divergence: value at second-order grad <- split > div",
     "fz-2462-min": "exception: None vs RuntimeError at backward <- var(dim)",
     "fz-2237-min": "exception: None vs RuntimeError at backward <- where > std(dim)",
     "fz-784-min": "exception: None vs RuntimeError at getitem[adv]",
     "fz-359-min": "exception: None vs RuntimeError at getitem[adv] under no_grad",
-    "fz-1445-min": "exception: None vs RuntimeError at setitem[mask]=tensor",
-    "fz-2615-min": "exception: None vs RuntimeError at sub_",
-    "fz-2903-min": "exception: None vs RuntimeError at t+=t",
     "fz-398-min": "exception: RuntimeError vs None at asin_",
     "fz-2328": "exception: RuntimeError vs None at backward <- atanh > in-place > in-place",
     "fz-1361-min": (

@@ -382,6 +382,13 @@ impl Node {
         self.extras_mut().retained.push((output_nr, tensor));
     }
 
+    /// Stops storing this node's gradient into `tensor`'s `.grad` (its history moved on).
+    pub(crate) fn remove_retained_grad(&self, tensor: &Weak<TensorImpl>) {
+        if let Some(extras) = self.extras.get() {
+            extras.lock().retained.retain(|(_, w)| !w.ptr_eq(tensor));
+        }
+    }
+
     /// Stores the gradients of retained non-leaf outputs into their `.grad`.
     pub(crate) fn store_retained_grads(&self, grads: &[Option<Tensor>]) -> Result<()> {
         let Some(extras) = self.extras.get() else {

@@ -92,6 +92,54 @@ impl Layout {
         }
     }
 
+    /// This layout seen with the shape `target` (same element count) without moving any element,
+    /// or `None` when some new dimension would span two of the old non-mergeable ones (PyTorch's
+    /// `computeStride`: a view of a non-contiguous tensor is possible when each run of old
+    /// dimensions it splits or merges is itself contiguous).
+    pub fn reshaped(&self, target: &[usize]) -> Option<Layout> {
+        let (shape, strides) = (&self.shape, &self.strides);
+        let fresh = |strides: Strides| Layout {
+            shape: target.into(),
+            strides,
+            offset: self.offset,
+        };
+        if shape.is_empty() {
+            return Some(fresh(SmallVec::from_elem(1, target.len())));
+        }
+        if self.numel() == 0 {
+            if same_shape(shape, target) {
+                return Some(self.clone());
+            }
+            return Some(fresh(contiguous_strides(target)));
+        }
+        let mut new_strides: Strides = SmallVec::from_elem(0, target.len());
+        let mut view_d = target.len() as isize - 1;
+        let mut chunk_stride = *strides.last().expect("not 0-d");
+        let (mut tensor_numel, mut view_numel) = (1usize, 1usize);
+        for d in (0..shape.len()).rev() {
+            tensor_numel *= shape[d];
+            // the end of a run of dimensions that merge into one contiguous chunk
+            let chunk_ends = d == 0
+                || (shape[d - 1] != 1 && strides[d - 1] != tensor_numel as isize * chunk_stride);
+            if chunk_ends {
+                while view_d >= 0 && (view_numel < tensor_numel || target[view_d as usize] == 1) {
+                    new_strides[view_d as usize] = view_numel as isize * chunk_stride;
+                    view_numel *= target[view_d as usize];
+                    view_d -= 1;
+                }
+                if view_numel != tensor_numel {
+                    return None;
+                }
+                if d > 0 {
+                    chunk_stride = strides[d - 1];
+                    tensor_numel = 1;
+                    view_numel = 1;
+                }
+            }
+        }
+        (view_d == -1).then(|| fresh(new_strides))
+    }
+
     /// This layout seen with the shape `target` (NumPy broadcasting: stride 0 on new or size-1 dims).
     pub fn broadcast_to(&self, target: &[usize]) -> Layout {
         let extra = target.len() - self.ndim();

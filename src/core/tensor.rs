@@ -430,6 +430,17 @@ impl Tensor {
 
     pub(crate) fn set_grad_fn(&self, edge: Option<Edge>) {
         let mut meta = self.meta();
+        if meta.retains_grad {
+            // retain_grad follows the tensor's current value: an in-place op moves it to the
+            // new history (PyTorch 2), other tensor hooks stay with the old value's node
+            let me = Arc::downgrade(&self.0);
+            if let Some(old) = &meta.grad_fn {
+                old.node.remove_retained_grad(&me);
+            }
+            if let Some(new) = &edge {
+                new.node.add_retained_grad(new.input_nr, me);
+            }
+        }
         meta.grad_fn = edge;
         self.sync_requires_grad(&meta);
         if self.0.base.is_some() {
@@ -479,14 +490,22 @@ impl Tensor {
         self.meta().retains_grad
     }
 
-    /// A new leaf sharing this tensor's data (and version counter) but not its history.
+    /// A new leaf sharing this tensor's data (and version counter) but not its history. Not a
+    /// view even when `self` is one (PyTorch's detach is a non-differentiable view): in-place
+    /// writes through it are not recorded, and its history is never regenerated.
     pub fn detach(&self) -> Tensor {
-        let base = self.0.base.clone();
+        self.unviewed()
+    }
+
+    /// The same storage and layout as a tensor of its own, not a view (PyTorch's
+    /// `_unsafe_view`): for ops that compute their result through a view of a fresh
+    /// intermediate, whose result must not look like a view to autograd.
+    pub fn unviewed(&self) -> Tensor {
         Tensor::from_parts(
             self.0.storage.clone(),
             self.0.layout.clone(),
             self.dtype(),
-            base,
+            None,
         )
     }
 

@@ -1,122 +1,202 @@
-//! Special functions of one real argument, in float64: `digamma`, `polygamma` (through the
-//! Hurwitz zeta function) and `lgamma`. Each shifts its argument up by the recurrence until an
-//! asymptotic series converges to float64 precision, as Cephes does.
+//! Special functions of one real argument: `digamma`, `trigamma` and `polygamma` (through the
+//! Hurwitz zeta function) and `lgamma`. Each follows the algorithm of PyTorch's CPU kernels
+//! (Cephes' recurrences and asymptotic series), in the element's own precision where PyTorch
+//! computes in it, so values near the poles round as PyTorch's do: `trigamma(-1.0f32)` is
+//! `π² / sin²(π·x)` with `sin` of a float32 argument, about `1.3e15`, not `inf`.
 
-// Bernoulli numbers and series coefficients are kept as published.
+// Series coefficients are kept as published.
 #![allow(clippy::excessive_precision)]
 
-use std::f64::consts::PI;
+use crate::core::dtype::{DType, Element};
 
 /// `ln |Γ(x)|`; `+inf` at the poles (0 and the negative integers), as PyTorch gives.
 pub fn lgamma(x: f64) -> f64 {
     libm::lgamma(x)
 }
 
-/// The digamma function `ψ(x) = Γ'(x)/Γ(x)`. Like PyTorch: `-inf` at 0 (`+inf` at -0.0 is not
-/// made a case: both give `∓inf` by the sign of zero), NaN at the negative integers.
-pub fn digamma(x: f64) -> f64 {
-    if x.is_nan() || x == f64::NEG_INFINITY {
-        return f64::NAN;
+/// Runs `single` for a float32 element and `double` otherwise (PyTorch computes these
+/// functions in the element's precision).
+fn in_own_precision<T: Element>(v: T, single: fn(f32) -> f32, double: fn(f64) -> f64) -> T {
+    if T::DTYPE == DType::Float32 {
+        T::from_f64(f64::from(single(v.to_f64() as f32)))
+    } else {
+        T::from_f64(double(v.to_f64()))
     }
-    if x == 0.0 {
-        return if x.is_sign_negative() {
-            f64::INFINITY
-        } else {
-            f64::NEG_INFINITY
-        };
-    }
-    if x < 0.0 {
-        if x == x.floor() {
-            return f64::NAN;
-        }
-        // reflection: ψ(x) = ψ(1 - x) - π / tan(πx)
-        let r = x - x.floor(); // tan(πx) computed from the fractional part keeps its accuracy
-        return digamma(1.0 - x) - PI / (PI * r).tan();
-    }
-    let mut x = x;
-    let mut acc = 0.0;
-    while x < 10.0 {
-        acc -= 1.0 / x;
-        x += 1.0;
-    }
-    // ψ(x) ~ ln x - 1/(2x) - Σ B_2k / (2k x^2k)
-    const B2K_OVER_2K: [f64; 7] = [
-        1.0 / 12.0,
-        -1.0 / 120.0,
-        1.0 / 252.0,
-        -1.0 / 240.0,
-        1.0 / 132.0,
-        -691.0 / 32760.0,
-        1.0 / 12.0,
-    ];
-    let inv2 = 1.0 / (x * x);
-    let mut series = 0.0;
-    let mut power = inv2;
-    for c in B2K_OVER_2K {
-        series += c * power;
-        power *= inv2;
-    }
-    acc + x.ln() - 0.5 / x - series
 }
 
-/// The Hurwitz zeta function `ζ(s, q) = Σ_{k≥0} (q + k)^-s` for integer `s >= 2` (what
-/// `polygamma` needs); `+inf` when `q` is a pole (0 or a negative integer).
+/// The digamma function `ψ(x) = Γ'(x)/Γ(x)`: `∓inf` at `±0`, NaN at the negative integers and
+/// at `-inf`, as PyTorch.
+pub fn digamma<T: Element>(v: T) -> T {
+    in_own_precision(v, digamma_f32, digamma_f64)
+}
+
+/// The trigamma function `ψ'(x)`, PyTorch's `polygamma(1, x)`.
+pub fn trigamma<T: Element>(v: T) -> T {
+    in_own_precision(v, trigamma_f32, trigamma_f64)
+}
+
+/// Defines `digamma_$t` and `trigamma_$t` for one float type.
+macro_rules! gamma_derivatives {
+    ($t:ident, $digamma:ident, $trigamma:ident) => {
+        fn $digamma(x: $t) -> $t {
+            const PSI_10: $t = 2.25175258906672110764;
+            // ψ(x) ~ ln x - 1/(2x) - z·P(z), z = 1/x², P's coefficients highest degree first
+            const A: [$t; 7] = [
+                8.33333333333333333333E-2,
+                -2.10927960927960927961E-2,
+                7.57575757575757575758E-3,
+                -4.16666666666666666667E-3,
+                3.96825396825396825397E-3,
+                -8.33333333333333333333E-3,
+                8.33333333333333333333E-2,
+            ];
+            if x == 0.0 {
+                return (-x).signum() * <$t>::INFINITY;
+            }
+            if x < 0.0 {
+                if x == x.trunc() {
+                    return <$t>::NAN;
+                }
+                // reflection ψ(x) = ψ(1 - x) - π / tan(πr), r the (signed) fractional part,
+                // evaluated in float64 as PyTorch does
+                let r = f64::from(x.fract());
+                let pi_over_tan = (std::f64::consts::PI / (std::f64::consts::PI * r).tan()) as $t;
+                return $digamma(1.0 - x) - pi_over_tan;
+            }
+            let mut x = x;
+            let mut result: $t = 0.0;
+            while x < 10.0 {
+                result -= 1.0 / x;
+                x += 1.0;
+            }
+            if x == 10.0 {
+                return result + PSI_10;
+            }
+            let mut y: $t = 0.0;
+            if x < 1.0e17 {
+                let z = 1.0 / (x * x);
+                y = z * A.iter().fold(0.0, |acc, &c| acc * z + c);
+            }
+            result + x.ln() - 0.5 / x - y
+        }
+
+        fn $trigamma(x: $t) -> $t {
+            use std::$t::consts::PI;
+            let mut x = x;
+            let mut sign: $t = 1.0;
+            let mut result: $t = 0.0;
+            if x < 0.5 {
+                // reflection ψ'(x) = π² / sin²(πx) - ψ'(1 - x)
+                sign = -1.0;
+                let sin_pi_x = (PI * x).sin();
+                result -= (PI * PI) / (sin_pi_x * sin_pi_x);
+                x = 1.0 - x;
+            }
+            for _ in 0..6 {
+                result += 1.0 / (x * x);
+                x += 1.0;
+            }
+            let ixx = 1.0 / (x * x);
+            result += (1.0
+                + 1.0 / (2.0 * x)
+                + ixx * (1.0 / 6.0 - ixx * (1.0 / 30.0 - ixx * (1.0 / 42.0))))
+                / x;
+            sign * result
+        }
+    };
+}
+
+gamma_derivatives!(f32, digamma_f32, trigamma_f32);
+gamma_derivatives!(f64, digamma_f64, trigamma_f64);
+
+/// The Hurwitz zeta function `ζ(s, q) = Σ_{k≥0} (q + k)^-s` in float64 (Cephes' `zeta`, as
+/// PyTorch): `+inf` at `s = 1` and when `q` is a pole (0, a negative integer, `-inf`), NaN
+/// for `s < 1`. Arguments below `-2^20` give NaN (the direct sum would take that many terms).
 pub fn hurwitz_zeta(s: f64, q: f64) -> f64 {
-    if q.is_nan() || s.is_nan() || q == f64::NEG_INFINITY {
-        return f64::NAN;
-    }
-    if q == f64::INFINITY {
-        return 0.0;
-    }
-    if q <= 0.0 && q == q.floor() {
+    const MACHEP: f64 = 1.11022302462515654042E-16;
+    // (2k)! / B_2k
+    const A: [f64; 12] = [
+        12.0,
+        -720.0,
+        30240.0,
+        -1209600.0,
+        47900160.0,
+        -1.8924375803183791606e9,
+        7.47242496e10,
+        -2.950130727918164224e12,
+        1.1646782814350067249e14,
+        -4.5979787224074726105e15,
+        1.8152105401943546773e17,
+        -7.1661652561756670113e18,
+    ];
+    if s == 1.0 {
         return f64::INFINITY;
     }
-    // direct terms until q + k >= 20, then Euler-Maclaurin
-    let mut q = q;
-    let mut acc = 0.0;
-    while q < 20.0 {
-        acc += q.powf(-s);
-        q += 1.0;
+    if s < 1.0 {
+        return f64::NAN;
     }
-    // ζ(s, q) ~ q^(1-s)/(s-1) + q^-s/2 + Σ B_2k/(2k)! · s(s+1)…(s+2k-2) · q^(-s-2k+1)
-    const B2K: [f64; 8] = [
-        1.0 / 6.0,
-        -1.0 / 30.0,
-        1.0 / 42.0,
-        -1.0 / 30.0,
-        5.0 / 66.0,
-        -691.0 / 2730.0,
-        7.0 / 6.0,
-        -3617.0 / 510.0,
-    ];
-    let mut tail = q.powf(1.0 - s) / (s - 1.0) + 0.5 * q.powf(-s);
-    let mut rising = s; // s (s+1) … (s+2k-2)
-    let mut factorial = 2.0; // (2k)!
-    let mut power = q.powf(-s - 1.0); // q^(-s-2k+1)
-    for (k, b) in B2K.iter().enumerate() {
-        let k = k as f64 + 1.0;
-        tail += b / factorial * rising * power;
-        rising *= (s + 2.0 * k - 1.0) * (s + 2.0 * k);
-        factorial *= (2.0 * k + 1.0) * (2.0 * k + 2.0);
-        power /= q * q;
+    if q <= 0.0 {
+        if q == q.floor() {
+            return f64::INFINITY;
+        }
+        if s != s.floor() || q < -1_048_576.0 {
+            return f64::NAN;
+        }
     }
-    acc + tail
+    // direct terms until q + k > 9 and at least 9 of them, unless the sum has converged
+    let mut sum = q.powf(-s);
+    let mut a = q;
+    let mut b = 0.0;
+    let mut i = 0;
+    while i < 9 || a <= 9.0 {
+        i += 1;
+        a += 1.0;
+        b = a.powf(-s);
+        sum += b;
+        if -MACHEP * sum < b && b < MACHEP * sum {
+            return sum;
+        }
+    }
+    // Euler-Maclaurin tail
+    let w = a;
+    sum += b * w / (s - 1.0);
+    sum -= 0.5 * b;
+    let mut rising = 1.0;
+    let mut k = 0.0;
+    for coefficient in A {
+        rising *= s + k;
+        b /= w;
+        let term = rising * b / coefficient;
+        sum += term;
+        if (term / sum).abs() < MACHEP {
+            return sum;
+        }
+        k += 1.0;
+        rising *= s + k;
+        b /= w;
+        k += 1.0;
+    }
+    sum
 }
 
-/// The polygamma function `ψ⁽ⁿ⁾(x)`, the n-th derivative of digamma (`n = 0` is digamma).
-pub fn polygamma(n: u32, x: f64) -> f64 {
-    if n == 0 {
-        return digamma(x);
+/// The polygamma function `ψ⁽ⁿ⁾(x)`, the n-th derivative of digamma: digamma and trigamma for
+/// `n` 0 and 1, `(-1)^(n+1) n! ζ(n+1, x)` above.
+pub fn polygamma<T: Element>(n: u32, x: T) -> T {
+    match n {
+        0 => digamma(x),
+        1 => trigamma(x),
+        _ => {
+            let factorial = lgamma(f64::from(n) + 1.0).exp();
+            let sign = if n % 2 == 1 { 1.0 } else { -1.0 };
+            T::from_f64(sign * factorial * hurwitz_zeta(f64::from(n) + 1.0, x.to_f64()))
+        }
     }
-    // ψ⁽ⁿ⁾(x) = (-1)^(n+1) n! ζ(n+1, x)
-    let factorial: f64 = (1..=n).map(f64::from).product();
-    let sign = if n % 2 == 1 { 1.0 } else { -1.0 };
-    sign * factorial * hurwitz_zeta(f64::from(n) + 1.0, x)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::f64::consts::PI;
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-13 * b.abs().max(1.0)
@@ -130,15 +210,23 @@ mod tests {
         assert!(close(digamma(11.5), 2.398_239_129_535_781_4));
         assert!(close(digamma(-0.5), 0.036_489_973_978_576_52));
         assert_eq!(digamma(0.0), f64::NEG_INFINITY);
-        assert!(digamma(-2.0).is_nan());
+        assert!(digamma(-2.0f64).is_nan());
     }
 
     #[test]
     fn polygamma_known_values() {
-        // ψ'(1) = π²/6, ψ''(1) = -2 ζ(3), ψ'(0.5) = π²/2
-        assert!(close(polygamma(1, 1.0), PI * PI / 6.0));
+        // ψ'(1) = π²/6, ψ''(1) = -2 ζ(3), ψ'(0.5) = π²/2; PyTorch's trigamma series stops at
+        // x^-7 (relative error ~5e-10), and we give its values
+        assert_eq!(polygamma(1, 1.0), 1.6449340676383375);
+        assert_eq!(polygamma(1, -3.0), 7.311989052578831e+31);
+        assert_eq!(polygamma(1, -1.0f32), 1291369695936512.0);
+        assert!((polygamma(1, 1.0) - PI * PI / 6.0).abs() < 1e-9);
         assert!(close(polygamma(2, 1.0), -2.0 * 1.202_056_903_159_594_2));
-        assert!(close(polygamma(1, 0.5), PI * PI / 2.0));
-        assert_eq!(polygamma(1, -3.0), f64::INFINITY);
+        assert_eq!(polygamma(1, 0.5), 4.934802202073678);
+        assert!((polygamma(1, 0.5) - PI * PI / 2.0).abs() < 1e-8);
+        // at a pole PyTorch's reflection gives π² / sin²(πx) with the rounded sin: huge, finite
+        assert!(polygamma(1, -3.0) > 1e30 && polygamma(1, -3.0f32) > 1e14);
+        assert_eq!(polygamma(2, -3.0), f64::NEG_INFINITY);
+        assert!(polygamma(2, f64::INFINITY).is_nan());
     }
 }

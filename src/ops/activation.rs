@@ -2,7 +2,7 @@
 //! softplus, leaky ReLU, ELU, softmax and log-softmax — forward kernels and gradients.
 
 use super::float_dtype;
-use super::pointwise::bool_where;
+use super::pointwise::{bool_where, mask_where};
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dtype::Element;
 use crate::core::error::{Error, Result};
@@ -127,8 +127,7 @@ impl Tensor {
         let x = floats(self);
         let out = with_float!(x.dtype(), T => map(&x, move |v: T| if v > 0.0 { v } else { (alpha as T) * v.exp_m1() }));
         record1(self, out, "EluBackward0", move |g, x| {
-            let pos = bool_where(x, |v| v > 0.0)?;
-            Tensor::where_(&pos, g, &g.mul(&x.exp()?.mul_scalar(alpha)?)?)
+            elu_backward(g, x, alpha)
         })
     }
 }
@@ -157,6 +156,40 @@ fn leaky_relu_backward(g: &Tensor, x: &Tensor, slope: f64) -> Result<Tensor> {
                 false => None,
             };
             let to_x = ctx.needs_input_grad(1).then(|| x.zeros_like());
+            Ok(vec![to_g, to_x])
+        },
+    ))
+}
+
+/// elu's backward as an op of its own (PyTorch's `elu_backward`): `α e^x · g` where `x <= 0`,
+/// else `g` (NaN inputs pass `g`, as PyTorch). Recorded as `EluBackwardBackward0`; its
+/// derivative in `x` is `elu_backward(gg · g, x) · (x < 0)`, so 0 at `x = 0` as in PyTorch.
+fn elu_backward(g: &Tensor, x: &Tensor, alpha: f64) -> Result<Tensor> {
+    let out = {
+        let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
+        let negative = bool_where(x, |v| v <= 0.0)?;
+        Tensor::where_(&negative, &g.mul(&x.exp()?.mul_scalar(alpha)?)?, g)?
+    };
+    if !is_recording(&[g, x]) {
+        return Ok(out);
+    }
+    Ok(record(
+        out,
+        "EluBackwardBackward0",
+        &[g, x],
+        &[Save::Tensor(g), Save::Tensor(x)],
+        move |ctx| {
+            let (gg, g, x) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+            let to_g = match ctx.needs_input_grad(0) {
+                true => Some(elu_backward(gg, x, alpha)?),
+                false => None,
+            };
+            let to_x = match ctx.needs_input_grad(1) {
+                true => {
+                    Some(elu_backward(&gg.mul(g)?, x, alpha)?.mul(&mask_where(x, |v| v < 0.0)?)?)
+                }
+                false => None,
+            };
             Ok(vec![to_g, to_x])
         },
     ))

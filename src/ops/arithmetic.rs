@@ -240,7 +240,8 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
             })
         }
         BinaryOp::Div => {
-            // d(a/b)/da = 1/b ; d(a/b)/db = -a/b²
+            // d(a/b)/da = 1/b ; d(a/b)/db = -(a/b)/b (PyTorch's order of operations, which
+            // decides the infinities of second derivatives at b = 0)
             let saves = [save_if(nb, a), Save::Tensor(b)];
             record(out, "DivBackward0", &[a, b], &saves, |ctx| {
                 let (g, b) = (ctx.grad(0), ctx.saved(1));
@@ -250,7 +251,7 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
                     None
                 };
                 let gb = if ctx.needs_input_grad(1) {
-                    Some(g.neg()?.mul(ctx.saved(0))?.div(&b.mul(b)?)?)
+                    Some(g.neg()?.mul(&ctx.saved(0).div(b)?.div(b)?)?)
                 } else {
                     None
                 };

@@ -412,6 +412,7 @@ impl Tensor {
         let b = other
             .expand(&dims([k, m]))?
             .reshape(&[count as isize, k as isize, m as isize])?;
-        a.bmm(&b)?.reshape(&dims([n, m]))
+        let shape: Vec<usize> = batch.iter().chain(&[n, m]).copied().collect();
+        a.bmm(&b)?.unsafe_view(&shape)
     }
 }

@@ -108,7 +108,7 @@ macro_rules! unary_table {
             lgamma, lgamma_, "LgammaBackward0", float |v| T::from_f64(special::lgamma(v.to_f64())),
                 |g, x| g.mul(&x.digamma()?);
             /// the digamma function `Γ'(x) / Γ(x)`
-            digamma, digamma_, "DigammaBackward0", float |v| T::from_f64(special::digamma(v.to_f64())),
+            digamma, digamma_, "DigammaBackward0", float |v| special::digamma(v),
                 |g, x| g.mul(&x.polygamma(1)?);
             /// sign (-1, 0, 1); zero gradient
             sign, sign_, "SignBackward0", num |v| sign_value(v), |g| Ok(g.zeros_like());
@@ -212,14 +212,8 @@ impl Tensor {
                 "polygamma(n, x) does not support negative n (got n = {n})."
             )));
         }
-        if n == 0 {
-            return self.digamma();
-        }
         let n = n.min(u32::MAX as i64) as u32;
-        let out = forward!(float, self, |v| T::from_f64(special::polygamma(
-            n,
-            v.to_f64()
-        )));
+        let out = forward!(float, self, |v| special::polygamma(n, v));
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -452,7 +446,9 @@ impl Tensor {
             &[self],
             &[Save::Tensor(self)],
             move |ctx| {
-                let g = keep_where(ctx.grad(0), ctx.saved(0), move |v| v > lo && v < hi)?;
+                // an absent bound tests nothing (so `clamp(-inf, max=m)` passes its gradient)
+                let inside = move |v: f64| min.is_none_or(|_| v > lo) && max.is_none_or(|_| v < hi);
+                let g = keep_where(ctx.grad(0), ctx.saved(0), inside)?;
                 Ok(vec![Some(g)])
             },
         ))

@@ -59,8 +59,8 @@ macro_rules! backward_table {
             /// sigmoid's backward `g (1 - y) y` from its output `y`
             sigmoid_backward, -, "SigmoidBackwardBackward0", |g, y| g * (1.0 - y) * y,
                 |gg, g, y, _out| (gg.sigmoid_backward(y), gg.mul(g)?.mul(&y.mul_scalar(-2.0)?.add_scalar(1.0)?));
-            /// relu's backward: `g` where the output `y` is positive, else 0
-            threshold_backward, -, "ThresholdBackwardBackward0", |g, y| if y > 0.0 { g } else { 0.0 },
+            /// relu's backward: 0 where the output `y <= 0`, else `g` (a NaN output passes `g`)
+            threshold_backward, -, "ThresholdBackwardBackward0", |g, y| if y <= 0.0 { 0.0 } else { g },
                 |gg, _g, y, _out| (gg.threshold_backward(y), Ok(y.zeros_like()));
         }
     };

@@ -302,17 +302,21 @@ fn unreduce(g: &Tensor, x: &Tensor, dim: usize, keepdim: bool) -> Result<Tensor>
 }
 
 /// 1 where `x` equals its group's extremum (`kept`, the keepdim-shaped result), divided by how
-/// many elements of the group do: ties share the gradient evenly.
-fn tie_weights(x: &Tensor, kept: &Tensor) -> Result<Tensor> {
+/// many elements of the group do: ties share the gradient evenly. With `nan_ties` a NaN counts
+/// as equal to a NaN result (PyTorch's `evenly_distribute_backward`, for `max()`); without it
+/// (`amax`'s `scale_grad_by_count`) a NaN result matches nothing, and the lane's weights are
+/// `0 / 0`, NaN, as in PyTorch.
+fn tie_weights(x: &Tensor, kept: &Tensor, nan_ties: bool) -> Result<Tensor> {
     let full: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
     let wide = kept.detach().expand(&full)?;
-    // NaN counts as equal to a NaN result (PyTorch's evenly_distribute_backward)
-    let equal = x.detach().compare(CompareOp::Eq, Operand::Tensor(&wide))?;
-    let both_nan = x
-        .detach()
-        .isnan()?
-        .logical(LogicalOp::And, &wide.isnan()?)?;
-    let hit = equal.logical(LogicalOp::Or, &both_nan)?;
+    let mut hit = x.detach().compare(CompareOp::Eq, Operand::Tensor(&wide))?;
+    if nan_ties {
+        let both_nan = x
+            .detach()
+            .isnan()?
+            .logical(LogicalOp::And, &wide.isnan()?)?;
+        hit = hit.logical(LogicalOp::Or, &both_nan)?;
+    }
     let hit = crate::cpu::kernels::cast(&hit, x.dtype());
     let count = hit.sum_to(kept.shape())?;
     hit.div(&count.expand(&full)?)
@@ -354,6 +358,9 @@ impl Tensor {
             &[Save::Tensor(self), Save::Output],
             move |ctx| {
                 let (g, input, y) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                if input.dim() == 0 {
+                    return Ok(vec![Some(g.clone())]); // as PyTorch: no product to differentiate
+                }
                 let x = if whole { flat(input)? } else { input.clone() };
                 let grad = prod_backward(g, &x, y, d, keepdim)?;
                 let shape: Vec<isize> = input.shape().iter().map(|&v| v as isize).collect();
@@ -392,7 +399,7 @@ impl Tensor {
             |ctx| {
                 let (g, x, y) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
                 let ones: Vec<isize> = vec![1; x.dim()];
-                let w = tie_weights(x, &y.reshape(&ones)?)?;
+                let w = tie_weights(x, &y.reshape(&ones)?, true)?;
                 Ok(vec![Some(g.mul(&w)?)])
             },
         ))
@@ -442,7 +449,12 @@ impl Tensor {
                 v = v.squeeze_dim(d as isize)?;
             }
         }
-        let out = v.detach();
+        // a 0-d input has nothing to reduce: the result is still a tensor of its own
+        let out = if ds.is_empty() {
+            v.deep_copy()
+        } else {
+            v.unviewed()
+        };
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -460,7 +472,7 @@ impl Tensor {
             move |ctx| {
                 let (g, x, k) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
                 let full: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
-                let w = tie_weights(x, k)?;
+                let w = tie_weights(x, k, false)?;
                 Ok(vec![Some(g.reshape(&kept_shape)?.expand(&full)?.mul(&w)?)])
             },
         ))
@@ -636,7 +648,7 @@ impl Tensor {
         let out = if keepdim {
             s.clone()
         } else {
-            squeeze_dims(&s, self, dims)?
+            squeeze_dims(&s, self, dims)?.unviewed()
         };
         if !is_recording(&[self]) {
             return Ok(out);
@@ -740,7 +752,7 @@ fn prod_backward(g: &Tensor, x: &Tensor, y: &Tensor, d: usize, keepdim: bool) ->
     let g = unreduce(g, x, d, keepdim)?;
     let has_zero = x.to_f64_vec().contains(&0.0);
     if !has_zero {
-        return g.mul(&unreduce(y, x, d, keepdim)?)?.div(x);
+        return g.mul(&unreduce(y, x, d, keepdim)?.div(x)?); // PyTorch's grad * (result / input)
     }
     // With zeros, out / x is 0/0 at a zero. Away from zeros, out / x_safe is the product of the
     // others; at the only zero of a lane it is the product of the non-zeros (0 when the lane

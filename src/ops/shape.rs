@@ -125,6 +125,8 @@ impl Tensor {
         if !is_recording(&inputs) {
             return Ok(out);
         }
+        // PyTorch gives a 1-D empty input fresh zeros (no history), not a slice of the gradient
+        let legacy_empty: Vec<bool> = tensors.iter().map(|t| t.shape() == [0]).collect();
         let node = record_multi(
             vec![out],
             "CatBackward0",
@@ -132,7 +134,10 @@ impl Tensor {
             &[],
             Box::new(move |ctx| {
                 let parts = slices_along(ctx.grad(0), d, &sizes)?;
-                Ok(parts.into_iter().map(Some).collect())
+                let parts = parts.into_iter().zip(&legacy_empty);
+                Ok(parts
+                    .map(|(p, &empty)| Some(if empty { p.detach() } else { p }))
+                    .collect())
             }),
         );
         Ok(node.into_iter().next().expect("one output"))
@@ -343,21 +348,16 @@ impl Tensor {
             .map(|(&r, &s)| r.saturating_mul(s))
             .collect();
         crate::core::tensor::check_allocation(&out_shape, self.dtype())?;
-        // view as (1, s0, 1, s1, ...), expand to (r0, s0, r1, s1, ...), then merge pairs
+        // view as (1, s0, 1, s1, ...), expand to (r0, s0, r1, s1, ...), copy into the merged shape
         let mut inter: Vec<isize> = Vec::new();
         let mut expanded: Vec<isize> = Vec::new();
-        let mut merged: Vec<isize> = Vec::new();
         for (&r, &s) in repeats.iter().zip(&padded) {
             inter.extend([1, s as isize]);
             expanded.extend([r as isize, s as isize]);
-            merged.push((r * s) as isize);
         }
-        let out = self
-            .detach()
-            .reshape(&inter)?
-            .expand(&expanded)?
-            .deep_copy() // always a copy: the result never shares the input's storage
-            .reshape(&merged)?;
+        let copies_view = self.detach().reshape(&inter)?.expand(&expanded)?;
+        // always a fresh tensor, never a view: the result shares no storage with the input
+        let out = Tensor::from_buffer(copies_view.contiguous_buffer(), &out_shape)?;
         if !is_recording(&[self]) {
             return Ok(out);
         }

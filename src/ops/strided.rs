@@ -6,7 +6,6 @@
 
 use crate::autograd::{is_recording, record};
 use crate::core::buffer::BufferElement;
-use crate::core::dtype::Element;
 use crate::core::error::Result;
 use crate::core::layout::{Dims, Layout};
 use crate::core::tensor::Tensor;
@@ -63,15 +62,15 @@ fn add<T: BufferElement + Copy>(a: T, b: T) -> T {
     T::from_f64(a.to_f64() + b.to_f64())
 }
 
-/// `g` with the positions of `layout` set to zero (the gradient to the overwritten base).
+/// `g` with the positions of `layout` set to zero (the gradient to the overwritten base):
+/// selected, not multiplied by a 0/1 mask, so a NaN or inf gradient of an overwritten element
+/// does not leak through (PyTorch writes zeros there).
 fn mask_strided(g: &Tensor, layout: &Layout) -> Result<Tensor> {
     let g = g.contiguous()?;
-    let mask = with_any!(g.dtype(), T => {
-        let mut keep: Vec<T> = vec![T::from_f64(1.0); g.numel()];
-        layout.for_each_offset(|p| keep[p] = T::from_f64(0.0));
-        Tensor::from_vec(keep, g.shape())?
-    });
-    g.mul(&mask)
+    let mut keep = vec![true; g.numel()];
+    layout.for_each_offset(|p| keep[p] = false);
+    let keep = Tensor::from_vec(keep, g.shape())?;
+    Tensor::where_(&keep, &g, &Tensor::scalar_of(0.0, g.dtype()))
 }
 
 /// Records the new history of `base` after `result` was written into its view `layout`:

@@ -331,17 +331,14 @@ impl Tensor {
         }))
     }
 
-    /// The same elements with another shape; one entry may be `-1`. Requires a contiguous tensor.
+    /// The same elements with another shape; one entry may be `-1`. Requires a layout in
+    /// which the new shape needs no copy ([`Layout::reshaped`]).
     pub fn view(&self, shape: &[isize]) -> Result<Tensor> {
         let target = infer_shape(shape, self.numel())?;
-        if !self.is_contiguous() {
+        let Some(layout) = self.layout().reshaped(&target) else {
             return Err(Error::runtime(
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
             ));
-        }
-        let layout = Layout {
-            offset: self.layout().offset,
-            ..Layout::contiguous(&target)
         };
         let out = self.alias_with_layout(layout);
         if !is_recording(&[self]) {
@@ -356,26 +353,31 @@ impl Tensor {
     /// Like [`Tensor::view`], copying first when the layout does not allow a view.
     pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
         let target = infer_shape(shape, self.numel())?;
-        if self.is_contiguous() {
+        if self.layout().reshaped(&target).is_some() {
             return self.view(shape);
         }
-        // a copy (recorded as PyTorch's clone), then seen with the new shape without being a
-        // view: the result owns the copied storage (no `_base`)
-        let copy = self.clone_tensor()?;
-        let out = Tensor::from_parts(
-            copy.storage().clone(),
-            Layout::contiguous(&target),
-            self.dtype(),
-            None,
-        );
-        if !is_recording(&[&copy]) {
+        // a copy (recorded as PyTorch's clone), then seen with the new shape
+        self.clone_tensor()?.unsafe_view(&target)
+    }
+
+    /// A contiguous tensor seen with the shape `target` without being a view of it (PyTorch's
+    /// `_unsafe_view`, `UnsafeViewBackward0`): the result of an op computed through a fresh
+    /// intermediate owns that storage, no `_base`.
+    pub(crate) fn unsafe_view(&self, target: &[usize]) -> Result<Tensor> {
+        debug_assert!(self.is_contiguous());
+        let layout = Layout {
+            offset: self.layout().offset,
+            ..Layout::contiguous(target)
+        };
+        let out = Tensor::from_parts(self.storage().clone(), layout, self.dtype(), None);
+        if !is_recording(&[self]) {
             return Ok(out);
         }
         let input: Vec<isize> = self.shape().iter().map(|&s| s as isize).collect();
         Ok(record(
             out,
             "UnsafeViewBackward0",
-            &[&copy],
+            &[self],
             &[],
             move |ctx| Ok(vec![Some(ctx.grad(0).reshape(&input)?)]),
         ))

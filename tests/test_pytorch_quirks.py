@@ -1,0 +1,161 @@
+"""Single behaviours found by the differential fuzzer, each checked against the value PyTorch 2.15
+gives (recorded by running this file with ``import torch``): gradients at NaN and infinite
+inputs, gradients of overwritten elements, where ``retain_grad`` goes after an in-place op,
+which results are views, and special functions at their poles."""
+
+import math
+
+import ferrograd as torch
+import pytest
+
+nan, inf = math.nan, math.inf
+
+
+def grad_of(f, values, dtype=torch.float64):
+    x = torch.tensor(values, dtype=dtype, requires_grad=True)
+    f(x).sum().backward()
+    return x.grad.tolist()
+
+
+def same(a, b):
+    return len(a) == len(b) and all(
+        (math.isnan(p) and math.isnan(q)) or p == q for p, q in zip(a, b)
+    )
+
+
+def test_relu_passes_the_gradient_of_a_nan_output():
+    # PyTorch's threshold_backward zeroes where the output is <= 0; NaN is not
+    assert same(grad_of(torch.relu, [nan, -1.0, 0.0, 2.0]), [1.0, 0.0, 0.0, 1.0])
+
+
+def test_clamp_with_one_bound_tests_only_that_bound():
+    assert same(grad_of(lambda x: x.clamp(max=-0.5), [-inf, -0.5, 0.3]), [1.0, 0.0, 0.0])
+    assert same(grad_of(lambda x: x.clamp(min=-0.5), [inf, -0.5, -1.0]), [1.0, 0.0, 0.0])
+
+
+def test_elu_passes_nan_and_has_no_second_derivative_at_zero():
+    import ferrograd.nn.functional as F
+
+    x = torch.tensor([-1.0, 0.0, 1.0, nan], dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(F.elu(x).sum(), x, create_graph=True)
+    assert g.grad_fn.name() == "EluBackwardBackward0"
+    assert same(g.tolist(), [math.exp(-1.0), 1.0, 1.0, 1.0])
+    (gg,) = torch.autograd.grad((g * g).sum(), x)
+    assert same(gg.tolist(), [2 * math.exp(-2.0), 0.0, 0.0, 0.0])
+
+
+def test_amax_of_a_nan_lane_gives_nan_gradients_max_does_not():
+    assert same(grad_of(lambda x: x.amax(), [1.0, nan, 2.0]), [nan, nan, nan])
+    assert same(grad_of(lambda x: x.amax(dim=0), [1.0, nan, 2.0]), [nan, nan, nan])
+    assert same(grad_of(lambda x: x.max(), [1.0, nan, 2.0]), [0.0, 1.0, 0.0])
+
+
+def test_amin_of_a_0d_tensor_is_not_an_alias():
+    x = torch.tensor(-2.5)
+    y = torch.amin(x)
+    y.fill_(3.0)
+    assert x.item() == -2.5
+
+
+def test_overwritten_elements_get_zero_gradient_even_when_the_rest_is_nan():
+    x = torch.tensor([[-0.921, 0.444, 1.0]], requires_grad=True)
+    v = x.lgamma()
+    v[torch.tensor([0])] = torch.tensor([[1.814, 1.23, 0.435]])
+    torch.asin(v).sum().backward()  # asin(>1) is NaN with a NaN gradient
+    assert [abs(g) for g in x.grad.tolist()[0]] == [0.0, 0.0, 0.0]
+    x = torch.tensor([1.236, nan, 1.51], dtype=torch.float64, requires_grad=True)
+    v = x * 1
+    v[0:1] = torch.tensor([-0.123], dtype=torch.float64)
+    v.rsqrt().sum().backward()
+    assert same([round(g, 4) for g in x.grad.tolist()], [0.0, nan, -0.2695])
+
+
+def test_repeat_result_is_not_a_view_so_assignment_keeps_its_history():
+    x = torch.tensor([-0.005, 0.34, 0.876], dtype=torch.float64, requires_grad=True)
+    v = x.repeat(2)
+    assert v._base is None
+    v[3] = 3
+    assert v.grad_fn.name() == "torch::autograd::CopySlices"
+    assert v.grad_fn.next_functions[0][0].name() == "RepeatBackward0"
+    v.sum().backward()
+    assert x.grad.tolist() == [1.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda x: x.amax(dim=1),
+        lambda x: x.amin(),
+        lambda x: x.logsumexp(dim=1),
+        lambda x: x.reshape(2, 3, 2) @ x.reshape(2, 2, 3),
+        lambda x: x.detach(),
+        lambda x: x[0].detach(),
+    ],
+)
+def test_results_of_computing_ops_are_not_views(op):
+    x = torch.rand(3, 4, dtype=torch.float64, requires_grad=True)
+    assert op(x)._base is None
+
+
+def test_retain_grad_follows_the_tensor_through_an_in_place_op():
+    x = torch.tensor([0.522, -0.722, 0.054], dtype=torch.float64, requires_grad=True)
+    v = torch.maximum(torch.tensor([1.101, 2.998, 0.541], dtype=torch.float64), x)
+    v.retain_grad()
+    v.div_(0.5)
+    v.sum().backward()
+    assert v.grad.tolist() == [1.0, 1.0, 1.0]  # the gradient of the value after div_
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_detach_of_a_view_is_not_regenerated_by_a_write_to_its_base():
+    x = torch.ones(3, requires_grad=True)
+    y = x * 1
+    d = y[1:].detach()
+    y.mul_(2)
+    assert not d.requires_grad and d.grad_fn is None
+    d.add_(1)  # an untracked write through the detached alias
+    assert y.tolist() == [2.0, 3.0, 3.0] and y.grad_fn.name() == "MulBackward0"
+
+
+def test_view_of_a_non_contiguous_tensor_where_no_copy_is_needed():
+    x = torch.arange(24.0).reshape(2, 3, 4).clone()
+    v = x[:, 1].view(2, 2, 2)  # rows of 4 at stride 12: each row splits without a copy
+    assert v._base is x
+    assert v.tolist() == [[[4.0, 5.0], [6.0, 7.0]], [[16.0, 17.0], [18.0, 19.0]]]
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        x[:, 1].view(8)  # merging the rows would need a copy
+    w = x.permute(1, 0, 2)[0].view(2, 2, 2)
+    assert w.tolist() == [[[0.0, 1.0], [2.0, 3.0]], [[12.0, 13.0], [14.0, 15.0]]]
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        x.transpose(1, 2).view(24)
+
+
+def test_polygamma_at_the_poles_is_huge_and_finite_as_pytorch():
+    # the reflection formula with sin(pi x) rounded in the input's precision
+    assert torch.polygamma(1, torch.tensor([-1.0])).tolist() == [1291369695936512.0]
+    x = torch.tensor([-1.0, -3.0], dtype=torch.float64)
+    assert torch.polygamma(1, x).tolist() == [6.580790147320947e32, 7.311989052578831e31]
+    y = torch.polygamma(2, torch.tensor([inf, -inf, -3.0, -2.5], dtype=torch.float64))
+    assert same(y.tolist()[:3], [nan, -inf, -inf]) and abs(y.tolist()[3] + 0.1082) < 1e-4
+    assert torch.polygamma(0, x.requires_grad_()).grad_fn.name() == "PolygammaBackward0"
+
+
+def test_prod_of_a_0d_tensor_passes_the_gradient_untouched():
+    x = torch.tensor(0.928, dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(x.prod(dim=-1).sum(), [x], create_graph=True)
+    assert g.item() == 1.0 and not g.requires_grad
+
+
+def test_cat_gives_a_1d_empty_input_a_gradient_without_history():
+    e = torch.zeros(0, dtype=torch.float64, requires_grad=True)
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    (g,) = torch.autograd.grad(torch.tan(torch.cat((x, e))).sum(), [e], create_graph=True)
+    assert g.shape == (0,) and not g.requires_grad
+
+
+def test_second_derivative_of_division_at_a_zero_divisor_is_infinite():
+    a = torch.tensor([[1.534, 0.0]], requires_grad=True)
+    b = torch.tensor([[-1.312]])
+    (g,) = torch.autograd.grad(torch.div(b, a).sum(), [a], create_graph=True)
+    (gg,) = torch.autograd.grad((g * g).sum(), [a])
+    assert gg.tolist()[0][1] == -inf
