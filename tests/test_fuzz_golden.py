@@ -44,7 +44,6 @@ KNOWN = {
         "exception: RuntimeError vs None at backward <- cumsum(dim) > in-place > in-place"
     ),
     "fz-944-min": "exception: RuntimeError vs None at backward <- in-place > in-place",
-    "fz-1574-min": "exception: RuntimeError vs None at backward <- logsumexp(dim) > in-place",
     "fz-1295-min": (
         "exception: RuntimeError vs None at backward <- masked_fill > in-place > in-place"
     ),
@@ -56,7 +55,6 @@ KNOWN = {
     "fz-1973-min": "exception: RuntimeError vs None at grad1 <- clamp > in-place > in-place",
     "fz-1423-min": "exception: RuntimeError vs None at grad1 <- cumsum(dim) > in-place > in-place",
     "fz-1663-min": "exception: RuntimeError vs None at grad1 <- in-place > in-place",
-    "fz-1190-min": "exception: RuntimeError vs None at grad1 <- logsumexp(dim) > in-place",
     "fz-1297-min": "exception: RuntimeError vs None at grad1 <- t/n > in-place > in-place",
     "fz-1280-min": "exception: RuntimeError vs None at t**=t",
     "fz-2982-min": "exception: RuntimeError vs None at t-=t",

@@ -159,3 +159,86 @@ def test_second_derivative_of_division_at_a_zero_divisor_is_infinite():
     (g,) = torch.autograd.grad(torch.div(b, a).sum(), [a], create_graph=True)
     (gg,) = torch.autograd.grad((g * g).sum(), [a])
     assert gg.tolist()[0][1] == -inf
+
+
+def test_full_slice_assignment_writes_into_the_tensor_itself():
+    # PyTorch's slice optimization: `v[:] = t` is `v.copy_(t)`, no CopySlices
+    for index in (slice(None), ..., (slice(0, 3), slice(None))):
+        x = torch.ones(3, 2, requires_grad=True)
+        v = x * 2
+        v[index] = torch.zeros(3, 2)
+        assert v.grad_fn.name() == "torch::autograd::CopyBackwards"
+    x = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+    w = torch.tensor([2.0], dtype=torch.float64, requires_grad=True)
+    v = torch.cat((x, x))
+    v[:] = torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64)
+    (g,) = torch.autograd.grad((v * w).sum(), [x], create_graph=True)
+    assert g.tolist() == [0.0, 0.0] and not g.requires_grad
+
+
+def test_pow_by_half_and_minus_half_are_sqrt_and_rsqrt():
+    x = torch.tensor([-inf, -0.0, 4.0], dtype=torch.float64)
+    assert same((x**0.5).tolist(), [nan, -0.0, 2.0])
+    assert same((x**-0.5).tolist(), [nan, -inf, 0.5])
+
+
+def test_pow_by_a_zero_exponent_tensor_has_zero_gradient_even_for_nan():
+    x = torch.tensor([-2.151, 4.0], requires_grad=True)
+    e = torch.tensor([0.0, 1.5])
+    y = torch.pow(x, e) * torch.tensor([nan, 1.0])
+    y.sum().backward()
+    assert same(x.grad.tolist(), [0.0, 3.0])  # not NaN * 0 at the zero exponent
+
+
+def test_logit_with_eps_at_nan_depends_on_create_graph_as_in_pytorch():
+    def grad(create_graph):
+        x = torch.tensor([nan, 0.5, 2.0], requires_grad=True)
+        (g,) = torch.autograd.grad(torch.logit(x, 0.001).sum(), [x], create_graph=create_graph)
+        return g.tolist()
+
+    assert same(grad(False), [nan, 4.0, 0.0])  # the kernel: NaN is not outside [eps, 1-eps]
+    assert same(grad(True), [0.0, 4.0, 0.0])  # the differentiable where: NaN is not inside
+
+
+def test_norm_second_derivative_at_zero_is_nan_as_pytorch():
+    x = torch.tensor([[0.0, 0.0]], dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(x.norm(dim=1).sum(), [x], create_graph=True)
+    assert g.tolist() == [[0.0, 0.0]]
+    (gg,) = torch.autograd.grad((g * g).sum(), [x])
+    assert all(math.isnan(v) for v in gg.tolist()[0])
+
+
+def test_atan2_at_the_origin():
+    x = torch.tensor([0.0, 1.0], requires_grad=True)
+    (g,) = torch.autograd.grad(torch.atan2(x, x).sum(), [x], create_graph=True)
+    assert g.tolist() == [0.0, 0.0]
+    (gg,) = torch.autograd.grad((g * g).sum(), [x])
+    assert same(gg.tolist(), [nan, 0.0])
+
+
+def test_var_without_degrees_of_freedom_has_a_constant_gradient():
+    x = torch.tensor([[inf]], dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(torch.var(x), [x], create_graph=True)
+    assert same(g.tolist()[0], [nan]) and not g.requires_grad
+    y = torch.tensor([2.0], dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(torch.var(y), [y])
+    assert same(g.tolist(), [nan])
+
+
+def test_max_shares_a_nan_gradient_only_with_the_maxima():
+    x = torch.tensor([0.518, 1.913, -2.0], requires_grad=True)
+    x.max().logit().backward()  # logit(1.913) is NaN, and so is its gradient
+    assert same(x.grad.tolist(), [0.0, nan, 0.0])
+
+
+def test_vector_matrix_product_is_not_a_view():
+    v = torch.tensor([1.0, 2.0], requires_grad=True)
+    m = torch.ones(2, 3, requires_grad=True)
+    y = v @ m
+    assert y._base is None and y.grad_fn.name() == "SqueezeBackward4"
+    w = torch.tensor([1.0, 0.0, 2.0], requires_grad=True)
+    y.zero_()
+    gs = torch.autograd.grad((w @ y).sum(), [v, m, w], create_graph=True)
+    terms = sum((g * g).sum() for g in gs if g.requires_grad)
+    # zero_ cut y from v and m: nothing of the first-order gradients depends on w
+    assert torch.autograd.grad(terms, [w], allow_unused=True) == (None,)

@@ -268,12 +268,13 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
                 |ctx| {
                     let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
                     let zero = Tensor::scalar_of(0.0, g.dtype());
-                    // 0 where the exponent is 0 (0^-1 would make it NaN), as PyTorch
+                    // 0 where the exponent is 0, whatever the incoming gradient (0^-1 or a NaN
+                    // gradient would make it NaN), as PyTorch's where around the product
                     let ga = if ctx.needs_input_grad(0) {
                         let local = b.mul(&a.pow(&b.add_scalar(-1.0)?)?)?;
                         let exponent_zero =
                             b.compare(CompareOp::Eq, Operand::Scalar(Scalar::Float(0.0)))?;
-                        Some(g.mul(&Tensor::where_(&exponent_zero, &zero, &local)?)?)
+                        Some(Tensor::where_(&exponent_zero, &zero, &g.mul(&local)?)?)
                     } else {
                         None
                     };
@@ -320,13 +321,22 @@ fn scalar_kernel(op: BinaryOp, x: &Tensor, s: f64, dtype: DType, reversed: bool)
     }))
 }
 
-/// `x ** p` with the exact special cases PyTorch's kernel uses (x*x for 2, sqrt for 0.5, ...).
+/// `x ** p` with the exact special cases PyTorch's kernel uses (x*x for 2, sqrt for 0.5,
+/// `1/sqrt` for -0.5, ...), which differ from `powf` at -inf and -0.0 (`sqrt(-inf)` is NaN,
+/// `powf(-inf, 0.5)` is inf).
 fn pow_by_scalar<T: Arith>(x: &Tensor, p: T) -> Tensor {
+    let float = T::DTYPE.is_floating_point();
     match p.to_f64() {
         1.0 => map(x, |v: T| v),
         2.0 => map(x, |v: T| v * v),
         3.0 => map(x, |v: T| v * v * v),
         0.5 => map(x, |v: T| elem::<T>(v.to_f64().sqrt())),
+        // each step rounded to T, as PyTorch's `1 / sqrt(x)` in the element type
+        -0.5 if float => map(x, |v: T| {
+            elem::<T>(1.0 / elem::<T>(v.to_f64().sqrt()).to_f64())
+        }),
+        -1.0 if float => map(x, |v: T| elem::<T>(1.0 / v.to_f64())),
+        -2.0 if float => map(x, |v: T| elem::<T>(1.0 / (v * v).to_f64())),
         _ => map(x, move |v: T| v.power(p)),
     }
 }

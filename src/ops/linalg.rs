@@ -377,17 +377,24 @@ impl Tensor {
             ))),
             (1, 1) => self.dot(other),
             (2, 1) => self.mv(other),
-            (1, 2) => self
-                .unsqueeze(0)?
-                .mm(other)?
-                .squeeze_dim_named(0, "SqueezeBackward4"),
+            (1, 2) => squeeze_fresh(&self.unsqueeze(0)?.mm(other)?, 0),
             (2, 2) => self.mm(other),
-            (_, 1) => self.matmul(&other.unsqueeze(1)?)?.squeeze_dim(-1),
-            (1, _) => self.unsqueeze(0)?.matmul(other)?.squeeze_dim(-2),
+            // the batched product's result seen without the temporary dimension, not a view
+            (_, 1) => {
+                let out = self.matmul(&other.unsqueeze(1)?)?;
+                out.unsafe_view(&out.shape()[..out.dim() - 1])
+            }
+            (1, _) => {
+                let out = self.unsqueeze(0)?.matmul(other)?;
+                let mut shape = out.shape().to_vec();
+                shape.remove(shape.len() - 2);
+                out.unsafe_view(&shape)
+            }
             _ => self.batched_matmul(other),
         }
     }
 
+    /// `@` of operands of at least 2 dimensions, one of them at least 3.
     fn batched_matmul(&self, other: &Tensor) -> Result<Tensor> {
         let (sa, sb) = (self.shape(), other.shape());
         let (n, k) = (sa[sa.len() - 2], sa[sa.len() - 1]);
@@ -415,4 +422,16 @@ impl Tensor {
         let shape: Vec<usize> = batch.iter().chain(&[n, m]).copied().collect();
         a.bmm(&b)?.unsafe_view(&shape)
     }
+}
+
+/// PyTorch's `t.squeeze_(dim)` on a fresh product (`SqueezeBackward4`): the result owns the
+/// product's storage and is not a view, so an in-place op on it rewrites its own history.
+fn squeeze_fresh(t: &Tensor, dim: usize) -> Result<Tensor> {
+    let out = t.detach().squeeze_dim(dim as isize)?.unviewed();
+    if !is_recording(&[t]) {
+        return Ok(out);
+    }
+    Ok(record(out, "SqueezeBackward4", &[t], &[], move |ctx| {
+        Ok(vec![Some(ctx.grad(0).unsqueeze(dim as isize)?)])
+    }))
 }

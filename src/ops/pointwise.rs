@@ -271,7 +271,12 @@ impl Tensor {
                         let nan = Tensor::scalar_of(f64::NAN, slope.dtype());
                         Tensor::where_(&outside, &nan, &slope)?
                     }
-                    Some(e) => keep_where(&slope, x, |v| v >= e && v <= 1.0 - e)?,
+                    // 0 outside [eps, 1 - eps]. A NaN input: PyTorch's kernel (plain backward)
+                    // keeps its NaN slope, its differentiable formula (create_graph) gives 0
+                    Some(e) if crate::core::grad_mode::is_grad_enabled() => {
+                        keep_where(&slope, x, |v| v >= e && v <= 1.0 - e)?
+                    }
+                    Some(e) => keep_where(&slope, x, |v| !(v < e || v > 1.0 - e))?,
                 })])
             },
         ))

@@ -8,7 +8,6 @@
 //! incoming gradient when the engine allows it.
 
 use super::arithmetic::Operand;
-use super::pointwise::keep_where;
 use super::{float_dtype, result_type};
 use crate::autograd::{is_recording, record, Grad, Save};
 use crate::core::error::{Error, Result};
@@ -182,12 +181,17 @@ fn xlogy_self_part(g: &Tensor, x: &Tensor, y: &Tensor) -> Result<Tensor> {
     Tensor::where_(&flat, &Tensor::scalar_of(0.0, part.dtype()), &part)
 }
 
-/// One of atan2's derivatives, `g · numerator / (y² + x²)`, taken as 0 at the origin (where
-/// the quotient is 0/0), as PyTorch.
+/// One of atan2's derivatives, `g · numerator · recip` with `recip = 1 / (y² + x²)` taken as 0
+/// where it is infinite (the origin), as PyTorch: a NaN `g` stays NaN, and the second
+/// derivative at the origin is NaN (through the reciprocal), as there.
 fn atan2_part(g: &Tensor, numerator: &Tensor, y: &Tensor, x: &Tensor) -> Result<Tensor> {
-    let r2 = x.mul(x)?.add(&y.mul(y)?)?;
-    let part = g.mul(numerator)?.div(&r2)?;
-    keep_where(&part, &r2, |v| v != 0.0)
+    let recip = y.mul(y)?.add(&x.mul(x)?)?.reciprocal()?;
+    let recip = Tensor::where_(
+        &recip.isinf()?,
+        &Tensor::scalar_of(0.0, recip.dtype()),
+        &recip,
+    )?;
+    g.mul(numerator)?.mul(&recip)
 }
 
 /// Whether a row saves its output: only when its derivative names it (`out`, not `_out`), so

@@ -3,7 +3,7 @@
 //! cumulative sum.
 
 use super::float_dtype;
-use super::pointwise::{bool_where, mask_where};
+use super::pointwise::bool_where;
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dtype::{DType, Element, Num, Scalar};
 use crate::core::error::{Error, Result};
@@ -236,29 +236,35 @@ impl Tensor {
                     return Ok(vec![Some(g.mul(&x.sign()?)?)]);
                 }
                 let y = expand_back(y, x.shape(), &mask, keepdim)?;
-                if p == f64::INFINITY {
-                    // the elements of largest magnitude share it evenly, with their sign
-                    let hit = x
-                        .detach()
-                        .abs()?
-                        .compare(CompareOp::Eq, Operand::Tensor(&y))?;
+                // PyTorch's norm_backward, formula by formula (its masked_fill_ is a select)
+                let zero = Tensor::scalar_of(0.0, x.dtype());
+                let y_zero = y.compare(CompareOp::Eq, Operand::Scalar(Scalar::Float(0.0)))?;
+                let grad = if p == f64::INFINITY {
+                    // the elements of largest magnitude (or NaN) share it evenly, with their sign
+                    let x_abs = x.abs()?;
+                    let hit = x_abs
+                        .compare(CompareOp::Eq, Operand::Tensor(&y))?
+                        .logical(LogicalOp::Or, &x_abs.isnan()?)?;
+                    let hit = cast(&hit, x.dtype());
                     let reduced: Vec<isize> = (0..x.dim() as isize)
                         .filter(|&d| mask[d as usize])
                         .collect();
-                    let count = cast(&hit, x.dtype()).sum_dims(&reduced, keepdim)?;
-                    let count = expand_back(&count, x.shape(), &mask, keepdim)?;
-                    let share = g.mul(&x.sign()?)?.div(&count)?;
-                    let zero = Tensor::scalar_of(0.0, share.dtype());
-                    return Ok(vec![Some(Tensor::where_(&hit, &share, &zero)?)]);
-                }
-                // where the norm is 0 so is x: dividing by 1 there gives the 0 gradient
-                let y_safe = y.add(&mask_where(&y, |v| v == 0.0)?)?;
-                let grad = match p {
-                    2.0 => x.mul(&g.div(&y_safe)?)?,
-                    _ => x
-                        .sign()?
-                        .mul(&x.abs()?.pow_scalar(p - 1.0)?)?
-                        .mul(&g.div(&y_safe.pow_scalar(p - 1.0)?)?)?,
+                    let count = hit.sum_dims(&reduced, true)?;
+                    x.sign()?.mul(&g.div(&count)?.mul(&hit)?)?
+                } else if p == 2.0 {
+                    g.mul(&Tensor::where_(&y_zero, &zero, &x.div(&y)?)?)?
+                } else if p < 1.0 {
+                    let x_zero = x.compare(CompareOp::Eq, Operand::Scalar(Scalar::Float(0.0)))?;
+                    let powered = x.abs()?.pow_scalar(p - 1.0)?;
+                    let scaled = x.sign()?.mul(&Tensor::where_(&x_zero, &zero, &powered)?)?;
+                    scaled.mul(&g)?.mul(&y.pow_scalar(1.0 - p)?)?
+                } else {
+                    let scaled = match p < 2.0 {
+                        true => x.sign()?.mul(&x.abs()?.pow_scalar(p - 1.0)?)?,
+                        false => x.mul(&x.abs()?.pow_scalar(p - 2.0)?)?,
+                    };
+                    let scale = g.div(&y.pow_scalar(p - 1.0)?)?;
+                    scaled.mul(&Tensor::where_(&y_zero, &zero, &scale)?)?
                 };
                 Ok(vec![Some(grad)])
             },
@@ -301,12 +307,11 @@ fn unreduce(g: &Tensor, x: &Tensor, dim: usize, keepdim: bool) -> Result<Tensor>
     g.expand(&x.shape().iter().map(|&s| s as isize).collect::<Vec<_>>())
 }
 
-/// 1 where `x` equals its group's extremum (`kept`, the keepdim-shaped result), divided by how
-/// many elements of the group do: ties share the gradient evenly. With `nan_ties` a NaN counts
-/// as equal to a NaN result (PyTorch's `evenly_distribute_backward`, for `max()`); without it
-/// (`amax`'s `scale_grad_by_count`) a NaN result matches nothing, and the lane's weights are
-/// `0 / 0`, NaN, as in PyTorch.
-fn tie_weights(x: &Tensor, kept: &Tensor, nan_ties: bool) -> Result<Tensor> {
+/// Where `x` equals its group's extremum (`kept`, the keepdim-shaped result), and how many
+/// elements of its group do (broadcast to `x`'s shape): ties share the gradient evenly. With
+/// `nan_ties` a NaN counts as equal to a NaN result (PyTorch's `evenly_distribute_backward`,
+/// for `max()`); without it (`amax`'s `scale_grad_by_count`) a NaN result matches nothing.
+fn ties(x: &Tensor, kept: &Tensor, nan_ties: bool) -> Result<(Tensor, Tensor)> {
     let full: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
     let wide = kept.detach().expand(&full)?;
     let mut hit = x.detach().compare(CompareOp::Eq, Operand::Tensor(&wide))?;
@@ -317,9 +322,8 @@ fn tie_weights(x: &Tensor, kept: &Tensor, nan_ties: bool) -> Result<Tensor> {
             .logical(LogicalOp::And, &wide.isnan()?)?;
         hit = hit.logical(LogicalOp::Or, &both_nan)?;
     }
-    let hit = crate::cpu::kernels::cast(&hit, x.dtype());
-    let count = hit.sum_to(kept.shape())?;
-    hit.div(&count.expand(&full)?)
+    let count = crate::cpu::kernels::cast(&hit, x.dtype()).sum_to(kept.shape())?;
+    Ok((hit, count.expand(&full)?))
 }
 
 impl Tensor {
@@ -399,8 +403,10 @@ impl Tensor {
             |ctx| {
                 let (g, x, y) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
                 let ones: Vec<isize> = vec![1; x.dim()];
-                let w = tie_weights(x, &y.reshape(&ones)?, true)?;
-                Ok(vec![Some(g.mul(&w)?)])
+                // the gradient shared among the maxima, selected (a NaN gradient stays there)
+                let (hit, count) = ties(x, &y.reshape(&ones)?, true)?;
+                let zero = Tensor::scalar_of(0.0, g.dtype());
+                Ok(vec![Some(Tensor::where_(&hit, &g.div(&count)?, &zero)?)])
             },
         ))
     }
@@ -472,8 +478,12 @@ impl Tensor {
             move |ctx| {
                 let (g, x, k) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
                 let full: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
-                let w = tie_weights(x, k, false)?;
-                Ok(vec![Some(g.reshape(&kept_shape)?.expand(&full)?.mul(&w)?)])
+                // (g / count) · mask: a lane whose result is NaN matches nothing, and gets
+                // 0/0 = NaN, as PyTorch
+                let (hit, count) = ties(x, k, false)?;
+                let hit = crate::cpu::kernels::cast(&hit, x.dtype());
+                let g = g.reshape(&kept_shape)?.expand(&full)?;
+                Ok(vec![Some(g.div(&count)?.mul(&hit)?)])
             },
         ))
     }
@@ -584,11 +594,9 @@ impl Tensor {
             &[Save::Tensor(self)],
             move |ctx| {
                 let (g, x) = (ctx.grad(0), ctx.saved(0));
-                let centred = x.sub(&x.mean_dims(&dims, true)?)?;
-                let g = expand_reduced(g, x, &dims, keepdim)?;
-                Ok(vec![Some(
-                    g.mul(&centred)?.mul_scalar(2.0 / (n - correction))?,
-                )])
+                Ok(vec![Some(var_backward(
+                    g, x, &dims, correction, keepdim, n,
+                )?)])
             },
         ))
     }
@@ -608,12 +616,14 @@ impl Tensor {
             &[Save::Tensor(self), Save::Output],
             move |ctx| {
                 let (g, x, s) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
-                let centred = x.sub(&x.mean_dims(&dims, true)?)?;
-                // 0 where the deviation is 0 (equal values), as PyTorch, not 0/0
+                // PyTorch's std_backward: var's gradient of g / (2 std), 0 where the deviation is
+                // 0 (equal values), not 0/0
                 let zero = Tensor::scalar_of(0.0, g.dtype());
-                let per_std = Tensor::where_(&bool_where(s, |v| v == 0.0)?, &zero, &g.div(s)?)?;
-                let scale = expand_reduced(&per_std, x, &dims, keepdim)?;
-                Ok(vec![Some(centred.mul(&scale)?.div_scalar(n - correction)?)])
+                let g_var = g.div(&s.mul_scalar(2.0)?)?;
+                let g_var = Tensor::where_(&bool_where(s, |v| v == 0.0)?, &zero, &g_var)?;
+                Ok(vec![Some(var_backward(
+                    &g_var, x, &dims, correction, keepdim, n,
+                )?)])
             },
         ))
     }
@@ -637,14 +647,15 @@ impl Tensor {
 
     /// `log Σ exp(x)` over `dims`, computed stably (the maximum is factored out).
     pub fn logsumexp(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
-        if self.numel() == 0 {
-            // log of an empty sum: -inf (the sum keeps the shape and the graph)
-            return self.sum_dims(dims, keepdim)?.add_scalar(f64::NEG_INFINITY);
-        }
         let x = self.detach();
-        let m = x.amax(dims, true)?;
-        let m = m.masked_fill(&m.isinf()?, Scalar::Float(0.0))?;
-        let s = x.sub(&m)?.exp()?.sum_dims(dims, true)?.log()?.add(&m)?;
+        let s = if self.numel() == 0 {
+            // log of an empty sum: -inf
+            x.sum_dims(dims, true)?.add_scalar(f64::NEG_INFINITY)?
+        } else {
+            let m = x.amax(dims, true)?;
+            let m = m.masked_fill(&m.isinf()?, Scalar::Float(0.0))?;
+            x.sub(&m)?.exp()?.sum_dims(dims, true)?.log()?.add(&m)?
+        };
         let out = if keepdim {
             s.clone()
         } else {
@@ -768,6 +779,30 @@ fn prod_backward(g: &Tensor, x: &Tensor, y: &Tensor, d: usize, keepdim: bool) ->
     let away = y_full.div(&x_safe)?.mul(&nonzero)?;
     let at_zero = others_of_zero.expand(&full)?.mul(&zero)?;
     g.mul(&away.add(&at_zero)?)
+}
+
+/// PyTorch's `var_backward`: `(2 / (n - correction)) · g · (x - mean)`, in its order of
+/// operations; over all elements with no degrees of freedom left, `g · (NaN where x equals the
+/// mean, else inf)`, a constant of `x`.
+fn var_backward(
+    g: &Tensor,
+    x: &Tensor,
+    dims: &[isize],
+    correction: f64,
+    keepdim: bool,
+    n: f64,
+) -> Result<Tensor> {
+    let dof = n - correction;
+    if dims.is_empty() && dof <= 0.0 {
+        let mean = x.detach().mean_dims(&[], true)?;
+        let at_mean = x.detach().compare(CompareOp::Eq, Operand::Tensor(&mean))?;
+        let nan = Tensor::scalar_of(f64::NAN, g.dtype());
+        let inf = Tensor::scalar_of(f64::INFINITY, g.dtype());
+        return g.mul(&Tensor::where_(&at_mean, &nan, &inf)?);
+    }
+    let centred = x.sub(&x.mean_dims(dims, true)?)?;
+    let g = expand_reduced(g, x, dims, keepdim)?;
+    g.mul_scalar(2.0 / dof)?.mul(&centred)
 }
 
 /// PyTorch's check that a list of dims names each dimension once.

@@ -286,7 +286,12 @@ impl Tensor {
             )));
         }
         let (basic, advanced) = self.split_index(items)?;
-        let view = self.index(&basic)?;
+        let view = if advanced.is_none() && self.covers_all(&basic) {
+            // `x[:] = v`, `x[...] = v`: PyTorch writes into `x` itself, not through a view
+            self.clone()
+        } else {
+            self.index(&basic)?
+        };
         match advanced {
             None => view.copy_(value),
             Some((dims, tensors)) => {
@@ -296,6 +301,36 @@ impl Tensor {
                 })
             }
         }
+    }
+}
+
+impl Tensor {
+    /// Whether a basic index selects this whole tensor as it is: only `...` and slices that start
+    /// at 0 and reach the end with step 1 (PyTorch's slice optimization in assignment).
+    fn covers_all(&self, items: &[IndexItem]) -> bool {
+        let mut dim = 0;
+        for item in items {
+            match *item {
+                IndexItem::Slice(start, stop, 1) => {
+                    let Some(&size) = self.shape().get(dim) else {
+                        return false;
+                    };
+                    if start.is_some_and(|s| s != 0) || stop.is_some_and(|e| e < size as isize) {
+                        return false;
+                    }
+                    dim += 1;
+                }
+                IndexItem::Ellipsis => {
+                    let named = items
+                        .iter()
+                        .filter(|i| matches!(i, IndexItem::Slice(..)))
+                        .count();
+                    dim += self.dim().saturating_sub(named);
+                }
+                _ => return false,
+            }
+        }
+        true
     }
 }
 
