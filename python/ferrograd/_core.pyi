@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Literal, final, overload
+from typing import Any, Literal, SupportsIndex, final, overload
 
 from numpy.typing import DTypeLike, NDArray
 from typing_extensions import Self, TypeAlias, disjoint_base
@@ -111,6 +111,8 @@ class dtype:
     @property
     def itemsize(self) -> builtins.int:
         """Bytes per element."""
+    def __reduce__(self) -> Any:
+        """Pickling: by name, rebuilt as the module attribute (`ferrograd.float32`)."""
     def __eq__(self, other: object, /) -> builtins.bool: ...
     def __hash__(self) -> builtins.int: ...
 
@@ -724,6 +726,8 @@ class Tensor:
         """The accumulated gradient, or None."""
     @grad.setter
     def grad(self, value: Tensor | None) -> None: ...
+    @grad.deleter
+    def grad(self) -> None: ...
     @property
     def grad_fn(self) -> Node | None:
         """The node that created this tensor, or None for leaves."""
@@ -745,6 +749,12 @@ class Tensor:
     @property
     def data(self) -> Tensor:
         """A tensor sharing the data, detached from the graph."""
+    @data.setter
+    def data(self, value: Tensor) -> None: ...
+    def __reduce_ex__(self, _protocol: SupportsIndex, /) -> Any:
+        """Pickling: the values, dtype, shape, `requires_grad` and class (not the graph)."""
+    def __deepcopy__(self, memo: Any) -> Any:
+        """`copy.deepcopy`: a new leaf with copied values, `requires_grad` and `.grad`."""
     def retain_grad(self) -> None:
         """Keeps `.grad` for this non-leaf after backward."""
     def register_hook(self, hook: _Hook) -> RemovableHandle:
@@ -760,7 +770,7 @@ class Tensor:
         gradient: Tensor | None = None,
         retain_graph: builtins.bool | None = None,
         create_graph: builtins.bool = False,
-        inputs: None = None,  # anything but None raises: use `autograd.grad` instead
+        inputs: _Tensors | None = None,
     ) -> None:
         """Computes gradients of this tensor with respect to the graph leaves."""
 
@@ -950,6 +960,7 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
     """the angle of the point `(other, self)`: `atan(self / other)` in the right quadrant."""
+
 # </generated: functions>
 
 def polygamma(n: builtins.int, input: Tensor) -> Tensor:
@@ -1014,6 +1025,7 @@ def backward(
     grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: builtins.bool | None = None,
     create_graph: builtins.bool = False,
+    inputs: _Tensors | None = None,
 ) -> None:
     """`autograd.backward(tensors, grad_tensors, ...)`: accumulates into the leaves' `.grad`."""
 

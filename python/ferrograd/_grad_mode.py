@@ -1,6 +1,7 @@
 """Grad-mode switches: context managers that also work as decorators (as in PyTorch)."""
 
 import functools
+import inspect
 
 from ._core import _set_grad_enabled, is_grad_enabled
 
@@ -25,15 +26,47 @@ class _GradModeContext:
         return False
 
     def __call__(self, func):
+        if inspect.isgeneratorfunction(func):
+            return _in_mode_on_each_step(self.clone, func)
+
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            with self.__class__():
+            with self.clone():
                 return func(*args, **kwargs)
 
         return wrapper
 
     def clone(self):
         return self.__class__()
+
+
+def _in_mode_on_each_step(make_context, func):
+    """Wraps a generator function so its body runs under a fresh ``make_context()`` each time
+    it is resumed, and the caller's grad mode between steps (as PyTorch's decorators do)."""
+
+    @functools.wraps(func)
+    def generator(*args, **kwargs):
+        steps = func(*args, **kwargs)
+        try:
+            with make_context():
+                value = steps.send(None)
+            while True:
+                try:
+                    sent = yield value
+                except GeneratorExit:
+                    with make_context():
+                        steps.close()
+                    raise
+                except BaseException as error:
+                    with make_context():
+                        value = steps.throw(error)
+                else:
+                    with make_context():
+                        value = steps.send(sent)
+        except StopIteration as stop:
+            return stop.value
+
+    return generator
 
 
 class no_grad(_GradModeContext):
@@ -63,6 +96,8 @@ class set_grad_enabled(_GradModeContext):
 
     def __call__(self, func):
         _set_grad_enabled(self._prev)
+        if inspect.isgeneratorfunction(func):
+            return _in_mode_on_each_step(self.clone, func)
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):

@@ -10,6 +10,8 @@ class SGD:
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         self.params = list(params)
+        if not self.params:
+            raise ValueError("optimizer got an empty parameter list")
         self.lr = lr
         self.momentum = momentum
         self.weight_decay = weight_decay

@@ -69,6 +69,34 @@ pub fn backward(
     Ok(())
 }
 
+/// `backward(inputs=...)`: accumulates the gradients of `tensors` into the `.grad` of `inputs`
+/// only (leaves or not), leaving every other tensor's `.grad` alone, as PyTorch.
+pub fn backward_to(
+    tensors: &[Tensor],
+    grad_tensors: &[Option<Tensor>],
+    inputs: &[Tensor],
+    retain_graph: Option<bool>,
+    create_graph: bool,
+) -> Result<()> {
+    if inputs.is_empty() {
+        return Err(Error::runtime(
+            "'inputs' argument to backward() cannot be empty.",
+        ));
+    }
+    let options = GradOptions {
+        retain_graph,
+        create_graph,
+        allow_unused: true,
+    };
+    let grads = grad(tensors, inputs, grad_tensors, options)?;
+    for (input, g) in inputs.iter().zip(grads) {
+        if let Some(g) = g {
+            super::accumulate::accumulate_grad(input, g, create_graph)?;
+        }
+    }
+    Ok(())
+}
+
 /// Returns the gradients of `outputs` with respect to `inputs` without touching any `.grad`.
 pub fn grad(
     outputs: &[Tensor],

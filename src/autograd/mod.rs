@@ -8,7 +8,7 @@ mod parallel_phase;
 mod saved;
 mod task_graph;
 
-pub use engine::{backward, grad, GradOptions};
+pub use engine::{backward, backward_to, grad, GradOptions};
 pub use function::{record_custom, CustomBackward, CustomCall};
 pub use node::{
     BackwardCtx, BackwardFn, Edge, Grad, InputMeta, Node, NodeKind, NodePostHook, NodePreHook,
@@ -68,8 +68,10 @@ pub fn refresh_view(t: &Tensor) {
     }
 }
 
-/// A tensor hook: sees the gradient flowing into a tensor and may return a replacement.
-pub type Hook = Arc<dyn Fn(&Tensor) -> Result<Option<Tensor>> + Send + Sync>;
+/// A tensor hook: sees the gradient flowing into a tensor and may return a replacement. It is
+/// called with `None` when the node producing the tensor runs without a gradient for it (a
+/// sibling output of a multi-output op, such as `unbind`, was used), as PyTorch does.
+pub type Hook = Arc<dyn Fn(Option<&Tensor>) -> Result<Option<Tensor>> + Send + Sync>;
 
 static NEXT_HOOK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
@@ -113,7 +115,7 @@ impl Tensor {
             None => return Ok(g),
         };
         for hook in hooks {
-            if let Some(new) = hook(&g)? {
+            if let Some(new) = hook(Some(&g))? {
                 g = new;
             }
         }

@@ -292,10 +292,19 @@ impl Node {
         // a copy, so the lock is not held while hooks run (they may register more)
         let hooks = extras.lock().pre_hooks.clone();
         for (_, output_nr, hook) in hooks {
-            if let Some(Some(g)) = grads.get(output_nr) {
-                if let Some(new) = hook(g)? {
-                    grads[output_nr] = Some(new);
+            // an output without a gradient (a sibling of a multi-output op was used) still
+            // calls its hooks, with None, as PyTorch; they cannot make one up
+            let Some(slot) = grads.get(output_nr) else {
+                continue;
+            };
+            match (hook(slot.as_ref())?, slot) {
+                (Some(new), Some(_)) => grads[output_nr] = Some(new),
+                (Some(_), None) => {
+                    return Err(crate::Error::runtime(
+                        "can't replace a None gradient with a non-None value",
+                    ))
                 }
+                (None, _) => {}
             }
         }
         Ok(())

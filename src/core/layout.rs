@@ -54,6 +54,40 @@ impl Layout {
         true
     }
 
+    /// Whether two elements share a memory location (a broadcast dimension, stride 0): what
+    /// PyTorch refuses to write into.
+    pub fn has_internal_overlap(&self) -> bool {
+        self.shape
+            .iter()
+            .zip(&self.strides)
+            .any(|(&n, &s)| n > 1 && s == 0)
+    }
+
+    /// The storage range the elements fill when they are dense in some order of the dimensions
+    /// (a permutation of a contiguous layout); `None` otherwise or when empty.
+    pub fn dense_extent(&self) -> Option<std::ops::Range<usize>> {
+        let n = self.numel();
+        if n == 0 {
+            return None;
+        }
+        let mut dims: Vec<(isize, usize)> = self
+            .strides
+            .iter()
+            .zip(&self.shape)
+            .filter(|(_, &size)| size != 1)
+            .map(|(&stride, &size)| (stride, size))
+            .collect();
+        dims.sort_unstable();
+        let mut expected = 1isize;
+        for (stride, size) in dims {
+            if stride != expected {
+                return None;
+            }
+            expected *= size as isize;
+        }
+        Some(self.offset..self.offset + n)
+    }
+
     /// The storage range `offset..offset+numel` when contiguous.
     pub fn contiguous_range(&self) -> Option<std::ops::Range<usize>> {
         let n = self.numel();

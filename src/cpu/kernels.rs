@@ -361,9 +361,29 @@ pub fn cast_ref(x: &Tensor, dtype: DType) -> std::borrow::Cow<'_, Tensor> {
     if x.dtype() == dtype {
         return std::borrow::Cow::Borrowed(x);
     }
+    match (x.dtype(), dtype) {
+        (DType::Float32, DType::Int64) => {
+            return std::borrow::Cow::Owned(map(x, |v: f32| float_to_int64(f64::from(v))))
+        }
+        (DType::Float64, DType::Int64) => {
+            return std::borrow::Cow::Owned(map(x, |v: f64| float_to_int64(v)))
+        }
+        _ => {}
+    }
     std::borrow::Cow::Owned(
         with_any!(x.dtype(), S => with_any!(dtype, D => map(x, |v: S| D::from_f64(v.to_f64())))),
     )
+}
+
+/// A float converted to int64 as PyTorch does on x86 (the `cvttsd2si` instruction): toward
+/// zero, and `i64::MIN` for NaN, infinities and values out of range (not Rust's saturation).
+fn float_to_int64(v: f64) -> i64 {
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    if v.is_nan() || !(-LIMIT..LIMIT).contains(&v) {
+        i64::MIN
+    } else {
+        v as i64
+    }
 }
 
 /// Sums over the dimensions marked in `reduce`; the result keeps every dimension (size 1 where reduced).

@@ -184,6 +184,11 @@ fn check_operands(op: BinaryOp, a: DType, b: DType, negative_exponent: bool) -> 
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.",
         ));
     }
+    if op == BinaryOp::Sub && (a == DType::Bool || b == DType::Bool) {
+        return Err(crate::Error::not_implemented(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+        ));
+    }
     let integral = |d: DType| !d.is_floating_point();
     if op == BinaryOp::Pow && integral(a) && integral(b) && negative_exponent {
         return Err(crate::Error::runtime(
@@ -341,13 +346,17 @@ fn pow_by_scalar<T: Arith>(x: &Tensor, p: T) -> Tensor {
     }
 }
 
-fn tensor_scalar(op: BinaryOp, x: &Tensor, s: Scalar) -> Result<Tensor> {
-    let scalar_dtype = match s {
+/// The dtype a Python number stands for in PyTorch's operand checks.
+fn scalar_dtype(s: Scalar) -> DType {
+    match s {
         Scalar::Bool(_) => DType::Bool,
         Scalar::Int(_) => DType::Int64,
         Scalar::Float(_) => DType::Float64,
-    };
-    check_operands(op, x.dtype(), scalar_dtype, s.to_f64() < 0.0)?;
+    }
+}
+
+fn tensor_scalar(op: BinaryOp, x: &Tensor, s: Scalar) -> Result<Tensor> {
+    check_operands(op, x.dtype(), scalar_dtype(s), s.to_f64() < 0.0)?;
     let dtype = compute_dtype(op, s.result_type_with(x.dtype()));
     let v = s.to_f64();
     let out = scalar_kernel(op, x, v, dtype, false)?;
@@ -385,6 +394,7 @@ fn scalar_tensor(op: BinaryOp, s: Scalar, x: &Tensor) -> Result<Tensor> {
         // s / x is reciprocal(x) * s, as in PyTorch
         BinaryOp::Div => x.reciprocal()?.mul_scalar(s),
         BinaryOp::Sub => {
+            check_operands(op, scalar_dtype(s), x.dtype(), false)?;
             let dtype = compute_dtype(op, s.result_type_with(x.dtype()));
             let out = scalar_kernel(op, x, v, dtype, true)?;
             if !is_recording(&[x]) {

@@ -15,6 +15,11 @@ use crate::ops::strided::copy_slices;
 impl Tensor {
     /// Checks PyTorch's preconditions for writing into this tensor while grad mode is on.
     fn check_inplace(&self) -> Result<()> {
+        if self.layout().has_internal_overlap() {
+            return Err(Error::runtime(
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
+            ));
+        }
         if !is_grad_enabled() {
             return Ok(());
         }
@@ -59,6 +64,7 @@ impl Tensor {
         compute: impl FnOnce(&Tensor) -> Result<Tensor>,
     ) -> Result<()> {
         self.check_inplace()?;
+        self.check_no_partial_overlap(others)?;
         let mut inputs = vec![self];
         inputs.extend_from_slice(others);
         let recording = is_recording(&inputs);
@@ -102,6 +108,30 @@ impl Tensor {
         Ok(())
     }
 
+    /// PyTorch's refusal to write into a tensor while reading an input that shares part of its
+    /// memory (`x[1:].copy_(x[:-1])`): the result would depend on the order of the writes.
+    /// Inputs that are exactly this tensor's elements (`x.add_(x)`) are fine.
+    fn check_no_partial_overlap(&self, others: &[&Tensor]) -> Result<()> {
+        for other in others {
+            if !std::sync::Arc::ptr_eq(self.storage(), other.storage()) {
+                continue;
+            }
+            let (mine, theirs) = (self.layout(), other.layout());
+            if mine == theirs {
+                continue;
+            }
+            if let (Some(a), Some(b)) = (mine.dense_extent(), theirs.dense_extent()) {
+                // the same range is a full overlap (allowed, as PyTorch), a shared part is not
+                if a != b && a.start < b.end && b.start < a.end {
+                    return Err(Error::runtime(
+                        "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// `self op= other` for a tensor or scalar operand.
     pub fn binary_(&self, op: BinaryOp, other: Operand<'_>) -> Result<()> {
         let others: Vec<&Tensor> = match other {
@@ -129,6 +159,9 @@ impl Tensor {
             return Ok(false);
         }
         self.check_inplace()?;
+        if let Operand::Tensor(t) = other {
+            self.check_no_partial_overlap(&[t])?;
+        }
         let done = crate::with_float!(dtype, T => {
             let f = |a: T, b: T| match op {
                 BinaryOp::Add => a + b,
@@ -238,6 +271,24 @@ impl Tensor {
     /// Sets every element to zero.
     pub fn zero_(&self) -> Result<()> {
         self.fill_named_("zero_", "ZeroBackward0", Scalar::Float(0.0))
+    }
+
+    /// PyTorch's `x.data = y`, as a write of `y`'s values into `x`'s storage that autograd does
+    /// not see (no version bump, no history): `x` keeps its identity, `.grad` and graph
+    /// connections. Unlike PyTorch, `x` does not start sharing `y`'s storage, so `y` must have
+    /// `x`'s shape and dtype.
+    pub fn set_data(&self, src: &Tensor) -> Result<()> {
+        if src.shape() != self.shape() || src.dtype() != self.dtype() {
+            return Err(Error::runtime(format!(
+                "ferrograd's `x.data = y` writes y's values into x, so it needs the same shape and dtype: x is {} {}, y is {} {}",
+                self.dtype().scalar_name(),
+                fmt_shape(self.shape()),
+                src.dtype().scalar_name(),
+                fmt_shape(src.shape())
+            )));
+        }
+        write_into(self, &src.detach().deep_copy());
+        Ok(())
     }
 
     /// Copies `src` (broadcast to this shape, converted to this dtype) into this tensor.

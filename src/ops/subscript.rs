@@ -31,15 +31,6 @@ impl Tensor {
             .iter()
             .filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice(..)))
             .count();
-        let ellipses = items
-            .iter()
-            .filter(|i| matches!(i, IndexItem::Ellipsis))
-            .count();
-        if ellipses > 1 {
-            return Err(Error::index(
-                "an index can only have a single ellipsis ('...')",
-            ));
-        }
         if consumed > self.dim() {
             return Err(Error::index(format!(
                 "too many indices for tensor of dimension {} (got {consumed})",
@@ -179,6 +170,16 @@ impl Tensor {
                         }
                         IndexItem::Int(_) => source_dim += 1,
                     }
+                }
+                Index::Tensor(t) if t.dtype() == crate::DType::Bool && t.dim() == 0 => {
+                    // a 0-d mask adds a dimension of size 1 and keeps it (true) or none of it
+                    let keep = t.item()?.to_f64() != 0.0;
+                    basic.push(IndexItem::NewAxis);
+                    dims.push(result_dim);
+                    result_dim += 1;
+                    let positions: Vec<i64> = if keep { vec![0] } else { vec![] };
+                    let n = positions.len();
+                    tensors.push(Tensor::from_vec(positions, &[n])?);
                 }
                 Index::Tensor(t) => {
                     if t.dtype() == crate::DType::Bool && t.dim() > 0 {

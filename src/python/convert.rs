@@ -7,7 +7,7 @@ use crate::core::tensor::Tensor;
 use crate::ops::subscript::Index;
 use crate::ops::{IndexItem, Operand};
 use numpy::{PyReadonlyArrayDyn, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyEllipsis, PyFloat, PyInt, PyList, PySlice, PyTuple};
@@ -30,6 +30,14 @@ pub struct PyDType {
 impl PyDType {
     fn __repr__(&self) -> String {
         format!("torch.{}", self.inner.name())
+    }
+
+    /// Pickling: by name, rebuilt as the module attribute (`ferrograd.float32`).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (&'static str,))> {
+        let by_name = py
+            .import("ferrograd._serialization")?
+            .getattr("dtype_named")?;
+        Ok((by_name, (self.inner.name(),)))
     }
 
     /// True for float32 and float64.
@@ -441,4 +449,38 @@ pub(crate) fn size_object<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bou
         Some(cls) => cls.bind(py).call1((tuple,)),
         None => Ok(tuple.into_any()),
     }
+}
+
+/// PyTorch's device types, for its message on an unknown one.
+const DEVICE_TYPES: &str = "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone";
+
+/// Checks a `device=` argument (a string such as `"cpu:0"` or a `device` object): the CPU is
+/// accepted; any other device PyTorch knows is a RuntimeError saying ferrograd has only the
+/// CPU; anything else is PyTorch's RuntimeError for an unknown device string.
+pub(crate) fn device_arg(device: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    let Some(device) = device.filter(|d| !d.is_none()) else {
+        return Ok(());
+    };
+    let text = match device.extract::<String>() {
+        Ok(s) => s,
+        Err(_) if device.hasattr("type")? => device.str()?.to_string(),
+        Err(_) => {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "device must be a string or a device, not {}",
+                device.get_type().name()?
+            )))
+        }
+    };
+    let kind = text.split(':').next().unwrap_or_default();
+    if kind == "cpu" {
+        return Ok(());
+    }
+    if DEVICE_TYPES.split(", ").any(|k| k == kind) {
+        return Err(PyRuntimeError::new_err(format!(
+            "ferrograd computes on the CPU only: device '{text}' is not available"
+        )));
+    }
+    Err(PyRuntimeError::new_err(format!(
+        "Expected one of {DEVICE_TYPES} device type at start of device string: {text}"
+    )))
 }

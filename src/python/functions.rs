@@ -28,7 +28,7 @@ fn tensor(
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
 ) -> PyResult<Py<PyAny>> {
-    let _ = device;
+    super::convert::device_arg(device)?;
     let t = tensor_from_data(data, dtype_arg(dtype)?)?;
     if requires_grad && !t.dtype().is_floating_point() {
         return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
@@ -72,7 +72,7 @@ macro_rules! filled {
             device: Option<&Bound<'_, PyAny>>,
             requires_grad: bool,
         ) -> PyResult<Py<PyAny>> {
-            let _ = device;
+            super::convert::device_arg(device)?;
             let shape = size_args(size)?;
             let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
             finish(
@@ -97,7 +97,7 @@ fn full(
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
 ) -> PyResult<Py<PyAny>> {
-    let _ = device;
+    super::convert::device_arg(device)?;
     if !(size.is_instance_of::<PyTuple>() || size.is_instance_of::<PyList>()) {
         return Err(pyo3::exceptions::PyTypeError::new_err(format!(
             "full(): argument 'size' (position 1) must be tuple of ints, not {}",
@@ -146,7 +146,7 @@ macro_rules! random {
             device: Option<&Bound<'_, PyAny>>,
             requires_grad: bool,
         ) -> PyResult<Py<PyAny>> {
-            let _ = device;
+            super::convert::device_arg(device)?;
             let shape = size_args(size)?;
             let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
             let t = run(|| Tensor::$method(&shape, dtype))?;
@@ -169,7 +169,7 @@ fn arange(
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
 ) -> PyResult<Py<PyAny>> {
-    let _ = device;
+    super::convert::device_arg(device)?;
     let (s, e) = match end {
         Some(e) if !e.is_none() => (start.clone(), e.clone()),
         _ => (0i64.into_pyobject(start.py())?.into_any(), start.clone()),
@@ -208,7 +208,7 @@ fn linspace(
     device: Option<&Bound<'_, PyAny>>,
     requires_grad: bool,
 ) -> PyResult<Py<PyAny>> {
-    let _ = device;
+    super::convert::device_arg(device)?;
     let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
     if steps < 0 {
         return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
@@ -263,7 +263,7 @@ fn _set_grad_enabled(enabled: bool) -> bool {
 }
 
 /// Tensors from a tensor or a sequence of tensors.
-fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
+pub(crate) fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
     if obj.cast::<PyTensor>().is_ok() {
         return Ok(vec![tensor_arg(obj, what)?]);
     }
@@ -309,7 +309,8 @@ fn grad<'py>(
 ) -> PyResult<Bound<'py, PyTuple>> {
     let outs = tensor_list(outputs, "outputs")?;
     let ins = tensor_list(inputs, "inputs")?;
-    let gos = optional_tensor_list(grad_outputs, "grad_outputs")?;
+    let mut gos = optional_tensor_list(grad_outputs, "grad_outputs")?;
+    gos.truncate(outs.len().max(1)); // extra gradients are ignored, as PyTorch's zip
     let options = GradOptions {
         retain_graph,
         create_graph,
@@ -330,17 +331,29 @@ fn grad<'py>(
 
 /// `autograd.backward(tensors, grad_tensors, ...)`: accumulates into the leaves' `.grad`.
 #[pyfunction]
-#[pyo3(signature = (tensors, grad_tensors=None, retain_graph=None, create_graph=false))]
+#[pyo3(signature = (tensors, grad_tensors=None, retain_graph=None, create_graph=false, inputs=None))]
 fn backward(
     py: Python<'_>,
     tensors: &Bound<'_, PyAny>,
     grad_tensors: Option<&Bound<'_, PyAny>>,
     retain_graph: Option<bool>,
     create_graph: bool,
+    inputs: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
     let ts = tensor_list(tensors, "tensors")?;
-    let gs = optional_tensor_list(grad_tensors, "grad_tensors")?;
-    py.detach(|| run(|| crate::autograd::backward(&ts, &gs, retain_graph, create_graph)))
+    let mut gs = optional_tensor_list(grad_tensors, "grad_tensors")?;
+    gs.truncate(ts.len().max(1)); // extra gradients are ignored, as PyTorch's zip
+    match inputs.filter(|i| !i.is_none()) {
+        Some(inputs) => {
+            let ins = tensor_list(inputs, "inputs")?;
+            py.detach(|| {
+                run(|| crate::autograd::backward_to(&ts, &gs, &ins, retain_graph, create_graph))
+            })
+        }
+        None => {
+            py.detach(|| run(|| crate::autograd::backward(&ts, &gs, retain_graph, create_graph)))
+        }
+    }
 }
 
 /// Concatenates tensors along `dim`.
@@ -441,20 +454,69 @@ pub(crate) fn from_py_err(e: PyErr) -> Error {
     Error::with_payload(message, Arc::new(e))
 }
 
-/// A Python callable as a tensor hook (takes the GIL only while it runs).
-pub(crate) fn python_hook(f: Py<PyAny>) -> Hook {
-    Arc::new(move |g: &Tensor| {
+/// The one strong reference to a Python hook, shared by its Rust closure and the tensor
+/// object it was registered on (which reports it to the cycle collector and may clear it).
+pub(crate) type HookSlot = Arc<std::sync::Mutex<Option<Py<PyAny>>>>;
+
+/// A Python callable as a tensor hook (takes the GIL only while it runs), and its slot.
+pub(crate) fn python_hook(f: Py<PyAny>) -> (Hook, HookSlot) {
+    let slot: HookSlot = Arc::new(std::sync::Mutex::new(Some(f)));
+    let held = slot.clone();
+    let hook: Hook = Arc::new(move |g: Option<&Tensor>| {
         Python::attach(|py| {
-            let g = to_object(py, g.clone()).map_err(from_py_err)?;
-            let r = f.call1(py, (g,)).map_err(from_py_err)?;
+            let f = match &*held.lock().unwrap_or_else(|e| e.into_inner()) {
+                Some(f) => f.clone_ref(py),
+                None => return Ok(None), // cleared by the cycle collector
+            };
+            let arg = match g {
+                Some(g) => to_object(py, g.clone()).map_err(from_py_err)?,
+                None => py.None(),
+            };
+            let r = f.call1(py, (arg,)).map_err(from_py_err)?;
             if r.is_none(py) {
                 return Ok(None);
             }
-            tensor_arg(r.bind(py), "the value returned by a hook")
-                .map(Some)
-                .map_err(from_py_err)
+            let new =
+                tensor_arg(r.bind(py), "the value returned by a hook").map_err(from_py_err)?;
+            if let Some(g) = g {
+                check_hook_result(py, &f, g, &new)?;
+            }
+            Ok(Some(new))
         })
-    })
+    });
+    (hook, slot)
+}
+
+/// PyTorch's checks on what a gradient hook returns: the same dtype and shape as its input.
+fn check_hook_result(
+    py: Python<'_>,
+    f: &Py<PyAny>,
+    old: &Tensor,
+    new: &Tensor,
+) -> crate::core::error::Result<()> {
+    let name = || {
+        f.bind(py)
+            .getattr("__name__")
+            .and_then(|n| n.extract::<String>())
+            .unwrap_or_else(|_| "<hook>".to_string())
+    };
+    if old.dtype() != new.dtype() {
+        return Err(Error::runtime(format!(
+            "hook '{}' has changed the type of value (was {} got {})",
+            name(),
+            old.dtype().legacy_name(),
+            new.dtype().legacy_name()
+        )));
+    }
+    if old.shape() != new.shape() {
+        return Err(Error::runtime(format!(
+            "hook '{}' has changed the size of value (was {} got {})",
+            name(),
+            crate::core::layout::fmt_shape(old.shape()),
+            crate::core::layout::fmt_shape(new.shape())
+        )));
+    }
+    Ok(())
 }
 
 /// Records a custom `autograd.Function` call (see [`crate::autograd::record_custom`]): a node

@@ -25,6 +25,9 @@ pub struct PyTensor {
     pub(crate) inner: Tensor,
     /// Whether the core tensor's `binding_object` slot points at this object.
     registered: AtomicBool,
+    /// The Python hooks registered through this object, shown to Python's cycle collector
+    /// (see Note [Hooks and the cycle collector]).
+    hooks: std::sync::Mutex<Vec<super::functions::HookSlot>>,
 }
 
 impl From<Tensor> for PyTensor {
@@ -32,6 +35,7 @@ impl From<Tensor> for PyTensor {
         PyTensor {
             inner,
             registered: AtomicBool::new(false),
+            hooks: std::sync::Mutex::new(Vec::new()),
         }
     }
 }
@@ -63,10 +67,16 @@ pub(crate) fn to_object(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
         PyTensor {
             inner: t.clone(),
             registered: AtomicBool::new(true),
+            hooks: std::sync::Mutex::new(Vec::new()),
         },
     )?;
     t.0.binding_object
         .store(obj.as_ptr() as *mut std::ffi::c_void, Ordering::Release);
+    // Only a tensor with Python hooks takes part in cycle collection (`register_hook` tracks
+    // it): the collector then never walks the many plain tensors a program makes.
+    // SAFETY: `obj` is a live, fully initialized object of a GC type; untracking is undone by
+    // nothing but `PyObject_GC_Track`, and deallocation copes with an untracked object.
+    unsafe { pyo3::ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) };
     Ok(obj.into_any())
 }
 
@@ -622,8 +632,8 @@ impl PyTensor {
         for a in args.iter() {
             if let Ok(t) = a.cast::<PyTensor>() {
                 dtype = Some(t.get().inner.dtype());
-            } else if a.extract::<String>().is_ok() {
-                // a device such as "cpu": nothing to do
+            } else if a.extract::<String>().is_ok() || a.hasattr("index")? {
+                super::convert::device_arg(Some(&a))?; // the CPU is the only device
             } else {
                 dtype = dtype_arg(Some(&a))?;
             }
@@ -632,6 +642,7 @@ impl PyTensor {
             if let Some(d) = k.get_item("dtype")? {
                 dtype = dtype_arg(Some(&d))?;
             }
+            super::convert::device_arg(k.get_item("device")?.as_ref())?;
         }
         let me = &slf.get().inner;
         match dtype {
@@ -1028,10 +1039,23 @@ impl PyTensor {
     }
     /// Registers a hook run on this tensor's gradient; it may return a replacement.
     fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
-        let id = run(|| {
-            self.inner
-                .register_hook(super::functions::python_hook(hook))
-        })?;
+        let (hook, slot) = super::functions::python_hook(hook);
+        let id = run(|| self.inner.register_hook(hook))?;
+        if self.inner.is_leaf() {
+            self.hooks
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(slot);
+            let me = self.inner.0.binding_object.load(Ordering::Acquire);
+            // SAFETY: a registered wrapper's pointer is this live object (see `to_object`);
+            // tracking a fully initialized GC object that is not yet tracked is allowed.
+            unsafe {
+                let me = me.cast::<pyo3::ffi::PyObject>();
+                if !me.is_null() && pyo3::ffi::PyObject_GC_IsTracked(me) == 0 {
+                    pyo3::ffi::PyObject_GC_Track(me.cast());
+                }
+            }
+        }
         let handle = super::functions::hook_handle(py)?;
         Ok(handle
             .call1((to_object(py, self.inner.clone())?, id))?
@@ -1040,6 +1064,36 @@ impl PyTensor {
     /// Removes a hook registered with `register_hook` (used by the handle).
     fn _remove_hook(&self, id: u64) {
         self.inner.remove_hook(id);
+    }
+
+    // Note [Hooks and the cycle collector]: a hook that captures its own tensor
+    // (`x.register_hook(lambda g: g * x)`) makes a cycle through Rust, which Python's collector
+    // cannot see on its own. The hooks of a leaf live in its core tensor; when this object is
+    // that tensor's only owner (no graph or other handle holds it), the hooks are reachable only
+    // through this object, so it reports them, and clearing it empties their slots (a cleared
+    // hook does nothing; it is never called again, since nothing reaches the tensor). A tensor
+    // held elsewhere reports nothing: its hooks are kept alive, never freed wrongly.
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        if std::sync::Arc::strong_count(&self.inner.0) != 1 {
+            return Ok(());
+        }
+        let Ok(hooks) = self.hooks.try_lock() else {
+            return Ok(());
+        };
+        for slot in hooks.iter() {
+            if let Ok(hook) = slot.try_lock() {
+                visit.call(hook.as_ref())?;
+            }
+        }
+        Ok(())
+    }
+
+    fn __clear__(&self) {
+        let slots = std::mem::take(&mut *self.hooks.lock().unwrap_or_else(|e| e.into_inner()));
+        for slot in slots {
+            let hook = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            drop(hook);
+        }
     }
 
     // ----- data access --------------------------------------------------------------------
@@ -1252,6 +1306,30 @@ impl PyTensor {
     fn data(&self) -> TResult {
         wrap(Ok(self.inner.detach()))
     }
+    /// `x.data = y`: `y`'s values written into `x` without autograd seeing it (see
+    /// [`Tensor::set_data`]).
+    #[setter(data)]
+    fn set_data_attr(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let src = tensor_arg(value, "assigned data")?;
+        run(|| self.inner.set_data(&src))
+    }
+    /// `del x.grad`: the same as `x.grad = None`.
+    #[deleter(grad)]
+    fn delete_grad(&self) -> PyResult<()> {
+        run(|| self.inner.set_grad(None))
+    }
+    /// Pickling: the values, dtype, shape, `requires_grad` and class (not the graph).
+    fn __reduce_ex__(slf: &Bound<'_, Self>, _protocol: i32) -> PyResult<Py<PyAny>> {
+        let helpers = slf.py().import("ferrograd._serialization")?;
+        Ok(helpers.call_method1("reduce_tensor", (slf,))?.unbind())
+    }
+    /// `copy.deepcopy`: a new leaf with copied values, `requires_grad` and `.grad`.
+    fn __deepcopy__(slf: &Bound<'_, Self>, memo: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let helpers = slf.py().import("ferrograd._serialization")?;
+        Ok(helpers
+            .call_method1("deepcopy_tensor", (slf, memo))?
+            .unbind())
+    }
     /// Keeps `.grad` for this non-leaf after backward.
     fn retain_grad(&self) -> PyResult<()> {
         run(|| self.inner.retain_grad())
@@ -1275,16 +1353,26 @@ impl PyTensor {
         create_graph: bool,
         inputs: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        if inputs.is_some_and(|i| !i.is_none()) {
-            return Err(PyRuntimeError::new_err(
-                "backward(inputs=...) is not supported yet; use ferrograd.autograd.grad",
-            ));
-        }
         let gradient = match gradient {
             Some(g) if !g.is_none() => Some(tensor_arg(g, "gradient")?),
             _ => None,
         };
         let me = self.inner.clone();
+        if let Some(inputs) = inputs.filter(|i| !i.is_none()) {
+            let inputs = super::functions::tensor_list(inputs, "inputs")?;
+            let (roots, gradients) = ([me], [gradient]);
+            return py.detach(move || {
+                run(|| {
+                    crate::autograd::backward_to(
+                        &roots,
+                        &gradients,
+                        &inputs,
+                        retain_graph,
+                        create_graph,
+                    )
+                })
+            });
+        }
         py.detach(move || run(|| me.backward(gradient.as_ref(), retain_graph, create_graph)))
     }
 }

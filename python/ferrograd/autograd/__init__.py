@@ -28,9 +28,10 @@ def grad(
     )
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
-    """Accumulates the gradients of ``tensors`` into the ``.grad`` of the graph leaves."""
-    _backward(tensors, grad_tensors, retain_graph, create_graph)
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulates the gradients of ``tensors`` into the ``.grad`` of the graph leaves (only
+    of ``inputs`` when given)."""
+    _backward(tensors, grad_tensors, retain_graph, create_graph, inputs)
 
 
 def Variable(data, requires_grad=False, volatile=False):

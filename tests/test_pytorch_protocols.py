@@ -1,0 +1,166 @@
+"""Behaviours of the issue "Same answers as PyTorch" beyond values: what PyTorch refuses and
+accepts, the Python protocols (pickle, deepcopy, ``del``), grad-mode decorators on generators,
+hooks (on ``unbind`` outputs, changing the dtype, in reference cycles), ``backward(inputs=)``.
+Every assertion holds under PyTorch 2.15 too (checked by running this file with ``torch``)."""
+
+import copy
+import gc
+import math
+import pickle
+import weakref
+
+import ferrograd as torch
+import pytest
+
+
+def test_in_place_on_an_expanded_tensor_is_refused_and_changes_nothing():
+    base = torch.ones(3)
+    x = base.expand(2, 3)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        x.add_(1)
+    assert base.tolist() == [1.0, 1.0, 1.0] and base._version == 0
+
+
+def test_copy_between_partly_overlapping_views_is_refused():
+    x = torch.arange(6.0)
+    with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to"):
+        x[1:].copy_(x[:-1])
+    assert x.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    x.add_(x)  # the same elements: fine
+    assert x.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+
+
+def test_data_is_an_untracked_alias_and_can_be_assigned():
+    x = torch.ones(2, requires_grad=True)
+    d = x.data
+    assert not d.requires_grad and d.grad_fn is None
+    d.add_(1)
+    assert x.tolist() == [2.0, 2.0]
+    x.data = torch.zeros(2)
+    assert x.tolist() == [0.0, 0.0] and x.requires_grad and x.is_leaf
+
+
+def test_grad_mode_decorators_apply_inside_generators():
+    @torch.no_grad()
+    def no_grad_steps():
+        yield torch.is_grad_enabled()
+        yield torch.is_grad_enabled()
+
+    @torch.enable_grad()
+    def grad_steps():
+        yield torch.is_grad_enabled()
+
+    steps = no_grad_steps()
+    assert next(steps) is False
+    assert torch.is_grad_enabled()  # the caller's mode between steps
+    assert next(steps) is False
+    with torch.no_grad():
+        assert list(grad_steps()) == [True]
+
+
+def test_a_hook_on_an_unused_unbind_output_is_called_with_none():
+    x = torch.ones(2, 3, requires_grad=True)
+    a, b = x.unbind(0)
+    seen = []
+    a.register_hook(lambda g: seen.append(g))
+    (b * 2).sum().backward()
+    assert seen == [None]
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0], [2.0, 2.0, 2.0]]
+
+
+def test_a_hook_may_not_change_the_dtype_or_shape():
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2
+    y.register_hook(lambda g: g.double())
+    with pytest.raises(RuntimeError, match="has changed the type of value"):
+        y.sum().backward()
+    z = x * 2
+    z.register_hook(lambda g: g.sum())
+    with pytest.raises(RuntimeError, match="has changed the size of value"):
+        z.sum().backward()
+
+
+def test_a_hook_that_captures_its_tensor_is_collected():
+    x = torch.ones(10, requires_grad=True)
+    x.register_hook(lambda g, x=x: g * x)
+    alive = weakref.ref(x)
+    del x
+    gc.collect()
+    assert alive() is None
+
+
+def test_backward_with_inputs_accumulates_only_into_them():
+    x = torch.ones(2, requires_grad=True)
+    w = torch.full((2,), 3.0, requires_grad=True)
+    y = x * w
+    (y * y).sum().backward(inputs=[x, y])
+    assert x.grad.tolist() == [18.0, 18.0] and w.grad is None
+    assert y.grad.tolist() == [6.0, 6.0]  # a non-leaf input gets its .grad too
+    x.grad = None
+    torch.autograd.backward([(x * w).sum()], inputs=[w])
+    assert w.grad.tolist() == [1.0, 1.0] and x.grad is None
+
+
+def test_pickle_and_deepcopy_keep_values_dtype_requires_grad_and_class():
+    x = torch.tensor([[1.5, -2.0]], dtype=torch.float64, requires_grad=True)
+    y = pickle.loads(pickle.dumps(x))
+    assert y.tolist() == [[1.5, -2.0]] and y.dtype == torch.float64 and y.requires_grad
+    p = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+    q = pickle.loads(pickle.dumps(p))
+    assert isinstance(q, torch.nn.Parameter) and q.tolist() == [1.0, 2.0]
+    assert pickle.loads(pickle.dumps(torch.float32)) == torch.float32
+    x.sum().backward()
+    z = copy.deepcopy(x)
+    assert z is not x and z.tolist() == x.tolist() and z.requires_grad
+    assert z.grad.tolist() == [[1.0, 1.0]] and z.grad is not x.grad
+    assert isinstance(copy.deepcopy(p), torch.nn.Parameter)
+    with pytest.raises(RuntimeError, match="graph leaves"):
+        copy.deepcopy(x * 2)
+
+
+def test_del_grad_clears_it():
+    x = torch.ones(2, requires_grad=True)
+    x.sum().backward()
+    del x.grad
+    assert x.grad is None
+
+
+def test_extra_grad_outputs_are_ignored_as_pytorch_zips_them():
+    x = torch.ones(2, requires_grad=True)
+    (g,) = torch.autograd.grad([x * 2], [x], grad_outputs=[torch.ones(2), torch.ones(2)])
+    assert g.tolist() == [2.0, 2.0]
+    with pytest.raises(TypeError):
+        torch.autograd.grad([(x * 2).sum()], [x], grad_outputs=[1])
+
+
+def test_nan_and_infinity_cast_to_int64_as_on_x86():
+    t = torch.tensor([math.nan, math.inf, -math.inf, 2.7, -2.7]).long()
+    assert t.tolist() == [-(2**63), -(2**63), -(2**63), 2, -2]
+
+
+def test_subtraction_with_a_bool_operand_is_refused():
+    for f in (lambda: True - torch.ones(2), lambda: torch.ones(2) - True):
+        with pytest.raises(NotImplementedError, match="with a bool tensor is not supported"):
+            f()
+
+
+def test_devices_other_than_the_cpu_are_refused():
+    x = torch.ones(2)
+    assert x.to("cpu") is x
+    for device in ("cuda", "cuda:0", "foo"):
+        with pytest.raises(RuntimeError):
+            x.to(device)
+    with pytest.raises(RuntimeError):
+        torch.zeros(2, device="cuda")
+
+
+def test_an_optimizer_needs_parameters():
+    with pytest.raises(ValueError, match="empty parameter list"):
+        torch.optim.SGD([], lr=0.1)
+
+
+def test_a_0d_bool_mask_adds_a_dimension_and_repeated_ellipses_are_accepted():
+    x = torch.ones(3)
+    assert tuple(x[torch.tensor(True)].shape) == (1, 3)
+    assert tuple(x[torch.tensor(False)].shape) == (0, 3)
+    assert tuple(torch.ones(2, 3)[..., ...].shape) == (2, 3)
