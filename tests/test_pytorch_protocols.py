@@ -40,6 +40,21 @@ def test_data_is_an_untracked_alias_and_can_be_assigned():
     assert x.tolist() == [0.0, 0.0] and x.requires_grad and x.is_leaf
 
 
+def test_writes_through_data_have_their_own_version_counter():
+    x = torch.ones(2, requires_grad=True)
+    y = (x * x).sum()  # saves x
+    d = x.data
+    d.add_(1)  # not seen by the saved-tensor check: backward uses the new values
+    assert x._version == 0 and d._version == 1
+    y.backward()
+    assert x.grad.tolist() == [4.0, 4.0]
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z = (x * x).sum()
+        with torch.no_grad():
+            x.add_(1)  # through x itself it is seen
+        z.backward()
+
+
 def test_grad_mode_decorators_apply_inside_generators():
     @torch.no_grad()
     def no_grad_steps():

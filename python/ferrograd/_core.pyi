@@ -748,7 +748,8 @@ class Tensor:
         """The tensor this is a view of, or None."""
     @property
     def data(self) -> Tensor:
-        """A tensor sharing the data, detached from the graph."""
+        """A tensor sharing the data, detached from the graph, with a version counter of its own
+        (autograd does not see writes through it)."""
     @data.setter
     def data(self, value: Tensor) -> None: ...
     def __reduce_ex__(self, _protocol: SupportsIndex, /) -> Any:

@@ -1,11 +1,14 @@
 //! Shared element storage with a version counter.
 //!
 //! Every view of a tensor (and `detach()`) shares one `Storage`, so they share its version
-//! counter: any in-place write through any of them is seen by the saved-tensor check.
+//! counter: any in-place write through any of them is seen by the saved-tensor check. PyTorch's
+//! `.data` is the exception: a storage that shares another's elements but counts its own
+//! versions ([`Storage::sharing_elements_of`]).
 
 use super::buffer::Buffer;
 use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 impl Drop for Storage {
     fn drop(&mut self) {
@@ -26,6 +29,8 @@ pub struct Storage {
     numel: usize,
     version: AtomicU64,
     last_writer: Mutex<&'static str>,
+    /// The storage whose elements these are, for a `.data` alias (then `data` is empty).
+    elements_of: Option<Arc<Storage>>,
 }
 
 impl Storage {
@@ -36,17 +41,46 @@ impl Storage {
             data: RwLock::new(buffer),
             version: AtomicU64::new(0),
             last_writer: Mutex::new(""),
+            elements_of: None,
         }
+    }
+
+    /// A storage with `other`'s elements and a version counter of its own, at 0 (PyTorch's
+    /// `x.data`: writes through it are not seen by the saved-tensor checks of `x`'s graphs).
+    pub fn sharing_elements_of(other: &Arc<Storage>) -> Self {
+        let owner = other.elements_of.clone().unwrap_or_else(|| other.clone());
+        Storage {
+            numel: other.numel,
+            data: RwLock::new(Buffer::Bool(Vec::new())),
+            version: AtomicU64::new(0),
+            last_writer: Mutex::new(""),
+            elements_of: Some(owner),
+        }
+    }
+
+    /// The storage that holds the elements (itself, unless a `.data` alias).
+    fn owner(&self) -> &Storage {
+        self.elements_of.as_deref().unwrap_or(self)
+    }
+
+    /// Whether two storages hold the same elements (the same storage, or a `.data` alias).
+    pub fn same_elements(a: &Storage, b: &Storage) -> bool {
+        std::ptr::eq(a.owner(), b.owner())
+    }
+
+    /// Whether this is a `.data` alias of another storage's elements.
+    pub fn is_alias(&self) -> bool {
+        self.elements_of.is_some()
     }
 
     /// Shared read access. Recursive, so one thread may read the same storage twice (`x * x`).
     pub fn read(&self) -> RwLockReadGuard<'_, Buffer> {
-        self.data.read_recursive()
+        self.owner().data.read_recursive()
     }
 
     /// Exclusive write access. Callers must bump the version with [`Storage::bump_version`].
     pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
-        self.data.write()
+        self.owner().data.write()
     }
 
     /// Number of elements (of all the tensors viewing it), without taking the lock.

@@ -509,6 +509,13 @@ impl Tensor {
         )
     }
 
+    /// PyTorch's `x.data`: a new leaf with this tensor's elements (writes show in both) but a
+    /// version counter of its own, so autograd does not see writes through it.
+    pub fn data_alias(&self) -> Tensor {
+        let storage = Arc::new(Storage::sharing_elements_of(&self.0.storage));
+        Tensor::from_parts(storage, self.0.layout.clone(), self.dtype(), None)
+    }
+
     /// Detaches this tensor from its history in place.
     pub fn detach_(&self) -> Result<()> {
         if self.0.base.is_some() {
@@ -572,6 +579,7 @@ pub(crate) fn owns_exclusively(g: &Tensor) -> bool {
     };
     let sole = Arc::strong_count(&g.0) == 1
         && Arc::strong_count(g.storage()) == 1 + base_holds
+        && !g.storage().is_alias()
         && g.layout().offset == 0
         && g.is_contiguous()
         && g.storage().numel() == g.numel();

@@ -568,7 +568,7 @@ fn update_into<T: BufferElement>(
     let applies = dst.dtype() == T::DTYPE
         && src.dtype() == T::DTYPE
         && same_shape(dst.shape(), src.shape())
-        && !std::sync::Arc::ptr_eq(ds, ss);
+        && !crate::core::storage::Storage::same_elements(ds, ss);
     let (Some(rd), Some(rs), true) = (
         dst.layout().contiguous_range(),
         src.layout().contiguous_range(),

@@ -8,6 +8,7 @@ use crate::core::dtype::Scalar;
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::is_grad_enabled;
 use crate::core::layout::fmt_shape;
+use crate::core::storage::Storage;
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::write_into;
 use crate::ops::strided::copy_slices;
@@ -113,7 +114,7 @@ impl Tensor {
     /// Inputs that are exactly this tensor's elements (`x.add_(x)`) are fine.
     fn check_no_partial_overlap(&self, others: &[&Tensor]) -> Result<()> {
         for other in others {
-            if !std::sync::Arc::ptr_eq(self.storage(), other.storage()) {
+            if !Storage::same_elements(self.storage(), other.storage()) {
                 continue;
             }
             let (mine, theirs) = (self.layout(), other.layout());
@@ -177,7 +178,7 @@ impl Tensor {
                     true
                 }
                 Operand::Tensor(o) if crate::cpu::kernels::zip_into(self, o, f) => true,
-                Operand::Tensor(o) if o.dtype() == dtype && !std::sync::Arc::ptr_eq(o.storage(), self.storage()) => {
+                Operand::Tensor(o) if o.dtype() == dtype && !Storage::same_elements(o.storage(), self.storage()) => {
                     if crate::core::layout::broadcast_shapes(self.shape(), o.shape())?.as_slice() != self.shape() {
                         return Ok(false);
                     }

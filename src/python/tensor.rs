@@ -1301,10 +1301,11 @@ impl PyTensor {
             .map(|b| to_object(py, b))
             .transpose()
     }
-    /// A tensor sharing the data, detached from the graph.
+    /// A tensor sharing the data, detached from the graph, with a version counter of its own
+    /// (autograd does not see writes through it).
     #[getter]
     fn data(&self) -> TResult {
-        wrap(Ok(self.inner.detach()))
+        wrap(Ok(self.inner.data_alias()))
     }
     /// `x.data = y`: `y`'s values written into `x` without autograd seeing it (see
     /// [`Tensor::set_data`]).
