@@ -39,23 +39,9 @@ KNOWN = {
     "fz-784-min": "exception: None vs RuntimeError at getitem[adv]",
     "fz-359-min": "exception: None vs RuntimeError at getitem[adv] under no_grad",
     "fz-398-min": "exception: RuntimeError vs None at asin_",
-    "fz-2328": "exception: RuntimeError vs None at backward <- atanh > in-place > in-place",
-    "fz-1361-min": (
-        "exception: RuntimeError vs None at backward <- cumsum(dim) > in-place > in-place"
-    ),
-    "fz-944-min": "exception: RuntimeError vs None at backward <- in-place > in-place",
-    "fz-1295-min": (
-        "exception: RuntimeError vs None at backward <- masked_fill > in-place > in-place"
-    ),
-    "fz-1028-min": "exception: RuntimeError vs None at backward <- sign > in-place > in-place",
-    "fz-1515-min": "exception: RuntimeError vs None at backward <- sum(dim) > in-place > in-place",
     "fz-401-min": "exception: RuntimeError vs None at final <- chunk > in-place",
     "fz-1600-min": "exception: RuntimeError vs None at final <- scatter_add > split > in-place",
     "fz-825-min": "exception: RuntimeError vs None at getitem[basic]",
-    "fz-1973-min": "exception: RuntimeError vs None at grad1 <- clamp > in-place > in-place",
-    "fz-1423-min": "exception: RuntimeError vs None at grad1 <- cumsum(dim) > in-place > in-place",
-    "fz-1663-min": "exception: RuntimeError vs None at grad1 <- in-place > in-place",
-    "fz-1297-min": "exception: RuntimeError vs None at grad1 <- t/n > in-place > in-place",
     "fz-2982-min": "exception: RuntimeError vs None at t-=t",
     "fz-761-min": "exception: RuntimeError vs None at tanh",
     "fz-1756-min": "exception: RuntimeError vs RuntimeError at final <- hypot > unbind > in-place",

@@ -391,6 +391,14 @@ impl Node {
         self.extras_mut().retained.push((output_nr, tensor));
     }
 
+    /// Makes this in-place op's saved output the tensor it wrote into (see
+    /// [`SavedVariable::rebind_output`]).
+    pub(crate) fn rebind_saved_output(&self, to: &Tensor) {
+        for saved in &self.saved {
+            saved.rebind_output(to);
+        }
+    }
+
     /// Stops storing this node's gradient into `tensor`'s `.grad` (its history moved on).
     pub(crate) fn remove_retained_grad(&self, tensor: &Weak<TensorImpl>) {
         if let Some(extras) = self.extras.get() {

@@ -5,6 +5,7 @@ use crate::core::error::{Error, Result};
 use crate::core::grad_mode::is_grad_enabled;
 use crate::core::tensor::Tensor;
 use parking_lot::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// `SavedVariable::output_nr` of a saved tensor that is not an output of the saving node.
@@ -13,7 +14,7 @@ const NOT_AN_OUTPUT: u32 = u32::MAX;
 /// A tensor kept for the backward pass, with the version it had when saved.
 pub struct SavedVariable {
     slot: Mutex<Option<Tensor>>,
-    version: u64,
+    version: AtomicU64,
     /// `(grad_fn name, output number)` of the tensor when saved, for error messages.
     producer: Option<(&'static str, u32)>,
     /// Output number when the saved tensor is an output of the saving node (stored without
@@ -32,7 +33,7 @@ impl SavedVariable {
             .as_ref()
             .map(|e| (e.node.name(), e.input_nr as u32));
         SavedVariable {
-            version: tensor.version(),
+            version: AtomicU64::new(tensor.version()),
             slot: Mutex::new(Some(tensor.clone())),
             empty: false,
             output_nr: NOT_AN_OUTPUT,
@@ -43,7 +44,7 @@ impl SavedVariable {
     /// Saves output `output_nr` of the node: only its data, since its grad_fn is the node itself.
     pub fn output(tensor: &Tensor, output_nr: usize) -> SavedVariable {
         SavedVariable {
-            version: tensor.version(),
+            version: AtomicU64::new(tensor.version()),
             slot: Mutex::new(Some(tensor.detach())),
             empty: false,
             output_nr: u32::try_from(output_nr).expect("fewer than 2^32 outputs"),
@@ -56,7 +57,7 @@ impl SavedVariable {
         SavedVariable {
             slot: Mutex::new(None),
             empty: true,
-            version: 0,
+            version: AtomicU64::new(0),
             output_nr: NOT_AN_OUTPUT,
             producer: None,
         }
@@ -81,7 +82,8 @@ impl SavedVariable {
             ));
         };
         let current = tensor.version();
-        if current != self.version {
+        let saved_at = self.version.load(Ordering::Acquire);
+        if current != saved_at {
             let producer = match (&self.producer, self.output_nr) {
                 (Some((name, nr)), _) => format!(", which is output {nr} of {name},"),
                 (None, NOT_AN_OUTPUT) => String::new(),
@@ -94,8 +96,8 @@ impl SavedVariable {
                  version {}; the in-place operation `{writer}` changed it afterwards. Use an out-of-place operation \
                  or `.clone()` the tensor before modifying it.",
                 tensor.type_description(),
-                self.version,
-                self.version,
+                saved_at,
+                saved_at,
                 node = node.name(),
             )));
         }
@@ -109,6 +111,18 @@ impl SavedVariable {
                 Ok(Some(alias))
             }
             _ => Ok(Some(tensor)),
+        }
+    }
+
+    /// An in-place op's saved output becomes the tensor it wrote (`to`, at its current
+    /// version), as in PyTorch: a later in-place write into `to` makes this saved value stale.
+    pub(crate) fn rebind_output(&self, to: &Tensor) {
+        if self.output_nr == 0 {
+            let mut slot = self.slot.lock();
+            if slot.is_some() {
+                *slot = Some(to.detach());
+                self.version.store(to.version(), Ordering::Release);
+            }
         }
     }
 

@@ -96,6 +96,9 @@ impl Tensor {
         write_into(self, &result);
         self.storage().bump_version(name);
         if recording {
+            if let Some(edge) = result.meta().grad_fn.as_ref() {
+                edge.node.rebind_saved_output(self);
+            }
             match self.base().filter(|b| b.layout().is_contiguous()) {
                 // written through a view: the base's history records the write (CopySlices)
                 Some(base) => {
