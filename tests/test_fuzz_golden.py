@@ -32,20 +32,11 @@ ENTRIES = GOLDEN["programs"]
 # difference ("kind: first difference at op", "<- ops" for the shrunk program's chain when only
 # the gradients or backward differ). Written from the output of ``tools/run_fuzz.py --record``.
 KNOWN = {
-    "fz-1457-min": "divergence: value at final value of clip <- clip > amin() > in-place",
     "fz-2403-min": "divergence: value at n/t",
-    "fz-2462-min": "exception: None vs RuntimeError at backward <- var(dim)",
-    "fz-2237-min": "exception: None vs RuntimeError at backward <- where > std(dim)",
-    "fz-784-min": "exception: None vs RuntimeError at getitem[adv]",
-    "fz-359-min": "exception: None vs RuntimeError at getitem[adv] under no_grad",
     "fz-398-min": "exception: RuntimeError vs None at asin_",
-    "fz-401-min": "exception: RuntimeError vs None at final <- chunk > in-place",
-    "fz-1600-min": "exception: RuntimeError vs None at final <- scatter_add > split > in-place",
     "fz-825-min": "exception: RuntimeError vs None at getitem[basic]",
     "fz-2982-min": "exception: RuntimeError vs None at t-=t",
     "fz-761-min": "exception: RuntimeError vs None at tanh",
-    "fz-1756-min": "exception: RuntimeError vs RuntimeError at final <- hypot > unbind > in-place",
-    "fz-1637-min": "exception: RuntimeError vs RuntimeError at getitem[adv] under no_grad",
     "fz-1163-min": "exception: RuntimeError vs RuntimeError at t**=t",
 }
 

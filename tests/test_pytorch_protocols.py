@@ -179,3 +179,63 @@ def test_a_0d_bool_mask_adds_a_dimension_and_repeated_ellipses_are_accepted():
     assert tuple(x[torch.tensor(True)].shape) == (1, 3)
     assert tuple(x[torch.tensor(False)].shape) == (0, 3)
     assert tuple(torch.ones(2, 3)[..., ...].shape) == (2, 3)
+
+
+def test_views_made_under_no_grad_may_not_be_written_with_grad_mode_on():
+    x1 = torch.tensor(-1.451)
+    x10 = torch.tensor(2.0, requires_grad=True)
+    with torch.no_grad():
+        v4 = x1.permute([])
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode and is being"):
+        v4.add_(x10)
+    assert x1.item() == pytest.approx(-1.451)
+    x = torch.ones(3)
+    with torch.no_grad():
+        v = x[0:2]
+    v.add_(1)  # nothing requires grad: allowed
+    assert x.tolist() == [2.0, 2.0, 1.0]
+
+
+def test_views_made_under_no_grad_are_invalid_after_their_base_is_written():
+    w = torch.ones(3, requires_grad=True)
+    with torch.no_grad():
+        v = w[0]
+        w.add_(1)
+    assert "grad_fn=<Invalid>" in repr(v)
+    with pytest.raises(RuntimeError, match="its base or another view of its base has been"):
+        v.grad_fn
+    w = torch.ones(3, requires_grad=True)
+    with torch.no_grad():
+        u = w[0:2]
+        w.add_(1)
+    with pytest.raises(RuntimeError, match="created in no_grad mode"):
+        y = u * 2  # PyTorch raises here already; ferrograd when the gradient is taken
+        y.sum().backward()
+
+
+def test_outputs_of_split_and_unbind_are_invalid_after_their_base_is_written():
+    x = torch.ones(4, requires_grad=True) * 1
+    a, b = x.split(2)
+    x.mul_(2)
+    with pytest.raises(RuntimeError, match="Output 0 of Split is a view and its base"):
+        a.grad_fn
+    x3 = torch.tensor([1.609, 0.397, 2.0], requires_grad=True)
+    p, q, r = x3.unbind(0)
+    with torch.no_grad():
+        x3.div_(2)
+    with pytest.raises(RuntimeError, match="Output 1 of Unbind is a view"):
+        q.grad_fn
+
+
+def test_an_in_place_write_into_a_saved_result_is_detected():
+    x2 = torch.tensor([[0.5]])
+    x5 = torch.tensor(2.951, requires_grad=True)
+    v = x2.pow_(x5)  # saves its result, x2 itself
+    v.hypot_(x5)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        v.sum().backward()
+    x = torch.tensor([3.0, 1.0, 2.0], requires_grad=True)
+    m = torch.amin(x * 1)  # amin saves its result
+    m.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        m.backward()

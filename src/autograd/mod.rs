@@ -51,12 +51,35 @@ pub fn is_recording(inputs: &[&Tensor]) -> bool {
 /// looked at (as PyTorch regenerates a view's `grad_fn`). So gradients through the view reach
 /// what was written into it, and a view of a tensor that came to require grad through an
 /// in-place op requires grad too.
+///
+/// A view made under `no_grad`, or one of several views one op returned (`split`, `unbind`),
+/// is not regenerated: PyTorch refuses to use it after such a write, and so does its history
+/// here, a node named `Invalid` that fails with PyTorch's message at backward (and whose
+/// `grad_fn` the bindings refuse to show).
 pub fn refresh_view(t: &Tensor) {
     if !t.view_is_stale() {
         return;
     }
     t.mark_view_current();
     let Some(base) = t.base() else { return };
+    if !base.requires_grad() && t.meta().grad_fn.is_none() {
+        return;
+    }
+    if let Some(refused) = view_write_refused(t, true) {
+        let message = refused.to_string();
+        let alias = t.detach();
+        let _recording = crate::core::grad_mode::GradModeGuard::new(true);
+        let invalid = record(alias, INVALID_VIEW, &[base], &[], move |_| {
+            Err(crate::Error::runtime(message.clone()))
+        });
+        let edge = invalid.meta().grad_fn.clone();
+        if let Some(e) = &edge {
+            let text = refused.to_string();
+            e.node.metadata(|| Arc::new(text));
+        }
+        t.set_grad_fn(edge);
+        return;
+    }
     if !base.requires_grad() || !base.layout().is_contiguous() {
         return;
     }
@@ -66,6 +89,50 @@ pub fn refresh_view(t: &Tensor) {
     if let Ok(view) = crate::ops::strided::as_strided(base, &relative) {
         t.set_grad_fn(view.meta().grad_fn.clone());
     }
+}
+
+/// The name of the node a view gets when PyTorch would refuse to use it after an in-place
+/// write (see [`refresh_view`]); its metadata is the error message.
+pub const INVALID_VIEW: &str = "Invalid";
+
+/// PyTorch's refusal (`handle_view_on_rebase`) of an in-place write through the view `t`
+/// (`indirect`: through its base or another view of it) when `t` was made under `no_grad` or
+/// is one of several views returned by one op; `None` when the write is allowed.
+pub fn view_write_refused(t: &Tensor, indirect: bool) -> Option<crate::Error> {
+    use crate::core::tensor::ViewCreation;
+    let how = t.view_creation();
+    if how == ViewCreation::Default {
+        return None;
+    }
+    let modified = match indirect {
+        true => "its base or another view of its base has been",
+        false => "is being",
+    };
+    let edge = t.meta().grad_fn.clone();
+    let mut message = match (how, &edge) {
+        // (PyTorch names the op without `Backward0` when the base was written)
+        (ViewCreation::MultiOutput, Some(e)) => format!(
+            "Output {} of {} is a view and {modified} modified inplace.",
+            e.input_nr,
+            match indirect {
+                true => e.node.name().trim_end_matches("Backward0"),
+                false => e.node.name(),
+            }
+        ),
+        (_, Some(e)) => format!(
+            "Output {} of {} is a view of a view which was created in no_grad mode and {modified} modified inplace with grad mode enabled.",
+            e.input_nr,
+            e.node.name()
+        ),
+        (_, None) => format!(
+            "A view was created in no_grad mode and {modified} modified inplace with grad mode enabled."
+        ),
+    };
+    message.push_str(match how {
+        ViewCreation::MultiOutput => " This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one.",
+        _ => " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).",
+    });
+    Some(crate::Error::runtime(message))
 }
 
 /// A tensor hook: sees the gradient flowing into a tensor and may return a replacement. It is

@@ -33,6 +33,22 @@ pub struct TensorImpl {
     /// the base or another view makes it stale; the history is then regenerated from the
     /// base's (see `autograd::refresh_view`, PyTorch's view `grad_fn` regeneration).
     pub(crate) view_version: std::sync::atomic::AtomicU64,
+    /// For a view: how it was made ([`ViewCreation`], as a `u8`), which decides whether an
+    /// in-place write through it or its base is allowed (PyTorch's `CreationMeta`).
+    view_creation: std::sync::atomic::AtomicU8,
+}
+
+/// How a view was made, for the in-place rules PyTorch applies to views (its `CreationMeta`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViewCreation {
+    /// An ordinary view, made with grad mode on.
+    Default = 0,
+    /// Made under `no_grad`: an in-place write with grad mode on through it, or through its
+    /// base before it is used again, is refused.
+    NoGradMode = 1,
+    /// One of several views returned by one op (`split`, `unbind`, `chunk`): in-place writes
+    /// through it, or through its base before it is used again, are refused.
+    MultiOutput = 2,
 }
 
 /// Autograd state of one tensor.
@@ -136,7 +152,28 @@ impl Tensor {
             binding_object: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
             requires_grad: std::sync::atomic::AtomicBool::new(false),
             view_version: std::sync::atomic::AtomicU64::new(view_version),
+            view_creation: std::sync::atomic::AtomicU8::new(ViewCreation::Default as u8),
         }))
+    }
+
+    /// How this view was made ([`ViewCreation::Default`] for a non-view).
+    pub fn view_creation(&self) -> ViewCreation {
+        match self
+            .0
+            .view_creation
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            1 => ViewCreation::NoGradMode,
+            2 => ViewCreation::MultiOutput,
+            _ => ViewCreation::Default,
+        }
+    }
+
+    /// Records how this view was made (set once, by the op that makes it).
+    pub(crate) fn set_view_creation(&self, how: ViewCreation) {
+        self.0
+            .view_creation
+            .store(how as u8, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// A contiguous tensor owning `buffer`, viewed with `shape`.

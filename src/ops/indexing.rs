@@ -259,7 +259,8 @@ impl Tensor {
         let k = indices.len();
         let shape = self.shape();
         let mut flat_shape: Vec<isize> = shape[..first].iter().map(|&s| s as isize).collect();
-        flat_shape.push(-1);
+        // the indexed dims merged into one, sized explicitly (`-1` is ambiguous with empty dims)
+        flat_shape.push(shape[first..first + k].iter().product::<usize>() as isize);
         flat_shape.extend(shape[first + k..].iter().map(|&s| s as isize));
         let picked = self
             .reshape(&flat_shape)?

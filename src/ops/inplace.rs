@@ -14,29 +14,21 @@ use crate::cpu::kernels::write_into;
 use crate::ops::strided::copy_slices;
 
 impl Tensor {
-    /// Checks PyTorch's preconditions for writing into this tensor while grad mode is on.
-    fn check_inplace(&self) -> Result<()> {
+    /// Checks PyTorch's preconditions for writing into this tensor while grad mode is on;
+    /// `others` are the op's other tensor inputs.
+    fn check_inplace(&self, others: &[&Tensor]) -> Result<()> {
         if self.layout().has_internal_overlap() {
             return Err(Error::runtime(
                 "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
             ));
         }
-        if !is_grad_enabled() {
+        let requires_grad = self.requires_grad() || others.iter().any(|t| t.requires_grad());
+        if !is_grad_enabled() || !requires_grad {
             return Ok(());
         }
         if self.base().is_some() {
-            if let Some(edge) = self.meta().grad_fn.clone() {
-                let name = edge.node.name();
-                if matches!(
-                    name,
-                    "SplitBackward0" | "SplitWithSizesBackward0" | "UnbindBackward0"
-                ) {
-                    let op = name.trim_end_matches("Backward0");
-                    return Err(Error::runtime(format!(
-                        "Output {} of {op}Backward0 is a view and is being modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one.",
-                        edge.input_nr
-                    )));
-                }
+            if let Some(refused) = crate::autograd::view_write_refused(self, false) {
+                return Err(refused);
             }
         }
         if let Some(base) = self.base() {
@@ -64,7 +56,7 @@ impl Tensor {
         others: &[&Tensor],
         compute: impl FnOnce(&Tensor) -> Result<Tensor>,
     ) -> Result<()> {
-        self.check_inplace()?;
+        self.check_inplace(others)?;
         self.check_no_partial_overlap(others)?;
         let mut inputs = vec![self];
         inputs.extend_from_slice(others);
@@ -162,10 +154,12 @@ impl Tensor {
         if !dtype.is_floating_point() || op == BinaryOp::Pow || self.base().is_some() {
             return Ok(false);
         }
-        self.check_inplace()?;
-        if let Operand::Tensor(t) = other {
-            self.check_no_partial_overlap(&[t])?;
-        }
+        let others: Vec<&Tensor> = match other {
+            Operand::Tensor(t) => vec![t],
+            Operand::Scalar(_) => vec![],
+        };
+        self.check_inplace(&others)?;
+        self.check_no_partial_overlap(&others)?;
         let done = crate::with_float!(dtype, T => {
             let f = |a: T, b: T| match op {
                 BinaryOp::Add => a + b,
@@ -209,7 +203,7 @@ impl Tensor {
             && self.base().is_none()
             && !is_recording(&[self, other]);
         if fast {
-            self.check_inplace()?;
+            self.check_inplace(&[other])?;
             let done = crate::with_float!(self.dtype(), T => {
                 let alpha = alpha as T;
                 match op {

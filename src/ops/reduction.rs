@@ -474,13 +474,15 @@ impl Tensor {
             out,
             name,
             &[self],
-            &[Save::Tensor(self), Save::Tensor(&kept)],
+            // the result itself, as PyTorch (an in-place write into it makes backward raise)
+            &[Save::Tensor(self), Save::Output],
             move |ctx| {
-                let (g, x, k) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                let (g, x) = (ctx.grad(0), ctx.saved(0));
+                let k = ctx.saved(1).reshape(&kept_shape)?;
                 let full: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
                 // (g / count) · mask: a lane whose result is NaN matches nothing, and gets
                 // 0/0 = NaN, as PyTorch
-                let (hit, count) = ties(x, k, false)?;
+                let (hit, count) = ties(x, &k, false)?;
                 let hit = crate::cpu::kernels::cast(&hit, x.dtype());
                 let g = g.reshape(&kept_shape)?.expand(&full)?;
                 Ok(vec![Some(g.div(&count)?.mul(&hit)?)])
@@ -726,8 +728,8 @@ fn extreme<T: Element>(lane: &[T], max: bool) -> (usize, T) {
 /// The gradient of a reduction over `dims` broadcast back to `x`'s shape.
 fn expand_reduced(g: &Tensor, x: &Tensor, dims: &[isize], keepdim: bool) -> Result<Tensor> {
     let full: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
-    if keepdim || dims.is_empty() && g.dim() == 0 {
-        return g.expand(&full);
+    if keepdim || x.dim() == 0 || dims.is_empty() && g.dim() == 0 {
+        return g.expand(&full); // (a 0-d input reduced over dim 0 or -1 has a 0-d gradient)
     }
     let mut ds: Vec<usize> = dims
         .iter()

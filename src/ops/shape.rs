@@ -233,6 +233,11 @@ impl Tensor {
         node: &'static str,
         squeezed: bool,
     ) -> Vec<Tensor> {
+        if crate::core::grad_mode::is_grad_enabled() {
+            for piece in pieces.iter().filter(|p| p.base().is_some()) {
+                piece.set_view_creation(crate::core::tensor::ViewCreation::MultiOutput);
+            }
+        }
         if !is_recording(&[self]) || pieces.is_empty() {
             return pieces;
         }

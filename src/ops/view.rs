@@ -58,6 +58,9 @@ impl Tensor {
     pub(crate) fn alias_with_layout(&self, layout: Layout) -> Tensor {
         let base = self.base().cloned().unwrap_or_else(|| self.clone());
         let view = Tensor::from_parts(self.storage().clone(), layout, self.dtype(), Some(base));
+        if !crate::core::grad_mode::is_grad_enabled() {
+            view.set_view_creation(crate::core::tensor::ViewCreation::NoGradMode);
+        }
         if self.requires_grad() && !crate::core::grad_mode::is_grad_enabled() {
             // a view made under no_grad of a tensor that requires grad is a leaf that requires
             // grad, as in PyTorch

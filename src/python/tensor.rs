@@ -80,6 +80,29 @@ pub(crate) fn to_object(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
     Ok(obj.into_any())
 }
 
+/// Regenerates a view's history if its storage was written since (Note [View regeneration]),
+/// raising PyTorch's error where it refuses to (a view made under `no_grad`, or of a
+/// multi-output op, whose base was modified in place).
+fn refreshed_view(t: &Tensor) -> PyResult<()> {
+    crate::autograd::refresh_view(t);
+    let invalid = t
+        .meta()
+        .grad_fn
+        .as_ref()
+        .and_then(|e| (e.node.name() == crate::autograd::INVALID_VIEW).then(|| e.node.clone()));
+    match invalid {
+        Some(node) => {
+            let message = node.metadata(|| std::sync::Arc::new(String::new()));
+            let text = message
+                .downcast_ref::<String>()
+                .cloned()
+                .unwrap_or_default();
+            Err(PyRuntimeError::new_err(text))
+        }
+        None => Ok(()),
+    }
+}
+
 /// What a method returning a tensor gives Python.
 pub(crate) type TResult = PyResult<Py<PyAny>>;
 
@@ -176,11 +199,12 @@ impl PyTensor {
     }
 
     fn __repr__(&self) -> String {
+        crate::autograd::refresh_view(&self.inner); // shows a regenerated (or Invalid) grad_fn
         self.inner.repr()
     }
 
     fn __str__(&self) -> String {
-        self.inner.repr()
+        self.__repr__()
     }
 
     fn __len__(&self) -> PyResult<usize> {
@@ -1235,7 +1259,7 @@ impl PyTensor {
     /// Whether gradients are computed for this tensor.
     #[getter]
     fn get_requires_grad(&self) -> bool {
-        crate::autograd::refresh_view(&self.inner);
+        crate::autograd::refresh_view(&self.inner); // (an Invalid view still answers, as PyTorch)
         self.inner.requires_grad()
     }
     #[setter(requires_grad)]
@@ -1265,7 +1289,7 @@ impl PyTensor {
     /// The node that created this tensor, or None for leaves.
     #[getter]
     fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        crate::autograd::refresh_view(&self.inner);
+        refreshed_view(&self.inner)?;
         self.inner
             .grad_fn()
             .map(|node| node_object(py, node))
@@ -1273,9 +1297,9 @@ impl PyTensor {
     }
     /// True for tensors not produced by a recorded operation.
     #[getter]
-    fn is_leaf(&self) -> bool {
-        crate::autograd::refresh_view(&self.inner);
-        self.inner.is_leaf()
+    fn is_leaf(&self) -> PyResult<bool> {
+        refreshed_view(&self.inner)?;
+        Ok(self.inner.is_leaf())
     }
     /// Whether `retain_grad()` was called.
     #[getter]
