@@ -112,9 +112,8 @@ class Ctx:
 # measuring
 
 
-def measure(
-    run: Run, reps: int, check: Callable[[dict], None] | None = None
-) -> tuple[list[float], dict | None]:
+def measure(run: Run, reps: int, check: Callable[[dict], None] | None = None
+            ) -> tuple[list[float], dict | None]:
     """Calls ``run(True)`` once (the warm-up; its values/gradients go to ``check``, which raises
     on a mismatch before anything is timed), then ``run(False)`` ``reps`` times with gc off;
     returns the per-part minimum durations and the warm-up run's values."""
@@ -145,9 +144,8 @@ def measure(
     return best, values
 
 
-def check_close(
-    ctx: Ctx, workload: str, lib: str, got: dict, ref: dict, rtol: float, atol_rel: float
-) -> None:
+def check_close(ctx: Ctx, workload: str, lib: str, got: dict, ref: dict, rtol: float,
+                atol_rel: float) -> None:
     """Asserts ``got`` matches ``ref`` key by key: |got - ref| <= atol + rtol * |ref| with
     atol = atol_rel * max|ref|. Records the largest relative difference for the report."""
     np = ctx.np
@@ -161,10 +159,8 @@ def check_close(
         atol = atol_rel * scale
         if not np.allclose(have, want, rtol=rtol, atol=atol):
             diff = float(np.max(np.abs(have - want)))
-            raise Mismatch(
-                f"{workload}/{lib}: {key} differs from numpy's: max |diff| = "
-                f"{diff:.3g} (max |numpy| = {scale:.3g}, rtol {rtol}, atol {atol:.3g})"
-            )
+            raise Mismatch(f"{workload}/{lib}: {key} differs from numpy's: max |diff| = "
+                           f"{diff:.3g} (max |numpy| = {scale:.3g}, rtol {rtol}, atol {atol:.3g})")
         if scale:
             worst = max(worst, float(np.max(np.abs(have - want))) / scale)
     for i, (w, name, prev) in enumerate(ctx.checks):
@@ -174,15 +170,9 @@ def check_close(
     ctx.checks.append((workload, lib, f"{worst:.1e}"))
 
 
-def run_libs(
-    ctx: Ctx,
-    workload: str,
-    np_run: Run,
-    make_ag: Callable[[str, Any], Run],
-    rtol: float = 1e-4,
-    atol_rel: float = 1e-5,
-    after: Callable[[str], None] | None = None,
-) -> dict[str, list[float] | str]:
+def run_libs(ctx: Ctx, workload: str, np_run: Run, make_ag: Callable[[str, Any], Run],
+             rtol: float = 1e-4, atol_rel: float = 1e-5,
+             after: Callable[[str], None] | None = None) -> dict[str, list[float] | str]:
     """Times numpy, then each autograd library after checking it against numpy's values, in
     ``ctx.rounds`` rounds (numpy and the libraries take turns, so a slow spell of the machine
     hits them alike); keeps each part's minimum over all rounds. ``after(name)`` runs once
@@ -210,15 +200,9 @@ def run_libs(
                     runs[name] = make_ag(name, lib)
                 # checked in the first round only: workloads that train (mlp_step) drift
                 # apart in float32 rounding over many steps, legitimately
-                check = (
-                    (
-                        lambda got, n=name, ref=ref: check_close(
-                            ctx, workload, n, got, ref, rtol, atol_rel
-                        )
-                    )
-                    if r == 0
-                    else None
-                )
+                check = (lambda got, n=name, ref=ref: check_close(ctx, workload, n, got, ref,
+                                                                  rtol, atol_rel)
+                         ) if r == 0 else None
                 best, _ = measure(runs[name], reps, check)
                 keep(name, best)
             except Exception as exc:  # reported, and the other libraries still run
@@ -333,20 +317,12 @@ def small_ops(ctx: Ctx) -> list[Row]:
     n_ops, n_nodes = 3 * SMALL_STEPS, 3 * SMALL_STEPS + 1
     fwd, bwd = part(res, "ferrograd", 0), part(res, "ferrograd", 1)
     return [
-        Row(
-            "small_ops forward (recorded)",
-            {k: part(res, k, 0) for k in res},
-            per(fwd, n_ops, "op"),
-            f"<= 0.5 {US}/op",
-            mark(okf(fwd, lambda t: t / n_ops <= 0.5e-6)),
-        ),
-        Row(
-            "small_ops backward",
-            {k: part(res, k, 1) for k in res},
-            per(bwd, n_nodes, "node"),
-            f"<= 0.3 {US}/node",
-            mark(okf(bwd, lambda t: t / n_nodes <= 0.3e-6)),
-        ),
+        Row("small_ops forward (recorded)", {k: part(res, k, 0) for k in res},
+            per(fwd, n_ops, "op"), f"<= 0.5 {US}/op",
+            mark(okf(fwd, lambda t: t / n_ops <= 0.5e-6))),
+        Row("small_ops backward", {k: part(res, k, 1) for k in res},
+            per(bwd, n_nodes, "node"), f"<= 0.3 {US}/node",
+            mark(okf(bwd, lambda t: t / n_nodes <= 0.3e-6))),
     ]
 
 
@@ -387,15 +363,8 @@ def nograd_ops(ctx: Ctx) -> list[Row]:
     res = run_libs(ctx, "nograd_ops", np_run, make_ag)
     n_ops = 3 * SMALL_STEPS
     t = part(res, "ferrograd")
-    return [
-        Row(
-            "nograd_ops",
-            {k: part(res, k) for k in res},
-            per(t, n_ops, "op"),
-            f"<= 0.4 {US}/op",
-            mark(okf(t, lambda v: v / n_ops <= 0.4e-6)),
-        )
-    ]
+    return [Row("nograd_ops", {k: part(res, k) for k in res}, per(t, n_ops, "op"),
+                f"<= 0.4 {US}/op", mark(okf(t, lambda v: v / n_ops <= 0.4e-6)))]
 
 
 def scalar_chain(ctx: Ctx) -> list[Row]:
@@ -434,15 +403,9 @@ def scalar_chain(ctx: Ctx) -> list[Row]:
     res = run_libs(ctx, "scalar_chain", np_run, make_ag)
     n_ops = 2 * SCALAR_STEPS
     t = part(res, "ferrograd")
-    return [
-        Row(
-            "scalar_chain (fwd+bwd)",
-            {k: part(res, k) for k in res},
-            per(t, n_ops, "op"),
-            f"<= 1 {US}/op (fwd+bwd)",
-            mark(okf(t, lambda v: v / n_ops <= 1e-6)),
-        )
-    ]
+    return [Row("scalar_chain (fwd+bwd)", {k: part(res, k) for k in res},
+                per(t, n_ops, "op"), f"<= 1 {US}/op (fwd+bwd)",
+                mark(okf(t, lambda v: v / n_ops <= 1e-6)))]
 
 
 def mlp_runs(ctx: Ctx) -> tuple[Run, Callable[[str, Any], Run]]:
@@ -521,7 +484,6 @@ def mlp_step(ctx: Ctx) -> list[Row]:
     res = run_libs(ctx, "mlp_step", np_run, make_ag, rtol=1e-3, atol_rel=1e-4)
     t, tn = part(res, "ferrograd"), part(res, "numpy")
     fig = t if isinstance(t, str) else f"{t * 1e3:.3f} ms/step"
-
     def peak(lib: str, env: dict[str, str] | None = None) -> str:
         grown = mlp_peak(lib, env)
         return "n/a" if grown is None else mib(grown)
@@ -545,26 +507,15 @@ def mlp_step(ctx: Ctx) -> list[Row]:
         "cost where many small objects are allocated (deep_chain's forward measured 1.5x slower "
         "with it)."
     )
-    return [
-        Row(
-            "mlp_step",
-            {k: part(res, k) for k in res},
-            fig,
-            "<= 0.9x numpy time",
-            mark(okf(t, lambda v: v <= 0.9 * tn)),
-        )
-    ]
+    return [Row("mlp_step", {k: part(res, k) for k in res}, fig, "<= 0.9x numpy time",
+                mark(okf(t, lambda v: v <= 0.9 * tn)))]
 
 
 def mlp_peak(lib: str, env: dict[str, str] | None = None) -> float | None:
     """Peak memory of one mlp_step of `lib`, measured in a fresh process (see `mlp_peak_child`)
     with `env` added to its environment; None where it cannot be measured."""
-    out = subprocess.run(
-        [sys.executable, os.path.abspath(__file__), "--mlp-peak", lib],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-    )
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--mlp-peak", lib],
+                         capture_output=True, text=True, env={**os.environ, **(env or {})})
     try:
         return float(json.loads(out.stdout.strip().splitlines()[-1])["grown"])
     except (ValueError, IndexError, KeyError):
@@ -579,7 +530,7 @@ def thp_mode() -> str:
     except OSError:
         return "unknown"
     start, end = text.find("["), text.find("]")
-    return f"`{text[start + 1 : end]}`" if 0 <= start < end else "unknown"
+    return f"`{text[start + 1:end]}`" if 0 <= start < end else "unknown"
 
 
 def mlp_peak_child(lib: str) -> int:
@@ -649,15 +600,8 @@ def matmul_big(ctx: Ctx) -> list[Row]:
         fig = f"ferrograd {flops / t / 1e9:.1f} GFLOP/s; " + fig
     if isinstance(res.get("torch"), list):
         fig += f"; torch {flops / part(res, 'torch') / 1e9:.1f} GFLOP/s"
-    return [
-        Row(
-            "matmul_big",
-            {k: part(res, k) for k in res},
-            fig,
-            ">= 0.95x numpy GFLOP/s",
-            mark(okf(t, lambda v: flops / v >= 0.95 * flops / tn)),
-        )
-    ]
+    return [Row("matmul_big", {k: part(res, k) for k in res}, fig, ">= 0.95x numpy GFLOP/s",
+                mark(okf(t, lambda v: flops / v >= 0.95 * flops / tn)))]
 
 
 def elementwise_big(ctx: Ctx) -> list[Row]:
@@ -688,25 +632,16 @@ def elementwise_big(ctx: Ctx) -> list[Row]:
     res = run_libs(ctx, "elementwise_big", np_run, make_ag)
     t, tn = part(res, "ferrograd"), part(res, "numpy")
     fig = t if isinstance(t, str) else f"{t / ELEM_N * 1e9:.2f} ns/element"
-    return [
-        Row(
-            "elementwise_big",
-            {k: part(res, k) for k in res},
-            fig,
-            "<= 0.6x numpy time",
-            mark(okf(t, lambda v: v <= 0.6 * tn)),
-        )
-    ]
+    return [Row("elementwise_big", {k: part(res, k) for k in res}, fig, "<= 0.6x numpy time",
+                mark(okf(t, lambda v: v <= 0.6 * tn)))]
 
 
 def wide_branches(ctx: Ctx, threads: int | None) -> list[Row]:
     np = ctx.np
     rng = np.random.default_rng(0)
     h0n = rng.standard_normal((WIDE_N, WIDE_N)).astype(np.float32)
-    wns = [
-        (rng.standard_normal((WIDE_N, WIDE_N)) / math.sqrt(WIDE_N)).astype(np.float32)
-        for _ in range(WIDE_BRANCHES)
-    ]
+    wns = [(rng.standard_normal((WIDE_N, WIDE_N)) / math.sqrt(WIDE_N)).astype(np.float32)
+           for _ in range(WIDE_BRANCHES)]
     names = [f"W{i}.grad" for i in range(WIDE_BRANCHES)]
 
     def np_run(collect: bool):
@@ -776,15 +711,8 @@ def wide_branches(ctx: Ctx, threads: int | None) -> list[Row]:
         t1, t2 = by_threads[1][0], by_threads[2][0]
         fig += f"; 1 thread {t1 * 1e3:.2f} ms, 2 threads {t2 * 1e3:.2f} ms ({t1 / t2:.2f}x)"
         met = mark(t1 / t2 >= 1.7)
-    return [
-        Row(
-            "wide_branches",
-            {k: part(res, k) for k in res},
-            fig,
-            "2 threads >= 1.7x faster than 1",
-            met,
-        )
-    ]
+    return [Row("wide_branches", {k: part(res, k) for k in res}, fig,
+                "2 threads >= 1.7x faster than 1", met)]
 
 
 def deep_chain(ctx: Ctx) -> list[Row]:
@@ -851,53 +779,31 @@ def deep_chain(ctx: Ctx) -> list[Row]:
     res = run_libs(ctx, "deep_chain", np_run, make_ag, after=after)
     t = part(res, "ferrograd")
     if isinstance(t, str) or not mem:
-        return [
-            Row(
-                "deep_chain (fwd+bwd+free)",
-                {k: part(res, k) for k in res},
-                str(t),
-                f"completes; <= 1 {US}/op; RSS back to baseline",
-                mark(None),
-            )
-        ]
+        return [Row("deep_chain (fwd+bwd+free)", {k: part(res, k) for k in res}, str(t),
+                    f"completes; <= 1 {US}/op; RSS back to baseline", mark(None))]
     fwd, bwd, free = res["ferrograd"]
     base, peak, end = mem[0][0], max(m[1] for m in mem), mem[-1][2]
     grown = end - base
     mem_ok = grown <= 16 * 2**20
-    fig = (
-        f"{t / DEEP_OPS * 1e6:.3f} {US}/op (fwd {fwd / DEEP_OPS * 1e6:.3f}, bwd "
-        f"{bwd / DEEP_OPS * 1e6:.3f}, free {free / DEEP_OPS * 1e6:.3f}); RSS {mib(base)} -> "
-        f"peak {mib(peak)} -> {mib(end)} after del+gc.collect ({grown / 2**20:+.1f} MiB)"
-    )
+    fig = (f"{t / DEEP_OPS * 1e6:.3f} {US}/op (fwd {fwd / DEEP_OPS * 1e6:.3f}, bwd "
+           f"{bwd / DEEP_OPS * 1e6:.3f}, free {free / DEEP_OPS * 1e6:.3f}); RSS {mib(base)} -> "
+           f"peak {mib(peak)} -> {mib(end)} after del+gc.collect ({grown / 2**20:+.1f} MiB)")
     ctx.notes.append(
         f"deep_chain memory (ferrograd, VmRSS): {len(mem)} runs of {DEEP_OPS:,} ops; before the "
         f"first run {mib(base)}, highest right after a backward (graph still alive) {mib(peak)}, "
         f"after the last run's `del` + `gc.collect()` {mib(end)} ({grown / 2**20:+.1f} MiB; "
         f"'back to baseline' means within 16 MiB of the first reading). Per run: "
-        + ", ".join(f"{mib(b)} -> {mib(p)} -> {mib(a)}" for b, p, a in mem)
-        + "."
-    )
+        + ", ".join(f"{mib(b)} -> {mib(p)} -> {mib(a)}" for b, p, a in mem) + ".")
     if trimmed:
         back = trimmed[0] - base
-        verdict = (
-            "so what stayed was freed memory held by the C allocator, not a leak"
-            if back <= 16 * 2**20
-            else "so memory is still held after trimming"
-        )
-        ctx.notes[-1] += (
-            f" After glibc `malloc_trim(0)` (a diagnostic only; the target uses "
-            f"the reading above): {mib(trimmed[0])} ({back / 2**20:+.1f} MiB), "
-            f"{verdict}."
-        )
-    return [
-        Row(
-            "deep_chain (fwd+bwd+free)",
-            {k: part(res, k) for k in res},
-            fig,
-            f"completes; <= 1 {US}/op; RSS back to baseline",
-            mark(t / DEEP_OPS <= 1e-6 and mem_ok),
-        )
-    ]
+        verdict = ("so what stayed was freed memory held by the C allocator, not a leak"
+                   if back <= 16 * 2**20 else "so memory is still held after trimming")
+        ctx.notes[-1] += (f" After glibc `malloc_trim(0)` (a diagnostic only; the target uses "
+                          f"the reading above): {mib(trimmed[0])} ({back / 2**20:+.1f} MiB), "
+                          f"{verdict}.")
+    return [Row("deep_chain (fwd+bwd+free)", {k: part(res, k) for k in res}, fig,
+                f"completes; <= 1 {US}/op; RSS back to baseline",
+                mark(t / DEEP_OPS <= 1e-6 and mem_ok))]
 
 
 # --------------------------------------------------------------------------------------------
@@ -1007,18 +913,11 @@ def blas_info(np: Any) -> str:
 
 def git_info() -> str:
     try:
-        head = subprocess.run(
-            ["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", REPO, "status", "--porcelain", "--", "src", "python", "Cargo.toml"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        head = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--", "src", "python",
+                                "Cargo.toml"], capture_output=True, text=True,
+                               check=True).stdout.strip()
         return f"git {head}" + (" + uncommitted changes in src/python" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "git unknown"
@@ -1069,56 +968,34 @@ def table(rows: list[Row]) -> list[str]:
         lines.append(
             f"| {r.name} | {fmt_time(fg_t, unit)} | {fmt_time(np_t, unit)} | "
             f"{fmt_ratio(fg_t, np_t)} | {fmt_time(th_t, unit)} | {fmt_ratio(fg_t, th_t)} | "
-            f"{r.figure} | {r.target} | {r.met} |"
-        )
+            f"{r.figure} | {r.target} | {r.met} |")
     return lines
 
 
 WORKLOAD_TEXT = [
-    (
-        "small_ops",
-        f"x, w: {SMALL_N} floats requiring grad; `y = x`, then {SMALL_STEPS} times "
-        "`y = (y * w + x).tanh()` (300 ops), then `y.sum().backward()`. Forward = the 300 ops; "
-        "backward = `backward()` alone (301 nodes: 300 ops + the sum; the two AccumulateGrad "
-        "not counted). The graph is freed outside both timings. numpy: keeps every `y`, then the "
-        "chain rule by hand.",
-    ),
+    ("small_ops", f"x, w: {SMALL_N} floats requiring grad; `y = x`, then {SMALL_STEPS} times "
+     "`y = (y * w + x).tanh()` (300 ops), then `y.sum().backward()`. Forward = the 300 ops; "
+     "backward = `backward()` alone (301 nodes: 300 ops + the sum; the two AccumulateGrad "
+     "not counted). The graph is freed outside both timings. numpy: keeps every `y`, then the "
+     "chain rule by hand."),
     ("nograd_ops", "the same 300-op forward under `no_grad()` (numpy: the forward alone)."),
-    (
-        "scalar_chain",
-        f"0-d `x`; {SCALAR_STEPS} times `y = y * 1.0001 + 0.0001` (3,000 ops); "
-        "`y.backward()`; time includes freeing the graph. numpy: float32 scalars forward, then "
-        "the gradient by hand.",
-    ),
-    (
-        "mlp_step",
-        f"batch {MLP_BATCH}, {'-'.join(map(str, MLP_SIZES))}, "
-        "`relu(linear(...))` twice, `linear`, `mse_loss`, `backward()`, then SGD "
-        f"(`p.sub_(p.grad, alpha={MLP_LR})`, `p.grad = None`) under `no_grad()`. numpy: "
-        "the same forward, backprop through relu and MSE by hand, in-place update.",
-    ),
-    (
-        "matmul_big",
-        f"`(a @ b).sum().backward()`, a, b {MATMUL_N}x{MATMUL_N}; GFLOP/s count "
-        f"3 * 2 * {MATMUL_N}^3 flops. numpy: `a @ b`, `.sum()`, `g @ b.T`, `a.T @ g` with g = ones.",
-    ),
-    (
-        "elementwise_big",
-        f"x of {ELEM_N:,} floats; `(x.sin() * x).sum().backward()`. numpy: "
-        "`sin(x) * x`, `.sum()`, `cos(x) * x + sin(x)` (reusing sin(x)).",
-    ),
-    (
-        "wide_branches",
-        f"{WIDE_BRANCHES} branches, each its own W ({WIDE_N}x{WIDE_N}, requires "
-        f"grad) applied {WIDE_DEPTH} times as `h = (h @ W).tanh()` from a shared constant h0; "
-        "the branches' `h.sum()` added up; `backward()`. ms per step.",
-    ),
-    (
-        "deep_chain",
-        f"0-d `x`; {DEEP_OPS:,} times `y = y * 1.0000001`; `y.backward()`; `del y` "
-        "(time covers forward, backward and the free). numpy: float32 scalars forward, the "
-        "gradient by hand.",
-    ),
+    ("scalar_chain", f"0-d `x`; {SCALAR_STEPS} times `y = y * 1.0001 + 0.0001` (3,000 ops); "
+     "`y.backward()`; time includes freeing the graph. numpy: float32 scalars forward, then "
+     "the gradient by hand."),
+    ("mlp_step", f"batch {MLP_BATCH}, {'-'.join(map(str, MLP_SIZES))}, "
+     "`relu(linear(...))` twice, `linear`, `mse_loss`, `backward()`, then SGD "
+     f"(`p.sub_(p.grad, alpha={MLP_LR})`, `p.grad = None`) under `no_grad()`. numpy: "
+     "the same forward, backprop through relu and MSE by hand, in-place update."),
+    ("matmul_big", f"`(a @ b).sum().backward()`, a, b {MATMUL_N}x{MATMUL_N}; GFLOP/s count "
+     f"3 * 2 * {MATMUL_N}^3 flops. numpy: `a @ b`, `.sum()`, `g @ b.T`, `a.T @ g` with g = ones."),
+    ("elementwise_big", f"x of {ELEM_N:,} floats; `(x.sin() * x).sum().backward()`. numpy: "
+     "`sin(x) * x`, `.sum()`, `cos(x) * x + sin(x)` (reusing sin(x))."),
+    ("wide_branches", f"{WIDE_BRANCHES} branches, each its own W ({WIDE_N}x{WIDE_N}, requires "
+     f"grad) applied {WIDE_DEPTH} times as `h = (h @ W).tanh()` from a shared constant h0; "
+     "the branches' `h.sum()` added up; `backward()`. ms per step."),
+    ("deep_chain", f"0-d `x`; {DEEP_OPS:,} times `y = y * 1.0000001`; `y.backward()`; `del y` "
+     "(time covers forward, backward and the free). numpy: float32 scalars forward, the "
+     "gradient by hand."),
 ]
 
 
@@ -1149,8 +1026,7 @@ def write_report(path: str, rows: list[Row], ctx: Ctx, env: dict[str, str]) -> N
         "spinning BLAS/OpenMP threads have gone idle) and 0.2 s of untimed runs (so the cores "
         "are back to full speed after the pause), `time.perf_counter`, garbage collector "
         "off while timing; float32 throughout. Timed runs per workload (all rounds): "
-        + ", ".join(f"{k} {v}" for k, v in env["reps"].items())
-        + ".",
+        + ", ".join(f"{k} {v}" for k, v in env["reps"].items()) + ".",
         "- **Checked**: before timing, every library's gradients (and forward values where "
         "the workload has them) were asserted equal to the numpy baseline's (`np.allclose`, "
         "float32 tolerances; see below).",
@@ -1175,13 +1051,11 @@ def write_report(path: str, rows: list[Row], ctx: Ctx, env: dict[str, str]) -> N
     ]
     notes = list(ctx.notes)
     if env["busy"]:
-        notes.append(
-            "The machine was busy during this run (other processes and steal took at "
-            f"least a quarter of a core, of {os.cpu_count()}, during some workload): "
-            "timings are noisier than usual, and numpy's multi-threaded OpenBLAS in "
-            "particular can slow down sharply while another process holds a core; "
-            "`--threads 1` gives steadier numpy figures."
-        )
+        notes.append("The machine was busy during this run (other processes and steal took at "
+                     f"least a quarter of a core, of {os.cpu_count()}, during some workload): "
+                     "timings are noisier than usual, and numpy's multi-threaded OpenBLAS in "
+                     "particular can slow down sharply while another process holds a core; "
+                     "`--threads 1` gives steadier numpy figures.")
     if notes:
         lines += ["## Notes", "", *[f"- {n}" for n in notes], ""]
     lines += ["## Failures", ""]
@@ -1211,34 +1085,20 @@ def _kept_profile_notes(path: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--threads",
-        type=int,
-        default=None,
-        help="threads for numpy's BLAS, torch and ferrograd (sets OMP/OPENBLAS/"
-        "MKL/RAYON_NUM_THREADS before numpy is imported)",
-    )
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="fewer repetitions (same sizes): a full run in well under a minute",
-    )
-    parser.add_argument(
-        "--rounds",
-        type=int,
-        default=3,
-        help="time each workload in this many rounds, numpy and the libraries "
-        "taking turns, and keep the fastest (default 3; the timed runs "
-        "per workload are shared out over the rounds)",
-    )
-    parser.add_argument(
-        "--output",
-        default=os.path.join(REPO, "BENCHMARKS.md"),
-        help="markdown report to write (overwritten); default BENCHMARKS.md at the repository root",
-    )
-    parser.add_argument(
-        "--mlp-peak", metavar="LIB", choices=["numpy", "ferrograd", "torch"], help=argparse.SUPPRESS
-    )  # internal: see `mlp_peak`
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads for numpy's BLAS, torch and ferrograd (sets OMP/OPENBLAS/"
+                             "MKL/RAYON_NUM_THREADS before numpy is imported)")
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer repetitions (same sizes): a full run in well under a minute")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="time each workload in this many rounds, numpy and the libraries "
+                             "taking turns, and keep the fastest (default 3; the timed runs "
+                             "per workload are shared out over the rounds)")
+    parser.add_argument("--output", default=os.path.join(REPO, "BENCHMARKS.md"),
+                        help="markdown report to write (overwritten); default BENCHMARKS.md at "
+                             "the repository root")
+    parser.add_argument("--mlp-peak", metavar="LIB", choices=["numpy", "ferrograd", "torch"],
+                        help=argparse.SUPPRESS)  # internal: see `mlp_peak`
     args = parser.parse_args(argv)
     if args.mlp_peak:
         return mlp_peak_child(args.mlp_peak)
@@ -1269,21 +1129,17 @@ def main(argv: list[str] | None = None) -> int:
     load0 = os.getloadavg()[0]
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     ctx = Ctx(np=np, fg=fg, torch=torch, quick=args.quick, rounds=args.rounds)
-    print(
-        f"ferrograd benchmarks ({'quick' if args.quick else 'full'} mode); numpy "
-        f"{np.__version__}; torch {'not installed' if torch is None else torch.__version__}",
-        flush=True,
-    )
+    print(f"ferrograd benchmarks ({'quick' if args.quick else 'full'} mode); numpy "
+          f"{np.__version__}; torch {'not installed' if torch is None else torch.__version__}",
+          flush=True)
 
     rows: list[Row] = []
     workloads: list[tuple[str, Callable[[], list[Row]]]] = [
         (fn.__name__, lambda fn=fn: fn(ctx))
         for fn in (small_ops, nograd_ops, scalar_chain, mlp_step, matmul_big, elementwise_big)
     ]
-    workloads += [
-        ("wide_branches", lambda: wide_branches(ctx, args.threads)),
-        ("deep_chain", lambda: deep_chain(ctx)),
-    ]
+    workloads += [("wide_branches", lambda: wide_branches(ctx, args.threads)),
+                  ("deep_chain", lambda: deep_chain(ctx))]
     other: dict[str, tuple[float, float] | None] = {}
     for name, fn in workloads:
         load = OtherLoad()
@@ -1301,22 +1157,15 @@ def main(argv: list[str] | None = None) -> int:
         threads = "not set by `--threads` (library defaults"
         if thread_env:
             threads += "; from the environment: " + ", ".join(
-                f"{k}={v}" for k, v in thread_env.items()
-            )
+                f"{k}={v}" for k, v in thread_env.items())
     _, blas_threads = openblas_runtime(np)
-    threads += "); numpy's BLAS: " + (
-        f"{blas_threads} thread(s) (OpenBLAS reports)" if blas_threads else "thread count unknown"
-    )
-    threads += "; torch " + (
-        "not installed" if torch is None else f"{torch.get_num_threads()} thread(s)"
-    )
+    threads += "); numpy's BLAS: " + (f"{blas_threads} thread(s) (OpenBLAS reports)"
+                                      if blas_threads else "thread count unknown")
+    threads += "; torch " + ("not installed" if torch is None
+                             else f"{torch.get_num_threads()} thread(s)")
     threads += "; ferrograd " + (
-        "has no `set_num_threads` (not controllable)"
-        if not hasattr(fg, "set_num_threads")
-        else f"`set_num_threads({args.threads})`"
-        if args.threads
-        else "default"
-    )
+        "has no `set_num_threads` (not controllable)" if not hasattr(fg, "set_num_threads")
+        else f"`set_num_threads({args.threads})`" if args.threads else "default")
     affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else "?"
     env = {
         "command": cmd,
@@ -1334,11 +1183,8 @@ def main(argv: list[str] | None = None) -> int:
         "build": core_build(fg),
         "torch": "not installed (torch columns n/a)" if torch is None else torch.__version__,
         "threads": threads,
-        "coretype": (
-            f"`{os.environ['OPENBLAS_CORETYPE']}`"
-            if "OPENBLAS_CORETYPE" in os.environ
-            else "not set"
-        ),
+        "coretype": (f"`{os.environ['OPENBLAS_CORETYPE']}`" if "OPENBLAS_CORETYPE" in os.environ
+                     else "not set"),
         "mode": "quick (`--quick`)" if args.quick else "full",
         "rounds": str(args.rounds),
         "reps": {k: ctx.reps_per_round(k) * ctx.rounds for k in REPS},
@@ -1350,8 +1196,7 @@ def main(argv: list[str] | None = None) -> int:
         if load is not None and sum(load) >= 0.25:
             row.met += f" (busy: {sum(load):.2f} cores of other load)"
     env["other"] = ", ".join(
-        f"{k} {'n/a' if v is None else f'{v[0]:.2f} + {v[1]:.2f}'}" for k, v in other.items()
-    )
+        f"{k} {'n/a' if v is None else f'{v[0]:.2f} + {v[1]:.2f}'}" for k, v in other.items())
     write_report(args.output, rows, ctx, env)
 
     print()

@@ -203,7 +203,7 @@ def test_views_made_under_no_grad_are_invalid_after_their_base_is_written():
         w.add_(1)
     assert "grad_fn=<Invalid>" in repr(v)
     with pytest.raises(RuntimeError, match="its base or another view of its base has been"):
-        v.grad_fn
+        _ = v.grad_fn
     w = torch.ones(3, requires_grad=True)
     with torch.no_grad():
         u = w[0:2]
@@ -215,16 +215,16 @@ def test_views_made_under_no_grad_are_invalid_after_their_base_is_written():
 
 def test_outputs_of_split_and_unbind_are_invalid_after_their_base_is_written():
     x = torch.ones(4, requires_grad=True) * 1
-    a, b = x.split(2)
+    a, _b = x.split(2)
     x.mul_(2)
     with pytest.raises(RuntimeError, match="Output 0 of Split is a view and its base"):
-        a.grad_fn
+        _ = a.grad_fn
     x3 = torch.tensor([1.609, 0.397, 2.0], requires_grad=True)
-    p, q, r = x3.unbind(0)
+    _p, q, _r = x3.unbind(0)
     with torch.no_grad():
         x3.div_(2)
     with pytest.raises(RuntimeError, match="Output 1 of Unbind is a view"):
-        q.grad_fn
+        _ = q.grad_fn
 
 
 def test_an_in_place_write_into_a_saved_result_is_detected():
