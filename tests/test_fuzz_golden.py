@@ -33,7 +33,6 @@ ENTRIES = GOLDEN["programs"]
 # the gradients or backward differ). Written from the output of ``tools/run_fuzz.py --record``.
 KNOWN = {
     "fz-2403-min": "divergence: value at n/t",
-    "fz-398-min": "exception: RuntimeError vs None at asin_",
     "fz-825-min": "exception: RuntimeError vs None at getitem[basic]",
     "fz-2982-min": "exception: RuntimeError vs None at t-=t",
     "fz-761-min": "exception: RuntimeError vs None at tanh",

@@ -242,3 +242,38 @@ def test_vector_matrix_product_is_not_a_view():
     terms = sum((g * g).sum() for g in gs if g.requires_grad)
     # zero_ cut y from v and m: nothing of the first-order gradients depends on w
     assert torch.autograd.grad(terms, [w], allow_unused=True) == (None,)
+
+
+def test_negation_and_abs_of_zero_keep_ieee_signs():
+    z = torch.tensor([0.0, -0.0])
+    assert [math.copysign(1.0, v) for v in (-z).tolist()] == [-1.0, 1.0]
+    assert torch.atan2(-z[:1], -z[:1]).item() == pytest.approx(-math.pi)
+    assert [math.copysign(1.0, v) for v in z.abs().tolist()] == [1.0, 1.0]
+
+
+def test_softplus_second_derivative_is_zero_from_the_threshold_on():
+    import ferrograd.nn.functional as F
+
+    x = torch.tensor([0.5, 1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(F.softplus(x, beta=1.0, threshold=1.0).sum(), [x], create_graph=True)
+    assert g.grad_fn.name() == "SoftplusBackwardBackward0"
+    s = 1 / (1 + math.exp(-0.5))
+    assert g.tolist() == pytest.approx([s, 1 / (1 + math.exp(-1.0)), 1.0])
+    (gg,) = torch.autograd.grad(g.sum(), [x])
+    assert gg.tolist() == pytest.approx([s * (1 - s), 0.0, 0.0])
+
+
+def test_a_product_saves_each_operand_only_for_the_other_gradient():
+    x1 = torch.tensor([[-0.314, -1.236, -2.0]], requires_grad=True)
+    v2 = x1.sign()
+    v5 = torch.matmul(v2, torch.tensor([0.0, -2.411, 0.845]))
+    v2.sub_(torch.tensor([[1.172, 2.918, 1.372]]))  # v2 is not saved: the vector needs no grad
+    v5.sum().backward()
+    assert x1.grad.tolist() == [[0.0, 0.0, 0.0]]
+
+
+def test_frobenius_norm_over_more_than_two_dims_is_refused():
+    x = torch.ones(2, 2, 1)
+    with pytest.raises(RuntimeError, match="dim must be a 2-tuple"):
+        x.norm(p="fro", dim=(0, 2, 1))
+    assert x.norm(p="fro", dim=(0, 1)).tolist() == [2.0]

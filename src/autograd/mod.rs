@@ -110,19 +110,16 @@ pub fn view_write_refused(t: &Tensor, indirect: bool) -> Option<crate::Error> {
     };
     let edge = t.meta().grad_fn.clone();
     let mut message = match (how, &edge) {
-        // (PyTorch names the op without `Backward0` when the base was written)
+        // (PyTorch names the op without `Backward0` here)
         (ViewCreation::MultiOutput, Some(e)) => format!(
             "Output {} of {} is a view and {modified} modified inplace.",
             e.input_nr,
-            match indirect {
-                true => e.node.name().trim_end_matches("Backward0"),
-                false => e.node.name(),
-            }
+            e.node.name().trim_end_matches("Backward0")
         ),
         (_, Some(e)) => format!(
             "Output {} of {} is a view of a view which was created in no_grad mode and {modified} modified inplace with grad mode enabled.",
             e.input_nr,
-            e.node.name()
+            e.node.name().trim_end_matches("Backward0")
         ),
         (_, None) => format!(
             "A view was created in no_grad mode and {modified} modified inplace with grad mode enabled."

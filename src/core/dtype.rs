@@ -187,19 +187,30 @@ pub trait Num:
     const ZERO: Self;
     /// Multiplicative identity.
     const ONE: Self;
+    /// `-self` (`-0.0` for `0.0`; integers wrap, as PyTorch's).
+    fn negated(self) -> Self;
 }
 
 impl Num for i64 {
     const ZERO: Self = 0;
     const ONE: Self = 1;
+    fn negated(self) -> Self {
+        self.wrapping_neg()
+    }
 }
 impl Num for f32 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
+    fn negated(self) -> Self {
+        -self
+    }
 }
 impl Num for f64 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
+    fn negated(self) -> Self {
+        -self
+    }
 }
 
 /// Floating element types: the ones with gradients.

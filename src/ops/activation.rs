@@ -108,8 +108,7 @@ impl Tensor {
             if z > threshold { v } else { (z.exp().ln_1p() / beta) as T }
         }));
         record1(self, out, "SoftplusBackward0", move |g, x| {
-            let linear = bool_where(x, |v| v * beta > threshold)?;
-            Tensor::where_(&linear, g, &g.mul(&x.mul_scalar(beta)?.sigmoid()?)?)
+            softplus_backward(g, x, beta, threshold)
         })
     }
 
@@ -156,6 +155,44 @@ fn leaky_relu_backward(g: &Tensor, x: &Tensor, slope: f64) -> Result<Tensor> {
                 false => None,
             };
             let to_x = ctx.needs_input_grad(1).then(|| x.zeros_like());
+            Ok(vec![to_g, to_x])
+        },
+    ))
+}
+
+/// softplus's backward as an op of its own (PyTorch's `softplus_backward`): `g` where
+/// `βx > threshold`, else `g · σ(βx)`. Recorded as `SoftplusBackwardBackward0`, with PyTorch's
+/// derivative in `x`, `σ'(βx) · β · g · gg` only where `βx < threshold` (so 0 at the threshold
+/// itself, where the first derivative still uses `σ`).
+fn softplus_backward(g: &Tensor, x: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
+    let out = {
+        let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
+        let linear = bool_where(x, |v| v * beta > threshold)?;
+        Tensor::where_(&linear, g, &g.mul(&x.mul_scalar(beta)?.sigmoid()?)?)?
+    };
+    if !is_recording(&[g, x]) {
+        return Ok(out);
+    }
+    Ok(record(
+        out,
+        "SoftplusBackwardBackward0",
+        &[g, x],
+        &[Save::Tensor(g), Save::Tensor(x)],
+        move |ctx| {
+            let (gg, g, x) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+            let to_g = match ctx.needs_input_grad(0) {
+                true => Some(softplus_backward(gg, x, beta, threshold)?),
+                false => None,
+            };
+            let to_x = match ctx.needs_input_grad(1) {
+                true => {
+                    let z = x.mul_scalar(beta)?;
+                    let below = mask_where(&z, |v| v < threshold)?;
+                    let slope = gg.mul(g)?.sigmoid_backward(&z.sigmoid()?)?;
+                    Some(slope.mul(&below)?.mul_scalar(beta)?)
+                }
+                false => None,
+            };
             Ok(vec![to_g, to_x])
         },
     ))

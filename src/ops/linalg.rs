@@ -179,29 +179,35 @@ impl Tensor {
         if !is_recording(&[self, other]) {
             return Ok(out);
         }
+        // each operand is saved only for the other's gradient, as PyTorch (an in-place write
+        // into an operand whose partner needs no gradient is then not an error)
+        let (a_column, b_column) = (
+            is_column_major(self.layout()),
+            is_column_major(other.layout()),
+        );
         Ok(record(
             out,
             "MmBackward0",
             &[self, other],
-            &[Save::Tensor(self), Save::Tensor(other)],
-            |ctx| {
-                let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+            &saved_for_partner(self, other),
+            move |ctx| {
+                let g = ctx.grad(0);
                 // each gradient is produced in its input's memory order (as PyTorch does), so
                 // the gradient of a transposed weight (`x @ w.t()`) is contiguous once it
                 // reaches `w` and becomes `w.grad` without a copy
                 let ga = if !ctx.needs_input_grad(0) {
                     None
-                } else if is_column_major(a.layout()) {
-                    Some(b.mm(&g.t()?)?.t()?)
+                } else if a_column {
+                    Some(ctx.saved(1).mm(&g.t()?)?.t()?)
                 } else {
-                    Some(g.mm(&b.t()?)?)
+                    Some(g.mm(&ctx.saved(1).t()?)?)
                 };
                 let gb = if !ctx.needs_input_grad(1) {
                     None
-                } else if is_column_major(b.layout()) {
-                    Some(g.t()?.mm(a)?.t()?)
+                } else if b_column {
+                    Some(g.t()?.mm(ctx.saved(0))?.t()?)
                 } else {
-                    Some(a.t()?.mm(g)?)
+                    Some(ctx.saved(0).t()?.mm(g)?)
                 };
                 Ok(vec![ga, gb])
             },
@@ -235,16 +241,16 @@ impl Tensor {
             out,
             "MvBackward0",
             &[self, vec],
-            &[Save::Tensor(self), Save::Tensor(vec)],
+            &saved_for_partner(self, vec),
             |ctx| {
-                let (g, a, v) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                let g = ctx.grad(0);
                 let ga = if ctx.needs_input_grad(0) {
-                    Some(g.outer(v)?)
+                    Some(g.outer(ctx.saved(1))?)
                 } else {
                     None
                 };
                 let gv = if ctx.needs_input_grad(1) {
-                    Some(a.t()?.mv(g)?)
+                    Some(ctx.saved(0).t()?.mv(g)?)
                 } else {
                     None
                 };
@@ -283,16 +289,16 @@ impl Tensor {
             out,
             "DotBackward0",
             &[self, other],
-            &[Save::Tensor(self), Save::Tensor(other)],
+            &saved_for_partner(self, other),
             |ctx| {
-                let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                let g = ctx.grad(0);
                 let ga = if ctx.needs_input_grad(0) {
-                    Some(b.mul(g)?)
+                    Some(ctx.saved(1).mul(g)?)
                 } else {
                     None
                 };
                 let gb = if ctx.needs_input_grad(1) {
-                    Some(a.mul(g)?)
+                    Some(ctx.saved(0).mul(g)?)
                 } else {
                     None
                 };
@@ -348,16 +354,16 @@ impl Tensor {
             out,
             "BmmBackward0",
             &[self, other],
-            &[Save::Tensor(self), Save::Tensor(other)],
+            &saved_for_partner(self, other),
             |ctx| {
-                let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                let g = ctx.grad(0);
                 let ga = if ctx.needs_input_grad(0) {
-                    Some(g.bmm(&b.transpose(1, 2)?)?)
+                    Some(g.bmm(&ctx.saved(1).transpose(1, 2)?)?)
                 } else {
                     None
                 };
                 let gb = if ctx.needs_input_grad(1) {
-                    Some(a.transpose(1, 2)?.bmm(g)?)
+                    Some(ctx.saved(0).transpose(1, 2)?.bmm(g)?)
                 } else {
                     None
                 };
@@ -434,4 +440,11 @@ fn squeeze_fresh(t: &Tensor, dim: usize) -> Result<Tensor> {
     Ok(record(out, "SqueezeBackward4", &[t], &[], move |ctx| {
         Ok(vec![Some(ctx.grad(0).unsqueeze(dim as isize)?)])
     }))
+}
+
+/// What a product of `a` and `b` saves: each operand only when the other one needs a gradient
+/// (the only formula that reads it), as PyTorch.
+fn saved_for_partner<'a>(a: &'a Tensor, b: &'a Tensor) -> [Save<'a>; 2] {
+    let keep = |t: &'a Tensor, needed: bool| if needed { Save::Tensor(t) } else { Save::Skip };
+    [keep(a, b.requires_grad()), keep(b, a.requires_grad())]
 }

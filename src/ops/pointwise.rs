@@ -41,9 +41,9 @@ macro_rules! unary_table {
     ($then:path) => {
         $then! {
             /// `-x`
-            neg, neg_, "NegBackward0", signed |v| T::default() - v, |g| g.neg();
+            neg, neg_, "NegBackward0", signed |v| crate::core::dtype::Num::negated(v), |g| g.neg();
             /// `|x|`; `abs'(0) = 0`
-            abs, abs_, "AbsBackward0", num |v| if v < T::default() { T::default() - v } else { v },
+            abs, abs_, "AbsBackward0", num |v| if v <= T::default() { T::default() - v } else { v },
                 |g, x| g.mul(&x.sign()?);
             /// `e^x`
             exp, exp_, "ExpBackward0", float |v| v.fast_exp(), |g, y| g.mul(y);

@@ -795,7 +795,7 @@ fn var_backward(
     n: f64,
 ) -> Result<Tensor> {
     let dof = n - correction;
-    if dims.is_empty() && dof <= 0.0 {
+    if (dims.is_empty() || x.dim() == 0) && dof <= 0.0 {
         let mean = x.detach().mean_dims(&[], true)?;
         let at_mean = x.detach().compare(CompareOp::Eq, Operand::Tensor(&mean))?;
         let nan = Tensor::scalar_of(f64::NAN, g.dtype());

@@ -58,8 +58,11 @@ impl Tensor {
     pub(crate) fn alias_with_layout(&self, layout: Layout) -> Tensor {
         let base = self.base().cloned().unwrap_or_else(|| self.clone());
         let view = Tensor::from_parts(self.storage().clone(), layout, self.dtype(), Some(base));
+        // a view of a special view stays special (PyTorch's propagate_creation_meta)
         if !crate::core::grad_mode::is_grad_enabled() {
             view.set_view_creation(crate::core::tensor::ViewCreation::NoGradMode);
+        } else if self.base().is_some() {
+            view.set_view_creation(self.view_creation());
         }
         if self.requires_grad() && !crate::core::grad_mode::is_grad_enabled() {
             // a view made under no_grad of a tensor that requires grad is a leaf that requires

@@ -508,14 +508,24 @@ impl PyTensor {
         dim: Option<&Bound<'_, PyAny>>,
         keepdim: bool,
     ) -> TResult {
+        let dims = dims_arg(dim)?;
         let p = match p {
             None => 2.0,
-            Some(p) if p.extract::<String>().is_ok_and(|s| s == "fro") => 2.0,
+            Some(p) if p.extract::<String>().is_ok_and(|s| s == "fro") => {
+                if dims.len() > 2 {
+                    // PyTorch hands 'fro' over more than two dims to matrix_norm, which refuses
+                    let listed: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+                    return Err(PyRuntimeError::new_err(format!(
+                        "linalg.matrix_norm: dim must be a 2-tuple. Got {}",
+                        listed.join(" ")
+                    )));
+                }
+                2.0
+            }
             Some(p) => p
                 .extract::<f64>()
                 .map_err(|_| PyValueError::new_err("norm: p must be a number or 'fro'"))?,
         };
-        let dims = dims_arg(dim)?;
         wrap(run(|| self.inner.norm_p(p, &dims, keepdim)))
     }
     /// Matrix product with PyTorch's `matmul` rules for 1-D and 2-D operands.
