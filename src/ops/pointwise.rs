@@ -13,7 +13,7 @@
 use super::float_dtype;
 use crate::autograd::Grad;
 use crate::autograd::{is_recording, record, Save};
-use crate::core::dtype::{DType, Element};
+use crate::core::dtype::{DType, Element, Num};
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
 use crate::cpu::fastmath::{in_sin_cos_range, sin_cos_f32, FastMath};
@@ -41,7 +41,7 @@ macro_rules! unary_table {
     ($then:path) => {
         $then! {
             /// `-x`
-            neg, neg_, "NegBackward0", signed |v| crate::core::dtype::Num::negated(v), |g| g.neg();
+            neg, neg_, "NegBackward0", signed |v| Num::negated(v), |g| g.neg();
             /// `|x|`; `abs'(0) = 0`
             abs, abs_, "AbsBackward0", num |v| if v <= T::default() { T::default() - v } else { v },
                 |g, x| g.mul(&x.sign()?);
