@@ -277,3 +277,15 @@ def test_frobenius_norm_over_more_than_two_dims_is_refused():
     with pytest.raises(RuntimeError, match="dim must be a 2-tuple"):
         x.norm(p="fro", dim=(0, 2, 1))
     assert x.norm(p="fro", dim=(0, 1)).tolist() == [2.0]
+
+
+def test_maximum_of_equal_infinities_is_a_tie():
+    x = torch.tensor([-math.inf, 1.0, math.inf], requires_grad=True)
+    torch.maximum(x, x).sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0, 1.0]  # half to each side, both sides are x
+
+
+def test_prod_over_a_dim_of_one_with_zeros_passes_the_gradient():
+    x = torch.tensor([[math.nan, 0.0, -0.626]], requires_grad=True)
+    (g,) = torch.autograd.grad(x.prod(dim=0).sum(), [x], create_graph=True)
+    assert g.tolist() == [[1.0, 1.0, 1.0]] and not g.requires_grad

@@ -4,7 +4,6 @@
 use super::arithmetic::Operand;
 use super::result_type;
 
-use super::pointwise::bool_where;
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dtype::{DType, Element};
 use crate::core::error::Result;
@@ -211,22 +210,23 @@ fn extremum(a: &Tensor, b: &Tensor, max: bool) -> Result<Tensor> {
             let (g, a, b) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
             // each side: 0 where it loses, half at a tie, else all (selects, as PyTorch: NaN
             // in `g` stays on the side that won, and a NaN input passes it to both)
-            let diff = a.detach().sub(&b.detach())?;
-            let sign = if max { 1.0 } else { -1.0 };
-            let tie = bool_where(&diff, |d| d == 0.0)?;
+            // (compared, not subtracted: `inf - inf` is no tie)
+            let (a, b) = (a.detach(), b.detach());
+            let tie = a.compare(CompareOp::Eq, Operand::Tensor(&b))?;
             let zero = Tensor::scalar_of(0.0, g.dtype());
             let tied = Tensor::where_(&tie, &g.mul_scalar(0.5)?, g)?;
-            let side = |loses: f64| -> Result<Tensor> {
-                let lost = bool_where(&diff, move |d| d * sign * loses > 0.0)?;
+            let side = |loser: &Tensor, winner: &Tensor| -> Result<Tensor> {
+                let op = if max { CompareOp::Lt } else { CompareOp::Gt };
+                let lost = loser.compare(op, Operand::Tensor(winner))?;
                 Tensor::where_(&lost, &zero, &tied)
             };
             let ga = if ctx.needs_input_grad(0) {
-                Some(side(-1.0)?)
+                Some(side(&a, &b)?)
             } else {
                 None
             };
             let gb = if ctx.needs_input_grad(1) {
-                Some(side(1.0)?)
+                Some(side(&b, &a)?)
             } else {
                 None
             };

@@ -767,6 +767,9 @@ fn prod_backward(g: &Tensor, x: &Tensor, y: &Tensor, d: usize, keepdim: bool) ->
     if !has_zero {
         return g.mul(&unreduce(y, x, d, keepdim)?.div(x)?); // PyTorch's grad * (result / input)
     }
+    if x.shape()[d] == 1 {
+        return Ok(g); // PyTorch's prod_safe_zeros_backward: a lane of one passes the gradient
+    }
     // With zeros, out / x is 0/0 at a zero. Away from zeros, out / x_safe is the product of the
     // others; at the only zero of a lane it is the product of the non-zeros (0 when the lane
     // has several zeros). Both stay differentiable.
