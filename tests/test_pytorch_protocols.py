@@ -239,3 +239,10 @@ def test_an_in_place_write_into_a_saved_result_is_detected():
     m.mul_(2)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         m.backward()
+
+
+def test_nan_and_infinity_are_refused_when_building_an_int64_tensor():
+    for value in (math.nan, math.inf, 2.0**64):
+        with pytest.raises(RuntimeError, match="cannot be converted to type int64 without overflow"):
+            torch.tensor([value, 1.5], dtype=torch.int64)
+    assert torch.tensor([2.7, -1.5], dtype=torch.int64).tolist() == [2, -1]

@@ -961,7 +961,6 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
     """the angle of the point `(other, self)`: `atan(self / other)` in the right quadrant."""
-
 # </generated: functions>
 
 def polygamma(n: builtins.int, input: Tensor) -> Tensor:

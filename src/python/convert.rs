@@ -354,6 +354,15 @@ pub(crate) fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> 
         } else {
             flat.kind
         };
+        if dtype == Some(DType::Int64) {
+            // PyTorch converts each Python number checked: NaN, inf or out of range is an error
+            const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
+            if let Some(v) = flat.values.iter().find(|v| !(-LIMIT..LIMIT).contains(*v)) {
+                return Err(PyRuntimeError::new_err(format!(
+                    "value cannot be converted to type int64 without overflow (got {v})"
+                )));
+            }
+        }
         let t = Tensor::from_vec(flat.values, &flat.shape).map_err(super::to_py_err)?;
         // straight from the f64 values to the requested dtype: no detour through float32
         return t.to_dtype(dtype.unwrap_or(kind)).map_err(super::to_py_err);
