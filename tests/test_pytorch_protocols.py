@@ -243,6 +243,28 @@ def test_an_in_place_write_into_a_saved_result_is_detected():
 
 def test_nan_and_infinity_are_refused_when_building_an_int64_tensor():
     for value in (math.nan, math.inf, 2.0**64):
-        with pytest.raises(RuntimeError, match="cannot be converted to type int64 without overflow"):
+        with pytest.raises(RuntimeError, match="converted to type int64 without overflow"):
             torch.tensor([value, 1.5], dtype=torch.int64)
     assert torch.tensor([2.7, -1.5], dtype=torch.int64).tolist() == [2, -1]
+
+
+def test_review_cases_inputs_listed_twice_overlap_with_alpha_and_transposed_and_fill():
+    x = torch.ones(2, requires_grad=True)
+    (x * 3).sum().backward(inputs=[x, x])
+    assert x.grad.tolist() == [3.0, 3.0]  # accumulated once
+    y = torch.arange(4.0)
+    with pytest.raises(RuntimeError, match="some elements of the input tensor"):
+        y[1:].add_(y[:-1], alpha=2)
+    m = torch.arange(4.0).reshape(2, 2)
+    with pytest.raises(RuntimeError, match="some elements of the input tensor"):
+        m.add_(m.t())
+    e = torch.zeros(3).expand(2, 3)
+    e.fill_(1.0)  # fill_ is exempt from the expanded-tensor check, as PyTorch
+    assert e.tolist() == [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+
+
+def test_deepcopy_of_a_parameter_leaves_its_grad_behind():
+    p = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+    p.sum().backward()
+    q = copy.deepcopy(p)
+    assert isinstance(q, torch.nn.Parameter) and q.grad is None and q.tolist() == [1.0, 2.0]

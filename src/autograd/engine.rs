@@ -88,8 +88,15 @@ pub fn backward_to(
         create_graph,
         allow_unused: true,
     };
-    let grads = grad(tensors, inputs, grad_tensors, options)?;
-    for (input, g) in inputs.iter().zip(grads) {
+    // each tensor once, however often it is listed (one AccumulateGrad each in PyTorch)
+    let mut unique: Vec<Tensor> = Vec::with_capacity(inputs.len());
+    for t in inputs {
+        if !unique.iter().any(|u| u.same(t)) {
+            unique.push(t.clone());
+        }
+    }
+    let grads = grad(tensors, &unique, grad_tensors, options)?;
+    for (input, g) in unique.iter().zip(grads) {
         if let Some(g) = g {
             super::accumulate::accumulate_grad(input, g, create_graph)?;
         }

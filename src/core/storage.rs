@@ -68,6 +68,12 @@ impl Storage {
         std::ptr::eq(a.owner(), b.owner())
     }
 
+    /// The address of the storage whose lock guards these elements: the order in which two
+    /// storages' locks are taken (an alias and its owner share one lock).
+    pub fn lock_key(&self) -> *const Storage {
+        self.owner()
+    }
+
     /// Whether this is a `.data` alias of another storage's elements.
     pub fn is_alias(&self) -> bool {
         self.elements_of.is_some()

@@ -587,7 +587,7 @@ fn update_into<T: BufferElement>(
             update(d, &s[at..at + d.len()])
         });
     };
-    if std::sync::Arc::as_ptr(ds) < std::sync::Arc::as_ptr(ss) {
+    if ds.lock_key() < ss.lock_key() {
         let mut d = ds.write();
         apply(d.as_mut_slice(), ss.read().as_slice());
     } else {

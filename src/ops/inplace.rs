@@ -17,11 +17,6 @@ impl Tensor {
     /// Checks PyTorch's preconditions for writing into this tensor while grad mode is on;
     /// `others` are the op's other tensor inputs.
     fn check_inplace(&self, others: &[&Tensor]) -> Result<()> {
-        if self.layout().has_internal_overlap() {
-            return Err(Error::runtime(
-                "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
-            ));
-        }
         let requires_grad = self.requires_grad() || others.iter().any(|t| t.requires_grad());
         if !is_grad_enabled() || !requires_grad {
             return Ok(());
@@ -57,7 +52,7 @@ impl Tensor {
         compute: impl FnOnce(&Tensor) -> Result<Tensor>,
     ) -> Result<()> {
         self.check_inplace(others)?;
-        self.check_no_partial_overlap(others)?;
+        self.check_memory_overlap(name, others)?;
         let mut inputs = vec![self];
         inputs.extend_from_slice(others);
         let recording = is_recording(&inputs);
@@ -104,10 +99,18 @@ impl Tensor {
         Ok(())
     }
 
-    /// PyTorch's refusal to write into a tensor while reading an input that shares part of its
-    /// memory (`x[1:].copy_(x[:-1])`): the result would depend on the order of the writes.
-    /// Inputs that are exactly this tensor's elements (`x.add_(x)`) are fine.
-    fn check_no_partial_overlap(&self, others: &[&Tensor]) -> Result<()> {
+    /// PyTorch's memory checks of an in-place op named `op` (after its autograd checks): no
+    /// writing into a tensor whose elements share memory (an expanded one; `fill_`, `zero_`,
+    /// `masked_fill_` and `index_put_` are exempt, as there), and no input sharing part of its
+    /// memory (`x[1:].copy_(x[:-1])`, `x.add_(x.t())`): the result would depend on the order
+    /// of the writes. Inputs that are exactly this tensor's elements (`x.add_(x)`) are fine.
+    fn check_memory_overlap(&self, op: &str, others: &[&Tensor]) -> Result<()> {
+        let idempotent = matches!(op, "fill_" | "zero_" | "masked_fill_" | "index_put_");
+        if !idempotent && self.layout().has_internal_overlap() {
+            return Err(Error::runtime(
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
+            ));
+        }
         for other in others {
             if !Storage::same_elements(self.storage(), other.storage()) {
                 continue;
@@ -117,8 +120,10 @@ impl Tensor {
                 continue;
             }
             if let (Some(a), Some(b)) = (mine.dense_extent(), theirs.dense_extent()) {
-                // the same range is a full overlap (allowed, as PyTorch), a shared part is not
-                if a != b && a.start < b.end && b.start < a.end {
+                // the same elements in the same order are a full overlap (allowed, as PyTorch);
+                // a shared part, or the same range in another order (`x.t()`), is not
+                let same_order = a == b && same_strides(mine, theirs);
+                if !same_order && a.start < b.end && b.start < a.end {
                     return Err(Error::runtime(
                         "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.",
                     ));
@@ -159,7 +164,7 @@ impl Tensor {
             Operand::Scalar(_) => vec![],
         };
         self.check_inplace(&others)?;
-        self.check_no_partial_overlap(&others)?;
+        self.check_memory_overlap(op.inplace_name(), &others)?;
         let done = crate::with_float!(dtype, T => {
             let f = |a: T, b: T| match op {
                 BinaryOp::Add => a + b,
@@ -202,8 +207,9 @@ impl Tensor {
             && self.dtype().is_floating_point()
             && self.base().is_none()
             && !is_recording(&[self, other]);
+        self.check_inplace(&[other])?;
+        self.check_memory_overlap(op.inplace_name(), &[other])?;
         if fast {
-            self.check_inplace(&[other])?;
             let done = crate::with_float!(self.dtype(), T => {
                 let alpha = alpha as T;
                 match op {
@@ -310,4 +316,17 @@ impl Tensor {
             ))
         })
     }
+}
+
+/// Whether two layouts step through their elements alike (size-1 dimensions aside).
+fn same_strides(a: &crate::core::layout::Layout, b: &crate::core::layout::Layout) -> bool {
+    let steps = |l: &crate::core::layout::Layout| -> Vec<(usize, isize)> {
+        l.shape
+            .iter()
+            .zip(&l.strides)
+            .filter(|(&n, _)| n != 1)
+            .map(|(&n, &s)| (n, s))
+            .collect()
+    };
+    steps(a) == steps(b)
 }

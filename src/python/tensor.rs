@@ -27,7 +27,7 @@ pub struct PyTensor {
     registered: AtomicBool,
     /// The Python hooks registered through this object, shown to Python's cycle collector
     /// (see Note [Hooks and the cycle collector]).
-    hooks: std::sync::Mutex<Vec<super::functions::HookSlot>>,
+    hooks: std::sync::Mutex<Vec<(u64, super::functions::HookSlot)>>,
 }
 
 impl From<Tensor> for PyTensor {
@@ -1079,7 +1079,7 @@ impl PyTensor {
             self.hooks
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .push(slot);
+                .push((id, slot));
             let me = self.inner.0.binding_object.load(Ordering::Acquire);
             // SAFETY: a registered wrapper's pointer is this live object (see `to_object`);
             // tracking a fully initialized GC object that is not yet tracked is allowed.
@@ -1098,6 +1098,8 @@ impl PyTensor {
     /// Removes a hook registered with `register_hook` (used by the handle).
     fn _remove_hook(&self, id: u64) {
         self.inner.remove_hook(id);
+        let mut hooks = self.hooks.lock().unwrap_or_else(|e| e.into_inner());
+        hooks.retain(|(hook_id, _)| *hook_id != id); // the callable goes with the handle
     }
 
     // Note [Hooks and the cycle collector]: a hook that captures its own tensor
@@ -1114,7 +1116,7 @@ impl PyTensor {
         let Ok(hooks) = self.hooks.try_lock() else {
             return Ok(());
         };
-        for slot in hooks.iter() {
+        for (_, slot) in hooks.iter() {
             if let Ok(hook) = slot.try_lock() {
                 visit.call(hook.as_ref())?;
             }
@@ -1123,8 +1125,11 @@ impl PyTensor {
     }
 
     fn __clear__(&self) {
+        if std::sync::Arc::strong_count(&self.inner.0) != 1 {
+            return; // it reported nothing: the hooks may still run for another holder
+        }
         let slots = std::mem::take(&mut *self.hooks.lock().unwrap_or_else(|e| e.into_inner()));
-        for slot in slots {
+        for (_, slot) in slots {
             let hook = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
             drop(hook);
         }

@@ -20,6 +20,12 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
+    def __deepcopy__(self, memo):
+        # as PyTorch: a parameter with copied values and requires_grad (not its .grad)
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.data.clone(), self.requires_grad)
+        return memo[id(self)]
+
 
 class Module:
     """Base class of layers: tracks parameters and sub-modules set as attributes."""
