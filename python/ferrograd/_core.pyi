@@ -62,10 +62,12 @@ __all__ = [
     # </generated: __all__>
     "Node",
     "Tensor",
+    "_adam_step",
     "_record_function",
     "_register_size",
     "_register_types",
     "_set_grad_enabled",
+    "_sgd_step",
     "arange",
     "backward",
     "bool",
@@ -1028,6 +1030,38 @@ def backward(
     inputs: _Tensors | None = None,
 ) -> None:
     """`autograd.backward(tensors, grad_tensors, ...)`: accumulates into the leaves' `.grad`."""
+
+def _sgd_step(
+    params: list[Tensor],
+    grads: list[Tensor],
+    buffers: list[Tensor | None],
+    lr: builtins.float,
+    momentum: builtins.float,
+    dampening: builtins.float,
+    weight_decay: builtins.float,
+    nesterov: builtins.bool,
+    maximize: builtins.bool,
+) -> list[Tensor | None]:
+    """One `SGD` step over parameters and their gradients (PyTorch's single-tensor algorithm, in
+    the core); returns the momentum buffers (made on the first step)."""
+
+def _adam_step(
+    params: list[Tensor],
+    grads: list[Tensor],
+    exp_avgs: list[Tensor],
+    exp_avg_sqs: list[Tensor],
+    max_exp_avg_sqs: list[Tensor | None],
+    steps: list[builtins.int],
+    lr: builtins.float,
+    betas: tuple[builtins.float, builtins.float],
+    eps: builtins.float,
+    weight_decay: builtins.float,
+    amsgrad: builtins.bool,
+    maximize: builtins.bool,
+    decoupled: builtins.bool,
+) -> list[builtins.int]:
+    """One `Adam`/`AdamW` step over parameters, their gradients and their state (in the core);
+    returns the step counts."""
 
 # Records a custom `autograd.Function` call: a node named `name` whose backward calls
 # `backward(grads, saved)` in Python. `positions` are the indices of the tensor arguments among

@@ -1,46 +1,261 @@
-"""``optim``: stochastic gradient descent."""
+"""``optim``: optimizers with PyTorch's API (``param_groups``, ``state``, ``zero_grad``,
+``state_dict``); each step's arithmetic is one call into the Rust core per parameter group."""
 
+from collections import defaultdict
+
+from . import _core
 from ._grad_mode import no_grad
 
 
-class SGD:
-    """Plain SGD with optional momentum: ``p -= lr * (grad + momentum buffer)``."""
+class Optimizer:
+    """Base class: parameter groups (dicts of parameters and hyper-parameters, the defaults
+    filled in) and per-parameter state, as ``torch.optim.Optimizer``."""
 
-    def __init__(self, params, lr, momentum=0.0, weight_decay=0.0):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        self.params = list(params)
-        if not self.params:
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        groups = list(params)
+        if not groups:
             raise ValueError("optimizer got an empty parameter list")
-        self.lr = lr
-        self.momentum = momentum
-        self.weight_decay = weight_decay
-        self._buffers = [None] * len(self.params)
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        """Adds a group of parameters, with its own hyper-parameters where given."""
+        group = dict(param_group)
+        params = group["params"]
+        group["params"] = [params] if isinstance(params, _core.Tensor) else list(params)
+        for name, default in self.defaults.items():
+            group.setdefault(name, default)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
 
     def zero_grad(self, set_to_none=True):
-        for p in self.params:
-            if set_to_none:
-                p.grad = None
-            elif p.grad is not None:
-                p.grad.zero_()
+        """Clears the gradients of every parameter (to None, or zeros in place)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    p.grad.zero_()
+
+    def state_dict(self):
+        """``{"state": {index: state}, "param_groups": [...]}`` with parameters as indices."""
+        index, groups, n = {}, [], 0
+        for group in self.param_groups:
+            ids = []
+            for p in group["params"]:
+                index.setdefault(id(p), n)
+                ids.append(index[id(p)])
+                n += 1
+            groups.append({**{k: v for k, v in group.items() if k != "params"}, "params": ids})
+        state = {
+            index[id(p)]: dict(s)
+            for group in self.param_groups
+            for p in group["params"]
+            if (s := self.state.get(p))
+        }
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Restores hyper-parameters and state saved by :meth:`state_dict`."""
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        params = []
+        for mine, saved in zip(self.param_groups, groups):
+            if len(mine["params"]) != len(saved["params"]):
+                raise ValueError(
+                    "loaded state dict contains a parameter group that doesn't match the size "
+                    "of optimizer's group"
+                )
+            params.extend(zip(saved["params"], mine["params"]))
+            mine.update({k: v for k, v in saved.items() if k != "params"})
+        self.state = defaultdict(dict)
+        for i, p in params:
+            if i in state_dict["state"]:
+                self.state[p] = {
+                    k: (v.clone() if isinstance(v, _core.Tensor) else v)
+                    for k, v in state_dict["state"][i].items()
+                }
+
+    def _with_grads(self, group):
+        return [p for p in group["params"] if p.grad is not None]
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    def __repr__(self):
+        lines = [self.__class__.__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for key in sorted(k for k in group if k != "params"):
+                lines.append(f"    {key}: {group[key]}")
+        lines.append(")")
+        return "\n".join(lines)
+
+
+def _evaluate(closure):
+    if closure is None:
+        return None
+    from ._grad_mode import enable_grad
+
+    with enable_grad():
+        return closure()
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent with momentum, dampening, Nesterov momentum, weight decay
+    and ``maximize``, as ``torch.optim.SGD``."""
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        momentum=0,
+        dampening=0,
+        weight_decay=0,
+        nesterov=False,
+        *,
+        maximize=False,
+    ):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            dampening=dampening,
+            weight_decay=weight_decay,
+            nesterov=nesterov,
+            maximize=maximize,
+        )
+        super().__init__(params, defaults)
 
     @no_grad()
-    def step(self):
-        for i, p in enumerate(self.params):
-            g = p.grad
-            if g is None:
-                continue
-            if self.weight_decay:
-                g = g + self.weight_decay * p
-            if self.momentum:
-                buf = self._buffers[i]
-                if buf is None:
-                    buf = g.clone()
-                else:
-                    buf.mul_(self.momentum).add_(g)
-                self._buffers[i] = buf
-                g = buf
-            p.sub_(g, alpha=self.lr)
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns the closure's loss."""
+        loss = _evaluate(closure)
+        for group in self.param_groups:
+            params = self._with_grads(group)
+            buffers = [self.state[p].get("momentum_buffer") for p in params]
+            buffers = _core._sgd_step(
+                params,
+                [p.grad for p in params],
+                buffers,
+                group["lr"],
+                group["momentum"],
+                group["dampening"],
+                group["weight_decay"],
+                group["nesterov"],
+                group["maximize"],
+            )
+            if group["momentum"] != 0:
+                for p, buf in zip(params, buffers):
+                    self.state[p]["momentum_buffer"] = buf
+        return loss
 
 
-__all__ = ["SGD"]
+class Adam(Optimizer):
+    """Adam (``amsgrad``, ``maximize``, L2 ``weight_decay``), as ``torch.optim.Adam``."""
+
+    _decoupled = False
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        amsgrad=False,
+        *,
+        maximize=False,
+    ):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(
+            lr=lr,
+            betas=tuple(betas),
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            maximize=maximize,
+        )
+        super().__init__(params, defaults)
+
+    @no_grad()
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns the closure's loss."""
+        loss = _evaluate(closure)
+        for group in self.param_groups:
+            params = self._with_grads(group)
+            for p in params:
+                state = self.state[p]
+                if not state:
+                    state["step"] = _core.tensor(0.0)
+                    state["exp_avg"] = _core.zeros_like(p)
+                    state["exp_avg_sq"] = _core.zeros_like(p)
+                    if group["amsgrad"]:
+                        state["max_exp_avg_sq"] = _core.zeros_like(p)
+            states = [self.state[p] for p in params]
+            steps = _core._adam_step(
+                params,
+                [p.grad for p in params],
+                [s["exp_avg"] for s in states],
+                [s["exp_avg_sq"] for s in states],
+                [s.get("max_exp_avg_sq") for s in states],
+                [int(s["step"].item()) for s in states],
+                group["lr"],
+                tuple(group["betas"]),
+                group["eps"],
+                group["weight_decay"],
+                group["amsgrad"],
+                group["maximize"],
+                self._decoupled,
+            )
+            for s, step in zip(states, steps):
+                s["step"] = _core.tensor(float(step))
+        return loss
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (default 0.01), as ``torch.optim.AdamW``."""
+
+    _decoupled = True
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=1e-2,
+        amsgrad=False,
+        *,
+        maximize=False,
+    ):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]

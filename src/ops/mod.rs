@@ -17,6 +17,7 @@
 //! | `linalg` | `matmul`, `mm`, `mv`, `bmm`, `dot`, `outer` |
 //! | `inplace` | the in-place machinery (version bump, rebase, CopySlices), `fill_`, `zero_`, `copy_` |
 //! | `creation` / `random` | `arange`, `linspace` / the generator, `rand`, `randn`, `normal_`, `uniform_` |
+//! | `optim` | optimizer updates outside autograd: `SGD`, `Adam`/`AdamW` |
 
 pub mod activation;
 pub mod arithmetic;
@@ -25,6 +26,7 @@ pub mod creation;
 pub mod indexing;
 pub mod inplace;
 pub mod linalg;
+pub mod optim;
 pub mod pointwise;
 pub mod pointwise_binary;
 pub mod random;

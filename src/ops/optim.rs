@@ -1,0 +1,287 @@
+//! Optimizer updates: PyTorch's single-tensor `SGD` and `Adam`/`AdamW` algorithms, each
+//! parameter updated in one pass over its elements, with the operations in PyTorch's order and
+//! precision (float32 parameters update in float32), outside autograd. A parameter's version
+//! goes up as PyTorch's in-place update makes it; the optimizer's state tensors are written in
+//! place.
+
+use crate::core::dtype::{DType, Element};
+use crate::core::error::{Error, Result};
+use crate::core::tensor::Tensor;
+use crate::cpu::kernels::write_into;
+
+/// `torch.optim.SGD`'s hyper-parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct Sgd {
+    /// Learning rate.
+    pub lr: f64,
+    /// Momentum factor (0: none).
+    pub momentum: f64,
+    /// Dampening of the momentum.
+    pub dampening: f64,
+    /// L2 penalty added to the gradient.
+    pub weight_decay: f64,
+    /// Nesterov momentum.
+    pub nesterov: bool,
+    /// Maximize the objective instead of minimizing it.
+    pub maximize: bool,
+}
+
+/// `torch.optim.Adam`'s (and, with `decoupled`, `AdamW`'s) hyper-parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct Adam {
+    /// Learning rate.
+    pub lr: f64,
+    /// Decay of the running average of the gradient.
+    pub beta1: f64,
+    /// Decay of the running average of its square.
+    pub beta2: f64,
+    /// Added to the denominator.
+    pub eps: f64,
+    /// Weight decay: an L2 penalty (Adam) or a decay of the parameter (AdamW).
+    pub weight_decay: f64,
+    /// Use the running maximum of the squared-gradient average (AMSGrad).
+    pub amsgrad: bool,
+    /// Maximize the objective instead of minimizing it.
+    pub maximize: bool,
+    /// AdamW's decoupled weight decay.
+    pub decoupled: bool,
+}
+
+/// The state Adam keeps for one parameter (PyTorch's `state[p]`).
+pub struct AdamState<'a> {
+    /// Steps taken so far (incremented by [`Adam::step`]).
+    pub step: &'a mut u64,
+    /// Running average of the gradient.
+    pub exp_avg: &'a Tensor,
+    /// Running average of the squared gradient.
+    pub exp_avg_sq: &'a Tensor,
+    /// Running maximum of `exp_avg_sq` (AMSGrad only).
+    pub max_exp_avg_sq: Option<&'a Tensor>,
+}
+
+/// The floating values of `t` (a parameter, its gradient or a state tensor) in row-major order.
+fn values<T: Element + crate::core::buffer::BufferElement>(t: &Tensor) -> Result<Vec<T>> {
+    t.to_vec::<T>()
+}
+
+/// Writes `v` into `t` (same shape) without autograd.
+fn store<T: Element + crate::core::buffer::BufferElement>(t: &Tensor, v: Vec<T>) -> Result<()> {
+    let src = Tensor::from_vec(v, t.shape())?;
+    write_into(t, &src);
+    Ok(())
+}
+
+/// Checks that a parameter can be updated: a floating tensor whose state matches it.
+fn check(param: &Tensor, others: &[&Tensor]) -> Result<()> {
+    if !param.dtype().is_floating_point() {
+        return Err(Error::runtime(format!(
+            "optimizers update floating point parameters, got one of dtype {}",
+            param.dtype().name()
+        )));
+    }
+    for t in others {
+        if t.shape() != param.shape() {
+            return Err(Error::runtime(format!(
+                "optimizer state of shape {:?} does not match its parameter of shape {:?}",
+                t.shape(),
+                param.shape()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Runs `$body` with `$T` the Rust type of a float dtype.
+macro_rules! per_float {
+    ($dtype:expr, $T:ident => $body:expr) => {
+        match $dtype {
+            DType::Float32 => {
+                type $T = f32;
+                $body
+            }
+            _ => {
+                type $T = f64;
+                $body
+            }
+        }
+    };
+}
+
+impl Sgd {
+    /// One step for `param` with gradient `grad`; `buffer` is its momentum buffer, created on the
+    /// first step (a copy of the gradient, as PyTorch) and updated in place after that.
+    pub fn step(&self, param: &Tensor, grad: &Tensor, buffer: &mut Option<Tensor>) -> Result<()> {
+        check(param, &[grad])?;
+        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        per_float!(param.dtype(), T => {
+            let mut p: Vec<T> = values(param)?;
+            let mut g: Vec<T> = values(&grad)?;
+            if self.maximize {
+                g.iter_mut().for_each(|v| *v = -*v);
+            }
+            if self.weight_decay != 0.0 {
+                let wd = self.weight_decay as T;
+                g.iter_mut().zip(&p).for_each(|(g, &p)| *g += wd * p);
+            }
+            if self.momentum != 0.0 {
+                let momentum = self.momentum as T;
+                let keep = (1.0 - self.dampening) as T;
+                let buf: Vec<T> = match buffer {
+                    None => g.clone(),
+                    Some(b) => {
+                        let mut b_values: Vec<T> = values(b)?;
+                        b_values
+                            .iter_mut()
+                            .zip(&g)
+                            .for_each(|(b, &g)| *b = *b * momentum + keep * g);
+                        b_values
+                    }
+                };
+                if self.nesterov {
+                    g.iter_mut().zip(&buf).for_each(|(g, &b)| *g += momentum * b);
+                } else {
+                    g.clone_from(&buf);
+                }
+                match buffer {
+                    Some(b) => store(b, buf)?,
+                    None => *buffer = Some(Tensor::from_vec(buf, param.shape())?),
+                }
+            }
+            let step = (-self.lr) as T;
+            p.iter_mut().zip(&g).for_each(|(p, &g)| *p += step * g);
+            store(param, p)?;
+        });
+        param.storage().bump_version("sgd step");
+        Ok(())
+    }
+}
+
+impl Adam {
+    /// One step for `param` with gradient `grad` and its `state` (created by the caller as
+    /// zeros, step 0, before the first step).
+    pub fn step(&self, param: &Tensor, grad: &Tensor, state: AdamState<'_>) -> Result<()> {
+        let mut shapes = vec![grad, state.exp_avg, state.exp_avg_sq];
+        shapes.extend(state.max_exp_avg_sq);
+        check(param, &shapes)?;
+        if self.amsgrad && state.max_exp_avg_sq.is_none() {
+            return Err(Error::runtime("AMSGrad needs the max_exp_avg_sq state"));
+        }
+        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        *state.step += 1;
+        let step = *state.step as f64;
+        let bias_correction1 = 1.0 - self.beta1.powf(step);
+        let bias_correction2 = 1.0 - self.beta2.powf(step);
+        let step_size = self.lr / bias_correction1;
+        let bias_correction2_sqrt = bias_correction2.sqrt();
+        per_float!(param.dtype(), T => {
+            let mut p: Vec<T> = values(param)?;
+            let mut g: Vec<T> = values(&grad)?;
+            if self.maximize {
+                g.iter_mut().for_each(|v| *v = -*v);
+            }
+            if self.weight_decay != 0.0 {
+                if self.decoupled {
+                    let keep = (1.0 - self.lr * self.weight_decay) as T;
+                    p.iter_mut().for_each(|p| *p *= keep);
+                } else {
+                    let wd = self.weight_decay as T;
+                    g.iter_mut().zip(&p).for_each(|(g, &p)| *g += wd * p);
+                }
+            }
+            // exp_avg.lerp_(grad, 1 - beta1), with lerp's two forms as PyTorch
+            let weight = (1.0 - self.beta1) as T;
+            let mut m: Vec<T> = values(state.exp_avg)?;
+            m.iter_mut().zip(&g).for_each(|(m, &g)| {
+                *m = if weight.abs() < 0.5 {
+                    *m + weight * (g - *m)
+                } else {
+                    g - (g - *m) * (1.0 - weight)
+                }
+            });
+            // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            let (beta2, value) = (self.beta2 as T, (1.0 - self.beta2) as T);
+            let mut v: Vec<T> = values(state.exp_avg_sq)?;
+            v.iter_mut().zip(&g).for_each(|(v, &g)| *v = *v * beta2 + value * g * g);
+            let second: Vec<T> = match state.max_exp_avg_sq.filter(|_| self.amsgrad) {
+                Some(max_t) => {
+                    let mut max_v: Vec<T> = values(max_t)?;
+                    max_v.iter_mut().zip(&v).for_each(|(mx, &v)| {
+                        if v > *mx || v.is_nan() {
+                            *mx = v;
+                        }
+                    });
+                    store(max_t, max_v.clone())?;
+                    max_v
+                }
+                None => v.clone(),
+            };
+            // denom = second.sqrt() / sqrt(bias_correction2) + eps;
+            // param.addcdiv_(exp_avg, denom, value=-step_size)
+            let (bc2_sqrt, eps, value) = (bias_correction2_sqrt as T, self.eps as T, (-step_size) as T);
+            for ((p, &m), &s) in p.iter_mut().zip(&m).zip(&second) {
+                let denom = s.sqrt() / bc2_sqrt + eps;
+                *p += value * m / denom;
+            }
+            store(state.exp_avg, m)?;
+            store(state.exp_avg_sq, v)?;
+            store(param, p)?;
+        });
+        param.storage().bump_version("adam step");
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sgd_with_momentum_keeps_a_buffer() {
+        let p = Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
+        let g = Tensor::from_vec(vec![0.5f64, -1.0], &[2]).unwrap();
+        let sgd = Sgd {
+            lr: 0.1,
+            momentum: 0.9,
+            dampening: 0.0,
+            weight_decay: 0.0,
+            nesterov: false,
+            maximize: false,
+        };
+        let mut buffer = None;
+        sgd.step(&p, &g, &mut buffer).unwrap();
+        sgd.step(&p, &g, &mut buffer).unwrap();
+        // buffers g then 1.9 g: p - 0.1 g - 0.19 g
+        let got = p.to_vec::<f64>().unwrap();
+        assert!((got[0] - (1.0 - 0.29 * 0.5)).abs() < 1e-12);
+        assert!((got[1] - (2.0 + 0.29)).abs() < 1e-12);
+        assert_eq!(p.version(), 2);
+    }
+
+    #[test]
+    fn adam_first_step_moves_each_weight_by_lr() {
+        let p = Tensor::from_vec(vec![1.0f32, 2.0], &[2]).unwrap();
+        let g = Tensor::from_vec(vec![0.5f32, -3.0], &[2]).unwrap();
+        let (m, v) = (p.zeros_like(), p.zeros_like());
+        let mut step = 0;
+        let adam = Adam {
+            lr: 0.01,
+            beta1: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+            weight_decay: 0.0,
+            amsgrad: false,
+            maximize: false,
+            decoupled: false,
+        };
+        let state = AdamState {
+            step: &mut step,
+            exp_avg: &m,
+            exp_avg_sq: &v,
+            max_exp_avg_sq: None,
+        };
+        adam.step(&p, &g, state).unwrap();
+        let got = p.to_vec::<f32>().unwrap();
+        assert_eq!(step, 1);
+        assert!((got[0] - 0.99).abs() < 1e-6 && (got[1] - 2.01).abs() < 1e-6);
+    }
+}

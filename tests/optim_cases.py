@@ -1,0 +1,46 @@
+"""Optimizer trajectories checked against PyTorch (``tools/record_torch_optim.py`` records them,
+``test_optim_golden.py`` replays them): each case builds the same two parameters and data,
+takes ``STEPS`` optimizer steps on a fixed loss, and reports the parameters after each step.
+The code runs unchanged with ``torch`` or ``ferrograd`` as ``lib``."""
+
+import math
+
+STEPS = 8
+
+# (name, optimizer class name, keyword arguments)
+CASES = [
+    ("sgd", "SGD", {"lr": 0.1}),
+    ("sgd_momentum", "SGD", {"lr": 0.05, "momentum": 0.9}),
+    ("sgd_dampening", "SGD", {"lr": 0.05, "momentum": 0.9, "dampening": 0.3}),
+    ("sgd_nesterov", "SGD", {"lr": 0.05, "momentum": 0.8, "nesterov": True}),
+    ("sgd_weight_decay", "SGD", {"lr": 0.1, "momentum": 0.5, "weight_decay": 0.01}),
+    ("sgd_maximize", "SGD", {"lr": 0.01, "maximize": True}),
+    ("adam", "Adam", {"lr": 0.01}),
+    ("adam_amsgrad", "Adam", {"lr": 0.02, "amsgrad": True}),
+    ("adam_weight_decay", "Adam", {"lr": 0.01, "weight_decay": 0.1, "betas": (0.8, 0.99)}),
+    ("adam_maximize", "Adam", {"lr": 0.01, "maximize": True, "eps": 1e-6}),
+    ("adamw", "AdamW", {"lr": 0.01}),
+    ("adamw_amsgrad", "AdamW", {"lr": 0.02, "weight_decay": 0.05, "amsgrad": True}),
+]
+
+
+def _values(n, phase):
+    return [math.sin(1.7 * i + phase) for i in range(n)]
+
+
+def run(lib, optimizer, kwargs, dtype_name):
+    """The parameters (flat lists) after each of ``STEPS`` steps, and the state keys."""
+    dtype = getattr(lib, dtype_name)
+    w = lib.tensor(_values(12, 0.3), dtype=dtype).reshape(3, 4).requires_grad_()
+    b = lib.tensor(_values(4, 1.1), dtype=dtype).requires_grad_()
+    x = lib.tensor(_values(15, 2.0), dtype=dtype).reshape(5, 3)
+    opt = getattr(lib.optim, optimizer)([w, b], **kwargs)
+    trajectory = []
+    for _ in range(STEPS):
+        opt.zero_grad()
+        loss = ((x @ w + b).tanh() ** 2).sum() + 0.01 * (w * w).sum()
+        loss.backward()
+        opt.step()
+        trajectory.append(w.detach().reshape(-1).tolist() + b.detach().tolist())
+    state_keys = sorted(opt.state[w].keys())
+    return {"trajectory": trajectory, "state_keys": state_keys}
