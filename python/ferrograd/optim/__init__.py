@@ -3,8 +3,8 @@
 
 from collections import defaultdict
 
-from . import _core
-from ._grad_mode import no_grad
+from .. import _core
+from .._grad_mode import no_grad
 
 
 class Optimizer:
@@ -105,7 +105,7 @@ class Optimizer:
 def _evaluate(closure):
     if closure is None:
         return None
-    from ._grad_mode import enable_grad
+    from .._grad_mode import enable_grad
 
     with enable_grad():
         return closure()
@@ -258,4 +258,6 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
 
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
+from . import lr_scheduler  # noqa: E402
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]

@@ -1,0 +1,401 @@
+"""``optim.lr_scheduler``: learning-rate schedules with PyTorch's names, defaults and formulas
+(the same recursive updates, so the rates agree to the last bit). A schedule is configuration:
+it only sets ``param_group["lr"]`` (and, for ``OneCycleLR``, the momentum) between steps."""
+
+import math
+from collections import Counter
+
+
+class LRScheduler:
+    """Base class: ``step()`` moves to the next epoch and writes each group's new rate;
+    ``get_last_lr()`` returns the rates it wrote."""
+
+    def __init__(self, optimizer, last_epoch=-1):
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for group in optimizer.param_groups:
+                group.setdefault("initial_lr", group["lr"])
+        else:
+            for i, group in enumerate(optimizer.param_groups):
+                if "initial_lr" not in group:
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when "
+                        "resuming an optimizer"
+                    )
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self._step_count = 0
+        self.step()
+
+    def get_lr(self):
+        """The rates for ``self.last_epoch`` (each subclass's formula)."""
+        raise NotImplementedError
+
+    def get_last_lr(self):
+        """The rates the last ``step()`` set."""
+        return self._last_lr
+
+    def step(self, epoch=None):
+        """Advances one epoch (or to ``epoch``) and sets each group's learning rate."""
+        self._step_count += 1
+        if epoch is None:
+            self.last_epoch += 1
+            values = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            closed = getattr(self, "_get_closed_form_lr", None)
+            values = closed() if closed else self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, values):
+            group["lr"] = lr
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def state_dict(self):
+        """Everything but the optimizer (and functions, for ``LambdaLR``)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+
+    def load_state_dict(self, state_dict):
+        """Restores what :meth:`state_dict` returned."""
+        self.__dict__.update(state_dict)
+
+    def _group_lrs(self):
+        return [group["lr"] for group in self.optimizer.param_groups]
+
+
+class StepLR(LRScheduler):
+    """Multiplies the rate by ``gamma`` every ``step_size`` epochs."""
+
+    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
+        self.step_size = step_size
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return self._group_lrs()
+        return [lr * self.gamma for lr in self._group_lrs()]
+
+    def _get_closed_form_lr(self):
+        return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
+
+
+class MultiStepLR(LRScheduler):
+    """Multiplies the rate by ``gamma`` at each milestone epoch."""
+
+    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
+        self.milestones = Counter(milestones)
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch not in self.milestones:
+            return self._group_lrs()
+        return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._group_lrs()]
+
+
+class ExponentialLR(LRScheduler):
+    """Multiplies the rate by ``gamma`` every epoch."""
+
+    def __init__(self, optimizer, gamma, last_epoch=-1):
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch == 0:
+            return self._group_lrs()
+        return [lr * self.gamma for lr in self._group_lrs()]
+
+
+class CosineAnnealingLR(LRScheduler):
+    """Cosine annealing from the base rate to ``eta_min`` over ``T_max`` epochs (SGDR's
+    formula without restarts, in PyTorch's recursive form)."""
+
+    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
+        self.T_max = T_max
+        self.eta_min = eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        lrs, t, T = self._group_lrs(), self.last_epoch, self.T_max
+        if t == 0:
+            return lrs
+        if self._step_count == 1 and t > 0:
+            return [
+                self.eta_min + (base - self.eta_min) * (1 + math.cos(t * math.pi / T)) / 2
+                for base in self.base_lrs
+            ]
+        if (t - 1 - T) % (2 * T) == 0:
+            return [
+                lr + (base - self.eta_min) * (1 - math.cos(math.pi / T)) / 2
+                for lr, base in zip(lrs, self.base_lrs)
+            ]
+        return [
+            (1 + math.cos(math.pi * t / T))
+            / (1 + math.cos(math.pi * (t - 1) / T))
+            * (lr - self.eta_min)
+            + self.eta_min
+            for lr in lrs
+        ]
+
+
+class LambdaLR(LRScheduler):
+    """The base rate times ``lr_lambda(epoch)`` (one function, or one per group)."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        groups = len(optimizer.param_groups)
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != groups:
+                raise ValueError(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * groups
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class LinearLR(LRScheduler):
+    """Scales the rate linearly from ``start_factor`` to ``end_factor`` over ``total_iters``
+    epochs."""
+
+    def __init__(
+        self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1
+    ):
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError(
+                "Starting multiplicative factor expected to be greater than 0 and less or "
+                "equal to 1."
+            )
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        lrs, t = self._group_lrs(), self.last_epoch
+        if t == 0:
+            return [lr * self.start_factor for lr in lrs]
+        if t > self.total_iters:
+            return lrs
+        span = self.end_factor - self.start_factor
+        ratio = 1.0 + span / (self.total_iters * self.start_factor + (t - 1) * span)
+        return [lr * ratio for lr in lrs]
+
+
+class OneCycleLR(LRScheduler):
+    """The one-cycle policy: the rate rises from ``max_lr / div_factor`` to ``max_lr`` over
+    ``pct_start`` of the steps, then anneals to ``initial / final_div_factor``; the momentum
+    (or Adam's first beta) moves the other way when ``cycle_momentum``."""
+
+    def __init__(
+        self,
+        optimizer,
+        max_lr,
+        total_steps=None,
+        epochs=None,
+        steps_per_epoch=None,
+        pct_start=0.3,
+        anneal_strategy="cos",
+        cycle_momentum=True,
+        base_momentum=0.85,
+        max_momentum=0.95,
+        div_factor=25.0,
+        final_div_factor=1e4,
+        three_phase=False,
+        last_epoch=-1,
+    ):
+        if total_steps is None:
+            if epochs is None or steps_per_epoch is None:
+                raise ValueError(
+                    "You must define either total_steps OR (epochs AND steps_per_epoch)"
+                )
+            total_steps = epochs * steps_per_epoch
+        if total_steps <= 0:
+            raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(
+                f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}"
+            )
+        self.total_steps = total_steps
+        self.anneal_strategy = anneal_strategy
+        if three_phase:
+            self._schedule_phases = [
+                (
+                    float(pct_start * total_steps) - 1,
+                    "initial_lr",
+                    "max_lr",
+                    "max_momentum",
+                    "base_momentum",
+                ),
+                (
+                    float(2 * pct_start * total_steps) - 2,
+                    "max_lr",
+                    "initial_lr",
+                    "base_momentum",
+                    "max_momentum",
+                ),
+                (total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
+            ]
+        else:
+            self._schedule_phases = [
+                (
+                    float(pct_start * total_steps) - 1,
+                    "initial_lr",
+                    "max_lr",
+                    "max_momentum",
+                    "base_momentum",
+                ),
+                (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
+            ]
+        groups = optimizer.param_groups
+        per_group = lambda v: list(v) if isinstance(v, (list, tuple)) else [v] * len(groups)  # noqa: E731
+        if last_epoch == -1:
+            for group, top in zip(groups, per_group(max_lr)):
+                group["initial_lr"] = top / div_factor
+                group["max_lr"] = top
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(
+                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+                )
+            self.use_beta1 = "betas" in optimizer.defaults
+            tops, bases = per_group(max_momentum), per_group(base_momentum)
+            if last_epoch == -1:
+                for top, base, group in zip(tops, bases, groups):
+                    self._set_momentum(group, top)
+                    group["max_momentum"] = top
+                    group["base_momentum"] = base
+        super().__init__(optimizer, last_epoch)
+
+    def _set_momentum(self, group, value):
+        if self.use_beta1:
+            group["betas"] = (value, *group["betas"][1:])
+        else:
+            group["momentum"] = value
+
+    def _anneal(self, start, end, pct):
+        if self.anneal_strategy == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def get_lr(self):
+        t = self.last_epoch
+        if t > self.total_steps:
+            raise ValueError(
+                f"Tried to step {t} times. The specified number of total steps is "
+                f"{self.total_steps}"
+            )
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start = 0.0
+            for i, (end, lr0, lr1, m0, m1) in enumerate(self._schedule_phases):
+                if t <= end or i == len(self._schedule_phases) - 1:
+                    pct = (t - start) / (end - start)
+                    lrs.append(self._anneal(group[lr0], group[lr1], pct))
+                    if self.cycle_momentum:
+                        self._set_momentum(group, self._anneal(group[m0], group[m1], pct))
+                    break
+                start = end
+        return lrs
+
+
+class ReduceLROnPlateau:
+    """Divides the rate by ``1 / factor`` when a metric (passed to ``step``) has not improved
+    for ``patience`` epochs."""
+
+    def __init__(
+        self,
+        optimizer,
+        mode="min",
+        factor=0.1,
+        patience=10,
+        threshold=1e-4,
+        threshold_mode="rel",
+        cooldown=0,
+        min_lr=0,
+        eps=1e-8,
+    ):
+        if factor >= 1.0:
+            raise ValueError("Factor should be < 1.0.")
+        if mode not in ("min", "max"):
+            raise ValueError("mode " + mode + " is unknown!")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        groups = optimizer.param_groups
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != len(groups):
+                raise ValueError(f"expected {len(groups)} min_lrs, got {len(min_lr)}")
+            self.min_lrs = [float(m) for m in min_lr]
+        else:
+            self.min_lrs = [float(min_lr)] * len(groups)
+        self.optimizer = optimizer
+        self.mode, self.factor, self.patience = mode, factor, patience
+        self.threshold, self.threshold_mode = threshold, threshold_mode
+        self.cooldown, self.eps = cooldown, eps
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.last_epoch = 0
+        self._last_lr = [group["lr"] for group in groups]
+        self._reset()
+
+    def _reset(self):
+        self.best = self.mode_worse
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+
+    def is_better(self, a, best):
+        """Whether ``a`` improves on ``best`` by more than the threshold."""
+        if self.mode == "min" and self.threshold_mode == "rel":
+            return a < best * (1.0 - self.threshold)
+        if self.mode == "min":
+            return a < best - self.threshold
+        if self.threshold_mode == "rel":
+            return a > best * (self.threshold + 1.0)
+        return a > best + self.threshold
+
+    @property
+    def in_cooldown(self):
+        """Whether the last reduction's cooldown is still running."""
+        return self.cooldown_counter > 0
+
+    def step(self, metrics, epoch=None):
+        """Records this epoch's metric, reducing the rates after ``patience`` bad epochs."""
+        current = float(metrics)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        if self.is_better(current, self.best):
+            self.best = current
+            self.num_bad_epochs = 0
+        else:
+            self.num_bad_epochs += 1
+        if self.in_cooldown:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            for i, group in enumerate(self.optimizer.param_groups):
+                old = float(group["lr"])
+                new = max(old * self.factor, self.min_lrs[i])
+                if old - new > self.eps:
+                    group["lr"] = new
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def get_last_lr(self):
+        """The rates after the last ``step``."""
+        return self._last_lr
+
+
+__all__ = [
+    "LRScheduler",
+    "StepLR",
+    "MultiStepLR",
+    "ExponentialLR",
+    "CosineAnnealingLR",
+    "LambdaLR",
+    "LinearLR",
+    "OneCycleLR",
+    "ReduceLROnPlateau",
+]

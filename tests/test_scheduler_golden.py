@@ -1,0 +1,31 @@
+"""Learning-rate schedules against PyTorch's recorded rates (``tools/record_torch_schedulers.py``):
+the rate (and momentum or Adam's first beta, which ``OneCycleLR`` cycles) after every epoch of
+``StepLR``, ``MultiStepLR``, ``ExponentialLR``, ``CosineAnnealingLR``, ``LambdaLR``,
+``LinearLR``, ``OneCycleLR`` (cos, linear, three phases) and ``ReduceLROnPlateau``, and the
+parameter those rates moved."""
+
+import json
+from pathlib import Path
+
+import ferrograd
+import numpy as np
+import pytest
+import scheduler_cases
+
+GOLDEN = json.loads((Path(__file__).parent / "golden" / "scheduler_rates.json").read_text())
+
+
+@pytest.mark.parametrize("name, optimizer, scheduler", scheduler_cases.CASES)
+def test_schedule_matches_pytorch(name, optimizer, scheduler):
+    expected = GOLDEN["cases"][name]
+    got = scheduler_cases.run(ferrograd, optimizer, scheduler)
+    assert np.allclose(got["rows"], expected["rows"], rtol=1e-13, atol=0), name
+    assert np.allclose(got["weights"], expected["weights"], rtol=1e-5, atol=1e-7), name
+
+
+def test_scheduler_argument_errors_as_pytorch():
+    opt = ferrograd.optim.SGD([ferrograd.ones(1, requires_grad=True)], lr=0.1)
+    with pytest.raises(ValueError, match=r"Factor should be < 1\.0"):
+        ferrograd.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=1.5)
+    with pytest.raises(ValueError, match="total_steps"):
+        ferrograd.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1)
