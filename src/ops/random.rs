@@ -1,5 +1,5 @@
-//! Random sampling: the global generator (`manual_seed`), `rand`, `randn`, and the in-place
-//! `normal_` and `uniform_`.
+//! Random sampling: the global generator (`manual_seed`, PyTorch's Mersenne Twister), `rand`,
+//! `randn`, and the in-place `normal_` and `uniform_`, drawing as PyTorch's CPU kernels do.
 
 use super::creation::sampled;
 use crate::autograd::{is_recording, record};
@@ -11,51 +11,153 @@ use parking_lot::Mutex;
 /// PyTorch's default seed, so a fresh process draws a fixed sequence.
 const DEFAULT_SEED: u64 = 67280421310721;
 
-/// xoshiro256++ seeded through SplitMix64: small, fast, and good enough for initialisation.
+/// The Mersenne Twister state size.
+const MT_N: usize = 624;
+
+/// PyTorch's CPU generator: a 32-bit Mersenne Twister (MT19937) seeded with the low 32 bits of
+/// the seed, drawn from exactly as PyTorch's distributions draw (one 32-bit number for a
+/// float32 uniform, two for a float64 one, Box-Muller normals with the second value kept), so
+/// `manual_seed(s)` followed by `rand`, `randn`, `normal_` or `uniform_` gives PyTorch's
+/// numbers.
 pub struct Generator {
-    s: [u64; 4],
+    state: [u32; MT_N],
+    next: usize,
+    /// The second value of the last float64 Box-Muller pair, used by the next normal draw.
+    next_double_normal: Option<f64>,
 }
 
 impl Generator {
     /// A generator whose stream is fixed by `seed`.
     pub fn new(seed: u64) -> Self {
-        let mut x = seed;
-        let mut next = || {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        };
+        let mut state = [0u32; MT_N];
+        state[0] = seed as u32;
+        for j in 1..MT_N {
+            let prev = state[j - 1];
+            state[j] = 1_812_433_253u32
+                .wrapping_mul(prev ^ (prev >> 30))
+                .wrapping_add(j as u32);
+        }
         Generator {
-            s: [next(), next(), next(), next()],
+            state,
+            next: MT_N,
+            next_double_normal: None,
         }
     }
 
-    /// The next 64 random bits.
+    /// The next 32 random bits (MT19937's tempered output).
+    pub fn next_u32(&mut self) -> u32 {
+        if self.next >= MT_N {
+            self.twist();
+        }
+        let mut y = self.state[self.next];
+        self.next += 1;
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c_5680;
+        y ^= (y << 15) & 0xefc6_0000;
+        y ^ (y >> 18)
+    }
+
+    fn twist(&mut self) {
+        for i in 0..MT_N {
+            let y = (self.state[i] & 0x8000_0000) | (self.state[(i + 1) % MT_N] & 0x7fff_ffff);
+            let mut v = self.state[(i + 397) % MT_N] ^ (y >> 1);
+            if y & 1 != 0 {
+                v ^= 0x9908_b0df;
+            }
+            self.state[i] = v;
+        }
+        self.next = 0;
+    }
+
+    /// The next 64 random bits: two 32-bit draws, the first one high (PyTorch's `random64`).
     pub fn next_u64(&mut self) -> u64 {
-        let s = &mut self.s;
-        let result = (s[0].wrapping_add(s[3])).rotate_left(23).wrapping_add(s[0]);
-        let t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        result
+        let high = self.next_u32() as u64;
+        (high << 32) | self.next_u32() as u64
     }
 
-    /// Uniform in `[0, 1)`.
+    /// A float32 uniform in `[0, 1)`: 24 random bits of one draw.
+    pub fn uniform_f32(&mut self) -> f32 {
+        (self.next_u32() & 0x00ff_ffff) as f32 * (1.0 / (1u32 << 24) as f32)
+    }
+
+    /// A float64 uniform in `[0, 1)`: 53 random bits of two draws.
     pub fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        (self.next_u64() & ((1u64 << 53) - 1)) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
-    /// Standard normal (Box–Muller).
+    /// A standard normal in float64 (PyTorch's `normal_distribution<double>`: Box-Muller on two
+    /// uniforms, the sine value kept for the next call).
     pub fn normal(&mut self) -> f64 {
-        let u1 = 1.0 - self.uniform();
+        if let Some(v) = self.next_double_normal.take() {
+            return v;
+        }
+        let u1 = self.uniform();
         let u2 = self.uniform();
-        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+        let r = (-2.0 * (-u2).ln_1p()).sqrt();
+        let theta = 2.0 * std::f64::consts::PI * u1;
+        self.next_double_normal = Some(r * theta.sin());
+        r * theta.cos()
+    }
+
+    /// Uniforms in `[from, to)` of `dtype`, one per element in order (PyTorch's
+    /// `uniform_real_distribution`: `x * (to - from) + from` in the element type, one rounding
+    /// as its compiled kernel's fused multiply-add).
+    fn uniforms(&mut self, n: usize, dtype: DType, from: f64, to: f64) -> Vec<f64> {
+        match dtype {
+            DType::Float32 => {
+                let (from, to) = (from as f32, to as f32);
+                (0..n)
+                    .map(|_| f64::from(self.uniform_f32().mul_add(to - from, from)))
+                    .collect()
+            }
+            _ => (0..n)
+                .map(|_| self.uniform().mul_add(to - from, from))
+                .collect(),
+        }
+    }
+
+    /// Normal samples of `dtype` as PyTorch's `normal_` makes them: from 16 elements on, all
+    /// uniforms first, then Box-Muller over each block of 16 (pairing element `j` with `j + 8`)
+    /// in the element type, a partial last block recomputed from 16 fresh uniforms over the last
+    /// 16 elements; fewer than 16 elements (or a tensor that is not `dense`), one float64
+    /// normal each.
+    fn normals(&mut self, n: usize, dtype: DType, mean: f64, std: f64, dense: bool) -> Vec<f64> {
+        if n < 16 || !dense {
+            return (0..n).map(|_| self.normal() * std + mean).collect();
+        }
+        macro_rules! fill {
+            ($T:ty, $uniform:ident) => {{
+                let (mean, std) = (mean as $T, std as $T);
+                let mut data: Vec<$T> = (0..n).map(|_| self.$uniform() as $T).collect();
+                let block = |d: &mut [$T]| {
+                    for j in 0..8 {
+                        let u1 = 1.0 - d[j];
+                        let u2 = d[j + 8];
+                        let radius = (-2.0 * u1.ln()).sqrt();
+                        let theta = (2.0 * std::f64::consts::PI) as $T * u2;
+                        d[j] = (radius * theta.cos()).mul_add(std, mean);
+                        d[j + 8] = (radius * theta.sin()).mul_add(std, mean);
+                    }
+                };
+                let mut i = 0;
+                while i + 16 <= n {
+                    block(&mut data[i..i + 16]);
+                    i += 16;
+                }
+                if n % 16 != 0 {
+                    let tail = &mut data[n - 16..];
+                    for v in tail.iter_mut() {
+                        *v = self.$uniform() as $T;
+                    }
+                    block(tail);
+                }
+                data.into_iter().map(|v| v as f64).collect()
+            }};
+        }
+        match dtype {
+            DType::Float32 => fill!(f32, uniform_f32),
+            _ => fill!(f64, uniform),
+        }
     }
 }
 
@@ -104,13 +206,17 @@ impl Tensor {
     /// Uniform samples in `[0, 1)`.
     pub fn rand(shape: &[usize], dtype: DType) -> Result<Tensor> {
         float_only(dtype, "check_uniform_bounds")?;
-        with_generator(|g| sampled(shape, dtype, || g.uniform()))
+        let n = crate::core::tensor::check_allocation(shape, dtype)?;
+        let mut values = with_generator(|g| g.uniforms(n, dtype, 0.0, 1.0)).into_iter();
+        sampled(shape, dtype, || values.next().unwrap_or_default())
     }
 
     /// Standard normal samples.
     pub fn randn(shape: &[usize], dtype: DType) -> Result<Tensor> {
         float_only(dtype, "normal_kernel_cpu")?;
-        with_generator(|g| sampled(shape, dtype, || g.normal()))
+        let n = crate::core::tensor::check_allocation(shape, dtype)?;
+        let mut values = with_generator(|g| g.normals(n, dtype, 0.0, 1.0, true)).into_iter();
+        sampled(shape, dtype, || values.next().unwrap_or_default())
     }
 
     /// Fills in place with normal samples of mean `mean` and standard deviation `std`.
@@ -121,8 +227,10 @@ impl Tensor {
             )));
         }
         float_only(self.dtype(), "normal_kernel_cpu")?;
-        with_generator(|g| {
-            self.fill_random_("normal_", "NormalBackward0", || mean + std * g.normal())
+        let (n, dtype, dense) = (self.numel(), self.dtype(), self.is_contiguous());
+        let mut values = with_generator(|g| g.normals(n, dtype, mean, std, dense)).into_iter();
+        self.fill_random_("normal_", "NormalBackward0", || {
+            values.next().unwrap_or_default()
         })
     }
 
@@ -147,10 +255,10 @@ impl Tensor {
                 )));
             }
         }
-        with_generator(|g| {
-            self.fill_random_("uniform_", "UniformBackward0", || {
-                from + (to - from) * g.uniform()
-            })
+        let (n, dtype) = (self.numel(), self.dtype());
+        let mut values = with_generator(|g| g.uniforms(n, dtype, from, to)).into_iter();
+        self.fill_random_("uniform_", "UniformBackward0", || {
+            values.next().unwrap_or_default()
         })
     }
 }
