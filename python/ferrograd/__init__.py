@@ -164,6 +164,7 @@ xlogy = _core.xlogy
 # </generated: functions>
 
 from . import autograd, nn, optim  # noqa: E402
+from ._device import backends, cuda, device  # noqa: E402
 
 
 def is_tensor(obj) -> _builtins.bool:
@@ -199,6 +200,7 @@ __all__ = [
     "atan2",
     "atanh",
     "autograd",
+    "backends",
     "bmm",
     "bool",
     "cat",
@@ -209,8 +211,10 @@ __all__ = [
     "clone",
     "cos",
     "cosh",
+    "cuda",
     "cumsum",
     "detach",
+    "device",
     "digamma",
     "div",
     "dot",

@@ -1,0 +1,75 @@
+"""Devices as PyTorch names them: ``device("cpu")`` is where every ferrograd tensor lives;
+other device objects can be made (as in PyTorch without that hardware), and moving a tensor to
+them is refused. ``cuda`` and ``backends.mps`` report no accelerator."""
+
+import types
+
+# PyTorch's device types, in the order of its error message
+_DEVICE_TYPES = (
+    "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, "
+    "vulkan, mps, meta, hpu, mtia, privateuseone"
+)
+
+
+class device:
+    """``device("cpu")``, ``device("cuda:0")``, ``device("cuda", 0)``: a type and an index."""
+
+    __slots__ = ("index", "type")
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments: {type!r}")
+        kind, _, number = type.partition(":")
+        if kind not in _DEVICE_TYPES.split(", "):
+            raise RuntimeError(
+                f"Expected one of {_DEVICE_TYPES} device type at start of device string: {type}"
+            )
+        if number:
+            if index is not None:
+                raise RuntimeError(
+                    f"type (string) must not include an index because index was passed "
+                    f"explicitly: {type}"
+                )
+            if not number.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            index = int(number)
+        if index is not None and index < 0:
+            raise RuntimeError(f"Device index must not be negative, got {index}")
+        self.type = kind
+        self.index = index
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self):
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        if not isinstance(other, device):
+            return NotImplemented
+        return (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+
+def _no_accelerator(name):
+    return types.SimpleNamespace(
+        is_available=lambda: False,
+        device_count=lambda: 0,
+        is_built=lambda: False,
+        __doc__=f"``{name}``: not available (ferrograd computes on the CPU).",
+    )
+
+
+cuda = _no_accelerator("cuda")
+backends = types.SimpleNamespace(mps=_no_accelerator("backends.mps"))
