@@ -4,7 +4,7 @@ import math
 
 from .. import _core
 from .._core import Tensor
-from . import functional
+from . import functional, init
 
 
 class Parameter(Tensor):
@@ -82,12 +82,18 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        bound = 1.0 / math.sqrt(in_features) if in_features > 0 else 0.0
-        self.weight = Parameter(_core.empty(out_features, in_features).uniform_(-bound, bound))
-        if bias:
-            self.bias = Parameter(_core.empty(out_features).uniform_(-bound, bound))
-        else:
-            self.bias = None
+        self.weight = Parameter(_core.empty(out_features, in_features))
+        self.bias = Parameter(_core.empty(out_features)) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """PyTorch's default initialisation, drawing as it does: the weight by
+        ``kaiming_uniform_(a=sqrt(5))``, then the bias uniform in ``+-1/sqrt(fan_in)``."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.in_features
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
 
     def forward(self, x):
         return functional.linear(x, self.weight, self.bias)

@@ -1,0 +1,150 @@
+"""``nn.init``: PyTorch's parameter initialisations, with its formulas for gains and fan-in /
+fan-out, drawing from the generator as PyTorch does (after ``manual_seed`` the values are
+PyTorch's). Each fills its tensor in place, without recording, and returns it."""
+
+import math
+
+from .._grad_mode import no_grad
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The recommended gain for a nonlinearity (PyTorch's table)."""
+    linear_fns = [
+        "linear",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv_transpose3d",
+    ]
+    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif not isinstance(param, bool) and isinstance(param, (int, float)):
+            negative_slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    dimensions = tensor.dim()
+    if dimensions < 2:
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
+    num_input_fmaps = tensor.size(1)
+    num_output_fmaps = tensor.size(0)
+    receptive_field_size = 1
+    if dimensions > 2:
+        for s in tuple(tensor.shape)[2:]:
+            receptive_field_size *= s
+    return num_input_fmaps * receptive_field_size, num_output_fmaps * receptive_field_size
+
+
+def _calculate_correct_fan(tensor, mode):
+    mode = mode.lower()
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+@no_grad()
+def uniform_(tensor, a=0.0, b=1.0):
+    """Fills with uniform samples in ``[a, b)``."""
+    return tensor.uniform_(a, b)
+
+
+@no_grad()
+def normal_(tensor, mean=0.0, std=1.0):
+    """Fills with normal samples."""
+    return tensor.normal_(mean, std)
+
+
+@no_grad()
+def constant_(tensor, val):
+    """Fills with ``val``."""
+    return tensor.fill_(val)
+
+
+def zeros_(tensor):
+    """Fills with zeros."""
+    return constant_(tensor, 0.0)
+
+
+def ones_(tensor):
+    """Fills with ones."""
+    return constant_(tensor, 1.0)
+
+
+@no_grad()
+def eye_(tensor):
+    """The identity matrix (a 2-D tensor)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    tensor.zero_()
+    for i in range(min(tensor.shape)):
+        tensor[i, i] = 1.0
+    return tensor
+
+
+def xavier_uniform_(tensor, gain=1.0):
+    """Glorot uniform: ``U(-a, a)`` with ``a = gain * sqrt(6 / (fan_in + fan_out))``."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
+    return uniform_(tensor, -a, a)
+
+
+def xavier_normal_(tensor, gain=1.0):
+    """Glorot normal: ``N(0, gain^2 * 2 / (fan_in + fan_out))``."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std)
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+    """He uniform: ``U(-bound, bound)`` with ``bound = gain * sqrt(3 / fan)``."""
+    if 0 in tuple(tensor.shape):
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+    """He normal: ``N(0, gain^2 / fan)``."""
+    if 0 in tuple(tensor.shape):
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    return normal_(tensor, 0.0, std)
+
+
+__all__ = [
+    "calculate_gain",
+    "uniform_",
+    "normal_",
+    "constant_",
+    "zeros_",
+    "ones_",
+    "eye_",
+    "xavier_uniform_",
+    "xavier_normal_",
+    "kaiming_uniform_",
+    "kaiming_normal_",
+]
