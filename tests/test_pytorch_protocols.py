@@ -268,3 +268,13 @@ def test_deepcopy_of_a_parameter_leaves_its_grad_behind():
     p.sum().backward()
     q = copy.deepcopy(p)
     assert isinstance(q, torch.nn.Parameter) and q.grad is None and q.tolist() == [1.0, 2.0]
+
+
+def test_format_of_a_0d_tensor_formats_its_value():
+    loss = torch.tensor(1.23456)
+    assert f"{loss:.2f}" == "1.23" and f"{torch.tensor(3)}" == "3"
+    assert f"{torch.tensor([1.0, 2.0])}" == str(torch.tensor([1.0, 2.0]))
+    with pytest.raises(TypeError):
+        f"{torch.tensor([1.0, 2.0]):.2f}"
+    with pytest.raises(TypeError):
+        f"{torch.nn.Parameter(torch.tensor(1.0)):.2f}"

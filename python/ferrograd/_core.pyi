@@ -754,6 +754,9 @@ class Tensor:
         (autograd does not see writes through it)."""
     @data.setter
     def data(self, value: Tensor) -> None: ...
+    def __format__(self, spec: str, /) -> str:
+        """`format(t, spec)`, as PyTorch: a 0-d tensor (of this exact class) formats its value
+        (`f"{loss:.4f}"`); anything else formats as `object` does (only an empty spec)."""
     def __reduce_ex__(self, _protocol: SupportsIndex, /) -> Any:
         """Pickling: the values, dtype, shape, `requires_grad` and class (not the graph)."""
     def __deepcopy__(self, memo: Any) -> Any:

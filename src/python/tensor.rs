@@ -207,6 +207,19 @@ impl PyTensor {
         self.__repr__()
     }
 
+    /// `format(t, spec)`, as PyTorch: a 0-d tensor (of this exact class) formats its value
+    /// (`f"{loss:.4f}"`); anything else formats as `object` does (only an empty spec).
+    fn __format__(slf: &Bound<'_, Self>, spec: &str) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let exact = slf.get_type().is(py.get_type::<PyTensor>());
+        if slf.get().inner.dim() == 0 && exact {
+            let value = slf.call_method0("item")?;
+            return Ok(value.call_method1("__format__", (spec,))?.unbind());
+        }
+        let object = py.get_type::<pyo3::types::PyAny>();
+        Ok(object.call_method1("__format__", (slf, spec))?.unbind())
+    }
+
     fn __len__(&self) -> PyResult<usize> {
         self.inner
             .shape()
