@@ -434,6 +434,9 @@ OPS = [
 
 # Public methods that are not ops with values to check, each with the reason.
 NOT_OPS = {
+    "isclose": "a bool comparison (tests/test_pytorch_protocols.py)",
+    "allclose": "returns a Python bool (tests/test_pytorch_protocols.py)",
+    "equal": "returns a Python bool (tests/test_pytorch_protocols.py)",
     "backward": "runs the engine (tests/test_semantics.py, tests/engine.rs)",
     "register_hook": "autograd API (tests/test_semantics.py)",
     "requires_grad_": "autograd flag",

@@ -278,3 +278,20 @@ def test_format_of_a_0d_tensor_formats_its_value():
         f"{torch.tensor([1.0, 2.0]):.2f}"
     with pytest.raises(TypeError):
         f"{torch.nn.Parameter(torch.tensor(1.0)):.2f}"
+
+
+def test_isclose_allclose_and_equal_as_pytorch():
+    a = torch.tensor([1.0, math.nan, math.inf, 1.0])
+    b = torch.tensor([1.00001, math.nan, math.inf, 1.1])
+    assert torch.isclose(a, b, equal_nan=True).tolist() == [False, True, True, False]
+    assert a.isclose(b).tolist() == [False, False, True, False]
+    assert torch.isclose(torch.tensor([1, 2]), torch.tensor([1, 3])).tolist() == [True, False]
+    assert torch.allclose(torch.ones(2), torch.ones(2) + 1e-9) is True
+    assert torch.ones(2).allclose(torch.ones(2) * 1.1) is False
+    assert torch.equal(torch.ones(2), torch.ones(2, dtype=torch.float64)) is True
+    assert torch.equal(torch.ones(2), torch.ones(3)) is False
+    assert torch.tensor([math.nan]).equal(torch.tensor([math.nan])) is False
+    with pytest.raises(RuntimeError, match="Float did not match Double"):
+        torch.isclose(torch.ones(2), torch.ones(2, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match="rtol must be greater than or equal to zero"):
+        torch.isclose(torch.ones(2), torch.ones(2), rtol=-1)

@@ -32,7 +32,7 @@ OTHER_FUNCTIONS = [
     "chunk", "unbind", "flip",
     "gather", "scatter_add", "index_select", "masked_fill", "maximum", "minimum",
     "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_xor", "logical_not",
-    "clone", "detach", "numel", "where",
+    "clone", "detach", "numel", "where", "isclose", "allclose", "equal",
 ]  # fmt: skip
 
 # torch.xxx functions of the native module itself (they take numbers where Tensor's methods

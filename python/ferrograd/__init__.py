@@ -66,6 +66,7 @@ acos = Tensor.acos
 acosh = Tensor.acosh
 add = Tensor.add
 all = Tensor.all
+allclose = Tensor.allclose
 amax = Tensor.amax
 amin = Tensor.amin
 any = Tensor.any
@@ -89,6 +90,7 @@ detach = Tensor.detach
 digamma = Tensor.digamma
 div = Tensor.div
 dot = Tensor.dot
+equal = Tensor.equal
 erf = Tensor.erf
 exp = Tensor.exp
 exp2 = Tensor.exp2
@@ -100,6 +102,7 @@ frac = Tensor.frac
 gather = Tensor.gather
 hypot = _core.hypot
 index_select = Tensor.index_select
+isclose = Tensor.isclose
 isfinite = Tensor.isfinite
 isinf = Tensor.isinf
 isnan = Tensor.isnan
@@ -188,6 +191,7 @@ __all__ = [
     "acosh",
     "add",
     "all",
+    "allclose",
     "amax",
     "amin",
     "any",
@@ -222,6 +226,7 @@ __all__ = [
     "dtype",
     "empty",
     "enable_grad",
+    "equal",
     "erf",
     "exp",
     "exp2",
@@ -243,6 +248,7 @@ __all__ = [
     "int64",
     "is_grad_enabled",
     "is_tensor",
+    "isclose",
     "isfinite",
     "isinf",
     "isnan",

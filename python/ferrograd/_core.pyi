@@ -360,6 +360,24 @@ class Tensor:
         """±inf test (bool tensor)."""
     def isfinite(self) -> Tensor:
         """Finiteness test (bool tensor)."""
+    def isclose(
+        self,
+        other: Tensor,
+        rtol: builtins.float = 1e-05,
+        atol: builtins.float = 1e-08,
+        equal_nan: builtins.bool = False,
+    ) -> Tensor:
+        """Elementwise closeness `|a - b| <= atol + rtol * |b|` (a bool tensor)."""
+    def allclose(
+        self,
+        other: Tensor,
+        rtol: builtins.float = 1e-05,
+        atol: builtins.float = 1e-08,
+        equal_nan: builtins.bool = False,
+    ) -> builtins.bool:
+        """Whether every element is close (see `isclose`)."""
+    def equal(self, other: Tensor) -> builtins.bool:
+        """Whether `other` has the same shape and equal elements."""
 
     # ----- activations ---------------------------------------------------------------------------
 

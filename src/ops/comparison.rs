@@ -168,6 +168,68 @@ impl Tensor {
         )
     }
 
+    /// PyTorch's `isclose`: `a == b`, or `|a - b| <= atol + |rtol * b|` where that error is
+    /// finite (in the operands' dtype; integers compare in float32), NaNs equal when
+    /// `equal_nan`. Both operands must have the same dtype; the result is a bool tensor.
+    pub fn isclose(&self, other: &Tensor, rtol: f64, atol: f64, equal_nan: bool) -> Result<Tensor> {
+        if self.dtype() != other.dtype() {
+            return Err(crate::Error::runtime(format!(
+                "{} did not match {}",
+                self.dtype().scalar_name(),
+                other.dtype().scalar_name()
+            )));
+        }
+        for (name, v) in [("rtol", rtol), ("atol", atol)] {
+            if v.is_nan() || v < 0.0 {
+                return Err(crate::Error::runtime(format!(
+                    "{name} must be greater than or equal to zero, but got {v}"
+                )));
+            }
+        }
+        let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
+        let (a, b) = (self.detach(), other.detach());
+        let mut close = a.compare(CompareOp::Eq, Operand::Tensor(&b))?;
+        if equal_nan && a.dtype().is_floating_point() {
+            let both_nan = a.isnan()?.logical(LogicalOp::And, &b.isnan()?)?;
+            close = close.logical(LogicalOp::Or, &both_nan)?;
+        }
+        if rtol == 0.0 && atol == 0.0 {
+            return Ok(close);
+        }
+        let (a, b) = match a.dtype().is_floating_point() {
+            true => (a, b),
+            false => (cast(&a, DType::Float32), cast(&b, DType::Float32)),
+        };
+        let allowed = b.mul_scalar(rtol)?.abs()?.add_scalar(atol)?;
+        let actual = a.sub(&b)?.abs()?;
+        let within = actual.compare(CompareOp::Le, Operand::Tensor(&allowed))?;
+        let finite_close = actual.isfinite()?.logical(LogicalOp::And, &within)?;
+        close.logical(LogicalOp::Or, &finite_close)
+    }
+
+    /// PyTorch's `allclose`: whether every element is [`Tensor::isclose`].
+    pub fn allclose(&self, other: &Tensor, rtol: f64, atol: f64, equal_nan: bool) -> Result<bool> {
+        Ok(self
+            .isclose(other, rtol, atol, equal_nan)?
+            .all()?
+            .item()?
+            .to_f64()
+            != 0.0)
+    }
+
+    /// PyTorch's `equal`: the same shape and equal elements (compared after type promotion;
+    /// NaN is not equal to NaN).
+    pub fn equal(&self, other: &Tensor) -> Result<bool> {
+        if self.shape() != other.shape() {
+            return Ok(false);
+        }
+        let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
+        let same = self
+            .detach()
+            .compare(CompareOp::Eq, Operand::Tensor(&other.detach()))?;
+        Ok(same.all()?.item()?.to_f64() != 0.0)
+    }
+
     /// Elementwise maximum; at ties each side gets half the gradient.
     pub fn maximum(&self, other: &Tensor) -> Result<Tensor> {
         extremum(self, other, true)

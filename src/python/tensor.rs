@@ -207,6 +207,30 @@ impl PyTensor {
         self.__repr__()
     }
 
+    /// Elementwise closeness `|a - b| <= atol + rtol * |b|` (a bool tensor).
+    #[pyo3(signature = (other, rtol=1e-05, atol=1e-08, equal_nan=false))]
+    fn isclose(&self, other: &Bound<'_, PyAny>, rtol: f64, atol: f64, equal_nan: bool) -> TResult {
+        let o = tensor_arg(other, "isclose() argument 'other'")?;
+        wrap(run(|| self.inner.isclose(&o, rtol, atol, equal_nan)))
+    }
+    /// Whether every element is close (see `isclose`).
+    #[pyo3(signature = (other, rtol=1e-05, atol=1e-08, equal_nan=false))]
+    fn allclose(
+        &self,
+        other: &Bound<'_, PyAny>,
+        rtol: f64,
+        atol: f64,
+        equal_nan: bool,
+    ) -> PyResult<bool> {
+        let o = tensor_arg(other, "allclose() argument 'other'")?;
+        run(|| self.inner.allclose(&o, rtol, atol, equal_nan))
+    }
+    /// Whether `other` has the same shape and equal elements.
+    fn equal(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let o = tensor_arg(other, "equal() argument 'other'")?;
+        run(|| self.inner.equal(&o))
+    }
+
     /// `format(t, spec)`, as PyTorch: a 0-d tensor (of this exact class) formats its value
     /// (`f"{loss:.4f}"`); anything else formats as `object` does (only an empty spec).
     fn __format__(slf: &Bound<'_, Self>, spec: &str) -> PyResult<Py<PyAny>> {
