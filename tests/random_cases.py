@@ -25,6 +25,12 @@ def draws(lib, seed):
     v = lib.zeros(3, 6)
     v.uniform_(0.5, 1.0)
     out.append(v.reshape(-1).tolist())
+    out.append(lib.randint(0, 10, (6,)).tolist())
+    out.append(lib.randint(-3, 1000, (2, 2)).reshape(-1).tolist())
+    out.append(lib.randint(5, (3,)).tolist())
+    out.append(lib.randperm(6).tolist())
+    out.append(lib.randperm(40).tolist())
+    out.append(lib.rand(2).tolist())  # the stream continues where they left it
     return out
 
 

@@ -295,3 +295,12 @@ def test_isclose_allclose_and_equal_as_pytorch():
         torch.isclose(torch.ones(2), torch.ones(2, dtype=torch.float64))
     with pytest.raises(RuntimeError, match="rtol must be greater than or equal to zero"):
         torch.isclose(torch.ones(2), torch.ones(2), rtol=-1)
+
+
+def test_randint_and_randperm_arguments_as_pytorch():
+    assert torch.randint(0, 10, (2, 3)).dtype == torch.int64
+    assert torch.randint(3, (4,), dtype=torch.float32).dtype == torch.float32
+    assert torch.randperm(0).tolist() == []
+    assert sorted(torch.randperm(9).tolist()) == list(range(9))
+    with pytest.raises(RuntimeError, match="expects 'from' to be less than 'to'"):
+        torch.randint(5, 5, (2,))

@@ -52,7 +52,8 @@ OTHER_EXPORTS = [
     "double", "dtype", "empty",
     "enable_grad", "float", "float32", "float64", "from_numpy", "full", "get_default_dtype",
     "get_num_threads", "int64", "is_grad_enabled", "is_tensor", "linspace", "long",
-    "manual_seed", "nn", "no_grad", "ones", "ones_like", "optim", "rand", "randn",
+    "manual_seed", "nn", "no_grad", "ones", "ones_like", "optim", "rand", "randint", "randn",
+    "randperm",
     "set_grad_enabled", "set_num_threads", "stack", "tensor", "zeros", "zeros_like",
 ]  # fmt: skip
 

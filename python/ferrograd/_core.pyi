@@ -92,7 +92,9 @@ __all__ = [
     "ones",
     "ones_like",
     "rand",
+    "randint",
     "randn",
+    "randperm",
     "set_num_threads",
     "stack",
     "tensor",
@@ -928,6 +930,22 @@ def randn(
     device: _Device | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
+def randint(
+    *args: builtins.int | Sequence[builtins.int],
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """`randint(high, size)` or `randint(low, high, size)`: integers uniform in `[low, high)`
+    (int64 unless `dtype` says otherwise)."""
+def randperm(
+    n: builtins.int,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """`randperm(n)`: a random permutation of `0..n` (int64 unless `dtype` says otherwise)."""
 def arange(
     start: _Number,
     end: _Number | None = None,

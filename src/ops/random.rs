@@ -99,6 +99,16 @@ impl Generator {
         r * theta.cos()
     }
 
+    /// An integer in `[0, range)`: one 32-bit draw modulo `range`, or a 64-bit draw when the
+    /// range needs more bits (PyTorch's `random_from_to`).
+    fn below(&mut self, range: u64) -> u64 {
+        if range >= 1 << 32 {
+            self.next_u64() % range
+        } else {
+            u64::from(self.next_u32()) % range
+        }
+    }
+
     /// Uniforms in `[from, to)` of `dtype`, one per element in order (PyTorch's
     /// `uniform_real_distribution`: `x * (to - from) + from` in the element type, one rounding
     /// as its compiled kernel's fused multiply-add).
@@ -217,6 +227,43 @@ impl Tensor {
         let n = crate::core::tensor::check_allocation(shape, dtype)?;
         let mut values = with_generator(|g| g.normals(n, dtype, 0.0, 1.0, true)).into_iter();
         sampled(shape, dtype, || values.next().unwrap_or_default())
+    }
+
+    /// Integers uniform in `[low, high)` (PyTorch's `randint`: one draw modulo the range per
+    /// element), as `dtype`.
+    pub fn randint(low: i64, high: i64, shape: &[usize], dtype: DType) -> Result<Tensor> {
+        if low >= high {
+            return Err(Error::runtime(format!(
+                "random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+            )));
+        }
+        let range = high.wrapping_sub(low) as u64;
+        let n = crate::core::tensor::check_allocation(shape, dtype)?;
+        let values: Vec<i64> = with_generator(|g| {
+            (0..n)
+                .map(|_| low.wrapping_add(g.below(range) as i64))
+                .collect()
+        });
+        Tensor::from_vec(values, shape)?.to_dtype(dtype)
+    }
+
+    /// A random permutation of `0..n` (PyTorch's `randperm`: Fisher-Yates, swapping element
+    /// `i` with element `i + draw % (n - i)`), as `dtype`.
+    pub fn randperm(n: usize, dtype: DType) -> Result<Tensor> {
+        crate::core::tensor::check_allocation(&[n], dtype)?;
+        let mut r: Vec<i64> = (0..n as i64).collect();
+        let wide = n as u64 >= u64::from(u32::MAX / 20);
+        with_generator(|g| {
+            for i in 0..n.saturating_sub(1) {
+                let span = (n - i) as u64;
+                let z = match wide {
+                    true => g.next_u64() % span,
+                    false => u64::from(g.next_u32()) % span,
+                } as usize;
+                r.swap(i, i + z);
+            }
+        });
+        Tensor::from_vec(r, &[n])?.to_dtype(dtype)
     }
 
     /// Fills in place with normal samples of mean `mean` and standard deviation `std`.

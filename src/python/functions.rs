@@ -158,6 +158,56 @@ macro_rules! random {
 random!(rand, rand, "Uniform samples in [0, 1).");
 random!(randn, randn, "Standard normal samples.");
 
+/// `randint(high, size)` or `randint(low, high, size)`: integers uniform in `[low, high)`
+/// (int64 unless `dtype` says otherwise).
+#[pyfunction]
+#[pyo3(signature = (*args, dtype=None, device=None, requires_grad=false))]
+fn randint(
+    args: &Bound<'_, PyTuple>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<Py<PyAny>> {
+    super::convert::device_arg(device)?;
+    let (low, high, size) = match args.len() {
+        2 => (0, args.get_item(0)?.extract::<i64>()?, args.get_item(1)?),
+        3 => (
+            args.get_item(0)?.extract::<i64>()?,
+            args.get_item(1)?.extract::<i64>()?,
+            args.get_item(2)?,
+        ),
+        n => {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "randint() takes (high, size) or (low, high, size), got {n} positional arguments"
+            )))
+        }
+    };
+    let shape: Vec<usize> = size.extract()?;
+    let dtype = dtype_arg(dtype)?.unwrap_or(DType::Int64);
+    let t = run(|| Tensor::randint(low, high, &shape, dtype))?;
+    finish(t, requires_grad)
+}
+
+/// `randperm(n)`: a random permutation of `0..n` (int64 unless `dtype` says otherwise).
+#[pyfunction]
+#[pyo3(signature = (n, *, dtype=None, device=None, requires_grad=false))]
+fn randperm(
+    n: i64,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<Py<PyAny>> {
+    super::convert::device_arg(device)?;
+    if n < 0 {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "n must be non-negative, got{n}"
+        )));
+    }
+    let dtype = dtype_arg(dtype)?.unwrap_or(DType::Int64);
+    let t = run(|| Tensor::randperm(n as usize, dtype))?;
+    finish(t, requires_grad)
+}
+
 /// `arange(end)` or `arange(start, end, step)`; int64 when every bound is an integer.
 #[pyfunction]
 #[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false))]
@@ -737,6 +787,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ones_like, m)?)?;
     m.add_function(wrap_pyfunction!(rand, m)?)?;
     m.add_function(wrap_pyfunction!(randn, m)?)?;
+    m.add_function(wrap_pyfunction!(randint, m)?)?;
+    m.add_function(wrap_pyfunction!(randperm, m)?)?;
     m.add_function(wrap_pyfunction!(arange, m)?)?;
     m.add_function(wrap_pyfunction!(linspace, m)?)?;
     m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
