@@ -1,4 +1,4 @@
-"""Initialisations checked against PyTorch (``tools/record_torch_init.py`` records them,
+"""Initialisations checked against PyTorch (``tools/record_torch_cases.py`` records them,
 ``test_init_golden.py`` replays them): after ``manual_seed``, ``nn.Linear``'s default weights
 and bias and each ``nn.init`` function's values. Runs unchanged with ``torch`` or
 ``ferrograd`` as ``lib``."""
@@ -45,3 +45,11 @@ def values(lib, seed):
 
 
 SEEDS = [0, 7]
+
+
+GOLDEN = "init_values.json"  # in tests/golden, written by tools/record_torch_cases.py
+
+
+def answers(lib):
+    """Every seed's values (what the golden file holds)."""
+    return {"seeds": {str(s): values(lib, s) for s in SEEDS}}

@@ -1,4 +1,4 @@
-"""Optimizer trajectories checked against PyTorch (``tools/record_torch_optim.py`` records them,
+"""Optimizer trajectories checked against PyTorch (``tools/record_torch_cases.py`` records them,
 ``test_optim_golden.py`` replays them): each case builds the same two parameters and data,
 takes ``STEPS`` optimizer steps on a fixed loss, and reports the parameters after each step.
 The code runs unchanged with ``torch`` or ``ferrograd`` as ``lib``."""
@@ -44,3 +44,15 @@ def run(lib, optimizer, kwargs, dtype_name):
         trajectory.append(w.detach().reshape(-1).tolist() + b.detach().tolist())
     state_keys = sorted(opt.state[w].keys())
     return {"trajectory": trajectory, "state_keys": state_keys}
+
+
+GOLDEN = "optim_trajectories.json"  # in tests/golden, written by tools/record_torch_cases.py
+
+
+def answers(lib):
+    """Every case's trajectory, in float32 and float64 (what the golden file holds)."""
+    cases = {}
+    for name, optimizer, kwargs in CASES:
+        for dtype in ("float32", "float64"):
+            cases[f"{name}-{dtype}"] = run(lib, optimizer, kwargs, dtype)
+    return {"steps": STEPS, "cases": cases}

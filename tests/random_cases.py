@@ -1,4 +1,4 @@
-"""Random streams checked against PyTorch (``tools/record_torch_random.py`` records them,
+"""Random streams checked against PyTorch (``tools/record_torch_cases.py`` records them,
 ``test_random_golden.py`` replays them): after ``manual_seed``, a fixed sequence of ``rand``,
 ``randn``, ``normal_`` and ``uniform_`` calls, in float32 and float64, small (one Box-Muller
 pair per two elements) and large (PyTorch's blocks of 16, with a partial last block). Runs
@@ -35,3 +35,11 @@ def draws(lib, seed):
 
 
 SEEDS = [0, 1, 42, 2**40 + 7]
+
+
+GOLDEN = "random_streams.json"  # in tests/golden, written by tools/record_torch_cases.py
+
+
+def answers(lib):
+    """Every seed's stream (what the golden file holds)."""
+    return {"streams": {str(s): draws(lib, s) for s in SEEDS}}

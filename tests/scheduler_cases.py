@@ -1,4 +1,4 @@
-"""Learning-rate schedules checked against PyTorch (``tools/record_torch_schedulers.py``
+"""Learning-rate schedules checked against PyTorch (``tools/record_torch_cases.py``
 records them, ``test_scheduler_golden.py`` replays them): each case makes an optimizer over one
 parameter, steps it and the schedule ``EPOCHS`` times, and reports each group's rate (and the
 momentum or first beta) after every step. Runs unchanged with ``torch`` or ``ferrograd``."""
@@ -64,3 +64,11 @@ def run(lib, optimizer, scheduler):
         momentum = group["betas"][0] if "betas" in group else group.get("momentum", 0.0)
         rows.append([sched.get_last_lr()[0], group["lr"], momentum])
     return {"rows": rows, "weights": w.detach().tolist()}
+
+
+GOLDEN = "scheduler_rates.json"  # in tests/golden, written by tools/record_torch_cases.py
+
+
+def answers(lib):
+    """Every case's schedule (what the golden file holds)."""
+    return {"cases": {name: run(lib, opt, sched) for name, opt, sched in CASES}}

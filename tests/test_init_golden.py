@@ -1,5 +1,5 @@
 """``nn.Linear``'s default initialisation and ``nn.init`` give PyTorch's values after
-``manual_seed`` (recorded by ``tools/record_torch_init.py``): the same formulas for gains and
+``manual_seed`` (recorded by ``tools/record_torch_cases.py``): the same formulas for gains and
 fans, drawing from the same generator. Normal fills of 16 or more float32 elements are within
 two ulps (see ``test_random_golden.py``); everything else is exact."""
 
@@ -11,7 +11,7 @@ import init_cases
 import numpy as np
 import pytest
 
-GOLDEN = json.loads((Path(__file__).parent / "golden" / "init_values.json").read_text())
+GOLDEN = json.loads((Path(__file__).parent / "golden" / init_cases.GOLDEN).read_text())
 NORMAL_FILLS = {"normal", "xavier_normal", "kaiming_normal"}
 
 

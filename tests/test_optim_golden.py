@@ -1,4 +1,4 @@
-"""Optimizers against PyTorch's recorded trajectories (``tools/record_torch_optim.py``): the
+"""Optimizers against PyTorch's recorded trajectories (``tools/record_torch_cases.py``): the
 parameters after each of several steps of SGD (momentum, dampening, Nesterov, weight decay,
 maximize), Adam and AdamW (AMSGrad, weight decay, maximize), in float32 and float64, and the
 names of the state each keeps."""
@@ -11,7 +11,7 @@ import numpy as np
 import optim_cases
 import pytest
 
-GOLDEN = json.loads((Path(__file__).parent / "golden" / "optim_trajectories.json").read_text())
+GOLDEN = json.loads((Path(__file__).parent / "golden" / optim_cases.GOLDEN).read_text())
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """``manual_seed`` then ``rand``/``randn``/``normal_``/``uniform_`` give PyTorch's numbers
-(recorded by ``tools/record_torch_random.py``): the same Mersenne Twister and the same draws per
+(recorded by ``tools/record_torch_cases.py``): the same Mersenne Twister and the same draws per
 distribution. float32 normals from 16 elements on are within two float32 ulps (PyTorch
 evaluates their log/sin/cos with vectorized approximations); everything else is exact."""
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import random_cases
 
-GOLDEN = json.loads((Path(__file__).parent / "golden" / "random_streams.json").read_text())
+GOLDEN = json.loads((Path(__file__).parent / "golden" / random_cases.GOLDEN).read_text())
 
 
 @pytest.mark.parametrize("seed", random_cases.SEEDS)

@@ -1,4 +1,4 @@
-"""Learning-rate schedules against PyTorch's recorded rates (``tools/record_torch_schedulers.py``):
+"""Learning-rate schedules against PyTorch's recorded rates (``tools/record_torch_cases.py``):
 the rate (and momentum or Adam's first beta, which ``OneCycleLR`` cycles) after every epoch of
 ``StepLR``, ``MultiStepLR``, ``ExponentialLR``, ``CosineAnnealingLR``, ``LambdaLR``,
 ``LinearLR``, ``OneCycleLR`` (cos, linear, three phases) and ``ReduceLROnPlateau``, and the
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import scheduler_cases
 
-GOLDEN = json.loads((Path(__file__).parent / "golden" / "scheduler_rates.json").read_text())
+GOLDEN = json.loads((Path(__file__).parent / "golden" / scheduler_cases.GOLDEN).read_text())
 
 
 @pytest.mark.parametrize("name, optimizer, scheduler", scheduler_cases.CASES)

@@ -67,15 +67,15 @@ pub fn refresh_view(t: &Tensor) {
     }
     if let Some(refused) = view_write_refused(t, true) {
         let message = refused.to_string();
+        let for_backward = message.clone();
         let alias = t.detach();
         let _recording = crate::core::grad_mode::GradModeGuard::new(true);
         let invalid = record(alias, INVALID_VIEW, &[base], &[], move |_| {
-            Err(crate::Error::runtime(message.clone()))
+            Err(crate::Error::runtime(for_backward.clone()))
         });
         let edge = invalid.meta().grad_fn.clone();
         if let Some(e) = &edge {
-            let text = refused.to_string();
-            e.node.metadata(|| Arc::new(text));
+            e.node.metadata(|| Arc::new(message));
         }
         t.set_grad_fn(edge);
         return;

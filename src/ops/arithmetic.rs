@@ -47,6 +47,16 @@ pub enum Operand<'a> {
     Scalar(Scalar),
 }
 
+impl<'a> Operand<'a> {
+    /// The tensor, if this operand is one (as the list of an op's tensor inputs).
+    pub fn tensors(self) -> Vec<&'a Tensor> {
+        match self {
+            Operand::Tensor(t) => vec![t],
+            Operand::Scalar(_) => vec![],
+        }
+    }
+}
+
 /// `lhs op rhs` for any mix of tensor and scalar operands (at least one tensor).
 pub fn binary(op: BinaryOp, lhs: Operand<'_>, rhs: Operand<'_>) -> Result<Tensor> {
     match (lhs, rhs) {

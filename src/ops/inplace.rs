@@ -135,10 +135,7 @@ impl Tensor {
 
     /// `self op= other` for a tensor or scalar operand.
     pub fn binary_(&self, op: BinaryOp, other: Operand<'_>) -> Result<()> {
-        let others: Vec<&Tensor> = match other {
-            Operand::Tensor(t) => vec![t],
-            Operand::Scalar(_) => vec![],
-        };
+        let others = other.tensors();
         let mut inputs = others.clone();
         inputs.push(self);
         if !is_recording(&inputs) && self.try_binary_in_place(op, other)? {
@@ -159,10 +156,7 @@ impl Tensor {
         if !dtype.is_floating_point() || op == BinaryOp::Pow || self.base().is_some() {
             return Ok(false);
         }
-        let others: Vec<&Tensor> = match other {
-            Operand::Tensor(t) => vec![t],
-            Operand::Scalar(_) => vec![],
-        };
+        let others = other.tensors();
         self.check_inplace(&others)?;
         self.check_memory_overlap(op.inplace_name(), &others)?;
         let done = crate::with_float!(dtype, T => {

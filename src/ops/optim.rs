@@ -91,6 +91,18 @@ fn check(param: &Tensor, others: &[&Tensor]) -> Result<()> {
     Ok(())
 }
 
+/// The gradient as an update reads it (PyTorch's first lines of each step): negated when
+/// maximizing, then plus the L2 term `weight_decay * p`.
+fn read_gradient<T: crate::core::dtype::Float>(g: &mut [T], p: &[T], maximize: bool, l2: f64) {
+    if maximize {
+        g.iter_mut().for_each(|v| *v = -*v);
+    }
+    if l2 != 0.0 {
+        let wd = T::from_f64(l2);
+        g.iter_mut().zip(p).for_each(|(g, &p)| *g += wd * p);
+    }
+}
+
 /// Runs `$body` with `$T` the Rust type of a float dtype.
 macro_rules! per_float {
     ($dtype:expr, $T:ident => $body:expr) => {
@@ -116,13 +128,7 @@ impl Sgd {
         per_float!(param.dtype(), T => {
             let mut p: Vec<T> = values(param)?;
             let mut g: Vec<T> = values(&grad)?;
-            if self.maximize {
-                g.iter_mut().for_each(|v| *v = -*v);
-            }
-            if self.weight_decay != 0.0 {
-                let wd = self.weight_decay as T;
-                g.iter_mut().zip(&p).for_each(|(g, &p)| *g += wd * p);
-            }
+            read_gradient(&mut g, &p, self.maximize, self.weight_decay);
             if self.momentum != 0.0 {
                 let momentum = self.momentum as T;
                 let keep = (1.0 - self.dampening) as T;
@@ -176,17 +182,11 @@ impl Adam {
         per_float!(param.dtype(), T => {
             let mut p: Vec<T> = values(param)?;
             let mut g: Vec<T> = values(&grad)?;
-            if self.maximize {
-                g.iter_mut().for_each(|v| *v = -*v);
-            }
-            if self.weight_decay != 0.0 {
-                if self.decoupled {
-                    let keep = (1.0 - self.lr * self.weight_decay) as T;
-                    p.iter_mut().for_each(|p| *p *= keep);
-                } else {
-                    let wd = self.weight_decay as T;
-                    g.iter_mut().zip(&p).for_each(|(g, &p)| *g += wd * p);
-                }
+            let l2 = if self.decoupled { 0.0 } else { self.weight_decay };
+            read_gradient(&mut g, &p, self.maximize, l2);
+            if self.decoupled && self.weight_decay != 0.0 {
+                let keep = (1.0 - self.lr * self.weight_decay) as T;
+                p.iter_mut().for_each(|p| *p *= keep);
             }
             // exp_avg.lerp_(grad, 1 - beta1), with lerp's two forms as PyTorch
             let weight = (1.0 - self.beta1) as T;

@@ -114,14 +114,17 @@ def xavier_normal_(tensor, gain=1.0):
     return normal_(tensor, 0.0, std)
 
 
+def _kaiming_std(tensor, a, mode, nonlinearity):
+    """He's standard deviation ``gain / sqrt(fan)``."""
+    fan = _calculate_correct_fan(tensor, mode)
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan)
+
+
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     """He uniform: ``U(-bound, bound)`` with ``bound = gain * sqrt(3 / fan)``."""
     if 0 in tuple(tensor.shape):
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
-    std = gain / math.sqrt(fan)
-    bound = math.sqrt(3.0) * std
+    bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
     return uniform_(tensor, -bound, bound)
 
 
@@ -129,10 +132,7 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     """He normal: ``N(0, gain^2 / fan)``."""
     if 0 in tuple(tensor.shape):
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
-    std = gain / math.sqrt(fan)
-    return normal_(tensor, 0.0, std)
+    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity))
 
 
 __all__ = [

@@ -102,6 +102,21 @@ class Optimizer:
         return "\n".join(lines)
 
 
+_LABELS = {
+    "lr": "learning rate",
+    "momentum": "momentum value",
+    "eps": "epsilon value",
+    "weight_decay": "weight_decay value",
+}
+
+
+def _non_negative(**hyper_parameters):
+    """PyTorch's ``ValueError`` for a negative learning rate, momentum, epsilon or decay."""
+    for name, value in hyper_parameters.items():
+        if value < 0.0:
+            raise ValueError(f"Invalid {_LABELS[name]}: {value}")
+
+
 def _evaluate(closure):
     if closure is None:
         return None
@@ -126,12 +141,7 @@ class SGD(Optimizer):
         *,
         maximize=False,
     ):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _non_negative(lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = dict(
@@ -184,16 +194,11 @@ class Adam(Optimizer):
         *,
         maximize=False,
     ):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if eps < 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _non_negative(lr=lr, eps=eps)
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        _non_negative(weight_decay=weight_decay)
         defaults = dict(
             lr=lr,
             betas=tuple(betas),
