@@ -168,8 +168,9 @@ where = _core.where
 xlogy = _core.xlogy
 # </generated: functions>
 
-from . import autograd, nn, optim  # noqa: E402
+from . import autograd, nn, optim, utils  # noqa: E402
 from ._device import backends, cuda, device  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 
 def is_tensor(obj) -> _builtins.bool:
@@ -256,6 +257,7 @@ __all__ = [
     "isnan",
     "lgamma",
     "linspace",
+    "load",
     "log",
     "log10",
     "log1p",
@@ -301,6 +303,7 @@ __all__ = [
     "reshape",
     "round",
     "rsqrt",
+    "save",
     "scatter_add",
     "set_grad_enabled",
     "set_num_threads",
@@ -325,6 +328,7 @@ __all__ = [
     "trunc",
     "unbind",
     "unsqueeze",
+    "utils",
     "var",
     "where",
     "xlogy",

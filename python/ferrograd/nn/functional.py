@@ -2,6 +2,8 @@
 
 from .. import _core
 from .._core import Tensor
+from ._functional_layers import *  # noqa: F403
+from ._functional_layers import __all__ as _layer_names
 
 relu = Tensor.relu
 tanh = Tensor.tanh
@@ -67,6 +69,7 @@ def cross_entropy(input, target, reduction="mean"):
 
 
 __all__ = [
+    *_layer_names,
     "cross_entropy",
     "elu",
     "gelu",

@@ -1,0 +1,3 @@
+"""The layer functions of ``nn.functional`` (re-exported there)."""
+
+__all__: list = []

@@ -1,0 +1,3 @@
+"""``utils.data``: datasets, samplers and ``DataLoader``."""
+
+__all__: list = []
