@@ -7,7 +7,7 @@ use ferrograd::{no_grad, DType, Tensor};
 use std::hint::black_box;
 
 fn leaf(shape: &[usize]) -> Tensor {
-    let t = Tensor::rand(shape, DType::Float32).unwrap();
+    let t = Tensor::rand(shape, DType::Float32, None).unwrap();
     t.set_requires_grad(true).unwrap();
     t
 }
@@ -67,7 +67,7 @@ fn matmul(c: &mut Criterion) {
 
 fn wide_branches(c: &mut Criterion) {
     let ws: Vec<Tensor> = (0..8).map(|_| leaf(&[64, 64])).collect();
-    let h0 = Tensor::rand(&[64, 64], DType::Float32).unwrap();
+    let h0 = Tensor::rand(&[64, 64], DType::Float32, None).unwrap();
     c.bench_function("wide_branches/8x4_tanh_mm_64", |bench| {
         bench.iter(|| {
             let mut total = Tensor::zeros(&[], DType::Float32);

@@ -37,9 +37,41 @@ def draws(lib, seed):
 SEEDS = [0, 1, 42, 2**40 + 7]
 
 
+def generator_draws(lib, seed):
+    """Draws from a ``Generator`` object of its own (the global stream is left alone), and
+    ``random_`` over every dtype; exact in PyTorch's numbers."""
+    lib.manual_seed(1000 + seed)
+    g = lib.Generator().manual_seed(seed)
+    out = [
+        lib.randperm(12, generator=g).tolist(),
+        lib.rand(4, generator=g).tolist(),
+        lib.randn(3, generator=g, dtype=lib.float64).tolist(),
+        lib.randint(3, 9, (5,), generator=g).tolist(),
+        lib.zeros(4).normal_(2.0, 0.5, generator=g).tolist(),
+        lib.zeros(3, dtype=lib.float64).uniform_(-1.0, 1.0, generator=g).tolist(),
+        [g.initial_seed()],
+        lib.rand(3).tolist(),  # the global stream is untouched by ``g``
+        [int(lib.empty((), dtype=lib.int64).random_().item())],  # DataLoader's seed draw
+        [int(lib.empty((), dtype=lib.int64).random_(generator=g).item())],
+    ]
+    for dtype in (lib.int64, lib.float32, lib.float64, lib.bool):
+        out.append(lib.empty(4, dtype=dtype).random_(generator=g).tolist())
+        out.append(lib.empty(3, dtype=dtype).random_(2, generator=g).tolist())
+        if dtype != lib.bool:
+            out.append(lib.empty(3, dtype=dtype).random_(-5, 9, generator=g).tolist())
+    state = g.get_state()
+    first = lib.randn(5, generator=g).tolist()
+    g.set_state(state)
+    out.append([first == lib.randn(5, generator=g).tolist()])
+    return out
+
+
 GOLDEN = "random_streams.json"  # in tests/golden, written by tools/record_torch_cases.py
 
 
 def answers(lib):
     """Every seed's stream (what the golden file holds)."""
-    return {"streams": {str(s): draws(lib, s) for s in SEEDS}}
+    return {
+        "streams": {str(s): draws(lib, s) for s in SEEDS},
+        "generators": {str(s): generator_draws(lib, s) for s in SEEDS},
+    }

@@ -54,7 +54,7 @@ OTHER_EXPORTS = [
     "get_num_threads", "int64", "is_grad_enabled", "is_tensor", "linspace", "long",
     "manual_seed", "nn", "no_grad", "ones", "ones_like", "optim", "rand", "randint", "randn",
     "randperm",
-    "save", "load", "utils",
+    "save", "load", "utils", "Generator", "default_generator", "seed", "initial_seed",
     "set_grad_enabled", "set_num_threads", "stack", "tensor", "zeros", "zeros_like",
 ]  # fmt: skip
 

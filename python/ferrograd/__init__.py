@@ -7,10 +7,12 @@ import builtins as _builtins
 
 from . import _core
 from ._core import (
+    Generator,
     Tensor,
     arange,
     bool,
     cat,
+    default_generator,
     double,
     dtype,
     empty,
@@ -20,6 +22,7 @@ from ._core import (
     from_numpy,
     full,
     get_num_threads,
+    initial_seed,
     int64,
     is_grad_enabled,
     linspace,
@@ -31,6 +34,7 @@ from ._core import (
     randint,
     randn,
     randperm,
+    seed,
     set_num_threads,
     stack,
     tensor,
@@ -187,6 +191,7 @@ __version__ = "0.1.0"
 
 # <generated: __all__> written by tools/gen_surface.py from the tables
 __all__ = [
+    "Generator",
     "Size",
     "Tensor",
     "abs",
@@ -220,6 +225,7 @@ __all__ = [
     "cosh",
     "cuda",
     "cumsum",
+    "default_generator",
     "detach",
     "device",
     "digamma",
@@ -248,6 +254,7 @@ __all__ = [
     "get_num_threads",
     "hypot",
     "index_select",
+    "initial_seed",
     "int64",
     "is_grad_enabled",
     "is_tensor",
@@ -305,6 +312,7 @@ __all__ = [
     "rsqrt",
     "save",
     "scatter_add",
+    "seed",
     "set_grad_enabled",
     "set_num_threads",
     "sigmoid",

@@ -470,10 +470,30 @@ class Tensor:
         """Sets every element to `value`."""
     def copy_(self, src: Tensor) -> Self:
         """Copies `src` into this tensor (broadcasting, converting the dtype)."""
-    def normal_(self, mean: builtins.float = 0.0, std: builtins.float = 1.0) -> Self:
+    def normal_(
+        self,
+        mean: builtins.float = 0.0,
+        std: builtins.float = 1.0,
+        *,
+        generator: Generator | None = None,
+    ) -> Self:
         """Fills with normal samples."""
-    def uniform_(self, from_: builtins.float = 0.0, to: builtins.float = 1.0) -> Self:
+    def uniform_(
+        self,
+        from_: builtins.float = 0.0,
+        to: builtins.float = 1.0,
+        *,
+        generator: Generator | None = None,
+    ) -> Self:
         """Fills with uniform samples in `[from, to)`."""
+    def random_(
+        self,
+        from_: builtins.int | None = None,
+        to: builtins.int | None = None,
+        *,
+        generator: Generator | None = None,
+    ) -> Self:
+        """Fills with random integers: `random_()`, `random_(to)` or `random_(from, to)`."""
 
     # ----- selection, clamping and logical functions ---------------------------------------------
 
@@ -899,6 +919,7 @@ def rand(
     size: Sequence[builtins.int],
     /,
     *,
+    generator: Generator | None = None,
     dtype: _DTypeLike | None = None,
     device: _Device | None = None,
     requires_grad: builtins.bool = False,
@@ -908,6 +929,7 @@ def rand(
 @overload
 def rand(
     *size: builtins.int,
+    generator: Generator | None = None,
     dtype: _DTypeLike | None = None,
     device: _Device | None = None,
     requires_grad: builtins.bool = False,
@@ -917,6 +939,7 @@ def randn(
     size: Sequence[builtins.int],
     /,
     *,
+    generator: Generator | None = None,
     dtype: _DTypeLike | None = None,
     device: _Device | None = None,
     requires_grad: builtins.bool = False,
@@ -926,12 +949,15 @@ def randn(
 @overload
 def randn(
     *size: builtins.int,
+    generator: Generator | None = None,
     dtype: _DTypeLike | None = None,
     device: _Device | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
 def randint(
     *args: builtins.int | Sequence[builtins.int],
+    size: Sequence[builtins.int] | None = None,
+    generator: Generator | None = None,
     dtype: _DTypeLike | None = None,
     device: _Device | None = None,
     requires_grad: builtins.bool = False,
@@ -941,6 +967,7 @@ def randint(
 def randperm(
     n: builtins.int,
     *,
+    generator: Generator | None = None,
     dtype: _DTypeLike | None = None,
     device: _Device | None = None,
     requires_grad: builtins.bool = False,
@@ -970,8 +997,34 @@ def linspace(
 
 # ----- random seed and grad mode -----------------------------------------------------------------
 
-def manual_seed(seed: builtins.int) -> None:
-    """Seeds the random generator."""
+def manual_seed(seed: builtins.int) -> Generator:
+    """Seeds the default generator; returns it."""
+
+def seed() -> builtins.int:
+    """Reseeds the default generator from the operating system's randomness; returns the seed."""
+
+def initial_seed() -> builtins.int:
+    """The seed the default generator's stream started from."""
+
+class Generator:
+    """`torch.Generator`: a random stream of its own, seeded independently of the global one."""
+
+    def __init__(self, device: _Device | None = None) -> None: ...
+    def manual_seed(self, seed: builtins.int) -> Self:
+        """Reseeds this generator; returns it."""
+    def seed(self) -> builtins.int:
+        """Reseeds from the operating system's randomness; returns the seed."""
+    def initial_seed(self) -> builtins.int:
+        """The seed the current stream started from."""
+    def get_state(self) -> Tensor:
+        """The generator's state as an int64 tensor (pass it to `set_state`)."""
+    def set_state(self, state: Tensor) -> Self:
+        """Restores a state from `get_state`; returns the generator."""
+    @property
+    def device(self) -> Any:
+        """Always `device(type='cpu')`."""
+
+default_generator: Generator
 
 def set_num_threads(threads: builtins.int) -> None:
     """Sets the number of threads used by parallel kernels (matmul, large elementwise ops)."""

@@ -7,6 +7,7 @@ use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
 use parking_lot::Mutex;
+use std::sync::{Arc, LazyLock};
 
 /// PyTorch's default seed, so a fresh process draws a fixed sequence.
 const DEFAULT_SEED: u64 = 67280421310721;
@@ -19,7 +20,10 @@ const MT_N: usize = 624;
 /// float32 uniform, two for a float64 one, Box-Muller normals with the second value kept), so
 /// `manual_seed(s)` followed by `rand`, `randn`, `normal_` or `uniform_` gives PyTorch's
 /// numbers.
+#[derive(Clone)]
 pub struct Generator {
+    /// The seed the stream started from (`initial_seed()`).
+    seed: u64,
     state: [u32; MT_N],
     next: usize,
     /// The second value of the last float64 Box-Muller pair, used by the next normal draw.
@@ -38,10 +42,50 @@ impl Generator {
                 .wrapping_add(j as u32);
         }
         Generator {
+            seed,
             state,
             next: MT_N,
             next_double_normal: None,
         }
+    }
+
+    /// The seed this stream started from.
+    pub fn initial_seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The whole state as numbers (seed, position, cached normal, the 624 words), for
+    /// `get_state`; [`Generator::from_state`] is its inverse.
+    pub fn state(&self) -> Vec<i64> {
+        let mut out = vec![
+            self.seed as i64,
+            self.next as i64,
+            self.next_double_normal.map_or(0, |_| 1),
+            self.next_double_normal.map_or(0, |v| v.to_bits() as i64),
+        ];
+        out.extend(self.state.iter().map(|&w| i64::from(w)));
+        out
+    }
+
+    /// A generator restored from [`Generator::state`]'s numbers.
+    pub fn from_state(words: &[i64]) -> Result<Generator> {
+        if words.len() != 4 + MT_N || !(0..=MT_N as i64).contains(&words[1]) {
+            return Err(Error::runtime(format!(
+                "Expected a generator state of {} numbers (from get_state()), got {}",
+                4 + MT_N,
+                words.len()
+            )));
+        }
+        let mut state = [0u32; MT_N];
+        for (s, &w) in state.iter_mut().zip(&words[4..]) {
+            *s = w as u32;
+        }
+        Ok(Generator {
+            seed: words[0] as u64,
+            state,
+            next: words[1] as usize,
+            next_double_normal: (words[2] != 0).then(|| f64::from_bits(words[3] as u64)),
+        })
     }
 
     /// The next 32 random bits (MT19937's tempered output).
@@ -101,7 +145,7 @@ impl Generator {
 
     /// An integer in `[0, range)`: one 32-bit draw modulo `range`, or a 64-bit draw when the
     /// range needs more bits (PyTorch's `random_from_to`).
-    fn below(&mut self, range: u64) -> u64 {
+    pub fn below(&mut self, range: u64) -> u64 {
         if range >= 1 << 32 {
             self.next_u64() % range
         } else {
@@ -171,17 +215,26 @@ impl Generator {
     }
 }
 
-static GENERATOR: Mutex<Option<Generator>> = Mutex::new(None);
+/// A generator shared by handles (`torch.Generator` objects and the default generator).
+pub type SharedGenerator = Arc<Mutex<Generator>>;
 
-/// Runs `f` with the process-wide generator.
-pub fn with_generator<R>(f: impl FnOnce(&mut Generator) -> R) -> R {
-    let mut guard = GENERATOR.lock();
-    f(guard.get_or_insert_with(|| Generator::new(DEFAULT_SEED)))
+static DEFAULT_GENERATOR: LazyLock<SharedGenerator> =
+    LazyLock::new(|| Arc::new(Mutex::new(Generator::new(DEFAULT_SEED))));
+
+/// The process-wide generator (`torch.default_generator`).
+pub fn default_generator() -> &'static SharedGenerator {
+    &DEFAULT_GENERATOR
+}
+
+/// Runs `f` with `gen`, or with the process-wide generator when `gen` is `None`.
+pub fn with_generator<R>(gen: Option<&SharedGenerator>, f: impl FnOnce(&mut Generator) -> R) -> R {
+    let mut guard = gen.unwrap_or(&DEFAULT_GENERATOR).lock();
+    f(&mut guard)
 }
 
 /// Reseeds the process-wide generator (`torch.manual_seed`).
 pub fn manual_seed(seed: u64) {
-    *GENERATOR.lock() = Some(Generator::new(seed));
+    *DEFAULT_GENERATOR.lock() = Generator::new(seed);
 }
 
 fn float_only(dtype: DType, what: &str) -> Result<()> {
@@ -195,15 +248,16 @@ fn float_only(dtype: DType, what: &str) -> Result<()> {
 }
 
 impl Tensor {
-    /// Fills with samples from `sample()` (random in-place ops); history, if any, gets a zero gradient.
+    /// Fills with the tensor `make` draws (random in-place ops); history, if any, gets a zero
+    /// gradient.
     pub(crate) fn fill_random_(
         &self,
         name: &'static str,
         node: &'static str,
-        sample: impl FnMut() -> f64,
+        make: impl FnOnce(&Tensor) -> Result<Tensor>,
     ) -> Result<()> {
         self.apply_inplace(name, &[], |x| {
-            let out = sampled(x.shape(), x.dtype(), sample)?;
+            let out = make(x)?;
             if !is_recording(&[x]) {
                 return Ok(out);
             }
@@ -214,24 +268,30 @@ impl Tensor {
     }
 
     /// Uniform samples in `[0, 1)`.
-    pub fn rand(shape: &[usize], dtype: DType) -> Result<Tensor> {
+    pub fn rand(shape: &[usize], dtype: DType, gen: Option<&SharedGenerator>) -> Result<Tensor> {
         float_only(dtype, "check_uniform_bounds")?;
         let n = crate::core::tensor::check_allocation(shape, dtype)?;
-        let mut values = with_generator(|g| g.uniforms(n, dtype, 0.0, 1.0)).into_iter();
+        let mut values = with_generator(gen, |g| g.uniforms(n, dtype, 0.0, 1.0)).into_iter();
         sampled(shape, dtype, || values.next().unwrap_or_default())
     }
 
     /// Standard normal samples.
-    pub fn randn(shape: &[usize], dtype: DType) -> Result<Tensor> {
+    pub fn randn(shape: &[usize], dtype: DType, gen: Option<&SharedGenerator>) -> Result<Tensor> {
         float_only(dtype, "normal_kernel_cpu")?;
         let n = crate::core::tensor::check_allocation(shape, dtype)?;
-        let mut values = with_generator(|g| g.normals(n, dtype, 0.0, 1.0, true)).into_iter();
+        let mut values = with_generator(gen, |g| g.normals(n, dtype, 0.0, 1.0, true)).into_iter();
         sampled(shape, dtype, || values.next().unwrap_or_default())
     }
 
     /// Integers uniform in `[low, high)` (PyTorch's `randint`: one draw modulo the range per
     /// element), as `dtype`.
-    pub fn randint(low: i64, high: i64, shape: &[usize], dtype: DType) -> Result<Tensor> {
+    pub fn randint(
+        low: i64,
+        high: i64,
+        shape: &[usize],
+        dtype: DType,
+        gen: Option<&SharedGenerator>,
+    ) -> Result<Tensor> {
         if low >= high {
             return Err(Error::runtime(format!(
                 "random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
@@ -239,7 +299,7 @@ impl Tensor {
         }
         let range = high.wrapping_sub(low) as u64;
         let n = crate::core::tensor::check_allocation(shape, dtype)?;
-        let values: Vec<i64> = with_generator(|g| {
+        let values: Vec<i64> = with_generator(gen, |g| {
             (0..n)
                 .map(|_| low.wrapping_add(g.below(range) as i64))
                 .collect()
@@ -249,11 +309,11 @@ impl Tensor {
 
     /// A random permutation of `0..n` (PyTorch's `randperm`: Fisher-Yates, swapping element
     /// `i` with element `i + draw % (n - i)`), as `dtype`.
-    pub fn randperm(n: usize, dtype: DType) -> Result<Tensor> {
+    pub fn randperm(n: usize, dtype: DType, gen: Option<&SharedGenerator>) -> Result<Tensor> {
         crate::core::tensor::check_allocation(&[n], dtype)?;
         let mut r: Vec<i64> = (0..n as i64).collect();
         let wide = n as u64 >= u64::from(u32::MAX / 20);
-        with_generator(|g| {
+        with_generator(gen, |g| {
             for i in 0..n.saturating_sub(1) {
                 let span = (n - i) as u64;
                 let z = match wide {
@@ -266,8 +326,37 @@ impl Tensor {
         Tensor::from_vec(r, &[n])?.to_dtype(dtype)
     }
 
+    /// Fills in place with integers drawn as PyTorch's `random_`: uniform in `[from, to)` when
+    /// `to` is given (one draw modulo the range), otherwise over every integer the dtype holds
+    /// exactly (`[0, 2^24]` for float32, `[0, 2^53]` for float64, `[0, 2^63)` for int64, a bit
+    /// for bool).
+    pub fn random_(&self, from: i64, to: Option<i64>, gen: Option<&SharedGenerator>) -> Result<()> {
+        if let Some(to) = to {
+            if from >= to {
+                return Err(Error::runtime(format!(
+                    "random_ expects 'from' to be less than 'to', but got from={from} >= to={to}"
+                )));
+            }
+        }
+        let (n, dtype) = (self.numel(), self.dtype());
+        let values: Vec<i64> = with_generator(gen, |g| {
+            (0..n)
+                .map(|_| match (to, dtype) {
+                    (Some(to), _) => g.below(to.wrapping_sub(from) as u64) as i64,
+                    (None, DType::Float32) => i64::from(g.next_u32() % ((1 << 24) + 1)),
+                    (None, DType::Float64) => (g.next_u64() % ((1 << 53) + 1)) as i64,
+                    (None, DType::Int64) => (g.next_u64() % (1 << 63)) as i64,
+                    (None, DType::Bool) => i64::from(g.next_u32() & 1),
+                })
+                .map(|v| v.wrapping_add(from))
+                .collect()
+        });
+        let drawn = Tensor::from_vec(values, self.shape())?.to_dtype(dtype)?;
+        self.fill_random_("random_", "RandomBackward0", |_| Ok(drawn))
+    }
+
     /// Fills in place with normal samples of mean `mean` and standard deviation `std`.
-    pub fn normal_(&self, mean: f64, std: f64) -> Result<()> {
+    pub fn normal_(&self, mean: f64, std: f64, gen: Option<&SharedGenerator>) -> Result<()> {
         if std.is_nan() || std < 0.0 {
             return Err(Error::runtime(format!(
                 "normal expects std >= 0.0, but found std {std}"
@@ -275,14 +364,14 @@ impl Tensor {
         }
         float_only(self.dtype(), "normal_kernel_cpu")?;
         let (n, dtype, dense) = (self.numel(), self.dtype(), self.is_contiguous());
-        let mut values = with_generator(|g| g.normals(n, dtype, mean, std, dense)).into_iter();
-        self.fill_random_("normal_", "NormalBackward0", || {
-            values.next().unwrap_or_default()
+        let mut values = with_generator(gen, |g| g.normals(n, dtype, mean, std, dense)).into_iter();
+        self.fill_random_("normal_", "NormalBackward0", |x| {
+            sampled(x.shape(), dtype, || values.next().unwrap_or_default())
         })
     }
 
     /// Fills in place with uniform samples in `[from, to)`.
-    pub fn uniform_(&self, from: f64, to: f64) -> Result<()> {
+    pub fn uniform_(&self, from: f64, to: f64, gen: Option<&SharedGenerator>) -> Result<()> {
         if from > to {
             return Err(Error::runtime(format!(
                 "uniform_ expects to return a [from, to) range, but found from={from} > to={to}"
@@ -303,9 +392,9 @@ impl Tensor {
             }
         }
         let (n, dtype) = (self.numel(), self.dtype());
-        let mut values = with_generator(|g| g.uniforms(n, dtype, from, to)).into_iter();
-        self.fill_random_("uniform_", "UniformBackward0", || {
-            values.next().unwrap_or_default()
+        let mut values = with_generator(gen, |g| g.uniforms(n, dtype, from, to)).into_iter();
+        self.fill_random_("uniform_", "UniformBackward0", |x| {
+            sampled(x.shape(), dtype, || values.next().unwrap_or_default())
         })
     }
 }
@@ -317,12 +406,12 @@ mod tests {
     #[test]
     fn seeded_streams_repeat_and_look_normal() {
         manual_seed(3);
-        let a = Tensor::randn(&[1000], DType::Float64)
+        let a = Tensor::randn(&[1000], DType::Float64, None)
             .unwrap()
             .to_vec::<f64>()
             .unwrap();
         manual_seed(3);
-        let b = Tensor::randn(&[1000], DType::Float64)
+        let b = Tensor::randn(&[1000], DType::Float64, None)
             .unwrap()
             .to_vec::<f64>()
             .unwrap();

@@ -14,7 +14,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::sync::Arc;
 
-fn finish(t: Tensor, requires_grad: bool) -> PyResult<Py<PyAny>> {
+pub(crate) fn finish(t: Tensor, requires_grad: bool) -> PyResult<Py<PyAny>> {
     run(|| t.set_requires_grad(requires_grad))?;
     Python::attach(|py| to_object(py, t))
 }
@@ -135,79 +135,6 @@ macro_rules! like {
 like!(zeros_like, 0.0, "Zeros with `input`'s shape (and dtype).");
 like!(ones_like, 1.0, "Ones with `input`'s shape (and dtype).");
 
-macro_rules! random {
-    ($name:ident, $method:ident, $doc:literal) => {
-        #[doc = $doc]
-        #[pyfunction]
-        #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
-        fn $name(
-            size: &Bound<'_, PyTuple>,
-            dtype: Option<&Bound<'_, PyAny>>,
-            device: Option<&Bound<'_, PyAny>>,
-            requires_grad: bool,
-        ) -> PyResult<Py<PyAny>> {
-            super::convert::device_arg(device)?;
-            let shape = size_args(size)?;
-            let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
-            let t = run(|| Tensor::$method(&shape, dtype))?;
-            finish(t, requires_grad)
-        }
-    };
-}
-
-random!(rand, rand, "Uniform samples in [0, 1).");
-random!(randn, randn, "Standard normal samples.");
-
-/// `randint(high, size)` or `randint(low, high, size)`: integers uniform in `[low, high)`
-/// (int64 unless `dtype` says otherwise).
-#[pyfunction]
-#[pyo3(signature = (*args, dtype=None, device=None, requires_grad=false))]
-fn randint(
-    args: &Bound<'_, PyTuple>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-) -> PyResult<Py<PyAny>> {
-    super::convert::device_arg(device)?;
-    let (low, high, size) = match args.len() {
-        2 => (0, args.get_item(0)?.extract::<i64>()?, args.get_item(1)?),
-        3 => (
-            args.get_item(0)?.extract::<i64>()?,
-            args.get_item(1)?.extract::<i64>()?,
-            args.get_item(2)?,
-        ),
-        n => {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "randint() takes (high, size) or (low, high, size), got {n} positional arguments"
-            )))
-        }
-    };
-    let shape: Vec<usize> = size.extract()?;
-    let dtype = dtype_arg(dtype)?.unwrap_or(DType::Int64);
-    let t = run(|| Tensor::randint(low, high, &shape, dtype))?;
-    finish(t, requires_grad)
-}
-
-/// `randperm(n)`: a random permutation of `0..n` (int64 unless `dtype` says otherwise).
-#[pyfunction]
-#[pyo3(signature = (n, *, dtype=None, device=None, requires_grad=false))]
-fn randperm(
-    n: i64,
-    dtype: Option<&Bound<'_, PyAny>>,
-    device: Option<&Bound<'_, PyAny>>,
-    requires_grad: bool,
-) -> PyResult<Py<PyAny>> {
-    super::convert::device_arg(device)?;
-    if n < 0 {
-        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
-            "n must be non-negative, got{n}"
-        )));
-    }
-    let dtype = dtype_arg(dtype)?.unwrap_or(DType::Int64);
-    let t = run(|| Tensor::randperm(n as usize, dtype))?;
-    finish(t, requires_grad)
-}
-
 /// `arange(end)` or `arange(start, end, step)`; int64 when every bound is an integer.
 #[pyfunction]
 #[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false))]
@@ -267,19 +194,6 @@ fn linspace(
     }
     let t = run(|| Tensor::linspace(start, end, steps as usize, dtype))?;
     finish(t, requires_grad)
-}
-
-/// Seeds the random generator.
-#[pyfunction]
-fn manual_seed(seed: &Bound<'_, PyAny>) -> PyResult<()> {
-    // PyTorch converts with int(): a string of digits works, other strings are a ValueError
-    let seed: i64 = seed
-        .py()
-        .get_type::<pyo3::types::PyInt>()
-        .call1((seed,))?
-        .extract()?;
-    crate::manual_seed(seed as u64);
-    Ok(())
 }
 
 /// Sets the number of threads used by parallel kernels (matmul, large elementwise ops).
@@ -785,13 +699,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(full, m)?)?;
     m.add_function(wrap_pyfunction!(zeros_like, m)?)?;
     m.add_function(wrap_pyfunction!(ones_like, m)?)?;
-    m.add_function(wrap_pyfunction!(rand, m)?)?;
-    m.add_function(wrap_pyfunction!(randn, m)?)?;
-    m.add_function(wrap_pyfunction!(randint, m)?)?;
-    m.add_function(wrap_pyfunction!(randperm, m)?)?;
     m.add_function(wrap_pyfunction!(arange, m)?)?;
     m.add_function(wrap_pyfunction!(linspace, m)?)?;
-    m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
     m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(grad, m)?)?;

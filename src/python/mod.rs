@@ -4,6 +4,7 @@ mod convert;
 mod functions;
 mod node;
 mod pointwise;
+mod random;
 mod tensor;
 
 use crate::core::error::{Error, ErrorKind};
@@ -53,6 +54,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<convert::PyDType>()?;
     convert::add_dtypes(m)?;
     functions::register(m)?;
+    random::register(m)?;
     pointwise::functions::register(m)?;
     Ok(())
 }

@@ -489,15 +489,43 @@ impl PyTensor {
         Ok(slf)
     }
     /// Fills with normal samples.
-    #[pyo3(signature = (mean=0.0, std=1.0))]
-    fn normal_(slf: Bound<'_, Self>, mean: f64, std: f64) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.normal_(mean, std))?;
+    #[pyo3(signature = (mean=0.0, std=1.0, *, generator=None))]
+    fn normal_<'py>(
+        slf: Bound<'py, Self>,
+        mean: f64,
+        std: f64,
+        generator: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let gen = super::random::generator_arg(generator)?;
+        run(|| slf.get().inner.normal_(mean, std, gen.as_ref()))?;
         Ok(slf)
     }
     /// Fills with uniform samples in `[from, to)`.
-    #[pyo3(signature = (from_=0.0, to=1.0))]
-    fn uniform_(slf: Bound<'_, Self>, from_: f64, to: f64) -> PyResult<Bound<'_, Self>> {
-        run(|| slf.get().inner.uniform_(from_, to))?;
+    #[pyo3(signature = (from_=0.0, to=1.0, *, generator=None))]
+    fn uniform_<'py>(
+        slf: Bound<'py, Self>,
+        from_: f64,
+        to: f64,
+        generator: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let gen = super::random::generator_arg(generator)?;
+        run(|| slf.get().inner.uniform_(from_, to, gen.as_ref()))?;
+        Ok(slf)
+    }
+    /// Fills with random integers: `random_()`, `random_(to)` or `random_(from, to)`.
+    #[pyo3(signature = (from_=None, to=None, *, generator=None))]
+    fn random_<'py>(
+        slf: Bound<'py, Self>,
+        from_: Option<i64>,
+        to: Option<i64>,
+        generator: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let gen = super::random::generator_arg(generator)?;
+        let (from, to) = match (from_, to) {
+            (Some(to), None) => (0, Some(to)),
+            (from, to) => (from.unwrap_or(0), to),
+        };
+        run(|| slf.get().inner.random_(from, to, gen.as_ref()))?;
         Ok(slf)
     }
 

@@ -1,0 +1,258 @@
+//! Random-number bindings: `torch.Generator` objects, the default generator, and the sampling
+//! functions that take `generator=` (`rand`, `randn`, `randint`, `randperm`).
+
+use super::convert::{device_arg, dtype_arg, size_args};
+use super::functions::finish;
+use super::run;
+use super::tensor::PyTensor;
+use crate::core::dtype::DType;
+use crate::core::tensor::Tensor;
+use crate::ops::random::{default_generator, Generator, SharedGenerator};
+use parking_lot::Mutex;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
+
+/// PyTorch's default seed of a new generator.
+const DEFAULT_SEED: u64 = 67280421310721;
+
+/// `torch.Generator`: a random stream of its own, seeded independently of the global one.
+#[pyclass(name = "Generator", module = "ferrograd", frozen)]
+pub struct PyGenerator {
+    pub(crate) inner: SharedGenerator,
+}
+
+/// A seed from the operating system's randomness (PyTorch's `seed()`).
+fn fresh_seed() -> u64 {
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(std::process::id().into());
+    h.finish()
+}
+
+/// A Python int as PyTorch reads a seed (`int(seed)`; negative values wrap to 64 bits).
+fn seed_arg(seed: &Bound<'_, PyAny>) -> PyResult<u64> {
+    let int = seed.py().get_type::<pyo3::types::PyInt>().call1((seed,))?;
+    match int.extract::<u64>() {
+        Ok(v) => Ok(v),
+        Err(_) => {
+            let v: i64 = int.extract().map_err(|_| {
+                PyRuntimeError::new_err(format!(
+                    "Overflow when unpacking long long (seed {int} out of range)"
+                ))
+            })?;
+            Ok(v as u64)
+        }
+    }
+}
+
+#[pymethods]
+impl PyGenerator {
+    #[new]
+    #[pyo3(signature = (device=None))]
+    fn new(device: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        device_arg(device)?;
+        Ok(PyGenerator {
+            inner: Arc::new(Mutex::new(Generator::new(DEFAULT_SEED))),
+        })
+    }
+
+    /// Reseeds this generator; returns it.
+    fn manual_seed<'py>(
+        slf: Bound<'py, Self>,
+        seed: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let seed = seed_arg(seed)?;
+        *slf.get().inner.lock() = Generator::new(seed);
+        Ok(slf)
+    }
+
+    /// Reseeds from the operating system's randomness; returns the seed.
+    fn seed(&self) -> u64 {
+        let seed = fresh_seed();
+        *self.inner.lock() = Generator::new(seed);
+        seed
+    }
+
+    /// The seed the current stream started from.
+    fn initial_seed(&self) -> u64 {
+        self.inner.lock().initial_seed()
+    }
+
+    /// The generator's state as an int64 tensor (pass it to `set_state`).
+    fn get_state(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let words = self.inner.lock().state();
+        let n = words.len();
+        let t = run(|| Tensor::from_vec(words, &[n]))?;
+        super::tensor::to_object(py, t)
+    }
+
+    /// Restores a state from `get_state`; returns the generator.
+    fn set_state<'py>(
+        slf: Bound<'py, Self>,
+        state: PyRef<'py, PyTensor>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let words = run(|| state.inner.to_dtype(DType::Int64)?.to_vec::<i64>())?;
+        let restored = run(|| Generator::from_state(&words))?;
+        *slf.get().inner.lock() = restored;
+        Ok(slf)
+    }
+
+    /// Always `device(type='cpu')`.
+    #[getter]
+    fn device(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(py
+            .import("ferrograd")?
+            .getattr("device")?
+            .call1(("cpu",))?
+            .unbind())
+    }
+}
+
+/// The generator a `generator=` argument names (`None`: the default generator).
+pub(crate) fn generator_arg(gen: Option<&Bound<'_, PyAny>>) -> PyResult<Option<SharedGenerator>> {
+    match gen {
+        None => Ok(None),
+        Some(g) if g.is_none() => Ok(None),
+        Some(g) => match g.cast::<PyGenerator>() {
+            Ok(g) => Ok(Some(g.get().inner.clone())),
+            Err(_) => Err(PyTypeError::new_err(format!(
+                "generator must be a torch.Generator, not {}",
+                g.get_type().name()?
+            ))),
+        },
+    }
+}
+
+/// Seeds the default generator; returns it.
+#[pyfunction]
+fn manual_seed(py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<Py<PyGenerator>> {
+    crate::manual_seed(seed_arg(seed)?);
+    Py::new(
+        py,
+        PyGenerator {
+            inner: default_generator().clone(),
+        },
+    )
+}
+
+/// Reseeds the default generator from the operating system's randomness; returns the seed.
+#[pyfunction]
+fn seed() -> u64 {
+    let seed = fresh_seed();
+    crate::manual_seed(seed);
+    seed
+}
+
+/// The seed the default generator's stream started from.
+#[pyfunction]
+fn initial_seed() -> u64 {
+    default_generator().lock().initial_seed()
+}
+
+macro_rules! random {
+    ($name:ident, $method:ident, $doc:literal) => {
+        #[doc = $doc]
+        #[pyfunction]
+        #[pyo3(signature = (*size, generator=None, dtype=None, device=None, requires_grad=false))]
+        fn $name(
+            size: &Bound<'_, PyTuple>,
+            generator: Option<&Bound<'_, PyAny>>,
+            dtype: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
+            requires_grad: bool,
+        ) -> PyResult<Py<PyAny>> {
+            device_arg(device)?;
+            let shape = size_args(size)?;
+            let gen = generator_arg(generator)?;
+            let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
+            let t = run(|| Tensor::$method(&shape, dtype, gen.as_ref()))?;
+            finish(t, requires_grad)
+        }
+    };
+}
+
+random!(rand, rand, "Uniform samples in [0, 1).");
+random!(randn, randn, "Standard normal samples.");
+
+/// `randint(high, size)` or `randint(low, high, size)`: integers uniform in `[low, high)`
+/// (int64 unless `dtype` says otherwise).
+#[pyfunction]
+#[pyo3(signature = (*args, size=None, generator=None, dtype=None, device=None, requires_grad=false))]
+fn randint(
+    args: &Bound<'_, PyTuple>,
+    size: Option<&Bound<'_, PyAny>>,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<Py<PyAny>> {
+    device_arg(device)?;
+    let mut items: Vec<Bound<'_, PyAny>> = args.iter().collect();
+    if let Some(size) = size {
+        items.push(size.clone());
+    }
+    let (low, high, size) = match items.len() {
+        2 => (0, items[0].extract::<i64>()?, &items[1]),
+        3 => (
+            items[0].extract::<i64>()?,
+            items[1].extract::<i64>()?,
+            &items[2],
+        ),
+        n => {
+            return Err(PyTypeError::new_err(format!(
+                "randint() takes (high, size) or (low, high, size), got {n} arguments"
+            )))
+        }
+    };
+    let shape: Vec<usize> = size.extract()?;
+    let gen = generator_arg(generator)?;
+    let dtype = dtype_arg(dtype)?.unwrap_or(DType::Int64);
+    let t = run(|| Tensor::randint(low, high, &shape, dtype, gen.as_ref()))?;
+    finish(t, requires_grad)
+}
+
+/// `randperm(n)`: a random permutation of `0..n` (int64 unless `dtype` says otherwise).
+#[pyfunction]
+#[pyo3(signature = (n, *, generator=None, dtype=None, device=None, requires_grad=false))]
+fn randperm(
+    n: i64,
+    generator: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<Py<PyAny>> {
+    device_arg(device)?;
+    if n < 0 {
+        return Err(PyRuntimeError::new_err(format!(
+            "n must be non-negative, got{n}"
+        )));
+    }
+    let gen = generator_arg(generator)?;
+    let dtype = dtype_arg(dtype)?.unwrap_or(DType::Int64);
+    let t = run(|| Tensor::randperm(n as usize, dtype, gen.as_ref()))?;
+    finish(t, requires_grad)
+}
+
+/// Adds the random functions, `Generator` and `default_generator` to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyGenerator>()?;
+    m.add(
+        "default_generator",
+        Py::new(
+            m.py(),
+            PyGenerator {
+                inner: default_generator().clone(),
+            },
+        )?,
+    )?;
+    m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(seed, m)?)?;
+    m.add_function(wrap_pyfunction!(initial_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(rand, m)?)?;
+    m.add_function(wrap_pyfunction!(randn, m)?)?;
+    m.add_function(wrap_pyfunction!(randint, m)?)?;
+    m.add_function(wrap_pyfunction!(randperm, m)?)?;
+    Ok(())
+}
