@@ -4,7 +4,7 @@ from .._core import Node
 from .._core import backward as _backward
 from .._core import grad as _grad
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled
-from . import graph
+from . import functional, graph
 from .function import Function, FunctionCtx
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
@@ -49,6 +49,7 @@ __all__ = [
     "Variable",
     "backward",
     "enable_grad",
+    "functional",
     "grad",
     "gradcheck",
     "gradgradcheck",
