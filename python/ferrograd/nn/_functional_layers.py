@@ -1,3 +1,281 @@
-"""The layer functions of ``nn.functional`` (re-exported there)."""
+"""The layer functions of ``nn.functional`` (re-exported there): ``linear``, ``bilinear``,
+``embedding``, ``pad``, ``one_hot``, ``normalize``, ``cosine_similarity`` and
+``pairwise_distance``, with PyTorch's signatures, values, gradients and errors. They are
+compositions of core ops, so their ``grad_fn`` names are those of the last core op."""
 
-__all__: list = []
+from collections import Counter
+
+from .. import _core
+from .._core import Tensor
+from .._grad_mode import no_grad
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``."""
+    out = input.matmul(weight.t())
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]``."""
+    if input1.dim() != input2.dim():
+        raise RuntimeError(
+            f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}"
+        )
+    for d in range(input1.dim() - 1):
+        if input1.shape[d] != input2.shape[d]:
+            raise RuntimeError(
+                "bilinear(): input batch dimensions do not match: got "
+                f"{input1.shape[d]} and {input2.shape[d]}"
+            )
+    out_f, in1, in2 = weight.shape
+    if input1.shape[-1] != in1:
+        raise RuntimeError(
+            "bilinear(): input1 size does not match weight size: got "
+            f"{input1.shape[-1]} but expected {in1}"
+        )
+    if input2.shape[-1] != in2:
+        raise RuntimeError(
+            "bilinear(): input2 size does not match weight size: got "
+            f"{input2.shape[-1]} but expected {in2}"
+        )
+    if bias is not None and bias.shape[0] != out_f:
+        raise RuntimeError(
+            "bilinear(): bias size does not match weight size: got "
+            f"{bias.shape[0]} but expected {out_f}"
+        )
+    lead = tuple(input1.shape[:-1])
+    a = input1.reshape(-1, in1)
+    b = input2.reshape(-1, in2)
+    # (N, I) @ (I, O*J) -> (N, O, J), then contract J against input2
+    mixed = a.matmul(weight.permute(1, 0, 2).reshape(in1, out_f * in2))
+    out = (mixed.reshape(-1, out_f, in2) * b.unsqueeze(1)).sum(2)
+    if bias is not None:
+        out = out + bias
+    return out.reshape(*lead, out_f)
+
+
+def _check_indices(input, num):
+    if not isinstance(input, Tensor) or input.dtype != _core.int64:
+        kind = input.dtype if isinstance(input, Tensor) else type(input).__name__
+        names = {_core.float32: "Float", _core.float64: "Double", _core.bool: "Bool"}
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got torch.{names.get(kind, kind)}Tensor instead (while "
+            "checking arguments for embedding)"
+        )
+    if input.numel() and (int(input.min()) < 0 or int(input.max()) >= num):
+        raise IndexError("index out of range in self")
+
+
+def _embedding_renorm_(weight, flat, max_norm, norm_type):
+    """Rescales, in place, each referenced row of ``weight`` whose norm exceeds ``max_norm``."""
+    with no_grad():
+        for i in sorted(set(flat.tolist())):
+            row = weight[i]
+            norm = float(row.norm(norm_type))
+            if norm > max_norm:
+                weight[i] = row * (max_norm / (norm + 1e-7))
+
+
+def embedding(
+    input,
+    weight,
+    padding_idx=None,
+    max_norm=None,
+    norm_type=2.0,
+    scale_grad_by_freq=False,
+    sparse=False,
+):
+    """Rows of ``weight`` at the indices ``input`` (shape ``input.shape + (dim,)``): the row at
+    ``padding_idx`` gets no gradient; ``max_norm`` renormalises the rows used, in place;
+    ``scale_grad_by_freq`` divides each row's gradient by its count in ``input``."""
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0 and padding_idx >= num:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            if padding_idx < -num:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = num + padding_idx
+    if sparse:
+        raise NotImplementedError("ferrograd has no sparse tensors: use sparse=False")
+    _check_indices(input, num)
+    flat = input.reshape(-1)
+    if max_norm is not None:
+        _embedding_renorm_(weight, flat, max_norm, norm_type)
+    rows = weight.index_select(0, flat)
+    if scale_grad_by_freq and rows.requires_grad:
+        counts = Counter(flat.tolist())
+        scale = _core.tensor([1.0 / counts[i] for i in flat.tolist()], dtype=weight.dtype)
+        rows.register_hook(lambda g: g * scale.unsqueeze(1))
+    if padding_idx is not None and rows.requires_grad:
+        at_pad = (flat == padding_idx).unsqueeze(1)
+        rows = _core.where(at_pad, rows.detach(), rows)
+    return rows.reshape(*input.shape, weight.shape[1])
+
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def _pad_constant(input, pad, value):
+    out = input
+    for i in range(len(pad) // 2):
+        dim = input.dim() - 1 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        size = out.shape[dim]
+        if size + left + right < 0 or (size + min(left, 0) + min(right, 0)) < 0:
+            raise RuntimeError(
+                f"The input size {input.shape[dim]}, plus negative padding {left} and {right} "
+                f"resulted in a negative output size, which is invalid. Check dimension {dim} "
+                "of your input."
+            )
+        if left < 0:
+            out = out.narrow(dim, -left, size + left)
+            size += left
+        if right < 0:
+            out = out.narrow(dim, 0, size + right)
+        parts = []
+        for amount in (left, right):
+            if amount > 0:
+                shape = list(out.shape)
+                shape[dim] = amount
+                parts.append(_core.full(shape, value, dtype=input.dtype))
+            else:
+                parts.append(None)
+        pieces = [p for p in (parts[0], out, parts[1]) if p is not None]
+        out = _core.cat(pieces, dim) if len(pieces) > 1 else out
+    return out.clone() if out is input else out
+
+
+def _pad_indices(mode, size, left, right, dim, input_shape):
+    if mode == "reflect":
+        if left >= size or right >= size:
+            raise RuntimeError(
+                "Argument #4: Padding size should be less than the corresponding input "
+                f"dimension, but got: padding ({left}, {right}) at dimension {dim} of input "
+                f"{list(input_shape)}"
+            )
+        return [
+            (-j if j < 0 else (2 * (size - 1) - j if j >= size else j))
+            for j in range(-left, size + right)
+        ]
+    if mode == "replicate":
+        if size == 0:
+            raise RuntimeError(
+                f"Expected dimension {dim} of the input to be non-empty to use replicate padding"
+            )
+        return [min(max(j, 0), size - 1) for j in range(-left, size + right)]
+    if left > size or right > size:
+        raise RuntimeError("Padding value causes wrapping around more than once.")
+    return [j % size for j in range(-left, size + right)]
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pads the last ``len(pad) // 2`` dims: ``pad = (left_last, right_last, left_prev, ...)``.
+    ``constant`` (with ``value``, negative amounts crop), ``reflect``, ``replicate`` or
+    ``circular``."""
+    pad = list(pad)
+    if len(pad) % 2 != 0:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError(
+            "Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {len(pad)} and input of dimension {input.dim()}"
+        )
+    if mode not in _PAD_MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode == "constant":
+        return _pad_constant(input, pad, 0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if not (len(pad) in (2, 4, 6) and input.dim() in (len(pad) // 2 + 1, len(pad) // 2 + 2)):
+        raise NotImplementedError(
+            "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now"
+        )
+    out = input
+    for i in range(len(pad) // 2):
+        dim = input.dim() - 1 - i
+        index = _pad_indices(
+            mode, input.shape[dim], pad[2 * i], pad[2 * i + 1], dim, tuple(input.shape)
+        )
+        out = out.index_select(dim, _core.tensor(index, dtype=_core.int64))
+    return out
+
+
+def one_hot(tensor, num_classes=-1):
+    """An int64 tensor with a trailing dim of ``num_classes``: 1 at each index, else 0."""
+    if not isinstance(tensor, Tensor) or tensor.dtype != _core.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() == 0:
+        if num_classes == -1:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    else:
+        if int(tensor.min()) < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        top = int(tensor.max())
+        if num_classes == -1:
+            num_classes = top + 1
+        elif top >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    classes = _core.arange(num_classes, dtype=_core.int64)
+    return (tensor.unsqueeze(-1) == classes).long()
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input / max(||input||_p over dim, eps)``."""
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    result = input / denom
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result
+
+
+def _broadcast(x1, x2):
+    n = max(x1.dim(), x2.dim())
+    s1 = (1,) * (n - x1.dim()) + tuple(x1.shape)
+    s2 = (1,) * (n - x2.dim()) + tuple(x2.shape)
+    shape = []
+    for i, (a, b) in enumerate(zip(s1, s2)):
+        if a != b and a != 1 and b != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                f"non-singleton dimension {i}"
+            )
+        shape.append(b if a == 1 else a)
+    return x1.expand(*shape), x2.expand(*shape)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (after broadcasting); each
+    norm is clamped to at least ``eps`` (outside the graph, as PyTorch)."""
+    x1, x2 = _broadcast(x1, x2)
+    n1 = x1.norm(2, dim, keepdim=True).clone()
+    n2 = x2.norm(2, dim, keepdim=True).clone()
+    with no_grad():
+        n1.clamp_(min=eps)
+        n2.clamp_(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """``||x1 - x2 + eps||_p`` over the last dim."""
+    dim = max(x1.dim(), x2.dim()) - 1
+    return (x1 - x2 + eps).norm(p, dim, keepdim=keepdim)
+
+
+__all__ = [
+    "bilinear",
+    "cosine_similarity",
+    "embedding",
+    "linear",
+    "normalize",
+    "one_hot",
+    "pad",
+    "pairwise_distance",
+]

@@ -1,0 +1,30 @@
+"""``Dropout``: zeroes elements with probability ``p`` in training mode (scaling the rest by
+``1/(1-p)``), the identity in evaluation mode."""
+
+from .. import functional as F
+from .module import Module
+
+
+class _DropoutNd(Module):
+    __constants__ = ("p", "inplace")
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    """``F.dropout(input, p, training, inplace)``."""
+
+    def forward(self, input):
+        """Drops elements in training mode."""
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+
+__all__ = ["Dropout"]

@@ -1,0 +1,99 @@
+"""``Identity``, ``Linear`` and ``Bilinear``, initialised as PyTorch's (after ``manual_seed``
+their weights are PyTorch's)."""
+
+import math
+
+from ... import _core
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+
+class Identity(Module):
+    """Returns its input (any constructor arguments are ignored)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        """``input`` itself."""
+        return input
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias`` with PyTorch's default uniform initialisation."""
+
+    __constants__ = ("in_features", "out_features")
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(_core.empty(out_features, in_features, dtype=dtype, device=device))
+        if bias:
+            self.bias = Parameter(_core.empty(out_features, dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """PyTorch's default initialisation, drawing as it does: the weight by
+        ``kaiming_uniform_(a=sqrt(5))``, then the bias uniform in ``+-1/sqrt(fan_in)``."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        """``F.linear(input, weight, bias)``."""
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class Bilinear(Module):
+    """``y = x1^T A x2 + b`` with weight ``(out, in1, in2)``, uniform in ``+-1/sqrt(in1)``."""
+
+    __constants__ = ("in1_features", "in2_features", "out_features")
+
+    def __init__(
+        self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None
+    ):
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(
+            _core.empty(out_features, in1_features, in2_features, dtype=dtype, device=device)
+        )
+        if bias:
+            self.bias = Parameter(_core.empty(out_features, dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Weight then bias uniform in ``+-1/sqrt(in1_features)``."""
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        """``F.bilinear(input1, input2, weight, bias)``."""
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (
+            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+            f"out_features={self.out_features}, bias={self.bias is not None}"
+        )
+
+
+__all__ = ["Bilinear", "Identity", "Linear"]

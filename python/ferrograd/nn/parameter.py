@@ -1,0 +1,28 @@
+"""``nn.Parameter``: the tensor class a module registers as one of its parameters."""
+
+from .. import _core
+from .._core import Tensor
+
+
+class Parameter(Tensor):
+    """A tensor that is a module parameter: a leaf that requires grad by default. Assigning one
+    as an attribute of a :class:`~ferrograd.nn.Module` registers it."""
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = _core.empty(0)
+        obj = super().__new__(cls, data, requires_grad)
+        obj._register()
+        return obj
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        # as PyTorch: a parameter with copied values and requires_grad (not its .grad)
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.data.clone(), self.requires_grad)
+        return memo[id(self)]
+
+
+__all__ = ["Parameter"]
