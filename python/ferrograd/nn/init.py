@@ -3,7 +3,11 @@ fan-out, drawing from the generator as PyTorch does (after ``manual_seed`` the v
 PyTorch's). Each fills its tensor in place, without recording, and returns it."""
 
 import math
+import warnings
 
+import numpy as np
+
+from .. import _core
 from .._grad_mode import no_grad
 
 
@@ -135,6 +139,96 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity))
 
 
+def _no_generator(generator):
+    if generator is not None:
+        raise NotImplementedError(
+            "ferrograd has no Generator objects: draw from the default generator (manual_seed)"
+        )
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Fills with a normal ``N(mean, std^2)`` truncated to ``[a, b]``, drawing as PyTorch 2.x:
+    when ``[a, b]`` holds more than 0.3 of the mass, normal draws with the elements outside
+    redrawn (a whole fresh draw per round); otherwise uniform draws on ``[a, b]`` accepted with
+    probability ``exp(-((x - mean) / std)^2 / 2)`` relative to the density's peak on ``[a, b]``."""
+    _no_generator(generator)
+
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+            "The distribution of values may be incorrect.",
+            stacklevel=2,
+        )
+    with no_grad():
+        mass = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if mass > 0.3:
+            # the bounds as the tensor's dtype holds them
+            lo = _core.tensor(a, dtype=tensor.dtype).item()
+            hi = _core.tensor(b, dtype=tensor.dtype).item()
+            result = tensor.normal_(mean, std)
+            while True:
+                outside = (result < lo) | (result > hi)
+                if not outside.any():
+                    break
+                fresh = _core.empty(tuple(result.shape), dtype=result.dtype).normal_(mean, std)
+                result = _core.where(outside, fresh, result)
+            if result is not tensor:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+        def log_ratio(x):
+            return x.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+        shape = tuple(tensor.shape)
+        candidates = _core.empty(shape, dtype=tensor.dtype)
+        accept = _core.empty(shape, dtype=tensor.dtype)
+        tensor.uniform_(a, b)
+        candidates.copy_(tensor)
+        log_ratio(candidates)
+        pending = accept.uniform_().log_() > candidates
+        if pending.any():
+            result = tensor
+            while True:
+                candidates.uniform_(a, b)
+                result = _core.where(pending, candidates, result)
+                log_ratio(candidates)
+                pending = _core.where(pending, accept.uniform_().log_() > candidates, pending)
+                if not pending.any():
+                    break
+            tensor.copy_(result)
+    return tensor
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """Fills with a (semi-)orthogonal matrix as PyTorch makes it: QR of a normal draw of shape
+    ``(rows, numel // rows)`` (transposed when wider than tall), signs fixed by ``diag(R)``,
+    times ``gain``."""
+    _no_generator(generator)
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    with no_grad():
+        drawn = _core.empty(rows, cols, dtype=tensor.dtype).normal_(0.0, 1.0).numpy()
+        if rows < cols:
+            drawn = drawn.T
+        q, r = np.linalg.qr(drawn.astype(np.float64))
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        flat = _core.from_numpy(np.ascontiguousarray(q).astype(drawn.dtype))
+        tensor.copy_(flat.reshape(tuple(tensor.shape)))
+        tensor.mul_(gain)
+    return tensor
+
+
 __all__ = [
     "calculate_gain",
     "uniform_",
@@ -147,4 +241,6 @@ __all__ = [
     "xavier_normal_",
     "kaiming_uniform_",
     "kaiming_normal_",
+    "trunc_normal_",
+    "orthogonal_",
 ]
