@@ -17,7 +17,14 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-MODULES = ["optim_cases", "scheduler_cases", "random_cases", "init_cases", "functional_cases"]
+MODULES = [
+    "optim_cases",
+    "scheduler_cases",
+    "random_cases",
+    "init_cases",
+    "functional_cases",
+    "data_cases",
+]
 
 
 def main(names):
