@@ -126,6 +126,17 @@ def through_autograd_grad(lib):
     return {"gx": _flat(gx), "param_grads": _grads([w1, b1, w2])}
 
 
+def double_backward(lib, mode):
+    """A gradient taken with ``create_graph=True`` through the segment, differentiated again
+    (the non-reentrant variant; PyTorch's reentrant one does not support it)."""
+    w1, _b1, _w2 = _params(lib)
+    x = _input(lib)
+    out = _call(lib, mode, lambda a: (a @ w1).tanh(), x)
+    (gx,) = lib.autograd.grad((out**2).sum(), x, create_graph=True)
+    (gw,) = lib.autograd.grad((gx**2).sum(), w1)
+    return {"gx": _flat(gx), "gw": _flat(gw)}
+
+
 def sequential(lib, mode):
     """``checkpoint_sequential`` over an ``nn.Sequential`` (PyTorch's initialisation after
     ``manual_seed``)."""
@@ -236,6 +247,8 @@ def answers(lib):
         out[f"sequential-{mode}"] = sequential(lib, mode)
     for mode in ("reentrant", "non_reentrant"):
         out[f"dropout_mlp_not_preserved-{mode}"] = dropout_mlp(lib, mode, preserve=False)
+    for mode in ("plain", "non_reentrant"):
+        out[f"double_backward-{mode}"] = double_backward(lib, mode)
     out["keyword_arguments"] = keyword_arguments(lib)
     out["through_autograd_grad"] = through_autograd_grad(lib)
     out["decorator"] = decorator(lib)

@@ -45,8 +45,15 @@ def test_matches_pytorch(key):
     assert_same(_answer(key), CASES[key], key)
 
 
-@pytest.mark.parametrize("name", ["dropout_mlp", "two_outputs", "sequential"])
-@pytest.mark.parametrize("mode", ["reentrant", "non_reentrant"])
+@pytest.mark.parametrize(
+    "name, mode",
+    [
+        (name, mode)
+        for name in ("dropout_mlp", "two_outputs", "sequential")
+        for mode in ("reentrant", "non_reentrant")
+    ]
+    + [("double_backward", "non_reentrant")],
+)
 def test_checkpointed_gradients_equal_plain_ones(name, mode):
     """Independent of the recording: a checkpointed segment's gradients are the plain ones."""
     fn = getattr(checkpoint_cases, name)
