@@ -27,7 +27,7 @@ def bilinear(input1, input2, weight, bias=None):
     for d in range(input1.dim() - 1):
         if input1.shape[d] != input2.shape[d]:
             raise RuntimeError(
-                "bilinear(): input batch dimensions do not match: got "
+                f"bilinear(): input batch dimensions do not match at dim {d}: got "
                 f"{input1.shape[d]} and {input2.shape[d]}"
             )
     out_f, in1, in2 = weight.shape
@@ -128,12 +128,8 @@ def _pad_constant(input, pad, value):
         dim = input.dim() - 1 - i
         left, right = pad[2 * i], pad[2 * i + 1]
         size = out.shape[dim]
-        if size + left + right < 0 or (size + min(left, 0) + min(right, 0)) < 0:
-            raise RuntimeError(
-                f"The input size {input.shape[dim]}, plus negative padding {left} and {right} "
-                f"resulted in a negative output size, which is invalid. Check dimension {dim} "
-                "of your input."
-            )
+        if size + min(left, 0) + min(right, 0) < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
         if left < 0:
             out = out.narrow(dim, -left, size + left)
             size += left
@@ -195,7 +191,11 @@ def pad(input, pad, mode="constant", value=None):
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     if not (len(pad) in (2, 4, 6) and input.dim() in (len(pad) // 2 + 1, len(pad) // 2 + 2)):
         raise NotImplementedError(
-            "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now"
+            f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
         )
     out = input
     for i in range(len(pad) // 2):

@@ -489,7 +489,7 @@ class Module:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
                     f"cannot assign '{_typename(value)}' as buffer '{name}' "
-                    "(torch.Tensor or None expected)"
+                    "(torch.nn.Buffer, torch.Tensor or None expected)"
                 )
             buffers[name] = value
             return
