@@ -81,6 +81,8 @@ def big_model(lib):
                 ),
                 ("drop", nn.Dropout()),
                 ("drop2", nn.Dropout(0.25, inplace=True)),
+                ("drop1d", nn.Dropout1d(0.1)),
+                ("drop2d", nn.Dropout2d(p=0.3, inplace=True)),
                 (
                     "acts",
                     nn.Sequential(
@@ -108,6 +110,7 @@ def big_model(lib):
                         nn.Hardsigmoid(),
                         nn.Hardswish(inplace=True),
                         nn.Sigmoid(),
+                        nn.LogSigmoid(),
                         nn.Tanh(),
                         nn.Softmax(),
                         nn.Softmax(dim=1),
@@ -907,6 +910,16 @@ def layer_functions(lib):
     drop.eval()
     case("dropout_eval", drop, fl)
     case("dropout_p0", nn.Dropout(0.0), fl)
+    for name, make, shape in [
+        ("dropout_train", lambda: nn.Dropout(0.4), (3, 5)),
+        ("dropout_train_big", lambda: nn.Dropout(0.25), (4, 20)),
+        ("dropout1d_train", lambda: nn.Dropout1d(0.5), (2, 6, 3)),
+        ("dropout2d_train", lambda: nn.Dropout2d(0.5), (2, 6, 2, 2)),
+    ]:
+        lib.manual_seed(15)
+        case(name, make(), _t(lib, shape, 0.2, requires_grad=True))
+    lib.manual_seed(16)
+    case("dropout_p1", nn.Dropout(1.0), _t(lib, (2, 3), 0.2, requires_grad=True))
     lib.manual_seed(13)
     lin = nn.Linear(4, 3)
     case("linear_module", lin, _t(lib, (2, 4), 0.8, requires_grad=True))
@@ -942,6 +955,7 @@ def _activation_cases(nn):
         ("Hardsigmoid", lambda: nn.Hardsigmoid()),
         ("Hardswish", lambda: nn.Hardswish()),
         ("Sigmoid", lambda: nn.Sigmoid()),
+        ("LogSigmoid", lambda: nn.LogSigmoid()),
         ("Tanh", lambda: nn.Tanh()),
         ("Softmax", lambda: nn.Softmax(dim=1)),
         ("Softmax_dim0", lambda: nn.Softmax(dim=0)),
@@ -966,6 +980,7 @@ ACTIVATION_FUNCTIONS = {
     "Hardsigmoid": "hardsigmoid",
     "Hardswish": "hardswish",
     "Sigmoid": "sigmoid",
+    "LogSigmoid": "logsigmoid",
     "Tanh": "tanh",
     "Softmax": "softmax",
     "Softmax_dim0": "softmax",

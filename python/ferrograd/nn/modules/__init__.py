@@ -9,6 +9,7 @@ from .activation import (
     Hardswish,
     Hardtanh,
     LeakyReLU,
+    LogSigmoid,
     LogSoftmax,
     Mish,
     ReLU,
@@ -21,7 +22,7 @@ from .activation import (
     Tanh,
 )
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .dropout import Dropout
+from .dropout import Dropout, Dropout1d, Dropout2d
 from .flatten import Flatten, Unflatten
 from .linear import Bilinear, Identity, Linear
 from .loss import (
@@ -49,6 +50,8 @@ __all__ = [
     "CosineEmbeddingLoss",
     "CrossEntropyLoss",
     "Dropout",
+    "Dropout1d",
+    "Dropout2d",
     "ELU",
     "Embedding",
     "Flatten",
@@ -62,6 +65,7 @@ __all__ = [
     "L1Loss",
     "LeakyReLU",
     "Linear",
+    "LogSigmoid",
     "LogSoftmax",
     "MSELoss",
     "MarginRankingLoss",

@@ -194,6 +194,14 @@ class Softsign(Module):
         return F.softsign(input)
 
 
+class LogSigmoid(Module):
+    """``log(sigmoid(x))``."""
+
+    def forward(self, input):
+        """``F.logsigmoid(input)``."""
+        return F.logsigmoid(input)
+
+
 class Sigmoid(Module):
     """``1 / (1 + exp(-x))``."""
 
@@ -248,6 +256,7 @@ __all__ = [
     "Hardswish",
     "Hardtanh",
     "LeakyReLU",
+    "LogSigmoid",
     "LogSoftmax",
     "Mish",
     "ReLU",

@@ -1,5 +1,5 @@
-"""``Dropout``: zeroes elements with probability ``p`` in training mode (scaling the rest by
-``1/(1-p)``), the identity in evaluation mode."""
+"""``Dropout`` (and ``Dropout1d``/``Dropout2d``, by channel): zeroes elements with probability
+``p`` in training mode (scaling the rest by ``1/(1-p)``), the identity in evaluation mode."""
 
 from .. import functional as F
 from .module import Module
@@ -27,4 +27,20 @@ class Dropout(_DropoutNd):
         return F.dropout(input, self.p, self.training, self.inplace)
 
 
-__all__ = ["Dropout"]
+class Dropout1d(_DropoutNd):
+    """Zeroes whole channels of ``(N, C, L)`` or ``(C, L)`` inputs: ``F.dropout1d``."""
+
+    def forward(self, input):
+        """Drops channels in training mode."""
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """Zeroes whole channels of ``(N, C, H, W)`` or ``(C, H, W)`` inputs: ``F.dropout2d``."""
+
+    def forward(self, input):
+        """Drops channels in training mode."""
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+__all__ = ["Dropout", "Dropout1d", "Dropout2d"]
