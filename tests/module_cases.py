@@ -188,6 +188,7 @@ def state_dicts(lib):
         "values": [_flat(v) for v in sd.values()],
         "requires_grad": [v.requires_grad for v in sd.values()],
         "is_ordered": type(sd).__name__,
+        "metadata": {k: dict(v) for k, v in sd._metadata.items()},
         "keep_vars_requires_grad": [
             v.requires_grad for v in model.state_dict(keep_vars=True).values()
         ],
@@ -519,6 +520,18 @@ def backward_hooks(lib):
     lin(x3).sum().backward()
     out["replaced_x_grad"] = _flat(x3.grad)
     out["replaced_weight_grad"] = _flat(lin.weight.grad)
+
+    # two inputs, one without grad: grad_input holds None in its place
+    lib.manual_seed(7)
+    bil = nn.Bilinear(2, 3, 2)
+    seen = []
+    bil.register_full_backward_hook(
+        lambda m, gi, go: seen.append([[_flat(g) for g in gi], [_flat(g) for g in go]])
+    )
+    u = _t(lib, (2, 2), 0.3, requires_grad=True)
+    v = _t(lib, (2, 3), 0.8)
+    (bil(u, v) * _t(lib, (2, 2), 0.6)).sum().backward()
+    out["two_inputs"] = [seen, _flat(u.grad)]
 
     wrong = nn.Linear(2, 2)
     wrong.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))

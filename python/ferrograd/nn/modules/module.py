@@ -128,6 +128,7 @@ class BackwardHook:
         self.output_positions = None
         self.n_inputs = -1
         self.input_positions = None
+        self.input_meta = []
 
     @staticmethod
     def _spread(positions, values, size):
@@ -164,7 +165,13 @@ class BackwardHook:
             def hook(grad_inputs, _grad_outputs):
                 if self.grad_outputs is None:
                     return None  # the gradient did not come through the module's output
-                res = self._spread(self.input_positions, grad_inputs, self.n_inputs)
+                # an input that needs no gradient gets zeros, as PyTorch's identity node
+                # materialises them
+                grads = [
+                    _core.zeros(shape, dtype=dtype) if g is None else g
+                    for g, (shape, dtype) in zip(grad_inputs, self.input_meta)
+                ]
+                res = self._spread(self.input_positions, grads, self.n_inputs)
                 for user_hook in self.user_hooks:
                     out = user_hook(self.module, res, self.grad_outputs)
                     if out is None:
@@ -182,6 +189,8 @@ class BackwardHook:
 
         wrapped, self.input_positions = self._wrap(args, on_node)
         self.n_inputs = len(args)
+        if self.input_positions is not None:
+            self.input_meta = [(tuple(args[i].shape), args[i].dtype) for i in self.input_positions]
         return wrapped
 
     def setup_output_hook(self, result):
