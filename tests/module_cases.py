@@ -1186,6 +1186,25 @@ def inits(lib):
         returned = init.orthogonal_(t, gain)
         out[name] = [*_flat(t), returned is t]
     out["orth_1d_error"] = _err(lambda: init.orthogonal_(lib.empty(3)))
+    g = lib.Generator().manual_seed(5)
+    lib.manual_seed(31)
+    drawn = []
+    for fill in (
+        lambda t: init.trunc_normal_(t, std=0.5, generator=g),
+        lambda t: init.trunc_normal_(t, 0.0, 1.0, 1.0, 3.0, generator=g),
+        lambda t: init.orthogonal_(t, generator=g),
+        lambda t: init.uniform_(t, -1.0, 1.0, generator=g),
+        lambda t: init.normal_(t, 1.0, 2.0, generator=g),
+        lambda t: init.xavier_uniform_(t, generator=g),
+        lambda t: init.xavier_normal_(t, generator=g),
+        lambda t: init.kaiming_uniform_(t, generator=g),
+        lambda t: init.kaiming_normal_(t, generator=g),
+    ):
+        t = lib.empty(5, 4)
+        fill(t)
+        drawn.append(_flat(t))
+    drawn.append(lib.rand(3).tolist())  # the global stream is untouched
+    out["with_generator"] = drawn
     p = lib.nn.Parameter(lib.empty(3, 2))
     init.orthogonal_(p)
     out["orth_parameter"] = [p.requires_grad, p.grad_fn is None, p.is_leaf]

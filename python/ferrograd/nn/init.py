@@ -64,16 +64,21 @@ def _calculate_correct_fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
-@no_grad()
-def uniform_(tensor, a=0.0, b=1.0):
-    """Fills with uniform samples in ``[a, b)``."""
-    return tensor.uniform_(a, b)
+def _gen(generator):
+    """The keyword arguments that draw from ``generator`` (none for the default one)."""
+    return {} if generator is None else {"generator": generator}
 
 
 @no_grad()
-def normal_(tensor, mean=0.0, std=1.0):
-    """Fills with normal samples."""
-    return tensor.normal_(mean, std)
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fills with uniform samples in ``[a, b)`` (from ``generator`` when given)."""
+    return tensor.uniform_(a, b, **_gen(generator))
+
+
+@no_grad()
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fills with normal samples (from ``generator`` when given)."""
+    return tensor.normal_(mean, std, **_gen(generator))
 
 
 @no_grad()
@@ -103,19 +108,19 @@ def eye_(tensor):
     return tensor
 
 
-def xavier_uniform_(tensor, gain=1.0):
+def xavier_uniform_(tensor, gain=1.0, generator=None):
     """Glorot uniform: ``U(-a, a)`` with ``a = gain * sqrt(6 / (fan_in + fan_out))``."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
-    return uniform_(tensor, -a, a)
+    return uniform_(tensor, -a, a, generator)
 
 
-def xavier_normal_(tensor, gain=1.0):
+def xavier_normal_(tensor, gain=1.0, generator=None):
     """Glorot normal: ``N(0, gain^2 * 2 / (fan_in + fan_out))``."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return normal_(tensor, 0.0, std)
+    return normal_(tensor, 0.0, std, generator)
 
 
 def _kaiming_std(tensor, a, mode, nonlinearity):
@@ -124,26 +129,19 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
     return calculate_gain(nonlinearity, a) / math.sqrt(fan)
 
 
-def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """He uniform: ``U(-bound, bound)`` with ``bound = gain * sqrt(3 / fan)``."""
     if 0 in tuple(tensor.shape):
         return tensor
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """He normal: ``N(0, gain^2 / fan)``."""
     if 0 in tuple(tensor.shape):
         return tensor
-    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity))
-
-
-def _no_generator(generator):
-    if generator is not None:
-        raise NotImplementedError(
-            "ferrograd has no Generator objects: draw from the default generator (manual_seed)"
-        )
+    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
@@ -151,7 +149,6 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     when ``[a, b]`` holds more than 0.3 of the mass, normal draws with the elements outside
     redrawn (a whole fresh draw per round); otherwise uniform draws on ``[a, b]`` accepted with
     probability ``exp(-((x - mean) / std)^2 / 2)`` relative to the density's peak on ``[a, b]``."""
-    _no_generator(generator)
 
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
@@ -168,12 +165,13 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
             # the bounds as the tensor's dtype holds them
             lo = _core.tensor(a, dtype=tensor.dtype).item()
             hi = _core.tensor(b, dtype=tensor.dtype).item()
-            result = tensor.normal_(mean, std)
+            result = tensor.normal_(mean, std, **_gen(generator))
             while True:
                 outside = (result < lo) | (result > hi)
                 if not outside.any():
                     break
-                fresh = _core.empty(tuple(result.shape), dtype=result.dtype).normal_(mean, std)
+                fresh = _core.empty(tuple(result.shape), dtype=result.dtype)
+                fresh.normal_(mean, std, **_gen(generator))
                 result = _core.where(outside, fresh, result)
             if result is not tensor:
                 tensor.copy_(result)
@@ -187,17 +185,18 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         shape = tuple(tensor.shape)
         candidates = _core.empty(shape, dtype=tensor.dtype)
         accept = _core.empty(shape, dtype=tensor.dtype)
-        tensor.uniform_(a, b)
+        tensor.uniform_(a, b, **_gen(generator))
         candidates.copy_(tensor)
         log_ratio(candidates)
-        pending = accept.uniform_().log_() > candidates
+        pending = accept.uniform_(**_gen(generator)).log_() > candidates
         if pending.any():
             result = tensor
             while True:
-                candidates.uniform_(a, b)
+                candidates.uniform_(a, b, **_gen(generator))
                 result = _core.where(pending, candidates, result)
                 log_ratio(candidates)
-                pending = _core.where(pending, accept.uniform_().log_() > candidates, pending)
+                fresh_accept = accept.uniform_(**_gen(generator)).log_() > candidates
+                pending = _core.where(pending, fresh_accept, pending)
                 if not pending.any():
                     break
             tensor.copy_(result)
@@ -208,7 +207,6 @@ def orthogonal_(tensor, gain=1, generator=None):
     """Fills with a (semi-)orthogonal matrix as PyTorch makes it: QR of a normal draw of shape
     ``(rows, numel // rows)`` (transposed when wider than tall), signs fixed by ``diag(R)``,
     times ``gain``."""
-    _no_generator(generator)
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
@@ -216,7 +214,8 @@ def orthogonal_(tensor, gain=1, generator=None):
     rows = tensor.size(0)
     cols = tensor.numel() // rows
     with no_grad():
-        drawn = _core.empty(rows, cols, dtype=tensor.dtype).normal_(0.0, 1.0).numpy()
+        drawn = _core.empty(rows, cols, dtype=tensor.dtype)
+        drawn = drawn.normal_(0.0, 1.0, **_gen(generator)).numpy()
         if rows < cols:
             drawn = drawn.T
         q, r = np.linalg.qr(drawn.astype(np.float64))
