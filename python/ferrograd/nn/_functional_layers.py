@@ -51,10 +51,8 @@ def bilinear(input1, input2, weight, bias=None):
     b = input2.reshape(-1, in2)
     # (N, I) @ (I, O*J) -> (N, O, J), then contract J against input2
     mixed = a.matmul(weight.permute(1, 0, 2).reshape(in1, out_f * in2))
-    out = (mixed.reshape(-1, out_f, in2) * b.unsqueeze(1)).sum(2)
-    if bias is not None:
-        out = out + bias
-    return out.reshape(*lead, out_f)
+    out = (mixed.reshape(-1, out_f, in2) * b.unsqueeze(1)).sum(2).reshape(*lead, out_f)
+    return out if bias is None else out + bias
 
 
 def _check_indices(input, num):
@@ -116,6 +114,8 @@ def embedding(
     if padding_idx is not None and rows.requires_grad:
         at_pad = (flat == padding_idx).unsqueeze(1)
         rows = _core.where(at_pad, rows.detach(), rows)
+    if input.dim() == 1:
+        return rows
     return rows.reshape(*input.shape, weight.shape[1])
 
 
