@@ -439,3 +439,11 @@ def test_torchscript_archive_refused():
     archive.seek(0)
     with pytest.raises(RuntimeError, match="Cannot use ``weights_only=True`` with TorchScript"):
         ferrograd.load(archive)
+
+
+def test_dtype_objects_ferrograd_lacks_are_saved_back_as_pytorchs():
+    loaded = ferrograd.load(SAVED / "nested.pt")
+    assert repr(loaded["dtype"]) == "torch.float16"
+    data = saved_bytes({"dtype": loaded["dtype"]})
+    assert b"ctorch\nfloat16\n" in zipfile.ZipFile(io.BytesIO(data)).read("archive/data.pkl")
+    assert ferrograd.load(io.BytesIO(data))["dtype"] == loaded["dtype"]

@@ -471,7 +471,7 @@ def _make_allowed_globals():
     for name in ("float32", "float64", "int64", "bool"):
         allowed[f"torch.{name}"] = _ferrograd_dtype(name)
     for name, (storage, _, _) in _DTYPES.items():
-        if name not in allowed and f"torch.{name}" not in allowed:
+        if f"torch.{name}" not in allowed:
             allowed[f"torch.{name}"] = _ForeignDtype(name)
         if storage is not None:
             allowed[f"torch.{storage}"] = _StorageType(name)
@@ -836,7 +836,9 @@ def _no_grad():
     return no_grad()
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **kwargs):
+def load(
+    f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args
+):
     """Loads an object saved with ``torch.save`` or ``ferrograd.save`` from ``f`` (a path or a
     seekable binary file). Tensors come back as ferrograd tensors on the CPU (``map_location``
     may be None, ``"cpu"``, a CPU device, a dict remapping locations or a callable).
@@ -845,6 +847,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     globals of PyTorch's weights-only allowlist and those of :func:`add_safe_globals`; anything
     else raises ``pickle.UnpicklingError``. ``weights_only=False`` unpickles any object (only for
     files you trust)."""
+    kwargs = pickle_load_args
     if weights_only is None:
         weights_only = pickle_module is None
     if weights_only:
@@ -960,7 +963,7 @@ def _dump(obj, file, pickle_module, protocol, legacy):
             return ("storage", storage_type, keys[id(obj)], "cpu", obj.numel)
 
         def save(self, obj, save_persistent_id=True):
-            if isinstance(obj, _core.dtype):
+            if isinstance(obj, (_core.dtype, _ForeignDtype)):
                 obj = _torch_name("torch", _dtype_name(obj))
             super().save(obj, save_persistent_id)
 
