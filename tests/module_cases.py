@@ -142,6 +142,7 @@ def big_model(lib):
 
 
 def reprs(lib):
+    """Model and container reprs."""
     nn = lib.nn
     out = {"big": repr(big_model(lib))}
     out["module_list_runs"] = repr(
@@ -178,6 +179,7 @@ def _with_buffers(lib):
 
 
 def state_dicts(lib):
+    """state_dict keys, shapes and values after manual_seed; traversal names (shared too)."""
     nn = lib.nn
     lib.manual_seed(0)
     model = _with_buffers(lib)
@@ -220,6 +222,7 @@ def state_dicts(lib):
 
 
 def loading(lib):
+    """load_state_dict: results, values, strict errors, assign, 1-element into 0-d."""
     nn = lib.nn
     lib.manual_seed(1)
     src = _with_buffers(lib)
@@ -268,6 +271,7 @@ def loading(lib):
 
 
 def attributes(lib):
+    """Registration and attribute rules, with PyTorch's errors."""
     nn = lib.nn
     out = {}
     lin = nn.Linear(2, 2)
@@ -379,6 +383,7 @@ def attributes(lib):
 
 
 def hooks(lib):
+    """Forward pre-hooks and hooks: order, replacement, kwargs, removal, always_call."""
     nn = lib.nn
     out = {}
     log = []
@@ -464,6 +469,7 @@ def hooks(lib):
 
 
 def backward_hooks(lib):
+    """Full backward hooks and pre-hooks: order and the gradients they see."""
     nn = lib.nn
     out = {}
     lib.manual_seed(5)
@@ -544,6 +550,7 @@ def backward_hooks(lib):
 
 
 def containers(lib):
+    """Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict behaviours."""
     nn = lib.nn
     out = {}
     lib.manual_seed(7)
@@ -660,6 +667,7 @@ def containers(lib):
 
 
 def modes(lib):
+    """train/eval, requires_grad_, apply, zero_grad, dtype conversions."""
     nn = lib.nn
     out = {}
     lib.manual_seed(8)
@@ -716,6 +724,7 @@ def modes(lib):
 
 
 def copies(lib):
+    """deepcopy and pickle of a model."""
     nn = lib.nn
     out = {}
     lib.manual_seed(9)
@@ -750,6 +759,7 @@ def _grads(lib, out, inputs, phase=0.2):
 
 
 def layer_inits(lib):
+    """Linear, Bilinear and Embedding initial weights after manual_seed; constructor errors."""
     nn = lib.nn
     out = {}
     for seed in (0, 11):
@@ -789,6 +799,7 @@ def layer_inits(lib):
 
 
 def layer_functions(lib):
+    """Layer functions and modules: values, gradients and errors."""
     F = lib.nn.functional
     nn = lib.nn
     out = {}
@@ -1117,6 +1128,7 @@ def _with_grads(lib, seed):
 
 
 def utils(lib):
+    """nn.utils: gradient clipping and vector conversion."""
     U = lib.nn.utils
     out = {}
     for name, kwargs in [
@@ -1161,6 +1173,7 @@ def utils(lib):
 
 
 def inits(lib):
+    """nn.init.trunc_normal_ and orthogonal_ (and every fill with a Generator)."""
     init = lib.nn.init
     out = {}
     lib.manual_seed(30)

@@ -106,11 +106,13 @@ class BackwardHookFunction(Function):
 
     @staticmethod
     def forward(ctx, *args):
+        """The inputs themselves (those not requiring grad marked non-differentiable)."""
         ctx.mark_non_differentiable(*[a for a in args if not a.requires_grad])
         return args
 
     @staticmethod
     def backward(ctx, *grads):
+        """The incoming gradients, unchanged."""
         return grads
 
 
