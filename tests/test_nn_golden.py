@@ -14,6 +14,12 @@ import ferrograd
 import module_cases
 import pytest
 
+# PyTorch's own warnings, given on purpose by some cases
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Full backward hook is firing:UserWarning"),
+    pytest.mark.filterwarnings("ignore:size_average and reduce args:UserWarning"),
+]
+
 GOLDEN = json.loads((Path(__file__).parent / "golden" / module_cases.GOLDEN).read_text())
 
 GROUPS = {
