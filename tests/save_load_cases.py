@@ -156,6 +156,14 @@ def _empty(lib):
     return [lib.zeros(0), lib.zeros(2, 0), lib.tensor(5), lib.tensor(-1.0, dtype=lib.float64)]
 
 
+def _module_state_dict(lib):
+    model = lib.nn.Sequential(lib.nn.Linear(3, 2), lib.nn.ReLU(), lib.nn.Linear(2, 1))
+    with lib.no_grad():
+        for i, p in enumerate(model.parameters()):
+            p.copy_(lib.arange(float(p.numel())).reshape(p.shape) * 0.5 - i)
+    return model.state_dict()
+
+
 BUILDERS = {
     "tensor": _tensor,
     "state_dict": _state_dict,
@@ -163,4 +171,5 @@ BUILDERS = {
     "parameters": _parameters,
     "objects": _objects,
     "empty": _empty,
+    "module_state_dict": _module_state_dict,
 }

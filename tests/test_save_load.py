@@ -120,6 +120,17 @@ def test_state_dict_keeps_metadata_and_computes_pytorchs_forward():
     assert np.allclose(out.tolist(), expected, rtol=1e-6, atol=1e-7)
 
 
+def test_module_loads_pytorchs_state_dict():
+    model = ferrograd.nn.Sequential(
+        ferrograd.nn.Linear(3, 4), ferrograd.nn.ReLU(), ferrograd.nn.Linear(4, 2)
+    )
+    model.load_state_dict(ferrograd.load(SAVED / "state_dict.pt"))
+    with ferrograd.no_grad():
+        out = model(ferrograd.tensor([[1.0, -2.0, 0.5], [0.0, 3.0, -1.0]]))
+    expected = GOLDEN["files"]["state_dict"]["forward"]
+    assert np.allclose(out.tolist(), expected, rtol=1e-6, atol=1e-7)
+
+
 def test_parameters_come_back_as_parameters():
     loaded = ferrograd.load(SAVED / "parameters.pt")
     p = loaded["p"]

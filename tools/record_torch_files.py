@@ -77,7 +77,8 @@ def _rewrite(data, change):
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
         for info in src.infolist():
-            dst.writestr(info.filename, change(info.filename, src.read(info.filename)))
+            copy_info = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+            dst.writestr(copy_info, change(info.filename, src.read(info.filename)))
     return out.getvalue()
 
 
