@@ -34,18 +34,6 @@ VIEWS_AND_INPLACE = (
     "issue 12: views and in-place ops (CopySlices, setitem as index_put_/masked_fill_)"
 )
 KNOWN_GRAPH_DIFFERENCES = {
-    "F.cross_entropy(x, i[:, 0])": (
-        "issue 13: losses are ops of their own (NllLossBackward0)",
-        {"names", "tree"},
-    ),
-    "F.cross_entropy(x, i[:, 0], reduction='sum')": (
-        "issue 13: NllLossBackward0",
-        {"names", "tree"},
-    ),
-    "F.nll_loss(F.log_softmax(x, 1), i[:, 0])": ("issue 13: NllLossBackward0", {"names", "tree"}),
-    "F.mse_loss(x, y)": ("issue 13: MseLossBackward0", {"names", "tree"}),
-    "F.mse_loss(x, y, reduction='sum')": ("issue 13: MseLossBackward0", {"names", "tree"}),
-    "F.mse_loss(x, y, reduction='none')": ("issue 13: MseLossBackward0", {"names", "tree"}),
     "F.linear(x, y, v[:2])": ("issue 13: nn.Linear records AddmmBackward0", {"names", "tree"}),
     "x.clamp(min=y)": (
         "clamp with tensor bounds records maximum/minimum, not one ClampBackward0",

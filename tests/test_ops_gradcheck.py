@@ -156,6 +156,11 @@ class Cube(torch.autograd.Function):
 # the table
 # --------------------------------------------------------------------------------------------
 
+TARGET_IGNORE = torch.tensor([1, -100, 3])
+TARGET_3D = torch.tensor([[0, 3, 1], [2, 2, 0]])
+WEIGHT = torch.tensor([0.5, 1.0, 2.0, 1.5], dtype=torch.float64)
+SIGNS = torch.tensor([1, -1, 1])
+
 CASES = [
     # ---- arithmetic, with broadcasting and non-contiguous operands
     ("add_bcast", lambda a, b: a + b, [anyv(3, 4), anyv(4)]),
@@ -374,6 +379,41 @@ CASES = [
     ("nll_loss", lambda a: F.nll_loss(a.log_softmax(1), TARGET), [anyv(3, 4)]),
     ("mse_loss", lambda a, b: F.mse_loss(a, b), [anyv(3, 4), anyv(3, 4)]),
     ("mse_loss_none", lambda a, b: F.mse_loss(a, b, reduction="none"), [anyv(3, 4), anyv(4)]),
+    ("mse_loss_target", lambda a, b: F.mse_loss(a, b, reduction="sum"), [anyv(3, 4), anyv(3, 4)]),
+    ("huber_loss", lambda a, b: F.huber_loss(a, b, delta=0.6), [anyv(3, 4), anyv(3, 4)]),
+    ("smooth_l1_loss", lambda a, b: F.smooth_l1_loss(a, b, beta=0.7, reduction="none"),
+     [anyv(3, 4), anyv(3, 4)]),
+    ("nll_loss_weight_ignore", lambda a: F.nll_loss(a, TARGET_IGNORE, weight=WEIGHT),
+     [anyv(3, 4)]),
+    ("nll_loss_none_3d", lambda a: F.nll_loss(a, TARGET_3D, reduction="none"), [anyv(2, 4, 3)]),
+    ("cross_entropy_smooth", lambda a: F.cross_entropy(a, TARGET, label_smoothing=0.2),
+     [anyv(3, 4)]),
+    ("cross_entropy_probs", lambda a, b: F.cross_entropy(a, b.softmax(1)),
+     [anyv(3, 4), anyv(3, 4)]),
+    ("bce", lambda a, b: F.binary_cross_entropy(a.sigmoid(), b.sigmoid(), weight=WEIGHT),
+     [anyv(3, 4), anyv(3, 4)]),
+    ("bce_with_logits", lambda a, b: F.binary_cross_entropy_with_logits(a, b.sigmoid()),
+     [anyv(3, 4), anyv(3, 4)]),
+    ("bce_with_logits_pos_weight",
+     lambda a, b: F.binary_cross_entropy_with_logits(a, b.sigmoid(), pos_weight=WEIGHT,
+                                                     reduction="sum"),
+     [anyv(3, 4), anyv(3, 4)]),
+    ("kl_div", lambda a, b: F.kl_div(a.log_softmax(1), b.softmax(1), reduction="batchmean"),
+     [anyv(3, 4), anyv(3, 4)]),
+    ("cosine_embedding_loss", lambda a, b: F.cosine_embedding_loss(a, b, SIGNS),
+     [anyv(3, 4), anyv(3, 4)]),
+    ("margin_ranking_loss", lambda a, b: F.margin_ranking_loss(a, b, SIGNS.double(), margin=3.0),
+     [anyv(3), anyv(3)]),
+    ("triplet_margin_loss", lambda a, b, c: F.triplet_margin_loss(a, b, c, margin=5.0),
+     [anyv(3, 4), anyv(3, 4), anyv(3, 4)]),
+    ("selu", lambda a: F.selu(a), [nonzero(3, 4)]),
+    ("celu", lambda a: F.celu(a, alpha=0.8), [nonzero(3, 4)]),
+    ("hardtanh", lambda a: F.hardtanh(a, -0.8, 1.0), [distinct(3, 4)]),
+    ("relu6", lambda a: F.relu6(a * 4), [distinct(3, 4)]),
+    ("hardswish", lambda a: F.hardswish(a * 3), [distinct(3, 4)]),
+    ("mish", lambda a: F.mish(a), [anyv(3, 4)]),
+    ("logsigmoid", lambda a: F.logsigmoid(a * 4), [anyv(3, 4)]),
+    ("softsign", lambda a: F.softsign(a), [nonzero(3, 4)]),
     ("custom_cube", lambda a: Cube.apply(a), [anyv(3, 4)]),
     ("custom_cube_composed", lambda a, b: Cube.apply(a * b).sum(0), [anyv(3, 4), anyv(4)]),
 ]

@@ -43,6 +43,7 @@ CORE_FUNCTIONS = ["pow", "polygamma", "where"]
 # In-place methods that are not twins of table rows.
 OTHER_INPLACE = [
     "add_", "sub_", "mul_", "div_", "pow_", "zero_", "fill_", "copy_", "normal_", "uniform_",
+    "random_", "bernoulli_", "clamp_min_", "clamp_max_",
     "clamp_", "masked_fill_", "scatter_add_", "polygamma_", "logit_",
 ]  # fmt: skip
 
@@ -54,7 +55,8 @@ OTHER_EXPORTS = [
     "get_num_threads", "int64", "is_grad_enabled", "is_tensor", "linspace", "long",
     "manual_seed", "nn", "no_grad", "ones", "ones_like", "optim", "rand", "randint", "randn",
     "randperm",
-    "save", "load", "utils", "Generator", "default_generator", "seed", "initial_seed",
+    "save", "load", "utils", "Generator", "default_generator", "seed", "initial_seed", "bernoulli",
+    "clamp_min", "clamp_max",
     "set_grad_enabled", "set_num_threads", "stack", "tensor", "zeros", "zeros_like",
 ]  # fmt: skip
 

@@ -24,6 +24,7 @@ MODULES = [
     "init_cases",
     "functional_cases",
     "data_cases",
+    "loss_cases",
     "checkpoint_cases",
     "module_cases",
 ]

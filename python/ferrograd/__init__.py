@@ -10,6 +10,7 @@ from ._core import (
     Generator,
     Tensor,
     arange,
+    bernoulli,
     bool,
     cat,
     default_generator,
@@ -172,6 +173,9 @@ where = _core.where
 xlogy = _core.xlogy
 # </generated: functions>
 
+clamp_min = Tensor.clamp_min
+clamp_max = Tensor.clamp_max
+
 from . import autograd, nn, optim, utils  # noqa: E402
 from ._device import backends, cuda, device  # noqa: E402
 from .serialization import load, save  # noqa: E402
@@ -213,12 +217,15 @@ __all__ = [
     "atanh",
     "autograd",
     "backends",
+    "bernoulli",
     "bmm",
     "bool",
     "cat",
     "ceil",
     "chunk",
     "clamp",
+    "clamp_max",
+    "clamp_min",
     "clip",
     "clone",
     "cos",

@@ -60,6 +60,7 @@ __all__ = [
     "hypot",
     "atan2",
     # </generated: __all__>
+    "Generator",
     "Node",
     "Tensor",
     "_adam_step",
@@ -70,8 +71,13 @@ __all__ = [
     "_sgd_step",
     "arange",
     "backward",
+    "bernoulli",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
     "bool",
     "cat",
+    "celu",
+    "default_generator",
     "double",
     "dtype",
     "empty",
@@ -82,11 +88,20 @@ __all__ = [
     "full",
     "get_num_threads",
     "grad",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "huber_loss",
+    "initial_seed",
     "int64",
     "is_grad_enabled",
     "linspace",
+    "logsigmoid",
     "long",
     "manual_seed",
+    "mish",
+    "mse_loss",
+    "nll_loss",
     "polygamma",
     "pow",
     "ones",
@@ -95,7 +110,10 @@ __all__ = [
     "randint",
     "randn",
     "randperm",
+    "seed",
+    "selu",
     "set_num_threads",
+    "smooth_l1_loss",
     "stack",
     "tensor",
     "where",
@@ -513,6 +531,18 @@ class Tensor:
         """Alias of `clamp`."""
     def clamp_(self, min: builtins.float | None = None, max: builtins.float | None = None) -> Self:
         """In-place `clamp`."""
+    def clamp_min(self, min: builtins.float) -> Tensor:
+        """`max(x, min)` (`ClampMinBackward0`)."""
+    def clamp_max(self, max: builtins.float) -> Tensor:
+        """`min(x, max)` (`ClampMaxBackward0`)."""
+    def clamp_min_(self, min: builtins.float) -> Self:
+        """In-place `clamp_min`."""
+    def clamp_max_(self, max: builtins.float) -> Self:
+        """In-place `clamp_max`."""
+    def bernoulli_(
+        self, p: builtins.float | Tensor | None = None, *, generator: Generator | None = None
+    ) -> Self:
+        """Fills with 1 with probability `p` (a number or a tensor of probabilities), else 0."""
     def logical_and(self, other: _Operand) -> Tensor:
         """Logical and of bool tensors (or truthiness of numbers)."""
     def logical_or(self, other: _Operand) -> Tensor:
@@ -1006,10 +1036,11 @@ def seed() -> builtins.int:
 def initial_seed() -> builtins.int:
     """The seed the default generator's stream started from."""
 
+@final
 class Generator:
     """`torch.Generator`: a random stream of its own, seeded independently of the global one."""
 
-    def __init__(self, device: _Device | None = None) -> None: ...
+    def __new__(cls, device: _Device | None = None) -> Self: ...
     def manual_seed(self, seed: builtins.int) -> Self:
         """Reseeds this generator; returns it."""
     def seed(self) -> builtins.int:
@@ -1169,3 +1200,59 @@ def _record_function(
     backward: Callable[[tuple[Tensor, ...], tuple[Tensor, ...]], _FunctionGrads],
 ) -> tuple[Tensor, ...]:
     """Records a custom `autograd.Function` call: a node named `name` whose backward calls `backward(grads, saved)` in Python."""  # noqa: E501
+
+def bernoulli(
+    input: Tensor, p: builtins.float | None = None, *, generator: Generator | None = None
+) -> Tensor:
+    """`bernoulli(input, p=None, *, generator=None)`: 0/1 samples with the probabilities in
+    `input` (or the number `p` for every element)."""
+
+# ----- nn.functional: activations and losses ------------------------------------------------------
+
+def hardtanh(input: Tensor, min_val: builtins.float, max_val: builtins.float) -> Tensor:
+    """Hardtanh (`HardtanhBackward0`)."""
+def celu(input: Tensor, alpha: builtins.float) -> Tensor:
+    """CELU (`CeluBackward0`)."""
+def selu(input: Tensor) -> Tensor:
+    """SELU (`EluBackward0`)."""
+def hardsigmoid(input: Tensor) -> Tensor:
+    """Hardsigmoid (`HardsigmoidBackward0`)."""
+def hardswish(input: Tensor) -> Tensor:
+    """Hardswish (`HardswishBackward0`)."""
+def mish(input: Tensor) -> Tensor:
+    """Mish (`MishBackward0`)."""
+def logsigmoid(input: Tensor) -> Tensor:
+    """Log-sigmoid (`LogSigmoidBackward0`)."""
+def mse_loss(input: Tensor, target: Tensor, reduction: builtins.str = "mean") -> Tensor:
+    """Mean squared error (`MseLossBackward0`)."""
+def huber_loss(
+    input: Tensor, target: Tensor, reduction: builtins.str = "mean", delta: builtins.float = 1.0
+) -> Tensor:
+    """Huber loss (`HuberLossBackward0`)."""
+def smooth_l1_loss(
+    input: Tensor, target: Tensor, reduction: builtins.str = "mean", beta: builtins.float = 1.0
+) -> Tensor:
+    """Smooth L1 loss (`SmoothL1LossBackward0`)."""
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: builtins.str = "mean",
+) -> Tensor:
+    """Binary cross-entropy of probabilities (`BinaryCrossEntropyBackward0`)."""
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    pos_weight: Tensor | None = None,
+    reduction: builtins.str = "mean",
+) -> Tensor:
+    """Binary cross-entropy of logits (`BinaryCrossEntropyWithLogitsBackward0`)."""
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: builtins.str = "mean",
+    ignore_index: builtins.int = ...,
+) -> Tensor:
+    """Negative log-likelihood of class indices (`NllLossBackward0`)."""

@@ -131,6 +131,126 @@ impl Tensor {
     }
 }
 
+/// SELU's constants (PyTorch's, from the paper).
+const SELU_ALPHA: f64 = 1.673_263_242_354_377_3;
+const SELU_SCALE: f64 = 1.050_700_987_355_480_5;
+
+impl Tensor {
+    /// SELU: `scale·x` for `x > 0`, else `scale·α(e^x - 1)` (PyTorch's constants;
+    /// recorded as `EluBackward0`, as PyTorch does).
+    pub fn selu(&self) -> Result<Tensor> {
+        self.scaled_elu(SELU_ALPHA, SELU_SCALE, 1.0, "EluBackward0")
+    }
+
+    /// CELU: `x` for `x > 0`, else `α(e^(x/α) - 1)`.
+    pub fn celu(&self, alpha: f64) -> Result<Tensor> {
+        if alpha == 0.0 {
+            return Err(Error::runtime("ZeroDivisionError"));
+        }
+        self.scaled_elu(alpha, 1.0, 1.0 / alpha, "CeluBackward0")
+    }
+
+    /// PyTorch's general ELU: `scale·x` above 0, else `α·scale·(e^(input_scale·x) - 1)`;
+    /// derivative `scale`, or `α·scale·input_scale·e^(input_scale·x)` at or below 0.
+    fn scaled_elu(
+        &self,
+        alpha: f64,
+        scale: f64,
+        input_scale: f64,
+        node: &'static str,
+    ) -> Result<Tensor> {
+        let x = floats(self);
+        let out = with_float!(x.dtype(), T => map(&x, move |v: T| {
+            let (neg, pos, inp) = ((alpha as T) * (scale as T), scale as T, input_scale as T);
+            if v <= 0.0 { (v * inp).exp_m1() * neg } else { v * pos }
+        }));
+        record1(self, out, node, move |g, x| {
+            let below = mask_where(x, |v| v <= 0.0)?;
+            let curve = x
+                .mul_scalar(input_scale)?
+                .exp()?
+                .mul_scalar(alpha * scale * input_scale)?;
+            let slope = below
+                .mul(&curve)?
+                .add(&below.rsub_scalar(1.0)?.mul_scalar(scale)?)?;
+            g.mul(&slope)
+        })
+    }
+
+    /// Hardtanh: `x` clamped to `[min_val, max_val]`; derivative 1 strictly inside, else 0
+    /// (`relu6` is `hardtanh(0, 6)`, as in PyTorch).
+    pub fn hardtanh(&self, min_val: f64, max_val: f64) -> Result<Tensor> {
+        if min_val > max_val {
+            return Err(Error::value(format!(
+                "min_val cannot be greater than max_val, got min_val={min_val} and max_val={max_val}"
+            )));
+        }
+        let x = floats(self);
+        let out = with_float!(x.dtype(), T => map(&x, move |v: T| {
+            let (lo, hi) = (min_val as T, max_val as T);
+            if v < lo { lo } else if v > hi { hi } else { v }
+        }));
+        record1(self, out, "HardtanhBackward0", move |g, x| {
+            g.mul(&mask_where(x, |v| !(v <= min_val || v >= max_val))?)
+        })
+    }
+
+    /// Hardsigmoid: `relu6(x + 3) / 6`; derivative 1/6 strictly inside `(-3, 3)`.
+    pub fn hardsigmoid(&self) -> Result<Tensor> {
+        let x = floats(self);
+        let out = with_float!(x.dtype(), T => map(&x, |v: T| {
+            (v + 3.0).clamp(0.0, 6.0) / 6.0
+        }));
+        // PyTorch's kernel multiplies by the float32 constant 1/6, in every dtype
+        let one_sixth = f64::from(1.0f32 / 6.0f32);
+        record1(self, out, "HardsigmoidBackward0", move |g, x| {
+            g.mul(&mask_where(x, |v| v > -3.0 && v < 3.0)?)?
+                .mul_scalar(one_sixth)
+        })
+    }
+
+    /// Hardswish: `x·relu6(x + 3) / 6`; derivative 0 up to -3, `x/3 + 1/2` strictly between,
+    /// 1 from 3 on (PyTorch's kernel).
+    pub fn hardswish(&self) -> Result<Tensor> {
+        let x = floats(self);
+        let out = with_float!(x.dtype(), T => map(&x, |v: T| {
+            v * (v + 3.0).clamp(0.0, 6.0) / 6.0
+        }));
+        record1(self, out, "HardswishBackward0", |g, x| {
+            let middle = mask_where(x, |v| v > -3.0 && v < 3.0)?;
+            let above = mask_where(x, |v| v >= 3.0)?;
+            let slope = middle
+                .mul(&x.div_scalar(3.0)?.add_scalar(0.5)?)?
+                .add(&above)?;
+            g.mul(&slope)
+        })
+    }
+
+    /// Mish: `x·tanh(softplus(x))`; derivative `tanh(sp) + x·σ(x)·(1 - tanh²(sp))`.
+    pub fn mish(&self) -> Result<Tensor> {
+        let x = floats(self);
+        let out = with_float!(x.dtype(), T => map(&x, |v: T| v * v.exp().ln_1p().tanh()));
+        record1(self, out, "MishBackward0", |g, x| {
+            let t = x.exp()?.log1p()?.tanh()?;
+            let slope = x
+                .mul(&x.sigmoid()?)?
+                .mul(&t.mul(&t)?.rsub_scalar(1.0)?)?
+                .add(&t)?;
+            g.mul(&slope)
+        })
+    }
+
+    /// Log-sigmoid: `log σ(x) = min(x, 0) - log1p(e^-|x|)`; derivative `σ(-x)`.
+    pub fn logsigmoid(&self) -> Result<Tensor> {
+        let x = floats(self);
+        let out =
+            with_float!(x.dtype(), T => map(&x, |v: T| v.min(0.0) - (-v.abs()).exp().ln_1p()));
+        record1(self, out, "LogSigmoidBackward0", |g, x| {
+            g.mul(&x.neg()?.sigmoid()?)
+        })
+    }
+}
+
 /// leaky_relu's backward as an op of its own (PyTorch's `leaky_relu_backward`): `g` where
 /// `x > 0`, else `slope · g`. Recorded (`LeakyReluBackwardBackward0`) when a graph is built, so
 /// a gradient taken with `create_graph` requires grad as in PyTorch (its derivative in `x` is 0).

@@ -17,6 +17,7 @@
 //! | `linalg` | `matmul`, `mm`, `mv`, `bmm`, `dot`, `outer` |
 //! | `inplace` | the in-place machinery (version bump, rebase, CopySlices), `fill_`, `zero_`, `copy_` |
 //! | `creation` / `random` | `arange`, `linspace` / the generator, `rand`, `randn`, `normal_`, `uniform_` |
+//! | `loss` | losses with their own node: `mse_loss`, `huber_loss`, `smooth_l1_loss`, `binary_cross_entropy` (`_with_logits`), `nll_loss` |
 //! | `optim` | optimizer updates outside autograd: `SGD`, `Adam`/`AdamW` |
 
 pub mod activation;
@@ -26,6 +27,7 @@ pub mod creation;
 pub mod indexing;
 pub mod inplace;
 pub mod linalg;
+pub mod loss;
 pub mod optim;
 pub mod pointwise;
 pub mod pointwise_binary;

@@ -427,6 +427,25 @@ impl Tensor {
     /// `min < x < max` (PyTorch 2's convention: 0 at the bounds), selected, so a NaN gradient
     /// of a clamped element does not leak.
     pub fn clamp(&self, min: Option<f64>, max: Option<f64>) -> Result<Tensor> {
+        self.clamp_named(min, max, "ClampBackward1")
+    }
+
+    /// `max(x, min)` (PyTorch's `clamp_min`, recorded as `ClampMinBackward0`).
+    pub fn clamp_min(&self, min: f64) -> Result<Tensor> {
+        self.clamp_named(Some(min), None, "ClampMinBackward0")
+    }
+
+    /// `min(x, max)` (PyTorch's `clamp_max`, recorded as `ClampMaxBackward0`).
+    pub fn clamp_max(&self, max: f64) -> Result<Tensor> {
+        self.clamp_named(None, Some(max), "ClampMaxBackward0")
+    }
+
+    fn clamp_named(
+        &self,
+        min: Option<f64>,
+        max: Option<f64>,
+        node: &'static str,
+    ) -> Result<Tensor> {
         if min.is_none() && max.is_none() {
             return Err(crate::Error::runtime(
                 "torch.clamp: At least one of 'min' or 'max' must not be None",
@@ -447,7 +466,7 @@ impl Tensor {
         }
         Ok(record(
             out,
-            "ClampBackward1",
+            node,
             &[self],
             &[Save::Tensor(self)],
             move |ctx| {

@@ -355,6 +355,59 @@ impl Tensor {
         self.fill_random_("random_", "RandomBackward0", |_| Ok(drawn))
     }
 
+    /// Fills in place with 1 where a uniform draw falls below `p`, else 0 (PyTorch's
+    /// `bernoulli_(p)`: one float64 uniform, two 32-bit draws, per element).
+    pub fn bernoulli_(&self, p: f64, gen: Option<&SharedGenerator>) -> Result<()> {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(Error::runtime(format!(
+                "bernoulli_ expects p to be in [0, 1], but got p={p}"
+            )));
+        }
+        let n = self.numel();
+        let mut values = with_generator(gen, |g| {
+            (0..n)
+                .map(|_| f64::from(u8::from(g.uniform() < p)))
+                .collect::<Vec<_>>()
+        })
+        .into_iter();
+        let dtype = self.dtype();
+        self.fill_random_("bernoulli_", "BernoulliBackward0", |x| {
+            sampled(x.shape(), dtype, || values.next().unwrap_or_default())
+        })
+    }
+
+    /// A new tensor of 1s and 0s, each 1 with the probability in `self` (PyTorch's
+    /// `torch.bernoulli(probs)`: float64 probabilities compare a float64 uniform, float32 ones a
+    /// float32 uniform of one 32-bit draw).
+    pub fn bernoulli(&self, gen: Option<&SharedGenerator>) -> Result<Tensor> {
+        float_only(self.dtype(), "bernoulli_tensor_cpu_p_")?;
+        let probs = self
+            .detach()
+            .to_dtype(DType::Float64)?
+            .contiguous()?
+            .to_vec::<f64>()?;
+        if probs.iter().any(|p| !(0.0..=1.0).contains(p)) {
+            return Err(Error::runtime(
+                "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)",
+            ));
+        }
+        let single = self.dtype() == DType::Float32;
+        let drawn: Vec<f64> = with_generator(gen, |g| {
+            probs
+                .iter()
+                .map(|&p| match single {
+                    true => u8::from(g.uniform_f32() < p as f32),
+                    false => u8::from(g.uniform() < p),
+                })
+                .map(f64::from)
+                .collect()
+        });
+        let mut values = drawn.into_iter();
+        sampled(self.shape(), self.dtype(), || {
+            values.next().unwrap_or_default()
+        })
+    }
+
     /// Fills in place with normal samples of mean `mean` and standard deviation `std`.
     pub fn normal_(&self, mean: f64, std: f64, gen: Option<&SharedGenerator>) -> Result<()> {
         if std.is_nan() || std < 0.0 {

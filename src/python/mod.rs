@@ -2,6 +2,7 @@
 
 mod convert;
 mod functions;
+mod nn;
 mod node;
 mod pointwise;
 mod random;
@@ -55,6 +56,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     convert::add_dtypes(m)?;
     functions::register(m)?;
     random::register(m)?;
+    nn::register(m)?;
     pointwise::functions::register(m)?;
     Ok(())
 }

@@ -235,6 +235,28 @@ fn randperm(
     finish(t, requires_grad)
 }
 
+/// `bernoulli(input, p=None, *, generator=None)`: 0/1 samples with the probabilities in
+/// `input` (or the number `p` for every element).
+#[pyfunction]
+#[pyo3(signature = (input, p=None, *, generator=None))]
+fn bernoulli(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    p: Option<f64>,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let gen = generator_arg(generator)?;
+    let t = match p {
+        Some(p) => run(|| {
+            let out = Tensor::zeros(input.inner.shape(), input.inner.dtype());
+            out.bernoulli_(p, gen.as_ref())?;
+            Ok(out)
+        })?,
+        None => run(|| input.inner.bernoulli(gen.as_ref()))?,
+    };
+    super::tensor::to_object(py, t)
+}
+
 /// Adds the random functions, `Generator` and `default_generator` to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGenerator>()?;
@@ -254,5 +276,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(randn, m)?)?;
     m.add_function(wrap_pyfunction!(randint, m)?)?;
     m.add_function(wrap_pyfunction!(randperm, m)?)?;
+    m.add_function(wrap_pyfunction!(bernoulli, m)?)?;
     Ok(())
 }

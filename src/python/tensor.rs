@@ -512,6 +512,40 @@ impl PyTensor {
         run(|| slf.get().inner.uniform_(from_, to, gen.as_ref()))?;
         Ok(slf)
     }
+    /// Fills with 1 with probability `p` (a number or a tensor of probabilities), else 0.
+    #[pyo3(signature = (p=None, *, generator=None))]
+    fn bernoulli_<'py>(
+        slf: Bound<'py, Self>,
+        p: Option<&Bound<'py, PyAny>>,
+        generator: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let gen = super::random::generator_arg(generator)?;
+        let Some(p) = p else {
+            run(|| slf.get().inner.bernoulli_(0.5, gen.as_ref()))?;
+            return Ok(slf);
+        };
+        match p.cast::<PyTensor>() {
+            Ok(probs) => {
+                let probs = probs.get().inner.clone();
+                run(|| {
+                    let dims: Vec<isize> = slf
+                        .get()
+                        .inner
+                        .shape()
+                        .iter()
+                        .map(|&s| s as isize)
+                        .collect();
+                    let drawn = probs.expand(&dims)?.bernoulli(gen.as_ref())?;
+                    slf.get().inner.copy_(&drawn)
+                })?;
+            }
+            Err(_) => {
+                let p: f64 = p.extract()?;
+                run(|| slf.get().inner.bernoulli_(p, gen.as_ref()))?;
+            }
+        }
+        Ok(slf)
+    }
     /// Fills with random integers: `random_()`, `random_(to)` or `random_(from, to)`.
     #[pyo3(signature = (from_=None, to=None, *, generator=None))]
     fn random_<'py>(
@@ -927,6 +961,24 @@ impl PyTensor {
             max.as_ref().map(|m| m.as_operand()),
         );
         wrap(run(|| self.inner.clamp_bounds(min, max)))
+    }
+    /// `max(x, min)` (`ClampMinBackward0`).
+    fn clamp_min(&self, min: f64) -> TResult {
+        wrap(run(|| self.inner.clamp_min(min)))
+    }
+    /// `min(x, max)` (`ClampMaxBackward0`).
+    fn clamp_max(&self, max: f64) -> TResult {
+        wrap(run(|| self.inner.clamp_max(max)))
+    }
+    /// In-place `clamp_min`.
+    fn clamp_min_(slf: Bound<'_, Self>, min: f64) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("clamp_min_", |x| x.clamp_min(min)))?;
+        Ok(slf)
+    }
+    /// In-place `clamp_max`.
+    fn clamp_max_(slf: Bound<'_, Self>, max: f64) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.unary_("clamp_max_", |x| x.clamp_max(max)))?;
+        Ok(slf)
     }
     /// Alias of `clamp`.
     #[pyo3(signature = (min=None, max=None))]

@@ -1,87 +1,491 @@
-"""``nn.functional``: layers as functions of tensors."""
+"""``nn.functional``: activations, dropout and losses as functions of tensors (the layer
+functions come from ``_functional_layers``). The maths is in the core; these functions parse
+PyTorch's arguments (``inplace=``, ``reduction=``, the legacy ``size_average``/``reduce``) and
+compose the losses PyTorch itself composes, in its order, so ``grad_fn`` names agree."""
+
+import warnings
 
 from .. import _core
 from .._core import Tensor
 from ._functional_layers import *  # noqa: F403
 from ._functional_layers import __all__ as _layer_names
+from ._functional_layers import pairwise_distance
 
-relu = Tensor.relu
 tanh = Tensor.tanh
 sigmoid = Tensor.sigmoid
-gelu = Tensor.gelu
-silu = Tensor.silu
-softplus = Tensor.softplus
-leaky_relu = Tensor.leaky_relu
-elu = Tensor.elu
-softmax = Tensor.softmax
-log_softmax = Tensor.log_softmax
+logsigmoid = _core.logsigmoid
 
 
-def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``."""
-    out = input.matmul(weight.t())
-    if bias is not None:
-        out = out + bias
+def _inplace(input, out, inplace):
+    """``out``, or, when ``inplace``, ``input`` with ``out`` written into it (recorded as a
+    copy, where PyTorch records the activation's own node)."""
+    if inplace:
+        input.copy_(out)
+        return input
     return out
 
 
-def mse_loss(input, target, reduction="mean"):
-    """Mean (or sum) of squared differences."""
-    sq = (input - target).pow(2)
-    if reduction == "mean":
-        return sq.mean()
-    if reduction == "sum":
-        return sq.sum()
-    if reduction == "none":
-        return sq
-    raise ValueError(f"{reduction} is not a valid value for reduction")
+def relu(input, inplace=False):
+    """``max(x, 0)`` (``ReluBackward0``)."""
+    return input.relu_() if inplace else input.relu()
 
 
-def _check_targets(input, target):
-    """PyTorch's checks of class-index targets: one per row of ``input``, each a valid class."""
-    if target.dim() != 1 or target.shape[0] != input.shape[0]:
-        raise ValueError(
-            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-            f"({target.shape[0] if target.dim() else 0})."
+def relu6(input, inplace=False):
+    """``min(max(x, 0), 6)``: ``hardtanh(x, 0, 6)`` as in PyTorch (``HardtanhBackward0``)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """``x`` clamped to ``[min_val, max_val]`` (``HardtanhBackward0``)."""
+    return _inplace(input, _core.hardtanh(input, float(min_val), float(max_val)), inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``x`` above 0, ``negative_slope·x`` below (``LeakyReluBackward0``)."""
+    return _inplace(input, input.leaky_relu(negative_slope), inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """``x`` above 0, ``alpha(e^x - 1)`` below (``EluBackward0``)."""
+    return _inplace(input, input.elu(alpha), inplace)
+
+
+def selu(input, inplace=False):
+    """Scaled ELU with PyTorch's constants (``EluBackward0``)."""
+    return _inplace(input, _core.selu(input), inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """``x`` above 0, ``alpha(e^(x/alpha) - 1)`` below (``CeluBackward0``)."""
+    return _inplace(input, _core.celu(input, float(alpha)), inplace)
+
+
+def gelu(input, approximate="none"):
+    """``x·Phi(x)``, or its tanh approximation (``GeluBackward0``)."""
+    return input.gelu(approximate)
+
+
+def silu(input, inplace=False):
+    """``x·sigmoid(x)`` (``SiluBackward0``)."""
+    return _inplace(input, input.silu(), inplace)
+
+
+def mish(input, inplace=False):
+    """``x·tanh(softplus(x))`` (``MishBackward0``)."""
+    return _inplace(input, _core.mish(input), inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    """``relu6(x + 3) / 6`` (``HardsigmoidBackward0``)."""
+    return _inplace(input, _core.hardsigmoid(input), inplace)
+
+
+def hardswish(input, inplace=False):
+    """``x·relu6(x + 3) / 6`` (``HardswishBackward0``)."""
+    return _inplace(input, _core.hardswish(input), inplace)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """``log(1 + e^(betax))/beta``, linear above ``threshold`` (``SoftplusBackward0``)."""
+    return input.softplus(beta, threshold)
+
+
+def softsign(input):
+    """``x / (1 + |x|)`` (composed, as PyTorch: ``DivBackward0``)."""
+    return input / (input.abs() + 1)
+
+
+def _softmax_dim(name, ndim):
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. "
+        "Change the call to include dim=X as an argument.",
+        stacklevel=3,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(x)/Σexp(x)`` along ``dim`` (``SoftmaxBackward0``)."""
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim())
+    if dtype is not None:
+        input = input.to(dtype)
+    return input.softmax(dim)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``x - log Σexp(x)`` along ``dim`` (``LogSoftmaxBackward0``)."""
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim())
+    if dtype is not None:
+        input = input.to(dtype)
+    return input.log_softmax(dim)
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zeroes each element with probability ``p`` and scales the rest by ``1/(1-p)``, drawing
+    the mask as PyTorch's CPU kernel does (so after ``manual_seed`` the masks agree); the
+    input itself when not ``training``."""
+    _check_p(p)
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    if p == 1.0:
+        noise = _core.zeros((), dtype=input.dtype)
+    else:
+        noise = _core.empty(*input.shape, dtype=input.dtype).bernoulli_(1.0 - p)
+        noise.div_(1.0 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+def _feature_dropout(input, p, training, inplace, feature_dims, name):
+    _check_p(p)
+    if input.dim() not in feature_dims:
+        raise RuntimeError(
+            f"{name}: Expected {feature_dims[0]}D or {feature_dims[1]}D input, "
+            f"but received a {input.dim()}D input."
         )
-    if target.dtype != _core.int64:
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
-    classes = input.shape[1]
-    for t in target.tolist():
-        if t < 0 or t >= classes:
-            raise IndexError(f"Target {t} is out of bounds (for {classes} classes).")
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    batched = input.dim() == feature_dims[1]
+    lead = 2 if batched else 1
+    shape = list(input.shape[:lead]) + [1] * (input.dim() - lead)
+    if p == 1.0:
+        noise = _core.zeros(*shape, dtype=input.dtype)
+    else:
+        noise = _core.empty(*shape, dtype=input.dtype).bernoulli_(1.0 - p)
+        noise.div_(1.0 - p)
+    return input.mul_(noise) if inplace else input * noise
 
 
-def nll_loss(input, target, reduction="mean"):
-    """Negative log-likelihood of class indices ``target`` under log-probabilities ``input``."""
-    _check_targets(input, target)
-    picked = input.gather(1, target.unsqueeze(1)).squeeze(1).neg()
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of a ``(N, C, L)`` or ``(C, L)`` input."""
+    return _feature_dropout(input, p, training, inplace, (2, 3), "dropout1d")
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of a ``(N, C, H, W)`` or ``(C, H, W)`` input."""
+    return _feature_dropout(input, p, training, inplace, (3, 4), "dropout2d")
+
+
+# ----- losses ---------------------------------------------------------------------------------
+
+
+def _reduction(size_average, reduce, reduction):
+    """PyTorch's legacy ``size_average``/``reduce`` arguments folded into ``reduction``."""
+    if size_average is None and reduce is None:
+        return reduction
+    warnings.warn(
+        "size_average and reduce args will be deprecated, please use reduction='"
+        + ("none" if reduce is False else ("sum" if size_average is False else "mean"))
+        + "' instead.",
+        stacklevel=3,
+    )
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _check_reduction(reduction):
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _warn_broadcast(input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(
+            f"Using a target size ({target.shape!r}) that is different to the input size "
+            f"({input.shape!r}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.",
+            stacklevel=3,
+        )
+
+
+def _apply_reduction(loss, reduction):
+    _check_reduction(reduction)
     if reduction == "mean":
-        return picked.mean()
+        return loss.mean()
     if reduction == "sum":
-        return picked.sum()
-    return picked
+        return loss.sum()
+    return loss
 
 
-def cross_entropy(input, target, reduction="mean"):
-    """``nll_loss(log_softmax(input, 1), target)``."""
-    return nll_loss(input.log_softmax(1), target, reduction=reduction)
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error (``MseLossBackward0``)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _warn_broadcast(input, target)
+    if weight is not None:
+        return _apply_reduction((input - target) ** 2 * weight, reduction)
+    return _core.mse_loss(input, target, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean absolute error (composed, as PyTorch: ``MeanBackward0``)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _warn_broadcast(input, target)
+    loss = (input - target).abs()
+    if weight is not None:
+        loss = loss * weight
+    return _apply_reduction(loss, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Smooth L1 loss (``SmoothL1LossBackward0``; the L1 loss when ``beta == 0``)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _warn_broadcast(input, target)
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    return _core.smooth_l1_loss(input, target, reduction, float(beta))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """Huber loss (``HuberLossBackward0``)."""
+    _warn_broadcast(input, target)
+    if weight is not None:
+        return _apply_reduction(
+            _core.huber_loss(input, target, "none", float(delta)) * weight, reduction
+        )
+    return _core.huber_loss(input, target, reduction, float(delta))
+
+
+def nll_loss(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index=-100,
+    reduce=None,
+    reduction="mean",
+):
+    """Negative log-likelihood of class indices under log-probabilities (``NllLossBackward0``)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    return _core.nll_loss(input, target, weight, reduction, ignore_index)
+
+
+def cross_entropy(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index=-100,
+    reduce=None,
+    reduction="mean",
+    label_smoothing=0.0,
+):
+    """Cross-entropy of logits against class indices (``NllLossBackward0`` over
+    ``log_softmax``) or class probabilities, with optional label smoothing, as PyTorch
+    composes it."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(
+            f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+        )
+    class_dim = 0 if input.dim() == 1 else 1
+    logp = input.log_softmax(class_dim)
+    classes = input.shape[class_dim]
+    if tuple(input.shape) == tuple(target.shape):  # PyTorch tells probabilities by the shape
+        if not target.dtype.is_floating_point:
+            raise RuntimeError(
+                "Expected floating point type for target with class probabilities, "
+                f"got {str(target.dtype).replace('torch.', '').capitalize()}"
+            )
+        return _cross_entropy_probabilities(logp, target, weight, reduction, label_smoothing)
+    nll = _core.nll_loss(logp, target, weight, reduction, ignore_index)
+    if label_smoothing == 0.0:
+        return nll
+    # PyTorch's label smoothing: (1 - eps)·nll + eps/C · (-Σ_c w_c·log p_c), ignored rows excluded
+    if weight is not None:
+        shape = [1] * input.dim()
+        shape[class_dim] = classes
+        smooth = -(logp * weight.reshape(shape)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    ignored = target == ignore_index
+    smooth = smooth.masked_fill(ignored, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            picked = weight.index_select(0, target.masked_fill(ignored, 0).reshape(-1))
+            denominator = picked.masked_fill(ignored.reshape(-1), 0.0).sum()
+            smooth = smooth.sum() / denominator
+        else:
+            smooth = smooth.sum() / (~ignored).sum()
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return (1.0 - label_smoothing) * nll + smooth * (label_smoothing / classes)
+
+
+def _cross_entropy_probabilities(logp, target, weight, reduction, label_smoothing):
+    """Cross-entropy against class probabilities, composed as PyTorch composes it."""
+    class_dim = 0 if logp.dim() == 1 else 1
+    classes = logp.shape[class_dim]
+    if label_smoothing > 0.0:
+        target = target * (1 - label_smoothing) + label_smoothing / classes
+    product = logp * target
+    if weight is not None:
+        shape = [1] * logp.dim()
+        shape[class_dim] = classes
+        product = product * weight.reshape(shape)
+    if reduction == "mean":
+        batch = 1 if logp.dim() == 1 else logp.numel() // classes
+        return -product.sum() / batch
+    if reduction == "sum":
+        return -product.sum()
+    return -product.sum(class_dim)
+
+
+def _check_same_size(input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"Using a target size ({target.shape!r}) that is different to the input size "
+            f"({input.shape!r}) is deprecated. Please ensure they have the same size."
+        )
+
+
+def binary_cross_entropy(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+):
+    """Binary cross-entropy of probabilities (``BinaryCrossEntropyBackward0``)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_same_size(input, target)
+    return _core.binary_cross_entropy(input, target, weight, reduction)
+
+
+def binary_cross_entropy_with_logits(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    reduce=None,
+    reduction="mean",
+    pos_weight=None,
+):
+    """Binary cross-entropy of logits (``BinaryCrossEntropyWithLogitsBackward0``)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_same_size(input, target)
+    return _core.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Kullback-Leibler divergence of log-probabilities ``input`` from ``target`` (composed,
+    as PyTorch); ``"batchmean"`` divides the sum by the batch size."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.",
+            stacklevel=2,
+        )
+    if reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = _core.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        total = loss.sum()
+        return total / input.shape[0] if input.dim() != 0 else total
+    return _apply_reduction(loss, reduction)
+
+
+def cosine_embedding_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
+    """``1 - cos(x1, x2)`` for target 1, ``max(0, cos - margin)`` for target -1 (composed, as
+    PyTorch)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    dim = input1.dim() - 1
+    eps = 1e-12
+    prod_sum = (input1 * input2).sum(dim)
+    mag1 = (input1 * input1).sum(dim) + eps
+    mag2 = (input2 * input2).sum(dim) + eps
+    cos = prod_sum / (mag1 * mag2).sqrt()
+    zeros = _core.zeros_like(cos)
+    pos = 1 - cos
+    neg = (cos - margin).clamp_min(0)
+    out = _core.where(target == 1, pos, zeros) + _core.where(target == -1, neg, zeros)
+    return _apply_reduction(out, reduction)
+
+
+def margin_ranking_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
+    """``max(0, -target·(x1 - x2) + margin)`` (composed, as PyTorch)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if not (input1.dim() == input2.dim() == target.dim()):
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {list(input1.shape)}, input2: {list(input2.shape)}, "
+            f"target: {list(target.shape)} "
+        )
+    out = (-target * (input1 - input2) + margin).clamp_min(0)
+    return _apply_reduction(out, reduction)
+
+
+def triplet_margin_loss(
+    anchor,
+    positive,
+    negative,
+    margin=1.0,
+    p=2,
+    eps=1e-6,
+    swap=False,
+    size_average=None,
+    reduce=None,
+    reduction="mean",
+):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with ``pairwise_distance`` (composed, as PyTorch)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = dist_neg.minimum(pairwise_distance(positive, negative, p, eps))
+    out = (margin + dist_pos - dist_neg).clamp_min(0)
+    return _apply_reduction(out, reduction)
 
 
 __all__ = [
     *_layer_names,
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "celu",
+    "cosine_embedding_loss",
     "cross_entropy",
+    "dropout",
+    "dropout1d",
+    "dropout2d",
     "elu",
     "gelu",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "huber_loss",
+    "kl_div",
+    "l1_loss",
     "leaky_relu",
-    "linear",
     "log_softmax",
+    "logsigmoid",
+    "margin_ranking_loss",
+    "mish",
     "mse_loss",
     "nll_loss",
     "relu",
+    "relu6",
+    "selu",
     "sigmoid",
     "silu",
+    "smooth_l1_loss",
     "softmax",
     "softplus",
+    "softsign",
     "tanh",
+    "triplet_margin_loss",
 ]

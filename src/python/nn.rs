@@ -1,0 +1,168 @@
+//! `nn.functional` bindings: activations (`_core.hardtanh(input, min_val, max_val)`, ...) and
+//! losses (`_core.<loss>(input, target, ..., reduction)`), wrapped by `nn.functional` (which adds
+//! PyTorch's argument handling, warnings and `inplace=`).
+
+use super::run;
+use super::tensor::{to_object, PyTensor};
+use crate::ops::loss::Reduction;
+use pyo3::prelude::*;
+
+fn reduction(name: &str) -> PyResult<Reduction> {
+    run(|| Reduction::parse(name))
+}
+
+/// Mean squared error (`MseLossBackward0`).
+#[pyfunction]
+#[pyo3(signature = (input, target, reduction="mean"))]
+fn mse_loss(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    target: PyRef<'_, PyTensor>,
+    reduction: &str,
+) -> PyResult<Py<PyAny>> {
+    let r = self::reduction(reduction)?;
+    to_object(py, run(|| input.inner.mse_loss(&target.inner, r))?)
+}
+
+/// Huber loss (`HuberLossBackward0`).
+#[pyfunction]
+#[pyo3(signature = (input, target, reduction="mean", delta=1.0))]
+fn huber_loss(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    target: PyRef<'_, PyTensor>,
+    reduction: &str,
+    delta: f64,
+) -> PyResult<Py<PyAny>> {
+    let r = self::reduction(reduction)?;
+    to_object(py, run(|| input.inner.huber_loss(&target.inner, r, delta))?)
+}
+
+/// Smooth L1 loss (`SmoothL1LossBackward0`).
+#[pyfunction]
+#[pyo3(signature = (input, target, reduction="mean", beta=1.0))]
+fn smooth_l1_loss(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    target: PyRef<'_, PyTensor>,
+    reduction: &str,
+    beta: f64,
+) -> PyResult<Py<PyAny>> {
+    let r = self::reduction(reduction)?;
+    to_object(
+        py,
+        run(|| input.inner.smooth_l1_loss(&target.inner, r, beta))?,
+    )
+}
+
+/// Binary cross-entropy of probabilities (`BinaryCrossEntropyBackward0`).
+#[pyfunction]
+#[pyo3(signature = (input, target, weight=None, reduction="mean"))]
+fn binary_cross_entropy(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    target: PyRef<'_, PyTensor>,
+    weight: Option<PyRef<'_, PyTensor>>,
+    reduction: &str,
+) -> PyResult<Py<PyAny>> {
+    let r = self::reduction(reduction)?;
+    let w = weight.as_ref().map(|w| &w.inner);
+    to_object(
+        py,
+        run(|| input.inner.binary_cross_entropy(&target.inner, w, r))?,
+    )
+}
+
+/// Binary cross-entropy of logits (`BinaryCrossEntropyWithLogitsBackward0`).
+#[pyfunction]
+#[pyo3(signature = (input, target, weight=None, pos_weight=None, reduction="mean"))]
+fn binary_cross_entropy_with_logits(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    target: PyRef<'_, PyTensor>,
+    weight: Option<PyRef<'_, PyTensor>>,
+    pos_weight: Option<PyRef<'_, PyTensor>>,
+    reduction: &str,
+) -> PyResult<Py<PyAny>> {
+    let r = self::reduction(reduction)?;
+    let w = weight.as_ref().map(|w| &w.inner);
+    let pw = pos_weight.as_ref().map(|w| &w.inner);
+    to_object(
+        py,
+        run(|| {
+            input
+                .inner
+                .binary_cross_entropy_with_logits(&target.inner, w, pw, r)
+        })?,
+    )
+}
+
+/// Negative log-likelihood of class indices (`NllLossBackward0`).
+#[pyfunction]
+#[pyo3(signature = (input, target, weight=None, reduction="mean", ignore_index=-100))]
+fn nll_loss(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    target: PyRef<'_, PyTensor>,
+    weight: Option<PyRef<'_, PyTensor>>,
+    reduction: &str,
+    ignore_index: i64,
+) -> PyResult<Py<PyAny>> {
+    let r = self::reduction(reduction)?;
+    let w = weight.as_ref().map(|w| &w.inner);
+    to_object(
+        py,
+        run(|| input.inner.nll_loss(&target.inner, w, r, ignore_index))?,
+    )
+}
+
+/// Hardtanh (`HardtanhBackward0`).
+#[pyfunction]
+fn hardtanh(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    min_val: f64,
+    max_val: f64,
+) -> PyResult<Py<PyAny>> {
+    to_object(py, run(|| input.inner.hardtanh(min_val, max_val))?)
+}
+
+/// CELU (`CeluBackward0`).
+#[pyfunction]
+fn celu(py: Python<'_>, input: PyRef<'_, PyTensor>, alpha: f64) -> PyResult<Py<PyAny>> {
+    to_object(py, run(|| input.inner.celu(alpha))?)
+}
+
+macro_rules! activation {
+    ($name:ident, $doc:literal) => {
+        #[doc = $doc]
+        #[pyfunction]
+        fn $name(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyAny>> {
+            to_object(py, run(|| input.inner.$name())?)
+        }
+    };
+}
+
+activation!(selu, "SELU (`EluBackward0`).");
+activation!(hardsigmoid, "Hardsigmoid (`HardsigmoidBackward0`).");
+activation!(hardswish, "Hardswish (`HardswishBackward0`).");
+activation!(mish, "Mish (`MishBackward0`).");
+activation!(logsigmoid, "Log-sigmoid (`LogSigmoidBackward0`).");
+
+/// Adds the activation and loss functions to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(hardtanh, m)?)?;
+    m.add_function(wrap_pyfunction!(celu, m)?)?;
+    m.add_function(wrap_pyfunction!(selu, m)?)?;
+    m.add_function(wrap_pyfunction!(hardsigmoid, m)?)?;
+    m.add_function(wrap_pyfunction!(hardswish, m)?)?;
+    m.add_function(wrap_pyfunction!(mish, m)?)?;
+    m.add_function(wrap_pyfunction!(logsigmoid, m)?)?;
+    m.add_function(wrap_pyfunction!(mse_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(huber_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(smooth_l1_loss, m)?)?;
+    m.add_function(wrap_pyfunction!(binary_cross_entropy, m)?)?;
+    m.add_function(wrap_pyfunction!(binary_cross_entropy_with_logits, m)?)?;
+    m.add_function(wrap_pyfunction!(nll_loss, m)?)?;
+    Ok(())
+}
