@@ -458,3 +458,15 @@ def test_dtype_objects_ferrograd_lacks_are_saved_back_as_pytorchs():
     data = saved_bytes({"dtype": loaded["dtype"]})
     assert b"ctorch\nfloat16\n" in zipfile.ZipFile(io.BytesIO(data)).read("archive/data.pkl")
     assert ferrograd.load(io.BytesIO(data))["dtype"] == loaded["dtype"]
+
+
+def test_files_are_deterministic():
+    # as PyTorch's writer: the serialization id names the contents, the zip dates are fixed
+    first = saved_bytes(cases.BUILDERS["state_dict"](ferrograd))
+    assert saved_bytes(cases.BUILDERS["state_dict"](ferrograd)) == first
+    other = saved_bytes(cases.BUILDERS["tensor"](ferrograd))
+    ids = [
+        zipfile.ZipFile(io.BytesIO(d)).read("archive/.data/serialization_id")
+        for d in (first, other)
+    ]
+    assert ids[0] != ids[1] and all(len(i) == 40 and i.isdigit() for i in ids)

@@ -27,13 +27,14 @@ import _compat_pickle
 import codecs
 import collections
 import contextlib
+import hashlib
 import io
 import os
 import pickle
-import secrets
 import struct
 import warnings
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -1067,13 +1068,21 @@ def _save_zip(obj, f, pickle_module, protocol, byteorder_record):
     if byteorder_record:
         records.append(("byteorder", b"little"))
     records += [(f"data/{key}", storage.data) for key, storage in enumerate(storages)]
-    serialization_id = "".join(f"{secrets.randbits(64):020d}" for _ in range(2))
-    records += [
-        ("version", _FILE_FORMAT_VERSION),
-        (".data/serialization_id", serialization_id.encode()),
-    ]
+    records.append(("version", _FILE_FORMAT_VERSION))
+    records.append((".data/serialization_id", _serialization_id(records)))
     with _opened(f, "wb") as opened:
         _write_zip(opened, _archive_name(f), records)
+
+
+def _serialization_id(records):
+    """40 digits that name the file's contents, deterministic as PyTorch's (which combines
+    hashes of the record names and CRCs of their data): two 64-bit numbers from a SHA-256 of
+    the names and CRCs."""
+    digest = hashlib.sha256()
+    for name, data in records:
+        digest.update(name.encode() + b"\0" + zlib.crc32(data).to_bytes(4, "little"))
+    raw = digest.digest()
+    return b"".join(b"%020d" % int.from_bytes(raw[i : i + 8], "little") for i in (0, 8))
 
 
 def _save_legacy(obj, f, pickle_module, protocol):
