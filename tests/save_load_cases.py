@@ -71,13 +71,14 @@ def fingerprint(data):
     """The structure of a file written by ``save`` (bytes): record names without the archive
     prefix, in order; their sizes (the random ``serialization_id`` aside); the contents of the
     small records; a hash of each storage; whether each record's bytes start at a multiple of
-    64; and ``data.pkl``'s opcodes with their arguments."""
+    64 and how many bytes follow them before the next record (PyTorch's loader computes where
+    storages start from those); and ``data.pkl``'s opcodes with their arguments."""
     archive = zipfile.ZipFile(io.BytesIO(data))
     infos = archive.infolist()
     prefix = infos[0].filename.partition("/")[0] + "/"
     names = [i.filename[len(prefix) :] for i in infos]
-    contents, storages, aligned = {}, {}, []
-    for info, name in zip(infos, names):
+    contents, storages, aligned, after = {}, {}, [], []
+    for k, (info, name) in enumerate(zip(infos, names)):
         body = archive.read(info.filename)
         if name.startswith("data/"):
             storages[name] = hashlib.sha256(body).hexdigest()[:16]
@@ -88,6 +89,8 @@ def fingerprint(data):
         start = info.header_offset + 30 + int.from_bytes(head[26:28], "little")
         start += int.from_bytes(head[28:30], "little")
         aligned.append(start % 64 == 0)
+        if k + 1 < len(infos):  # what lies between the data and the next record's header
+            after.append(infos[k + 1].header_offset - start - info.file_size)
     ops = []
     for op, arg, _ in pickletools.genops(archive.read(prefix + "data.pkl")):
         if isinstance(arg, bytes):
@@ -102,6 +105,7 @@ def fingerprint(data):
         "contents": contents,
         "storages": storages,
         "aligned": aligned,
+        "after_data": after,
         "pickle": ops,
     }
 

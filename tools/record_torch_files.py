@@ -329,7 +329,17 @@ def main():
         theirs = zipfile.ZipFile(Path(tmp) / "torch.model.pt").namelist()[0]
         if ours.replace("my.", "torch.") != theirs:
             mismatches.append(f"archive name from a path: {ours} vs PyTorch's {theirs}")
-        torch.load(Path(tmp) / "my.model.pt", mmap=True)
+        # PyTorch's mmap loading, also where it computes the storages' offsets from the layout
+        from torch.utils.serialization import config
+
+        ours = {"a": ferrograd.arange(5.0), "b": ferrograd.ones(3, dtype=ferrograd.float64)}
+        ferrograd.save({**ours, "c": ferrograd.tensor([1, 2])}, Path(tmp) / "mapped.pt")
+        for calculate in (False, True):
+            config.load.calculate_storage_offsets = calculate
+            mapped = torch.load(Path(tmp) / "mapped.pt", mmap=True)
+            if [v.tolist() for v in mapped.values()] != [[0, 1, 2, 3, 4], [1, 1, 1], [1, 2]]:
+                mismatches.append(f"mmap (calculate_storage_offsets={calculate}): {mapped}")
+        config.load.calculate_storage_offsets = False
 
     path = ROOT / "tests" / "golden" / cases.GOLDEN
     path.write_text(_format(golden))

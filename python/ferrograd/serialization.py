@@ -1030,31 +1030,106 @@ def _reduce_tensor(tensor):
 
 
 def _archive_name(f):
-    if _is_path(f):
-        base = os.path.basename(os.fspath(f))
-        stem, dot, _ = base.rpartition(".")
-        return stem if dot and stem else base
-    return "archive"
+    """PyTorch's archive name for a path: its last component without the extension."""
+    name = os.fspath(f) if _is_path(f) else "archive"
+    name = name.replace("\\", "/").rpartition("/")[2]
+    stem, dot, _ = name.rpartition(".")
+    archive = stem if dot else name
+    if not archive:
+        raise RuntimeError(f"invalid file name: {os.fspath(f)}")
+    return archive
 
 
-def _padding(offset, name, size):
-    """The extra field that puts a record's data at a multiple of 64 bytes (as PyTorch's
-    writer does: a field ``FB`` of ``Z`` bytes)."""
-    header = 30 + len(name.encode()) + 4
-    if size * 1.05 > zipfile.ZIP64_LIMIT:
-        header += 20  # the zip64 sizes zipfile adds after the extra field
-    pad = -(offset + header) % _STORAGE_ALIGNMENT
-    return b"FB" + struct.pack("<H", pad) + b"Z" * pad
+_U32 = 0xFFFFFFFF
+
+
+def _zip64_fields(size, offset):
+    """The zip64 extra field for a record whose size or offset does not fit 32 bits."""
+    values = (size, size) if size >= _U32 else ()
+    values += (offset,) if offset >= _U32 else ()
+    if not values:
+        return b""
+    return struct.pack(f"<HH{len(values)}Q", 1, 8 * len(values), *values)
 
 
 def _write_zip(f, archive, records):
-    with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as out:
-        start = out.fp.tell()
-        for name, data in records:
-            info = zipfile.ZipInfo(f"{archive}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_STORED
-            info.extra = _padding(out.fp.tell() - start, info.filename, len(data))
-            out.writestr(info, data)
+    """Writes ``records`` ((name, bytes), in order) under ``archive/`` laid out as PyTorch's
+    writer (miniz) lays them out: stored, each record's bytes at a multiple of 64 from the
+    archive's start (a padding extra field ``FB`` of ``Z`` bytes), followed by a data descriptor
+    when there are any (PyTorch's loader counts on those bytes when it computes where storages
+    start), then the central directory and zip64 end records."""
+    position = 0
+    central = []
+
+    def write(data):
+        nonlocal position
+        f.write(data)
+        position += len(data)
+
+    for name, data in records:
+        full = f"{archive}/{name}".encode()
+        size, crc, offset = len(data), zlib.crc32(data), position
+        wide = size >= _U32 or offset >= _U32
+        extra = _zip64_fields(size, offset) if wide else b""
+        pad = -(offset + 30 + len(full) + len(extra) + 4) % _STORAGE_ALIGNMENT
+        extra += b"FB" + struct.pack("<H", pad) + b"Z" * pad
+        flags = 0x0808 if size else 0x0800  # UTF-8 name, data descriptor
+        header = struct.pack(
+            "<IHHHHHIIIHH", 0x04034B50, 0, flags, 0, 0, 0, 0, 0, 0, len(full), len(extra)
+        )
+        write(header + full + extra)
+        write(data)
+        if size:
+            write(struct.pack("<IIQQ" if wide else "<IIII", 0x08074B50, crc, size, size))
+        central.append((full, flags, crc, size, offset))
+    directory = position
+    for full, flags, crc, size, offset in central:
+        extra = _zip64_fields(size, offset)
+        write(
+            struct.pack(
+                "<IHHHHHHIIIHHHHHII",
+                0x02014B50,
+                0,
+                0,
+                flags,
+                0,
+                0,
+                0,
+                crc,
+                min(size, _U32),
+                min(size, _U32),
+                len(full),
+                len(extra),
+                0,
+                0,
+                0,
+                0,
+                min(offset, _U32),
+            )
+            + full
+            + extra
+        )
+    length, count, end64 = position - directory, len(central), position
+    write(
+        struct.pack(
+            "<IQHHIIQQQQ", 0x06064B50, 44, 0x031E, 45, 0, 0, count, count, length, directory
+        )
+    )
+    write(struct.pack("<IIQI", 0x07064B50, 0, end64, 1))
+    entries = min(count, 0xFFFF)
+    write(
+        struct.pack(
+            "<IHHHHIIH",
+            0x06054B50,
+            0,
+            0,
+            entries,
+            entries,
+            min(length, _U32),
+            min(directory, _U32),
+            0,
+        )
+    )
 
 
 def _save_zip(obj, f, pickle_module, protocol, byteorder_record):
@@ -1070,8 +1145,9 @@ def _save_zip(obj, f, pickle_module, protocol, byteorder_record):
     records += [(f"data/{key}", storage.data) for key, storage in enumerate(storages)]
     records.append(("version", _FILE_FORMAT_VERSION))
     records.append((".data/serialization_id", _serialization_id(records)))
+    archive = _archive_name(f)
     with _opened(f, "wb") as opened:
-        _write_zip(opened, _archive_name(f), records)
+        _write_zip(opened, archive, records)
 
 
 def _serialization_id(records):
