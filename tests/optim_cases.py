@@ -21,6 +21,20 @@ CASES = [
     ("adam_maximize", "Adam", {"lr": 0.01, "maximize": True, "eps": 1e-6}),
     ("adamw", "AdamW", {"lr": 0.01}),
     ("adamw_amsgrad", "AdamW", {"lr": 0.02, "weight_decay": 0.05, "amsgrad": True}),
+    ("rmsprop", "RMSprop", {"lr": 0.01}),
+    ("rmsprop_momentum", "RMSprop", {"lr": 0.01, "momentum": 0.8, "alpha": 0.9}),
+    ("rmsprop_centered", "RMSprop", {"lr": 0.01, "centered": True, "weight_decay": 0.1}),
+    ("rmsprop_centered_momentum_max", "RMSprop",
+     {"lr": 0.005, "centered": True, "momentum": 0.5, "maximize": True, "eps": 1e-4}),
+    ("adagrad", "Adagrad", {"lr": 0.1}),
+    ("adagrad_decay", "Adagrad",
+     {"lr": 0.1, "lr_decay": 0.05, "weight_decay": 0.02, "initial_accumulator_value": 0.3}),
+    ("adagrad_maximize", "Adagrad", {"lr": 0.05, "maximize": True}),
+    ("adadelta", "Adadelta", {}),
+    ("adadelta_tuned", "Adadelta", {"lr": 0.5, "rho": 0.8, "weight_decay": 0.1, "eps": 1e-5}),
+    ("adamax", "Adamax", {"lr": 0.02}),
+    ("adamax_tuned", "Adamax",
+     {"lr": 0.01, "betas": (0.8, 0.95), "weight_decay": 0.1, "maximize": True}),
 ]
 
 

@@ -60,19 +60,24 @@ pub struct AdamState<'a> {
 }
 
 /// The floating values of `t` (a parameter, its gradient or a state tensor) in row-major order.
-fn values<T: Element + crate::core::buffer::BufferElement>(t: &Tensor) -> Result<Vec<T>> {
+pub(crate) fn values<T: Element + crate::core::buffer::BufferElement>(
+    t: &Tensor,
+) -> Result<Vec<T>> {
     t.to_vec::<T>()
 }
 
 /// Writes `v` into `t` (same shape) without autograd.
-fn store<T: Element + crate::core::buffer::BufferElement>(t: &Tensor, v: Vec<T>) -> Result<()> {
+pub(crate) fn store<T: Element + crate::core::buffer::BufferElement>(
+    t: &Tensor,
+    v: Vec<T>,
+) -> Result<()> {
     let src = Tensor::from_vec(v, t.shape())?;
     write_into(t, &src);
     Ok(())
 }
 
 /// Checks that a parameter can be updated: a floating tensor whose state matches it.
-fn check(param: &Tensor, others: &[&Tensor]) -> Result<()> {
+pub(crate) fn check(param: &Tensor, others: &[&Tensor]) -> Result<()> {
     if !param.dtype().is_floating_point() {
         return Err(Error::runtime(format!(
             "optimizers update floating point parameters, got one of dtype {}",
@@ -93,13 +98,27 @@ fn check(param: &Tensor, others: &[&Tensor]) -> Result<()> {
 
 /// The gradient as an update reads it (PyTorch's first lines of each step): negated when
 /// maximizing, then plus the L2 term `weight_decay * p`.
-fn read_gradient<T: crate::core::dtype::Float>(g: &mut [T], p: &[T], maximize: bool, l2: f64) {
+pub(crate) fn read_gradient<T: crate::core::dtype::Float>(
+    g: &mut [T],
+    p: &[T],
+    maximize: bool,
+    l2: f64,
+) {
     if maximize {
         g.iter_mut().for_each(|v| *v = -*v);
     }
     if l2 != 0.0 {
         let wd = T::from_f64(l2);
         g.iter_mut().zip(p).for_each(|(g, &p)| *g += wd * p);
+    }
+}
+
+/// PyTorch's `lerp_(end, weight)` for one element, with its two forms (exact at both ends).
+pub(crate) fn lerp<T: crate::core::dtype::Float>(start: T, end: T, weight: T) -> T {
+    if weight.abs() < T::from_f64(0.5) {
+        start + weight * (end - start)
+    } else {
+        end - (end - start) * (T::from_f64(1.0) - weight)
     }
 }
 
@@ -118,6 +137,8 @@ macro_rules! per_float {
         }
     };
 }
+
+pub(crate) use per_float;
 
 impl Sgd {
     /// One step for `param` with gradient `grad`; `buffer` is its momentum buffer, created on the
@@ -191,13 +212,7 @@ impl Adam {
             // exp_avg.lerp_(grad, 1 - beta1), with lerp's two forms as PyTorch
             let weight = (1.0 - self.beta1) as T;
             let mut m: Vec<T> = values(state.exp_avg)?;
-            m.iter_mut().zip(&g).for_each(|(m, &g)| {
-                *m = if weight.abs() < 0.5 {
-                    *m + weight * (g - *m)
-                } else {
-                    g - (g - *m) * (1.0 - weight)
-                }
-            });
+            m.iter_mut().zip(&g).for_each(|(m, &g)| *m = lerp(*m, g, weight));
             // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
             let (beta2, value) = (self.beta2 as T, (1.0 - self.beta2) as T);
             let mut v: Vec<T> = values(state.exp_avg_sq)?;

@@ -4,6 +4,7 @@ mod convert;
 mod functions;
 mod nn;
 mod node;
+mod optim;
 mod pointwise;
 mod random;
 mod tensor;
@@ -57,6 +58,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     functions::register(m)?;
     random::register(m)?;
     nn::register(m)?;
+    optim::register(m)?;
     pointwise::functions::register(m)?;
     Ok(())
 }

@@ -107,6 +107,9 @@ _LABELS = {
     "momentum": "momentum value",
     "eps": "epsilon value",
     "weight_decay": "weight_decay value",
+    "alpha": "alpha value",
+    "lr_decay": "lr_decay value",
+    "initial_accumulator_value": "initial_accumulator_value value",
 }
 
 
@@ -263,6 +266,239 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
 
 
+class _Adaptive(Optimizer):
+    """An optimizer whose step is ``_core._optim_step`` over each group: the subclass names its
+    kernel, its state tensors in order (made zero on a parameter's first step) and which
+    hyper-parameters the kernel reads."""
+
+    _kernel = ""
+    _state_names: tuple = ()
+    _kernel_order: tuple = ()  # the state the kernel reads, by position (default: all of it)
+
+    def _states_for(self, group):
+        """The names of the state tensors this group keeps."""
+        return self._state_names
+
+    def _hyper(self, group):
+        """The group's settings as the kernel reads them (numbers; booleans as 0/1)."""
+        return {k: float(v) for k, v in group.items() if isinstance(v, (int, float))}
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = _core.tensor(0.0)
+        for name in self._states_for(group):
+            state[name] = _core.zeros_like(p)
+
+    @no_grad()
+    def step(self, closure=None):
+        """One update of every parameter that has a gradient; returns the closure's loss."""
+        loss = _evaluate(closure)
+        for group in self.param_groups:
+            params = self._with_grads(group)
+            names = self._kernel_order or self._states_for(group)
+            for p in params:
+                if not self.state[p]:
+                    self._init_state(p, group)
+            states = [self.state[p] for p in params]
+            steps = []
+            for s in states:
+                s["step"] = _core.tensor(s["step"].item() + 1.0)
+                steps.append(int(s["step"].item()))
+            _core._optim_step(
+                self._kernel,
+                params,
+                [p.grad for p in params],
+                [[s.get(n) for n in names] for s in states],
+                steps,
+                self._hyper(group),
+            )
+        return loss
+
+
+class RMSprop(_Adaptive):
+    """RMSprop (``momentum``, ``centered``, ``weight_decay``, ``maximize``), as
+    ``torch.optim.RMSprop``."""
+
+    _kernel = "rmsprop"
+    _kernel_order = ("square_avg", "momentum_buffer", "grad_avg")
+
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        alpha=0.99,
+        eps=1e-8,
+        weight_decay=0,
+        momentum=0,
+        centered=False,
+        capturable=False,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
+    ):
+        _non_negative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            alpha=alpha,
+            eps=eps,
+            centered=centered,
+            weight_decay=weight_decay,
+            capturable=capturable,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+        )
+        super().__init__(params, defaults)
+
+    def _states_for(self, group):
+        names = ["square_avg"]
+        if group["momentum"] > 0:
+            names.append("momentum_buffer")
+        if group["centered"]:
+            names.append("grad_avg")
+        return names
+
+
+class Adagrad(_Adaptive):
+    """Adagrad (``lr_decay``, ``initial_accumulator_value``, ``weight_decay``, ``maximize``),
+    as ``torch.optim.Adagrad``; its state is made when the optimizer is."""
+
+    _kernel = "adagrad"
+    _state_names = ("sum",)
+
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        lr_decay=0,
+        weight_decay=0,
+        initial_accumulator_value=0,
+        eps=1e-10,
+        foreach=None,
+        *,
+        maximize=False,
+        differentiable=False,
+        fused=None,
+    ):
+        _non_negative(
+            lr=lr,
+            lr_decay=lr_decay,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            eps=eps,
+        )
+        defaults = dict(
+            lr=lr,
+            lr_decay=lr_decay,
+            eps=eps,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            fused=fused,
+        )
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p, group)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = _core.tensor(0.0)
+        state["sum"] = _core.full(
+            tuple(p.shape), float(group["initial_accumulator_value"]), dtype=p.dtype
+        )
+
+
+class Adadelta(_Adaptive):
+    """Adadelta (``rho``, ``weight_decay``, ``maximize``), as ``torch.optim.Adadelta``."""
+
+    _kernel = "adadelta"
+    _state_names = ("square_avg", "acc_delta")
+
+    def __init__(
+        self,
+        params,
+        lr=1.0,
+        rho=0.9,
+        eps=1e-6,
+        weight_decay=0,
+        foreach=None,
+        *,
+        capturable=False,
+        maximize=False,
+        differentiable=False,
+    ):
+        _non_negative(lr=lr, eps=eps, weight_decay=weight_decay)
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        defaults = dict(
+            lr=lr,
+            rho=rho,
+            eps=eps,
+            weight_decay=weight_decay,
+            maximize=maximize,
+            capturable=capturable,
+            foreach=foreach,
+            differentiable=differentiable,
+        )
+        super().__init__(params, defaults)
+
+
+class Adamax(_Adaptive):
+    """Adamax (``weight_decay``, ``maximize``), as ``torch.optim.Adamax``."""
+
+    _kernel = "adamax"
+    _state_names = ("exp_avg", "exp_inf")
+
+    def __init__(
+        self,
+        params,
+        lr=2e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        foreach=None,
+        *,
+        maximize=False,
+        differentiable=False,
+        capturable=False,
+    ):
+        _non_negative(lr=lr, eps=eps)
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        _non_negative(weight_decay=weight_decay)
+        defaults = dict(
+            lr=lr,
+            betas=tuple(betas),
+            eps=eps,
+            weight_decay=weight_decay,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            capturable=capturable,
+        )
+        super().__init__(params, defaults)
+
+    def _hyper(self, group):
+        hyper = super()._hyper(group)
+        hyper["beta1"], hyper["beta2"] = (float(b) for b in group["betas"])
+        return hyper
+
+
 from . import lr_scheduler  # noqa: E402
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]
+__all__ = [
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "Optimizer",
+    "RMSprop",
+    "SGD",
+    "lr_scheduler",
+]

@@ -1,0 +1,261 @@
+//! Adaptive-rate optimizer updates: PyTorch's single-tensor `RMSprop`, `Adagrad`, `Adadelta`
+//! and `Adamax`, each parameter updated in one pass with the operations in PyTorch's order and
+//! the parameter's precision, outside autograd (as `optim` does for SGD and Adam). State tensors
+//! are written in place; the caller keeps the step counts.
+
+use super::optim::{check, lerp, per_float, read_gradient, store, values};
+use crate::core::dtype::DType;
+use crate::core::error::Result;
+use crate::core::tensor::Tensor;
+
+/// `torch.optim.RMSprop`'s hyper-parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct RmsProp {
+    /// Learning rate.
+    pub lr: f64,
+    /// Decay of the running average of the squared gradient.
+    pub alpha: f64,
+    /// Added to the denominator.
+    pub eps: f64,
+    /// L2 penalty added to the gradient.
+    pub weight_decay: f64,
+    /// Momentum factor (0: none).
+    pub momentum: f64,
+    /// Normalize by the variance estimate (the mean gradient subtracted).
+    pub centered: bool,
+    /// Maximize the objective instead of minimizing it.
+    pub maximize: bool,
+}
+
+/// `torch.optim.Adagrad`'s hyper-parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct Adagrad {
+    /// Learning rate.
+    pub lr: f64,
+    /// Decay of the learning rate per step.
+    pub lr_decay: f64,
+    /// L2 penalty added to the gradient.
+    pub weight_decay: f64,
+    /// Added to the denominator.
+    pub eps: f64,
+    /// Maximize the objective instead of minimizing it.
+    pub maximize: bool,
+}
+
+/// `torch.optim.Adadelta`'s hyper-parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct Adadelta {
+    /// Scale of the computed update.
+    pub lr: f64,
+    /// Decay of the running averages.
+    pub rho: f64,
+    /// Added inside the square roots.
+    pub eps: f64,
+    /// L2 penalty added to the gradient.
+    pub weight_decay: f64,
+    /// Maximize the objective instead of minimizing it.
+    pub maximize: bool,
+}
+
+/// `torch.optim.Adamax`'s hyper-parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct Adamax {
+    /// Learning rate.
+    pub lr: f64,
+    /// Decay of the running average of the gradient.
+    pub beta1: f64,
+    /// Decay of the running infinity norm.
+    pub beta2: f64,
+    /// Added to the infinity norm.
+    pub eps: f64,
+    /// L2 penalty added to the gradient.
+    pub weight_decay: f64,
+    /// Maximize the objective instead of minimizing it.
+    pub maximize: bool,
+}
+
+/// The state RMSprop keeps for one parameter.
+pub struct RmsPropState<'a> {
+    /// Running average of the squared gradient.
+    pub square_avg: &'a Tensor,
+    /// The momentum buffer (when `momentum > 0`).
+    pub momentum_buffer: Option<&'a Tensor>,
+    /// Running average of the gradient (when `centered`).
+    pub grad_avg: Option<&'a Tensor>,
+}
+
+fn state_shapes<'a>(grad: &'a Tensor, state: &[Option<&'a Tensor>]) -> Vec<&'a Tensor> {
+    std::iter::once(grad)
+        .chain(state.iter().flatten().copied())
+        .collect()
+}
+
+fn needed(t: Option<&Tensor>, what: &str) -> Result<Tensor> {
+    t.cloned().ok_or_else(|| {
+        crate::core::error::Error::runtime(format!("this optimizer step needs its {what} state"))
+    })
+}
+
+impl RmsProp {
+    /// One step for `param` with gradient `grad` and its `state`.
+    pub fn step(&self, param: &Tensor, grad: &Tensor, state: RmsPropState<'_>) -> Result<()> {
+        let optional = [
+            Some(state.square_avg),
+            state.momentum_buffer,
+            state.grad_avg,
+        ];
+        check(param, &state_shapes(grad, &optional))?;
+        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        per_float!(param.dtype(), T => {
+            let mut p: Vec<T> = values(param)?;
+            let mut g: Vec<T> = values(&grad)?;
+            read_gradient(&mut g, &p, self.maximize, self.weight_decay);
+            // square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+            let (alpha, rest) = (self.alpha as T, (1.0 - self.alpha) as T);
+            let mut sq: Vec<T> = values(state.square_avg)?;
+            sq.iter_mut().zip(&g).for_each(|(s, &g)| *s = *s * alpha + rest * g * g);
+            let eps = self.eps as T;
+            let avg: Vec<T> = if self.centered {
+                // grad_avg.lerp_(grad, 1 - alpha); avg = (square_avg - grad_avg²).sqrt() + eps
+                let grad_avg = needed(state.grad_avg, "grad_avg")?;
+                let mut ga: Vec<T> = values(&grad_avg)?;
+                ga.iter_mut().zip(&g).for_each(|(a, &g)| *a = lerp(*a, g, rest));
+                let avg = sq.iter().zip(&ga).map(|(&s, &a)| (s + -a * a).sqrt() + eps).collect();
+                store(&grad_avg, ga)?;
+                avg
+            } else {
+                sq.iter().map(|&s| s.sqrt() + eps).collect()
+            };
+            let lr = self.lr as T;
+            if self.momentum > 0.0 {
+                // buf.mul_(momentum).addcdiv_(grad, avg); param.add_(buf, alpha=-lr)
+                let buffer = needed(state.momentum_buffer, "momentum_buffer")?;
+                let momentum = self.momentum as T;
+                let mut buf: Vec<T> = values(&buffer)?;
+                for ((b, &g), &a) in buf.iter_mut().zip(&g).zip(&avg) {
+                    *b = *b * momentum + g / a;
+                }
+                p.iter_mut().zip(&buf).for_each(|(p, &b)| *p += -lr * b);
+                store(&buffer, buf)?;
+            } else {
+                // param.addcdiv_(grad, avg, value=-lr)
+                for ((p, &g), &a) in p.iter_mut().zip(&g).zip(&avg) {
+                    *p += -lr * g / a;
+                }
+            }
+            store(state.square_avg, sq)?;
+            store(param, p)?;
+        });
+        param.storage().bump_version("rmsprop step");
+        Ok(())
+    }
+}
+
+impl Adagrad {
+    /// One step (number `step`, counted from 1) for `param` with gradient `grad` and its
+    /// running sum of squared gradients `sum`.
+    pub fn step(&self, param: &Tensor, grad: &Tensor, sum: &Tensor, step: u64) -> Result<()> {
+        check(param, &[grad, sum])?;
+        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        let clr = self.lr / (1.0 + (step as f64 - 1.0) * self.lr_decay);
+        per_float!(param.dtype(), T => {
+            let mut p: Vec<T> = values(param)?;
+            let mut g: Vec<T> = values(&grad)?;
+            read_gradient(&mut g, &p, self.maximize, self.weight_decay);
+            // state_sum.addcmul_(grad, grad, value=1); std = state_sum.sqrt().add_(eps);
+            // param.addcdiv_(grad, std, value=-clr)
+            let mut s: Vec<T> = values(sum)?;
+            s.iter_mut().zip(&g).for_each(|(s, &g)| *s += g * g);
+            let (eps, value) = (self.eps as T, (-clr) as T);
+            for ((p, &g), &s) in p.iter_mut().zip(&g).zip(&s) {
+                *p += value * g / (s.sqrt() + eps);
+            }
+            store(sum, s)?;
+            store(param, p)?;
+        });
+        param.storage().bump_version("adagrad step");
+        Ok(())
+    }
+}
+
+impl Adadelta {
+    /// One step for `param` with gradient `grad` and its running averages of squared
+    /// gradients and squared updates.
+    pub fn step(
+        &self,
+        param: &Tensor,
+        grad: &Tensor,
+        square_avg: &Tensor,
+        acc_delta: &Tensor,
+    ) -> Result<()> {
+        check(param, &[grad, square_avg, acc_delta])?;
+        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        per_float!(param.dtype(), T => {
+            let mut p: Vec<T> = values(param)?;
+            let mut g: Vec<T> = values(&grad)?;
+            read_gradient(&mut g, &p, self.maximize, self.weight_decay);
+            let (rho, rest, eps, lr) =
+                (self.rho as T, (1.0 - self.rho) as T, self.eps as T, self.lr as T);
+            let mut sq: Vec<T> = values(square_avg)?;
+            let mut acc: Vec<T> = values(acc_delta)?;
+            for (((p, &g), s), a) in p.iter_mut().zip(&g).zip(sq.iter_mut()).zip(acc.iter_mut()) {
+                // square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
+                *s = *s * rho + rest * g * g;
+                // delta = (acc_delta + eps).sqrt() / (square_avg + eps).sqrt() * grad
+                let std = (*s + eps).sqrt();
+                let delta = (*a + eps).sqrt() / std * g;
+                // acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+                *a = *a * rho + rest * delta * delta;
+                *p += -lr * delta;
+            }
+            store(square_avg, sq)?;
+            store(acc_delta, acc)?;
+            store(param, p)?;
+        });
+        param.storage().bump_version("adadelta step");
+        Ok(())
+    }
+}
+
+impl Adamax {
+    /// One step (number `step`, counted from 1) for `param` with gradient `grad`, its running
+    /// average `exp_avg` and running infinity norm `exp_inf`.
+    pub fn step(
+        &self,
+        param: &Tensor,
+        grad: &Tensor,
+        exp_avg: &Tensor,
+        exp_inf: &Tensor,
+        step: u64,
+    ) -> Result<()> {
+        check(param, &[grad, exp_avg, exp_inf])?;
+        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        let clr = self.lr / (1.0 - self.beta1.powf(step as f64));
+        per_float!(param.dtype(), T => {
+            let mut p: Vec<T> = values(param)?;
+            let mut g: Vec<T> = values(&grad)?;
+            read_gradient(&mut g, &p, self.maximize, self.weight_decay);
+            let (weight, beta2, eps, value) =
+                ((1.0 - self.beta1) as T, self.beta2 as T, self.eps as T, (-clr) as T);
+            let mut m: Vec<T> = values(exp_avg)?;
+            let mut u: Vec<T> = values(exp_inf)?;
+            for (((p, &g), m), u) in p.iter_mut().zip(&g).zip(m.iter_mut()).zip(u.iter_mut()) {
+                // exp_avg.lerp_(grad, 1 - beta1); exp_inf = max(exp_inf * beta2, |grad| + eps)
+                *m = lerp(*m, g, weight);
+                let (decayed, fresh) = (*u * beta2, g.abs() + eps);
+                *u = if decayed.is_nan() || fresh.is_nan() {
+                    T::NAN
+                } else {
+                    decayed.max(fresh)
+                };
+                // param.addcdiv_(exp_avg, exp_inf, value=-clr)
+                *p += value * *m / *u;
+            }
+            store(exp_avg, m)?;
+            store(exp_inf, u)?;
+            store(param, p)?;
+        });
+        param.storage().bump_version("adamax step");
+        Ok(())
+    }
+}
