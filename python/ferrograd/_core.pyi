@@ -64,6 +64,7 @@ __all__ = [
     "Node",
     "Tensor",
     "_adam_step",
+    "_optim_step",
     "_record_function",
     "_register_size",
     "_register_types",
@@ -1185,6 +1186,17 @@ def _adam_step(
 ) -> list[builtins.int]:
     """One `Adam`/`AdamW` step over parameters, their gradients and their state (in the core);
     returns the step counts."""
+
+def _optim_step(
+    name: builtins.str,
+    params: list[Tensor],
+    grads: list[Tensor],
+    states: list[list[Tensor | None]],
+    steps: list[builtins.int],
+    hyper: dict[builtins.str, builtins.float],
+) -> None:
+    """One step of the optimizer `name` over a parameter group: each parameter with its gradient,
+    its state tensors (updated in place) and its step number."""
 
 # Records a custom `autograd.Function` call: a node named `name` whose backward calls
 # `backward(grads, saved)` in Python. `positions` are the indices of the tensor arguments among
