@@ -786,5 +786,12 @@ def test_quickref_inplace_on_tensor_requiring_grad_errors():
 
 
 def test_quickref_profiler():
-    """The autograd profiler example (use_cuda, key_averages().table()) is pseudo-code."""
-    pytest.skip("torch.autograd.profiler is not supported by ferrograd (CPU-only, no profiler)")
+    """The autograd profiler example: ``profile(use_cuda=True)`` (CPU only here: a warning),
+    some computations, then ``key_averages().table()`` lists them."""
+    a = torch.rand(2, 3, requires_grad=True)
+    with pytest.warns(UserWarning, match="CPU only"):
+        with torch.autograd.profiler.profile(use_cuda=True) as prf:
+            (a.exp() * a).sum().backward()
+    table = prf.key_averages().table()
+    for name in ("aten::exp", "aten::mul", "aten::sum", "MulBackward0", "ExpBackward0"):
+        assert name in table

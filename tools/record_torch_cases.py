@@ -25,6 +25,7 @@ MODULES = [
     "functional_cases",
     "data_cases",
     "loss_cases",
+    "profiler_cases",
     "checkpoint_cases",
     "module_cases",
 ]

@@ -65,6 +65,11 @@ __all__ = [
     "Tensor",
     "_adam_step",
     "_optim_step",
+    "_profiler_enabled",
+    "_profiler_pop",
+    "_profiler_push",
+    "_profiler_start",
+    "_profiler_stop",
     "_record_function",
     "_register_size",
     "_register_types",
@@ -1186,6 +1191,19 @@ def _adam_step(
 ) -> list[builtins.int]:
     """One `Adam`/`AdamW` step over parameters, their gradients and their state (in the core);
     returns the step counts."""
+
+def _profiler_start() -> None:
+    """Starts recording events (ops called from Python, backward nodes, labelled ranges)."""
+def _profiler_stop() -> list[
+    tuple[builtins.str, builtins.float, builtins.float, builtins.float, builtins.int, builtins.int]
+]:
+    """Stops recording; returns the events in the order they finished."""
+def _profiler_push(name: builtins.str) -> None:
+    """Opens a labelled range on this thread (`record_function.__enter__`)."""
+def _profiler_pop() -> None:
+    """Closes the innermost range on this thread (`record_function.__exit__`)."""
+def _profiler_enabled() -> builtins.bool:
+    """Whether the profiler is recording."""
 
 def _optim_step(
     name: builtins.str,

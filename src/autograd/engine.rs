@@ -338,6 +338,13 @@ impl GraphTask {
         if !runs {
             return Ok(outcome);
         }
+        let _evaluate = crate::core::profiler::Range::new(|| {
+            format!(
+                "autograd::engine::evaluate_function: {}",
+                node.profiler_name()
+            )
+        });
+        let _node = crate::core::profiler::Range::new(|| node.profiler_name());
         match node.kind() {
             NodeKind::AccumulateGrad(variable) => {
                 // backward() captures nothing, so the gradient moves into `.grad` (a clone

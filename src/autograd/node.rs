@@ -239,6 +239,15 @@ impl Node {
         self.name
     }
 
+    /// The node as PyTorch's profiler names it (`MulBackward0`,
+    /// `torch::autograd::AccumulateGrad`).
+    pub fn profiler_name(&self) -> String {
+        match self.kind {
+            NodeKind::AccumulateGrad(_) => "torch::autograd::AccumulateGrad".to_string(),
+            NodeKind::Function(_) => self.name.to_string(),
+        }
+    }
+
     /// A rough measure of the node's work: the elements of its inputs.
     pub fn work(&self) -> usize {
         self.inputs

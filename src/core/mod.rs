@@ -1,6 +1,6 @@
 //! Floor 0: the tensor model. Dtypes, shapes and strides, element buffers (and the pool that
 //! recycles large ones), storages with their version counters, the tensor handle, errors,
-//! printing, and the per-thread grad mode. Nothing here computes on elements in bulk: kernels
+//! printing, the per-thread grad mode and the profiler's event recorder. Nothing here computes on elements in bulk: kernels
 //! live one floor up, in `cpu/`.
 
 pub mod buffer;
@@ -10,5 +10,6 @@ pub mod format;
 pub mod grad_mode;
 pub mod layout;
 pub mod pool;
+pub mod profiler;
 pub mod storage;
 pub mod tensor;

@@ -1,8 +1,8 @@
 //! Module-level functions of `ferrograd._core`: factories, grad mode, and `autograd.grad`.
 
 use super::convert::{dtype_arg, operand_arg, size_args, tensor_arg, tensor_from_data};
-use super::run;
 use super::tensor::{to_object, PyTensor};
+use super::{run, run_unnamed};
 use crate::autograd::GradOptions;
 use crate::autograd::{record_custom, CustomBackward, CustomCall, Hook};
 use crate::core::dtype::DType;
@@ -280,7 +280,8 @@ fn grad<'py>(
         create_graph,
         allow_unused: allow_unused.unwrap_or(materialize_grads),
     };
-    let results = py.detach(|| run(|| crate::autograd::grad(&outs, &ins, &gos, options)))?;
+    let results =
+        py.detach(|| run_unnamed(|| crate::autograd::grad(&outs, &ins, &gos, options)))?;
     let items = results
         .into_iter()
         .zip(&ins)
@@ -311,12 +312,14 @@ fn backward(
         Some(inputs) => {
             let ins = tensor_list(inputs, "inputs")?;
             py.detach(|| {
-                run(|| crate::autograd::backward_to(&ts, &gs, &ins, retain_graph, create_graph))
+                run_unnamed(|| {
+                    crate::autograd::backward_to(&ts, &gs, &ins, retain_graph, create_graph)
+                })
             })
         }
-        None => {
-            py.detach(|| run(|| crate::autograd::backward(&ts, &gs, retain_graph, create_graph)))
-        }
+        None => py.detach(|| {
+            run_unnamed(|| crate::autograd::backward(&ts, &gs, retain_graph, create_graph))
+        }),
     }
 }
 

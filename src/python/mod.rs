@@ -6,6 +6,7 @@ mod nn;
 mod node;
 mod optim;
 mod pointwise;
+mod profiler;
 mod random;
 mod tensor;
 
@@ -31,8 +32,21 @@ pub(crate) fn to_py_err(e: Error) -> PyErr {
 }
 
 /// Runs core code for Python: errors become exceptions and a panic becomes a `RuntimeError`
-/// instead of crossing into the interpreter.
-pub(crate) fn run<T>(f: impl FnOnce() -> crate::Result<T>) -> PyResult<T> {
+/// instead of crossing into the interpreter. While the profiler records, the call is an event
+/// named after the binding that made it.
+pub(crate) fn run<T, F: FnOnce() -> crate::Result<T>>(f: F) -> PyResult<T> {
+    let _range = crate::core::profiler::Range::new(op_name::<F>);
+    run_unnamed(f)
+}
+
+/// `run` for a helper shared by several bindings, which names the op itself.
+pub(crate) fn run_as<T>(op: &str, f: impl FnOnce() -> crate::Result<T>) -> PyResult<T> {
+    let _range = crate::core::profiler::Range::new(|| format!("aten::{op}"));
+    run_unnamed(f)
+}
+
+/// `run` without a profiler event (the engine's entry points: their nodes are the events).
+pub(crate) fn run_unnamed<T>(f: impl FnOnce() -> crate::Result<T>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(result) => result.map_err(to_py_err),
         Err(payload) => {
@@ -48,6 +62,30 @@ pub(crate) fn run<T>(f: impl FnOnce() -> crate::Result<T>) -> PyResult<T> {
     }
 }
 
+/// Note [Op names for the profiler]: every binding calls the core through `run` with a
+/// closure written inside the binding's method, and a closure's type is named after the
+/// function that holds it (`ferrograd::python::tensor::PyTensor::mul::{{closure}}`). So the
+/// profiler names a call `aten::<method>` from that type name, only while it records, without
+/// every binding passing its name; Python's operator methods are mapped to PyTorch's ops.
+fn op_name<F>() -> String {
+    let full = std::any::type_name::<F>();
+    let path = full.split("::{{closure}}").next().unwrap_or(full);
+    let method = path.rsplit("::").next().unwrap_or(path);
+    let op = match method.strip_prefix("__").and_then(|m| m.strip_suffix("__")) {
+        Some("radd" | "iadd") => "add",
+        Some("rsub" | "isub") => "sub",
+        Some("rmul" | "imul") => "mul",
+        Some("truediv" | "rtruediv" | "itruediv") => "div",
+        Some("rmatmul") => "matmul",
+        Some("rpow" | "ipow") => "pow",
+        Some("getitem") => "index",
+        Some("setitem") => "index_put_",
+        Some(dunder) => dunder,
+        None => method.trim_start_matches('_'),
+    };
+    format!("aten::{op}")
+}
+
 /// The native module `ferrograd._core`.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -59,6 +97,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     random::register(m)?;
     nn::register(m)?;
     optim::register(m)?;
+    profiler::register(m)?;
     pointwise::functions::register(m)?;
     Ok(())
 }

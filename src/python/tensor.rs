@@ -6,7 +6,7 @@ use super::convert::{
     tensor_arg, tensor_from_data, OwnedOperand,
 };
 use super::node::node_object;
-use super::run;
+use super::{run, run_as, run_unnamed};
 use crate::core::buffer::Buffer;
 use crate::core::dtype::{DType, Scalar};
 use crate::core::tensor::Tensor;
@@ -129,7 +129,7 @@ fn arith(
     } else {
         (me, o.as_operand())
     };
-    let out = run(|| binary(op, a, b))?;
+    let out = run_as(op.inplace_name().trim_end_matches('_'), || binary(op, a, b))?;
     to_object(py, out)
 }
 
@@ -145,7 +145,7 @@ fn inplace(op: BinaryOp, t: &Tensor, other: &Bound<'_, PyAny>) -> PyResult<()> {
                 .unwrap_or_default()
         ))
     })?;
-    run(|| t.binary_(op, o.as_operand()))
+    run_as(op.inplace_name(), || t.binary_(op, o.as_operand()))
 }
 
 fn compare(
@@ -157,7 +157,15 @@ fn compare(
     let Some(o) = operand_arg(other) else {
         return Ok(py.NotImplemented());
     };
-    let out = run(|| t.compare(op, o.as_operand()))?;
+    let name = match op {
+        CompareOp::Lt => "lt",
+        CompareOp::Le => "le",
+        CompareOp::Gt => "gt",
+        CompareOp::Ge => "ge",
+        CompareOp::Eq => "eq",
+        CompareOp::Ne => "ne",
+    };
+    let out = run_as(name, || t.compare(op, o.as_operand()))?;
     to_object(py, out)
 }
 
@@ -1530,7 +1538,9 @@ impl PyTensor {
                 })
             });
         }
-        py.detach(move || run(|| me.backward(gradient.as_ref(), retain_graph, create_graph)))
+        py.detach(move || {
+            run_unnamed(|| me.backward(gradient.as_ref(), retain_graph, create_graph))
+        })
     }
 }
 
@@ -1561,7 +1571,9 @@ fn with_alpha(
     };
     let o =
         operand_arg(other).ok_or_else(|| PyTypeError::new_err("expected a Tensor or a number"))?;
-    let out = run(|| crate::ops::arithmetic::add_scaled(op, t, o.as_operand(), alpha))?;
+    let out = run_as(op.inplace_name().trim_end_matches('_'), || {
+        crate::ops::arithmetic::add_scaled(op, t, o.as_operand(), alpha)
+    })?;
     to_object(py, out)
 }
 

@@ -4,7 +4,7 @@ from .._core import Node
 from .._core import backward as _backward
 from .._core import grad as _grad
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled
-from . import functional, graph
+from . import functional, graph, profiler
 from .function import Function, FunctionCtx
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
@@ -54,6 +54,7 @@ __all__ = [
     "gradcheck",
     "gradgradcheck",
     "graph",
+    "profiler",
     "no_grad",
     "set_grad_enabled",
 ]

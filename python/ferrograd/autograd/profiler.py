@@ -1,0 +1,297 @@
+"""``autograd.profiler``: ``profile`` records every op called from Python, every backward node
+and every ``record_function`` range (the recording is in the core); ``key_averages().table()``
+prints them grouped by name as PyTorch's profiler does."""
+
+import json
+import warnings
+from collections import OrderedDict
+
+from .. import _core
+
+
+def _format_time(us):
+    """Microseconds as PyTorch prints them (``12.345us``, ``1.234ms``, ``1.234s``)."""
+    if us >= 1e6:
+        return f"{us / 1e6:.3f}s"
+    if us >= 1e3:
+        return f"{us / 1e3:.3f}ms"
+    return f"{us:.3f}us"
+
+
+class FunctionEvent:
+    """One recorded range: its name, start, and total and self time in microseconds."""
+
+    def __init__(self, name, start_us, duration_us, self_us, thread, depth):
+        self.name = name
+        self.key = name
+        self.time_range_start = start_us
+        self.cpu_time_total = duration_us
+        self.self_cpu_time_total = self_us
+        self.thread = thread
+        self.depth = depth
+        self.count = 1
+
+    @property
+    def cpu_time(self):
+        """Average time per call (one call)."""
+        return self.cpu_time_total
+
+    def __repr__(self):
+        return (
+            f"<FunctionEvent name={self.name} thread={self.thread} "
+            f"cpu_time={_format_time(self.cpu_time_total)} "
+            f"self_cpu_time={_format_time(self.self_cpu_time_total)}>"
+        )
+
+
+class FunctionEventAvg:
+    """The events of one name, summed: ``count``, ``cpu_time_total``, ``self_cpu_time_total``
+    and the average ``cpu_time``."""
+
+    def __init__(self, key):
+        self.key = key
+        self.count = 0
+        self.cpu_time_total = 0.0
+        self.self_cpu_time_total = 0.0
+
+    def add(self, event):
+        """Adds one event (or another average) of the same name."""
+        self.count += event.count
+        self.cpu_time_total += event.cpu_time_total
+        self.self_cpu_time_total += event.self_cpu_time_total
+        return self
+
+    @property
+    def cpu_time(self):
+        """Average time per call."""
+        return self.cpu_time_total / self.count if self.count else 0.0
+
+    def __repr__(self):
+        return (
+            f"<FunctionEventAvg key={self.key} "
+            f"self_cpu_time={_format_time(self.self_cpu_time_total)} "
+            f"cpu_time={_format_time(self.cpu_time_total)}>"
+        )
+
+
+_SORT_KEYS = {
+    "cpu_time": "cpu_time",
+    "cpu_time_total": "cpu_time_total",
+    "self_cpu_time_total": "self_cpu_time_total",
+    "count": "count",
+}
+
+
+class EventList(list):
+    """A list of events (or of per-name averages) that prints as PyTorch's profiler table."""
+
+    def key_averages(self):
+        """The events grouped by name, in order of first appearance."""
+        groups = OrderedDict()
+        for event in self:
+            groups.setdefault(event.key, FunctionEventAvg(event.key)).add(event)
+        return EventList(groups.values())
+
+    def total_average(self):
+        """Every event summed into one."""
+        total = FunctionEventAvg("Total")
+        for event in self:
+            total.add(event)
+        return total
+
+    @property
+    def self_cpu_time_total(self):
+        """The sum of the events' self times, in microseconds."""
+        return sum(e.self_cpu_time_total for e in self)
+
+    def table(
+        self,
+        sort_by=None,
+        row_limit=100,
+        max_src_column_width=75,
+        max_name_column_width=55,
+        max_shapes_column_width=80,
+        header=None,
+        top_level_events_only=False,
+    ):
+        """The events as PyTorch's profiler table: name, self and total CPU time (and their
+        shares of all self time), average time, and number of calls."""
+        rows = list(self)
+        if sort_by is not None:
+            if sort_by not in _SORT_KEYS:
+                raise AttributeError(f"'FunctionEventAvg' object has no attribute '{sort_by}'")
+            rows.sort(key=lambda e: getattr(e, _SORT_KEYS[sort_by]), reverse=True)
+        if row_limit is not None and row_limit > 0:
+            rows = rows[:row_limit]
+        name_width = min(max((len(e.key) for e in self), default=4) + 4, max_name_column_width)
+        headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total",
+                   "CPU time avg", "# of Calls"]  # fmt: skip
+        widths = [name_width] + [12] * (len(headers) - 1)
+        line = "".join("-" * w + "  " for w in widths)
+        total = self.self_cpu_time_total or 1.0
+
+        def fmt(cells):
+            return "".join(f"{c:>{w}}  " for c, w in zip(cells, widths))
+
+        def name(key):
+            return key if len(key) <= name_width else key[: name_width - 3] + "..."
+
+        out = []
+        if header is not None:
+            out += ["=" * len(line), header]
+        out += [line, fmt(headers), line]
+        for e in rows:
+            out.append(
+                fmt(
+                    [
+                        name(e.key),
+                        f"{e.self_cpu_time_total / total * 100:.2f}%",
+                        _format_time(e.self_cpu_time_total),
+                        f"{e.cpu_time_total / total * 100:.2f}%",
+                        _format_time(e.cpu_time_total),
+                        _format_time(e.cpu_time),
+                        str(e.count),
+                    ]
+                )
+            )
+        out += [line, f"Self CPU time total: {_format_time(self.self_cpu_time_total)}", ""]
+        return "\n".join(out)
+
+    def export_chrome_trace(self, path):
+        """Writes the events as a Chrome trace (``chrome://tracing``, Perfetto)."""
+        trace = [
+            {
+                "name": e.name,
+                "ph": "X",
+                "ts": e.time_range_start,
+                "dur": e.cpu_time_total,
+                "pid": 0,
+                "tid": e.thread,
+                "cat": "cpu_op",
+            }
+            for e in self
+            if isinstance(e, FunctionEvent)
+        ]
+        with open(path, "w") as f:
+            json.dump({"traceEvents": trace}, f)
+
+    def __str__(self):
+        return self.table()
+
+
+class profile:
+    """Records ops, backward nodes and ``record_function`` ranges while the ``with`` block
+    runs, as ``torch.autograd.profiler.profile`` (CPU only: ``use_cuda``/``use_device`` other
+    than the CPU are accepted and ignored with a warning)."""
+
+    def __init__(
+        self,
+        enabled=True,
+        *,
+        use_cuda=False,
+        use_device=None,
+        record_shapes=False,
+        with_flops=False,
+        profile_memory=False,
+        with_stack=False,
+        with_modules=False,
+        use_kineto=False,
+        use_cpu=True,
+        experimental_config=None,
+        acc_events=False,
+        custom_trace_id_callback=None,
+    ):
+        if use_cuda or use_device not in (None, "cpu"):
+            warnings.warn(
+                "ferrograd runs on the CPU only: the profiler records CPU time and ignores "
+                f"use_cuda={use_cuda!r}, use_device={use_device!r}",
+                stacklevel=2,
+            )
+        self.enabled = enabled
+        self.record_shapes = record_shapes
+        self.function_events = None
+        self._entered = False
+
+    def __enter__(self):
+        if self._entered:
+            raise RuntimeError("Profiler context manager is not reentrant")
+        self._entered = True
+        if self.enabled:
+            if _core._profiler_enabled():
+                raise RuntimeError("Profiler is already enabled on this thread")
+            _core._profiler_start()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if self.enabled:
+            events = [FunctionEvent(*e) for e in _core._profiler_stop()]
+            events.sort(key=lambda e: e.time_range_start)
+            self.function_events = EventList(events)
+        return False
+
+    def _check_finished(self):
+        if self.function_events is None:
+            raise RuntimeError("Profiler didn't finish running")
+
+    def events(self):
+        """The recorded events, in order of start."""
+        self._check_finished()
+        return self.function_events
+
+    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0):
+        """The events grouped by name (``table()`` prints them)."""
+        self._check_finished()
+        return self.function_events.key_averages()
+
+    def total_average(self):
+        """Every event summed into one."""
+        self._check_finished()
+        return self.function_events.total_average()
+
+    @property
+    def self_cpu_time_total(self):
+        """The sum of the events' self times, in microseconds."""
+        self._check_finished()
+        return self.function_events.self_cpu_time_total
+
+    def table(self, sort_by=None, row_limit=100, **kwargs):
+        """The events, as :meth:`EventList.table`."""
+        self._check_finished()
+        return self.function_events.table(sort_by=sort_by, row_limit=row_limit, **kwargs)
+
+    def export_chrome_trace(self, path):
+        """Writes the events as a Chrome trace."""
+        self._check_finished()
+        self.function_events.export_chrome_trace(path)
+
+    def __str__(self):
+        return self.table() if self.function_events is not None else "<unfinished profile>"
+
+
+class record_function:
+    """Labels a range of code in the profile (a context manager or a decorator)."""
+
+    def __init__(self, name, args=None):
+        self.name = name
+        self.args = args
+
+    def __enter__(self):
+        _core._profiler_push(self.name)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        _core._profiler_pop()
+        return False
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapped(*args, **kwargs):
+            with record_function(self.name, self.args):
+                return fn(*args, **kwargs)
+
+        return wrapped
+
+
+__all__ = ["EventList", "FunctionEvent", "FunctionEventAvg", "profile", "record_function"]

@@ -1,0 +1,59 @@
+//! Profiler bindings: start and stop recording, open and close `record_function` ranges.
+
+use crate::core::profiler;
+use pyo3::prelude::*;
+
+/// A finished event: `(name, start_us, duration_us, self_us, thread, depth)`.
+type EventTuple = (String, f64, f64, f64, u64, usize);
+
+/// Starts recording events (ops called from Python, backward nodes, labelled ranges).
+#[pyfunction]
+fn _profiler_start() {
+    profiler::start();
+}
+
+/// Stops recording; returns the events in the order they finished.
+#[pyfunction]
+fn _profiler_stop() -> Vec<EventTuple> {
+    profiler::stop()
+        .into_iter()
+        .map(|e| {
+            (
+                e.name,
+                e.start_us,
+                e.duration_us,
+                e.self_us,
+                e.thread,
+                e.depth,
+            )
+        })
+        .collect()
+}
+
+/// Opens a labelled range on this thread (`record_function.__enter__`).
+#[pyfunction]
+fn _profiler_push(name: String) {
+    profiler::push(|| name);
+}
+
+/// Closes the innermost range on this thread (`record_function.__exit__`).
+#[pyfunction]
+fn _profiler_pop() {
+    profiler::pop();
+}
+
+/// Whether the profiler is recording.
+#[pyfunction]
+fn _profiler_enabled() -> bool {
+    profiler::is_enabled()
+}
+
+/// Adds the profiler functions to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_profiler_start, m)?)?;
+    m.add_function(wrap_pyfunction!(_profiler_stop, m)?)?;
+    m.add_function(wrap_pyfunction!(_profiler_push, m)?)?;
+    m.add_function(wrap_pyfunction!(_profiler_pop, m)?)?;
+    m.add_function(wrap_pyfunction!(_profiler_enabled, m)?)?;
+    Ok(())
+}

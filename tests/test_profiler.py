@@ -1,0 +1,64 @@
+"""``autograd.profiler`` against PyTorch's recorded profile of the same step
+(``profiler_cases.py``): every op the Python code called and every backward node is listed
+under PyTorch's name, nodes as often as PyTorch runs them, labelled ranges included, and the
+table prints PyTorch's header; the seed's ``profile(use_cuda=True)`` runs with a warning."""
+
+import json
+from pathlib import Path
+
+import ferrograd
+import profiler_cases
+import pytest
+
+GOLDEN = json.loads((Path(__file__).parent / "golden" / profiler_cases.GOLDEN).read_text())
+
+# the ops the step calls from Python, as PyTorch names them (PyTorch also lists the ops its
+# kernels call internally: aten::to, aten::empty_strided, ...)
+CALLED = {"aten::matmul", "aten::add", "aten::tanh", "aten::mul", "aten::mean"}
+
+
+def test_profile_lists_pytorchs_names_and_node_counts():
+    got = profiler_cases.answers(ferrograd)
+    keys = set(got["keys"])
+    assert keys <= set(GOLDEN["keys"]), keys - set(GOLDEN["keys"])
+    nodes = {k for k in GOLDEN["keys"] if "Backward" in k or "autograd" in k}
+    assert nodes <= keys
+    for key in nodes | {"forward_block"}:
+        assert got["counts"][key] == GOLDEN["counts"][key], key
+    assert CALLED <= keys
+    assert got["header"] == GOLDEN["header"]
+    assert got["rows"] == GOLDEN["rows"]
+
+
+def test_times_nest_and_sort():
+    prof = profiler_cases.profile_step(ferrograd)
+    averages = prof.key_averages()
+    by_key = {e.key: e for e in averages}
+    block = by_key["forward_block"]
+    inner = sum(by_key[k].cpu_time_total for k in CALLED)
+    assert block.cpu_time_total >= inner > 0
+    assert block.self_cpu_time_total == pytest.approx(block.cpu_time_total - inner, abs=1.0)
+    rows = averages.table(sort_by="self_cpu_time_total").splitlines()[3:-3]
+    self_times = [by_key[r.split()[0]].self_cpu_time_total for r in rows if r.split()[0] in by_key]
+    assert self_times == sorted(self_times, reverse=True)
+    assert prof.self_cpu_time_total == pytest.approx(sum(e.self_cpu_time_total for e in averages))
+    with pytest.raises(AttributeError):
+        averages.table(sort_by="no_such_column")
+
+
+def test_seed_quickref_use_cuda_warns_and_profiles():
+    a = ferrograd.rand(2, 3, requires_grad=True)
+    with pytest.warns(UserWarning, match="CPU only"):
+        with ferrograd.autograd.profiler.profile(use_cuda=True) as prf:
+            (a * 2).sum().backward()
+    table = prf.key_averages().table()
+    assert "MulBackward0" in table and "Self CPU time total" in table
+
+
+def test_unfinished_and_disabled_profiles():
+    prof = ferrograd.autograd.profiler.profile()
+    with pytest.raises(RuntimeError, match="didn't finish"):
+        prof.key_averages()
+    with ferrograd.autograd.profiler.profile(enabled=False) as off:
+        ferrograd.ones(2) * 2
+    assert off.function_events is None
