@@ -457,6 +457,7 @@ NOT_OPS = {
     "equal": "returns a Python bool (tests/test_pytorch_protocols.py)",
     "backward": "runs the engine (tests/test_semantics.py, tests/engine.rs)",
     "register_hook": "autograd API (tests/test_semantics.py)",
+    "register_post_accumulate_grad_hook": "autograd API (tests/test_autograd_hooks.py)",
     "requires_grad_": "autograd flag",
     "retain_grad": "autograd API",
     "detach_": "autograd API",

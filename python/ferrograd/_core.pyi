@@ -65,6 +65,8 @@ __all__ = [
     "Tensor",
     "_adam_step",
     "_optim_step",
+    "_pop_saved_tensors_hooks",
+    "_push_saved_tensors_hooks",
     "_profiler_enabled",
     "_profiler_pop",
     "_profiler_push",
@@ -545,6 +547,9 @@ class Tensor:
         """In-place `clamp_min`."""
     def clamp_max_(self, max: builtins.float) -> Self:
         """In-place `clamp_max`."""
+    def register_post_accumulate_grad_hook(self, hook: Any) -> Any:
+        """Registers `hook(tensor)`, called after a backward pass accumulates this leaf's `.grad`;
+        returns a handle whose `remove()` unregisters it."""
     def bernoulli_(
         self, p: builtins.float | Tensor | None = None, *, generator: Generator | None = None
     ) -> Self:
@@ -1191,6 +1196,12 @@ def _adam_step(
 ) -> list[builtins.int]:
     """One `Adam`/`AdamW` step over parameters, their gradients and their state (in the core);
     returns the step counts."""
+
+def _push_saved_tensors_hooks(pack_hook: Any, unpack_hook: Any) -> None:
+    """Installs Python `pack_hook`/`unpack_hook` for the tensors saved on this thread
+    (`autograd.graph.saved_tensors_hooks.__enter__`)."""
+def _pop_saved_tensors_hooks() -> None:
+    """Removes the innermost saved-tensor hooks of this thread."""
 
 def _profiler_start() -> None:
     """Starts recording events (ops called from Python, backward nodes, labelled ranges)."""

@@ -355,6 +355,9 @@ impl GraphTask {
                 };
                 if let Some(g) = g {
                     accumulate_grad(variable, g, self.create_graph)?;
+                    if self.accumulate {
+                        variable.run_post_accumulate_hooks()?;
+                    }
                 }
             }
             NodeKind::Function(_) => {

@@ -14,6 +14,7 @@ pub use node::{
     BackwardCtx, BackwardFn, Edge, Grad, InputMeta, Node, NodeKind, NodePostHook, NodePreHook,
 };
 pub use saved::SavedVariable;
+pub use saved::{pop_saved_tensors_hooks, push_saved_tensors_hooks, PackHook, PackedTensor};
 
 use crate::core::error::Result;
 use crate::core::grad_mode::is_grad_enabled;
@@ -137,6 +138,16 @@ pub fn view_write_refused(t: &Tensor, indirect: bool) -> Option<crate::Error> {
 /// sibling output of a multi-output op, such as `unbind`, was used), as PyTorch does.
 pub type Hook = Arc<dyn Fn(Option<&Tensor>) -> Result<Option<Tensor>> + Send + Sync>;
 
+/// The hooks of a leaf: `pre` see (and may replace) its gradient before it is accumulated,
+/// `post_accumulate` see the leaf after its `.grad` is written.
+#[derive(Default)]
+pub struct LeafHooks {
+    /// `register_hook` hooks, with their ids.
+    pub pre: Vec<(u64, Hook)>,
+    /// `register_post_accumulate_grad_hook` hooks, with their ids.
+    pub post_accumulate: Vec<(u64, Hook)>,
+}
+
 static NEXT_HOOK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// A fresh handle id for a hook (tensor or node hooks share the numbering).
@@ -156,8 +167,30 @@ impl Tensor {
         let mut meta = self.meta();
         match &meta.grad_fn {
             Some(edge) => edge.node.add_pre_hook(id, edge.input_nr, hook),
-            None => meta.hooks.get_or_insert_default().push((id, hook)),
+            None => meta.hooks.get_or_insert_default().pre.push((id, hook)),
         }
+        Ok(id)
+    }
+
+    /// Registers `hook`, called with this leaf once a backward pass has accumulated its
+    /// gradient into `.grad` (PyTorch's `register_post_accumulate_grad_hook`); returns its id.
+    pub fn register_post_accumulate_grad_hook(&self, hook: Hook) -> Result<u64> {
+        if !self.requires_grad() {
+            return Err(crate::Error::runtime(
+                "cannot register a hook on a tensor that doesn't require gradient",
+            ));
+        }
+        let mut meta = self.meta();
+        if meta.grad_fn.is_some() {
+            return Err(crate::Error::runtime(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors",
+            ));
+        }
+        let id = next_hook_id();
+        meta.hooks
+            .get_or_insert_default()
+            .post_accumulate
+            .push((id, hook));
         Ok(id)
     }
 
@@ -165,7 +198,8 @@ impl Tensor {
     pub fn remove_hook(&self, id: u64) {
         let mut meta = self.meta();
         if let Some(hooks) = &mut meta.hooks {
-            hooks.retain(|(h, _)| *h != id);
+            hooks.pre.retain(|(h, _)| *h != id);
+            hooks.post_accumulate.retain(|(h, _)| *h != id);
         }
         if let Some(edge) = &meta.grad_fn {
             edge.node.remove_pre_hook(id);
@@ -175,7 +209,7 @@ impl Tensor {
     /// Runs this leaf's hooks on `g`, in registration order.
     pub(crate) fn run_leaf_hooks(&self, mut g: Tensor) -> Result<Tensor> {
         let hooks: Vec<Hook> = match &self.meta().hooks {
-            Some(hooks) => hooks.iter().map(|(_, h)| h.clone()).collect(),
+            Some(hooks) => hooks.pre.iter().map(|(_, h)| h.clone()).collect(),
             None => return Ok(g),
         };
         for hook in hooks {
@@ -184,6 +218,22 @@ impl Tensor {
             }
         }
         Ok(g)
+    }
+
+    /// Runs this leaf's post-accumulate hooks (with the leaf itself), in registration order.
+    pub(crate) fn run_post_accumulate_hooks(&self) -> Result<()> {
+        let hooks: Vec<Hook> = match &self.meta().hooks {
+            Some(hooks) => hooks
+                .post_accumulate
+                .iter()
+                .map(|(_, h)| h.clone())
+                .collect(),
+            None => return Ok(()),
+        };
+        for hook in hooks {
+            hook(Some(self))?;
+        }
+        Ok(())
     }
 }
 

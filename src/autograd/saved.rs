@@ -11,9 +11,47 @@ use std::sync::Arc;
 /// `SavedVariable::output_nr` of a saved tensor that is not an output of the saving node.
 const NOT_AN_OUTPUT: u32 = u32::MAX;
 
+/// What `saved_tensors_hooks`' pack hook made of a saved tensor: turned back into a tensor by
+/// the unpack hook when the backward formula reads it.
+pub trait PackedTensor: Send + Sync {
+    /// The tensor again (the unpack hook's result).
+    fn unpack(&self) -> Result<Tensor>;
+}
+
+/// A pack hook: called with each tensor an op saves while it is installed.
+pub type PackHook = Arc<dyn Fn(&Tensor) -> Result<Arc<dyn PackedTensor>> + Send + Sync>;
+
+thread_local! {
+    static PACK_HOOKS: std::cell::RefCell<Vec<Option<PackHook>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Installs `hook` for the tensors saved on this thread until [`pop_saved_tensors_hooks`]
+/// (`None`: saving as usual, PyTorch's `disable_saved_tensors_hooks`).
+pub fn push_saved_tensors_hooks(hook: Option<PackHook>) {
+    PACK_HOOKS.with(|h| h.borrow_mut().push(hook));
+}
+
+/// Removes the innermost hook installed by [`push_saved_tensors_hooks`].
+pub fn pop_saved_tensors_hooks() {
+    PACK_HOOKS.with(|h| h.borrow_mut().pop());
+}
+
+/// The pack hook in effect on this thread, if any.
+fn pack_hook() -> Option<PackHook> {
+    PACK_HOOKS.with(|h| h.borrow().last().cloned().flatten())
+}
+
+/// What a saved variable holds.
+enum Saved {
+    Tensor(Tensor),
+    /// The pack hook's value (or its error, raised when the tensor is needed).
+    Packed(std::result::Result<Arc<dyn PackedTensor>, Error>),
+}
+
 /// A tensor kept for the backward pass, with the version it had when saved.
 pub struct SavedVariable {
-    slot: Mutex<Option<Tensor>>,
+    slot: Mutex<Option<Saved>>,
     version: AtomicU64,
     /// `(grad_fn name, output number)` of the tensor when saved, for error messages.
     producer: Option<(&'static str, u32)>,
@@ -22,6 +60,14 @@ pub struct SavedVariable {
     output_nr: u32,
     /// A placeholder that never held a tensor (not an error to unpack).
     empty: bool,
+}
+
+/// `kept` as a saved value: packed by the pack hook in effect (which sees `original`), or as it is.
+fn saved(original: &Tensor, kept: &Tensor) -> Saved {
+    match pack_hook() {
+        Some(pack) => Saved::Packed(pack(original)),
+        None => Saved::Tensor(kept.clone()),
+    }
 }
 
 impl SavedVariable {
@@ -34,7 +80,7 @@ impl SavedVariable {
             .map(|e| (e.node.name(), e.input_nr as u32));
         SavedVariable {
             version: AtomicU64::new(tensor.version()),
-            slot: Mutex::new(Some(tensor.clone())),
+            slot: Mutex::new(Some(saved(tensor, tensor))),
             empty: false,
             output_nr: NOT_AN_OUTPUT,
             producer,
@@ -45,7 +91,7 @@ impl SavedVariable {
     pub fn output(tensor: &Tensor, output_nr: usize) -> SavedVariable {
         SavedVariable {
             version: AtomicU64::new(tensor.version()),
-            slot: Mutex::new(Some(tensor.detach())),
+            slot: Mutex::new(Some(saved(tensor, &tensor.detach()))),
             empty: false,
             output_nr: u32::try_from(output_nr).expect("fewer than 2^32 outputs"),
             producer: None,
@@ -69,9 +115,19 @@ impl SavedVariable {
         if self.empty {
             return Ok(None);
         }
-        let tensor = match release {
+        let held = match release {
             true => self.slot.lock().take(),
-            false => self.slot.lock().clone(),
+            false => self.slot.lock().as_ref().map(|s| match s {
+                Saved::Tensor(t) => Saved::Tensor(t.clone()),
+                Saved::Packed(Ok(p)) => Saved::Packed(Ok(p.clone())),
+                Saved::Packed(Err(e)) => Saved::Packed(Err(e.clone())),
+            }),
+        };
+        let tensor = match held {
+            Some(Saved::Tensor(t)) => Some(t),
+            // a hook's value is trusted as it is (PyTorch checks no version through hooks)
+            Some(Saved::Packed(packed)) => return Ok(Some(packed?.unpack()?)),
+            None => None,
         };
         let Some(tensor) = tensor else {
             return Err(Error::runtime(
@@ -119,8 +175,8 @@ impl SavedVariable {
     pub(crate) fn rebind_output(&self, to: &Tensor) {
         if self.output_nr == 0 {
             let mut slot = self.slot.lock();
-            if slot.is_some() {
-                *slot = Some(to.detach());
+            if matches!(*slot, Some(Saved::Tensor(_))) {
+                *slot = Some(Saved::Tensor(to.detach()));
                 self.version.store(to.version(), Ordering::Release);
             }
         }
@@ -132,6 +188,9 @@ impl SavedVariable {
     }
 
     pub(crate) fn take(&self) -> Option<Tensor> {
-        self.slot.lock().take()
+        match self.slot.lock().take() {
+            Some(Saved::Tensor(t)) => Some(t),
+            _ => None,
+        }
     }
 }

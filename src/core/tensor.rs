@@ -64,10 +64,9 @@ pub(crate) struct AutogradMeta {
     pub accumulator: Weak<Node>,
     /// Whether `retain_grad()` was called on this non-leaf.
     pub retains_grad: bool,
-    /// Hooks of a leaf, run before its gradient is accumulated (non-leaf hooks live on the
-    /// node); boxed, since few tensors have any and every op makes a tensor.
-    #[allow(clippy::box_collection)] // 8 bytes in every tensor instead of a 24-byte Vec
-    pub hooks: Option<Box<Vec<(u64, crate::autograd::Hook)>>>,
+    /// Hooks of a leaf, run before and after its gradient is accumulated (non-leaf hooks live
+    /// on the node); boxed, since few tensors have any and every op makes a tensor.
+    pub hooks: Option<Box<crate::autograd::LeafHooks>>,
 }
 
 impl Drop for TensorImpl {

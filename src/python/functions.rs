@@ -570,6 +570,89 @@ pub(crate) fn python_hook(f: Py<PyAny>) -> (Hook, HookSlot) {
     (hook, slot)
 }
 
+/// A Python post-accumulate-grad hook as a core hook: called with the leaf; may return only
+/// None (or the leaf itself).
+pub(crate) fn python_post_accumulate_hook(f: Py<PyAny>) -> (Hook, HookSlot) {
+    let slot: HookSlot = Arc::new(std::sync::Mutex::new(Some(f)));
+    let held = slot.clone();
+    let hook: Hook = Arc::new(move |t: Option<&Tensor>| {
+        Python::attach(|py| {
+            let f = match &*held.lock().unwrap_or_else(|e| e.into_inner()) {
+                Some(f) => f.clone_ref(py),
+                None => return Ok(None), // cleared by the cycle collector
+            };
+            let arg = match t {
+                Some(t) => to_object(py, t.clone()).map_err(from_py_err)?,
+                None => py.None(),
+            };
+            // PyTorch's checks: None or the tensor itself
+            let r = f.call1(py, (arg,)).map_err(from_py_err)?;
+            if r.is_none(py) {
+                return Ok(None);
+            }
+            match (r.bind(py).cast::<PyTensor>(), t) {
+                (Ok(same), Some(t)) if same.get().inner.same(t) => Ok(None),
+                (Ok(_), _) => Err(Error::runtime(
+                    "Tensor post accumulate grad hooks should return None.",
+                )),
+                (Err(_), _) => Err(Error::type_error(format!(
+                    "expected Variable, but hook returned '{}'",
+                    r.bind(py).get_type().name().map_err(from_py_err)?
+                ))),
+            }
+        })
+    });
+    (hook, slot)
+}
+
+/// A tensor packed by a Python `saved_tensors_hooks` pack hook, with its unpack hook.
+struct PyPacked {
+    value: Py<PyAny>,
+    unpack: Py<PyAny>,
+}
+
+impl crate::autograd::PackedTensor for PyPacked {
+    fn unpack(&self) -> crate::core::error::Result<Tensor> {
+        Python::attach(|py| {
+            let out = self
+                .unpack
+                .call1(py, (self.value.clone_ref(py),))
+                .map_err(from_py_err)?;
+            match out.bind(py).cast::<PyTensor>() {
+                Ok(t) => Ok(t.get().inner.clone()),
+                Err(_) => Err(Error::type_error(format!(
+                    "Output of saved tensor unpack_hook expected to be a Tensor but got result of type {}",
+                    out.bind(py).get_type().name().map_err(from_py_err)?
+                ))),
+            }
+        })
+    }
+}
+
+/// Installs Python `pack_hook`/`unpack_hook` for the tensors saved on this thread
+/// (`autograd.graph.saved_tensors_hooks.__enter__`).
+#[pyfunction]
+fn _push_saved_tensors_hooks(pack_hook: Py<PyAny>, unpack_hook: Py<PyAny>) {
+    let hook: crate::autograd::PackHook = Arc::new(move |t: &Tensor| {
+        Python::attach(|py| {
+            let arg = to_object(py, t.clone()).map_err(from_py_err)?;
+            let value = pack_hook.call1(py, (arg,)).map_err(from_py_err)?;
+            let packed: Arc<dyn crate::autograd::PackedTensor> = Arc::new(PyPacked {
+                value,
+                unpack: unpack_hook.clone_ref(py),
+            });
+            Ok(packed)
+        })
+    });
+    crate::autograd::push_saved_tensors_hooks(Some(hook));
+}
+
+/// Removes the innermost saved-tensor hooks of this thread.
+#[pyfunction]
+fn _pop_saved_tensors_hooks() {
+    crate::autograd::pop_saved_tensors_hooks();
+}
+
 /// PyTorch's checks on what a gradient hook returns: the same dtype and shape as its input.
 fn check_hook_result(
     py: Python<'_>,
@@ -694,6 +777,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_sgd_step, m)?)?;
     m.add_function(wrap_pyfunction!(_adam_step, m)?)?;
     m.add_function(wrap_pyfunction!(_record_function, m)?)?;
+    m.add_function(wrap_pyfunction!(_push_saved_tensors_hooks, m)?)?;
+    m.add_function(wrap_pyfunction!(_pop_saved_tensors_hooks, m)?)?;
     m.add_function(wrap_pyfunction!(tensor, m)?)?;
     m.add_function(wrap_pyfunction!(from_numpy, m)?)?;
     m.add_function(wrap_pyfunction!(zeros, m)?)?;

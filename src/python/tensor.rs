@@ -40,6 +40,37 @@ impl From<Tensor> for PyTensor {
     }
 }
 
+impl PyTensor {
+    /// Keeps a Python hook registered on a leaf visible to the cycle collector (see Note
+    /// [Hooks and the cycle collector]) and returns its removable handle.
+    fn keep_leaf_hook(
+        &self,
+        py: Python<'_>,
+        id: u64,
+        slot: super::functions::HookSlot,
+    ) -> PyResult<Py<PyAny>> {
+        if self.inner.is_leaf() {
+            self.hooks
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((id, slot));
+            let me = self.inner.0.binding_object.load(Ordering::Acquire);
+            // SAFETY: a registered wrapper's pointer is this live object (see `to_object`);
+            // tracking a fully initialized GC object that is not yet tracked is allowed.
+            unsafe {
+                let me = me.cast::<pyo3::ffi::PyObject>();
+                if !me.is_null() && pyo3::ffi::PyObject_GC_IsTracked(me) == 0 {
+                    pyo3::ffi::PyObject_GC_Track(me.cast());
+                }
+            }
+        }
+        let handle = super::functions::hook_handle(py)?;
+        Ok(handle
+            .call1((to_object(py, self.inner.clone())?, id))?
+            .unbind())
+    }
+}
+
 impl Drop for PyTensor {
     fn drop(&mut self) {
         if *self.registered.get_mut() {
@@ -264,10 +295,12 @@ impl PyTensor {
         if self.inner.dim() == 0 {
             return Err(PyTypeError::new_err("iteration over a 0-d tensor"));
         }
-        let rows = (0..self.inner.shape()[0] as isize)
-            .map(|i| run(|| self.inner.select(0, i)).map(PyTensor::from))
+        // as PyTorch: `iter(self.unbind(0))`
+        let rows = run(|| self.inner.unbind(0))?
+            .into_iter()
+            .map(|t| to_object(py, t))
             .collect::<PyResult<Vec<_>>>()?;
-        Ok(PyList::new(py, rows)?.try_iter()?.into_any().unbind())
+        Ok(PyTuple::new(py, rows)?.try_iter()?.into_any().unbind())
     }
 
     fn __hash__(slf: &Bound<'_, Self>) -> isize {
@@ -275,6 +308,11 @@ impl PyTensor {
     }
 
     fn __bool__(&self) -> PyResult<bool> {
+        if self.inner.numel() == 0 {
+            return Err(PyRuntimeError::new_err(
+                "Boolean value of Tensor with no values is ambiguous",
+            ));
+        }
         if self.inner.numel() != 1 {
             return Err(PyRuntimeError::new_err(format!(
                 "Boolean value of Tensor with more than one value is ambiguous (it has {} elements; use .any() or .all())",
@@ -302,7 +340,7 @@ impl PyTensor {
     }
 
     fn __index__(&self) -> PyResult<i64> {
-        if self.inner.dtype().is_floating_point() {
+        if self.inner.dtype().is_floating_point() || self.inner.numel() != 1 {
             return Err(PyTypeError::new_err(
                 "only integer tensors of a single element can be converted to an index",
             ));
@@ -1200,25 +1238,18 @@ impl PyTensor {
     fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
         let (hook, slot) = super::functions::python_hook(hook);
         let id = run(|| self.inner.register_hook(hook))?;
-        if self.inner.is_leaf() {
-            self.hooks
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push((id, slot));
-            let me = self.inner.0.binding_object.load(Ordering::Acquire);
-            // SAFETY: a registered wrapper's pointer is this live object (see `to_object`);
-            // tracking a fully initialized GC object that is not yet tracked is allowed.
-            unsafe {
-                let me = me.cast::<pyo3::ffi::PyObject>();
-                if !me.is_null() && pyo3::ffi::PyObject_GC_IsTracked(me) == 0 {
-                    pyo3::ffi::PyObject_GC_Track(me.cast());
-                }
-            }
-        }
-        let handle = super::functions::hook_handle(py)?;
-        Ok(handle
-            .call1((to_object(py, self.inner.clone())?, id))?
-            .unbind())
+        self.keep_leaf_hook(py, id, slot)
+    }
+    /// Registers `hook(tensor)`, called after a backward pass accumulates this leaf's `.grad`;
+    /// returns a handle whose `remove()` unregisters it.
+    fn register_post_accumulate_grad_hook(
+        &self,
+        py: Python<'_>,
+        hook: Py<PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let (hook, slot) = super::functions::python_post_accumulate_hook(hook);
+        let id = run(|| self.inner.register_post_accumulate_grad_hook(hook))?;
+        self.keep_leaf_hook(py, id, slot)
     }
     /// Removes a hook registered with `register_hook` (used by the handle).
     fn _remove_hook(&self, id: u64) {

@@ -1,5 +1,34 @@
-"""``ferrograd.autograd.graph``: the node type of the backward graph."""
+"""``ferrograd.autograd.graph``: the node type of the backward graph, and hooks on the tensors
+the graph saves (``saved_tensors_hooks``, ``save_on_cpu``)."""
 
+from .. import _core
 from .._core import Node
 
-__all__ = ["Node"]
+
+class saved_tensors_hooks:
+    """While active, every tensor an op saves for backward is passed to ``pack_hook`` and
+    only its result is kept; the backward pass gets the tensor back from
+    ``unpack_hook(packed)`` (as ``torch.autograd.graph.saved_tensors_hooks``). The hooks
+    apply on the thread that enters the context."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        _core._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
+        return self
+
+    def __exit__(self, *args):
+        _core._pop_saved_tensors_hooks()
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors kept in CPU memory (ferrograd's only memory: they are kept as they are)."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        super().__init__(lambda t: t, lambda t: t)
+
+
+__all__ = ["Node", "save_on_cpu", "saved_tensors_hooks"]
