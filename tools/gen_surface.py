@@ -33,18 +33,22 @@ OTHER_FUNCTIONS = [
     "gather", "scatter_add", "index_select", "masked_fill", "maximum", "minimum",
     "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_xor", "logical_not",
     "clone", "detach", "numel", "where", "isclose", "allclose", "equal",
+    "floor_divide", "remainder", "fmod", "tril", "triu", "diag", "diagonal", "trace", "cumprod",
+    "sort", "argsort", "topk", "kthvalue", "median", "mode", "unique", "cross", "roll",
+    "broadcast_to", "addmm", "addmv", "baddbmm",
 ]  # fmt: skip
 
 # torch.xxx functions of the native module itself (they take numbers where Tensor's methods
 # take tensors, as ``torch.pow(2, x)``, or their arguments in another order, as
 # ``torch.polygamma(n, x)``).
-CORE_FUNCTIONS = ["pow", "polygamma", "where"]
+CORE_FUNCTIONS = ["pow", "polygamma", "where", "remainder", "floor_divide"]
 
 # In-place methods that are not twins of table rows.
 OTHER_INPLACE = [
     "add_", "sub_", "mul_", "div_", "pow_", "zero_", "fill_", "copy_", "normal_", "uniform_",
-    "random_", "bernoulli_", "clamp_min_", "clamp_max_",
+    "random_", "bernoulli_", "exponential_", "clamp_min_", "clamp_max_",
     "clamp_", "masked_fill_", "scatter_add_", "polygamma_", "logit_",
+    "floor_divide_", "remainder_", "fmod_", "tril_", "triu_", "cumprod_", "cumsum_",
 ]  # fmt: skip
 
 # Names of ferrograd's namespace that are not function aliases (for ``__all__``).
@@ -56,8 +60,12 @@ OTHER_EXPORTS = [
     "manual_seed", "nn", "no_grad", "ones", "ones_like", "optim", "rand", "randint", "randn",
     "randperm",
     "save", "load", "utils", "Generator", "default_generator", "seed", "initial_seed", "bernoulli",
-    "clamp_min", "clamp_max",
+    "clamp_min", "clamp_max", "multinomial", "BoolTensor", "DoubleTensor", "FloatTensor",
+    "LongTensor", "empty_like", "full_like", "get_rng_state", "inference_mode",
+    "is_inference_mode_enabled", "normal", "rand_like", "randint_like", "randn_like",
+    "set_default_dtype", "set_printoptions", "set_rng_state",
     "set_grad_enabled", "set_num_threads", "stack", "tensor", "zeros", "zeros_like",
+    "eye", "einsum", "meshgrid", "broadcast_tensors", "linalg",
 ]  # fmt: skip
 
 

@@ -26,8 +26,10 @@ MODULES = [
     "data_cases",
     "loss_cases",
     "profiler_cases",
+    "namespace_cases",
     "checkpoint_cases",
     "module_cases",
+    "tensor_ops_cases",
 ]
 
 

@@ -17,6 +17,7 @@ from ._core import (
     double,
     dtype,
     empty,
+    eye,
     float,
     float32,
     float64,
@@ -29,6 +30,7 @@ from ._core import (
     linspace,
     long,
     manual_seed,
+    multinomial,
     ones,
     ones_like,
     rand,
@@ -62,9 +64,7 @@ _core._register_size(Size)
 
 from . import _hooks  # noqa: E402
 
-_core._register_types(
-    {"RemovableHandle": _hooks.RemovableHandle, "max": _hooks.max_result, "min": _hooks.min_result}
-)
+_core._register_types({"RemovableHandle": _hooks.RemovableHandle, **_hooks.RETURN_TYPES})
 
 # Function forms of tensor methods: the Rust methods themselves, no Python wrapper in between.
 # <generated: functions> written by tools/gen_surface.py from the tables
@@ -72,6 +72,8 @@ abs = Tensor.abs
 acos = Tensor.acos
 acosh = Tensor.acosh
 add = Tensor.add
+addmm = Tensor.addmm
+addmv = Tensor.addmv
 all = Tensor.all
 allclose = Tensor.allclose
 amax = Tensor.amax
@@ -79,12 +81,15 @@ amin = Tensor.amin
 any = Tensor.any
 argmax = Tensor.argmax
 argmin = Tensor.argmin
+argsort = Tensor.argsort
 asin = Tensor.asin
 asinh = Tensor.asinh
 atan = Tensor.atan
 atan2 = _core.atan2
 atanh = Tensor.atanh
+baddbmm = Tensor.baddbmm
 bmm = Tensor.bmm
+broadcast_to = Tensor.broadcast_to
 ceil = Tensor.ceil
 chunk = Tensor.chunk
 clamp = Tensor.clamp
@@ -92,8 +97,12 @@ clip = Tensor.clip
 clone = Tensor.clone
 cos = Tensor.cos
 cosh = Tensor.cosh
+cross = Tensor.cross
+cumprod = Tensor.cumprod
 cumsum = Tensor.cumsum
 detach = Tensor.detach
+diag = Tensor.diag
+diagonal = Tensor.diagonal
 digamma = Tensor.digamma
 div = Tensor.div
 dot = Tensor.dot
@@ -105,6 +114,8 @@ expm1 = Tensor.expm1
 flatten = Tensor.flatten
 flip = Tensor.flip
 floor = Tensor.floor
+floor_divide = _core.floor_divide
+fmod = Tensor.fmod
 frac = Tensor.frac
 gather = Tensor.gather
 hypot = _core.hypot
@@ -113,6 +124,7 @@ isclose = Tensor.isclose
 isfinite = Tensor.isfinite
 isinf = Tensor.isinf
 isnan = Tensor.isnan
+kthvalue = Tensor.kthvalue
 lgamma = Tensor.lgamma
 log = Tensor.log
 log10 = Tensor.log10
@@ -130,9 +142,11 @@ matmul = Tensor.matmul
 max = Tensor.max
 maximum = Tensor.maximum
 mean = Tensor.mean
+median = Tensor.median
 min = Tensor.min
 minimum = Tensor.minimum
 mm = Tensor.mm
+mode = Tensor.mode
 mul = Tensor.mul
 mv = Tensor.mv
 neg = Tensor.neg
@@ -145,7 +159,9 @@ pow = _core.pow
 prod = Tensor.prod
 reciprocal = Tensor.reciprocal
 relu = Tensor.relu
+remainder = _core.remainder
 reshape = Tensor.reshape
+roll = Tensor.roll
 round = Tensor.round
 rsqrt = Tensor.rsqrt
 scatter_add = Tensor.scatter_add
@@ -154,6 +170,7 @@ sign = Tensor.sign
 sin = Tensor.sin
 sinh = Tensor.sinh
 softmax = Tensor.softmax
+sort = Tensor.sort
 split = Tensor.split
 sqrt = Tensor.sqrt
 square = Tensor.square
@@ -164,9 +181,14 @@ sum = Tensor.sum
 t = Tensor.t
 tan = Tensor.tan
 tanh = Tensor.tanh
+topk = Tensor.topk
+trace = Tensor.trace
 transpose = Tensor.transpose
+tril = Tensor.tril
+triu = Tensor.triu
 trunc = Tensor.trunc
 unbind = Tensor.unbind
+unique = Tensor.unique
 unsqueeze = Tensor.unsqueeze
 var = Tensor.var
 where = _core.where
@@ -176,8 +198,28 @@ xlogy = _core.xlogy
 clamp_min = Tensor.clamp_min
 clamp_max = Tensor.clamp_max
 
-from . import autograd, nn, optim, utils  # noqa: E402
+from . import autograd, linalg, nn, optim, utils  # noqa: E402
+from ._creation import (  # noqa: E402
+    BoolTensor,
+    DoubleTensor,
+    FloatTensor,
+    LongTensor,
+    empty_like,
+    full_like,
+    get_default_dtype,
+    get_rng_state,
+    inference_mode,
+    is_inference_mode_enabled,
+    normal,
+    rand_like,
+    randint_like,
+    randn_like,
+    set_default_dtype,
+    set_printoptions,
+    set_rng_state,
+)
 from ._device import backends, cuda, device  # noqa: E402
+from ._tensor_functions import broadcast_tensors, einsum, meshgrid  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 
@@ -186,22 +228,23 @@ def is_tensor(obj) -> _builtins.bool:
     return isinstance(obj, Tensor)
 
 
-def get_default_dtype():
-    """The default floating dtype (float32)."""
-    return float32
-
-
 __version__ = "0.1.0"
 
 # <generated: __all__> written by tools/gen_surface.py from the tables
 __all__ = [
+    "BoolTensor",
+    "DoubleTensor",
+    "FloatTensor",
     "Generator",
+    "LongTensor",
     "Size",
     "Tensor",
     "abs",
     "acos",
     "acosh",
     "add",
+    "addmm",
+    "addmv",
     "all",
     "allclose",
     "amax",
@@ -210,6 +253,7 @@ __all__ = [
     "arange",
     "argmax",
     "argmin",
+    "argsort",
     "asin",
     "asinh",
     "atan",
@@ -217,9 +261,12 @@ __all__ = [
     "atanh",
     "autograd",
     "backends",
+    "baddbmm",
     "bernoulli",
     "bmm",
     "bool",
+    "broadcast_tensors",
+    "broadcast_to",
     "cat",
     "ceil",
     "chunk",
@@ -230,46 +277,61 @@ __all__ = [
     "clone",
     "cos",
     "cosh",
+    "cross",
     "cuda",
+    "cumprod",
     "cumsum",
     "default_generator",
     "detach",
     "device",
+    "diag",
+    "diagonal",
     "digamma",
     "div",
     "dot",
     "double",
     "dtype",
+    "einsum",
     "empty",
+    "empty_like",
     "enable_grad",
     "equal",
     "erf",
     "exp",
     "exp2",
     "expm1",
+    "eye",
     "flatten",
     "flip",
     "float",
     "float32",
     "float64",
     "floor",
+    "floor_divide",
+    "fmod",
     "frac",
     "from_numpy",
     "full",
+    "full_like",
     "gather",
     "get_default_dtype",
     "get_num_threads",
+    "get_rng_state",
     "hypot",
     "index_select",
+    "inference_mode",
     "initial_seed",
     "int64",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
     "is_tensor",
     "isclose",
     "isfinite",
     "isinf",
     "isnan",
+    "kthvalue",
     "lgamma",
+    "linalg",
     "linspace",
     "load",
     "log",
@@ -290,15 +352,20 @@ __all__ = [
     "max",
     "maximum",
     "mean",
+    "median",
+    "meshgrid",
     "min",
     "minimum",
     "mm",
+    "mode",
     "mul",
+    "multinomial",
     "mv",
     "neg",
     "nn",
     "no_grad",
     "norm",
+    "normal",
     "numel",
     "ones",
     "ones_like",
@@ -309,24 +376,33 @@ __all__ = [
     "pow",
     "prod",
     "rand",
+    "rand_like",
     "randint",
+    "randint_like",
     "randn",
+    "randn_like",
     "randperm",
     "reciprocal",
     "relu",
+    "remainder",
     "reshape",
+    "roll",
     "round",
     "rsqrt",
     "save",
     "scatter_add",
     "seed",
+    "set_default_dtype",
     "set_grad_enabled",
     "set_num_threads",
+    "set_printoptions",
+    "set_rng_state",
     "sigmoid",
     "sign",
     "sin",
     "sinh",
     "softmax",
+    "sort",
     "split",
     "sqrt",
     "square",
@@ -339,9 +415,14 @@ __all__ = [
     "tan",
     "tanh",
     "tensor",
+    "topk",
+    "trace",
     "transpose",
+    "tril",
+    "triu",
     "trunc",
     "unbind",
+    "unique",
     "unsqueeze",
     "utils",
     "var",

@@ -18,7 +18,16 @@ from typing import Any, Literal, SupportsIndex, final, overload
 from numpy.typing import DTypeLike, NDArray
 from typing_extensions import Self, TypeAlias, disjoint_base
 
-from ._hooks import RemovableHandle, max_result, min_result
+from ._hooks import (
+    RemovableHandle,
+    kthvalue_result,
+    max_result,
+    median_result,
+    min_result,
+    mode_result,
+    sort_result,
+    topk_result,
+)
 
 if sys.version_info >= (3, 10):
     from types import EllipsisType
@@ -64,7 +73,11 @@ __all__ = [
     "Node",
     "Tensor",
     "_adam_step",
+    "_get_default_dtype",
+    "_get_printoptions",
     "_optim_step",
+    "_set_default_dtype",
+    "_set_printoptions",
     "_pop_saved_tensors_hooks",
     "_push_saved_tensors_hooks",
     "_profiler_enabled",
@@ -89,7 +102,9 @@ __all__ = [
     "double",
     "dtype",
     "empty",
+    "eye",
     "float",
+    "floor_divide",
     "float32",
     "float64",
     "from_numpy",
@@ -108,6 +123,7 @@ __all__ = [
     "long",
     "manual_seed",
     "mish",
+    "multinomial",
     "mse_loss",
     "nll_loss",
     "polygamma",
@@ -118,6 +134,7 @@ __all__ = [
     "randint",
     "randn",
     "randperm",
+    "remainder",
     "seed",
     "selu",
     "set_num_threads",
@@ -195,8 +212,9 @@ class Node:
 class Tensor:
     """A multi-dimensional array that records operations for automatic differentiation."""
 
-    def __new__(cls, data: _Data | None = None, requires_grad: builtins.bool = False) -> Self:
-        """`Tensor(data)`: float32 data from a sequence, or a leaf sharing another tensor's data."""
+    def __new__(cls, *args: Any, requires_grad: builtins.bool | None = None) -> Self:
+        """`Tensor(data)`: default-dtype data from a sequence, or a leaf sharing another tensor's
+        data; legacy `Tensor(*sizes)`: a tensor of that shape (zeros)."""
     def _register(self) -> None:
         """Makes this object the one returned for its tensor (for objects created by subclasses)."""
 
@@ -547,6 +565,74 @@ class Tensor:
         """In-place `clamp_min`."""
     def clamp_max_(self, max: builtins.float) -> Self:
         """In-place `clamp_max`."""
+    def new_tensor(
+        self,
+        data: _Data,
+        *,
+        dtype: _DTypeLike | None = None,
+        device: _Device | None = None,
+        requires_grad: builtins.bool = False,
+    ) -> Tensor:
+        """A new tensor holding `data` (copied), with this tensor's dtype unless `dtype` is given."""
+    def new_zeros(
+        self,
+        *size: Any,
+        dtype: _DTypeLike | None = None,
+        device: _Device | None = None,
+        requires_grad: builtins.bool = False,
+    ) -> Tensor:
+        """Zeros of `size`, with this tensor's dtype unless `dtype` is given."""
+    def new_ones(
+        self,
+        *size: Any,
+        dtype: _DTypeLike | None = None,
+        device: _Device | None = None,
+        requires_grad: builtins.bool = False,
+    ) -> Tensor:
+        """Ones of `size`, with this tensor's dtype unless `dtype` is given."""
+    def new_empty(
+        self,
+        *size: Any,
+        dtype: _DTypeLike | None = None,
+        device: _Device | None = None,
+        requires_grad: builtins.bool = False,
+    ) -> Tensor:
+        """An uninitialized tensor of `size` (zeros in ferrograd), with this tensor's dtype."""
+    def new_full(
+        self,
+        size: Sequence[builtins.int],
+        fill_value: _Number,
+        *,
+        dtype: _DTypeLike | None = None,
+        device: _Device | None = None,
+        requires_grad: builtins.bool = False,
+    ) -> Tensor:
+        """`fill_value` everywhere in a tensor of `size`, with this tensor's dtype."""
+    def type(self, dtype: Any = None, non_blocking: builtins.bool = False) -> Any:
+        """`type()`: the legacy type name (`'torch.FloatTensor'`); `type(dtype)` or
+        `type('torch.DoubleTensor')`: the tensor converted."""
+    def int(self, memory_format: Any = None) -> Tensor:
+        """`int()` would be int32, which ferrograd lacks: refused (use `long()`)."""
+    def half(self, memory_format: Any = None) -> Tensor:
+        """`half()` would be float16, which ferrograd lacks: refused (use `float()`)."""
+    def stride(self, dim: builtins.int | None = None) -> Any:
+        """Steps in elements between neighbours along each dimension (or along `dim`)."""
+    def storage_offset(self) -> builtins.int:
+        """Position of the first element in the storage, in elements."""
+    def element_size(self) -> builtins.int:
+        """Bytes per element."""
+    def exponential_(
+        self, lambd: builtins.float = 1.0, *, generator: Generator | None = None
+    ) -> Self:
+        """Fills with exponential samples of rate `lambd`."""
+    def multinomial(
+        self,
+        num_samples: builtins.int,
+        replacement: builtins.bool = False,
+        *,
+        generator: Generator | None = None,
+    ) -> Tensor:
+        """Class indices drawn with the weights in each row (`torch.multinomial`)."""
     def register_post_accumulate_grad_hook(self, hook: Any) -> Any:
         """Registers `hook(tensor)`, called after a backward pass accumulates this leaf's `.grad`;
         returns a handle whose `remove()` unregisters it."""
@@ -653,6 +739,135 @@ class Tensor:
         """Outer product of 1-D tensors."""
     def bmm(self, mat2: Tensor) -> Tensor:
         """Batched matrix product of 3-D tensors."""
+
+    # ----- rounding divisions, fused products, triangles, sorting --------------------------------
+
+    def floor_divide(self, other: _Operand) -> Tensor:
+        """`self // other`, rounded toward negative infinity (no derivative, as PyTorch)."""
+    def floor_divide_(self, other: _Operand) -> Self:
+        """In-place `floor_divide`."""
+    def remainder(self, other: _Operand) -> Tensor:
+        """`self % other`, with the sign of `other` (Python's modulus)."""
+    def remainder_(self, other: _Operand) -> Self:
+        """In-place `remainder`."""
+    def fmod(self, other: _Operand) -> Tensor:
+        """`fmod(self, other)`, with the sign of `self` (C's `fmod`)."""
+    def fmod_(self, other: _Operand) -> Self:
+        """In-place `fmod`."""
+    def __floordiv__(self, other: _Operand, /) -> Tensor: ...
+    def __rfloordiv__(self, other: _Operand, /) -> Tensor: ...
+    def __mod__(self, other: _Operand, /) -> Tensor: ...
+    def __rmod__(self, other: _Operand, /) -> Tensor: ...
+    def __ifloordiv__(self, other: _Operand, /) -> Self: ...
+    def __imod__(self, other: _Operand, /) -> Self: ...
+    def __contains__(self, element: object, /) -> builtins.bool:
+        """`element in self`: whether any element equals `element` (a number or a tensor)."""
+    def addmm(
+        self,
+        mat1: Tensor,
+        mat2: Tensor,
+        *,
+        beta: builtins.float = 1.0,
+        alpha: builtins.float = 1.0,
+    ) -> Tensor:
+        """`beta · self + alpha · (mat1 @ mat2)`."""
+    def addmv(
+        self, mat: Tensor, vec: Tensor, *, beta: builtins.float = 1.0, alpha: builtins.float = 1.0
+    ) -> Tensor:
+        """`beta · self + alpha · (mat @ vec)`."""
+    def baddbmm(
+        self,
+        batch1: Tensor,
+        batch2: Tensor,
+        *,
+        beta: builtins.float = 1.0,
+        alpha: builtins.float = 1.0,
+    ) -> Tensor:
+        """`beta · self + alpha · (batch1 @ batch2)` for 3-D batches."""
+    def cross(self, other: Tensor, dim: builtins.int | None = None) -> Tensor:
+        """The cross product of 3-vectors along `dim` (the first dimension of size 3 when absent)."""
+    def tril(self, diagonal: builtins.int = 0) -> Tensor:
+        """The lower triangle of the last two dimensions (on and below the `diagonal`-th diagonal)."""
+    def triu(self, diagonal: builtins.int = 0) -> Tensor:
+        """The upper triangle of the last two dimensions (on and above the `diagonal`-th diagonal)."""
+    def tril_(self, diagonal: builtins.int = 0) -> Self:
+        """In-place `tril`."""
+    def triu_(self, diagonal: builtins.int = 0) -> Self:
+        """In-place `triu`."""
+    def diag(self, diagonal: builtins.int = 0) -> Tensor:
+        """A 1-D tensor as the `diagonal`-th diagonal of a square matrix, or a matrix's diagonal."""
+    def diagonal(
+        self, offset: builtins.int = 0, dim1: builtins.int = 0, dim2: builtins.int = 1
+    ) -> Tensor:
+        """The `offset`-th diagonal of dims `dim1` and `dim2` (a view, the diagonal last)."""
+    def trace(self) -> Tensor:
+        """The sum of a matrix's main diagonal."""
+    def cumprod(self, dim: builtins.int, *, dtype: _DTypeLike | None = None) -> Tensor:
+        """Running product along `dim` (computed in `dtype` when given)."""
+    def cumprod_(self, dim: builtins.int) -> Self:
+        """In-place `cumprod`."""
+    def cumsum_(self, dim: builtins.int) -> Self:
+        """In-place `cumsum`."""
+    def sort(
+        self,
+        dim: builtins.int = -1,
+        descending: builtins.bool = False,
+        *,
+        stable: builtins.bool | None = None,
+    ) -> sort_result:
+        """`(values, indices)` sorted along `dim` (`stable` keeps equal elements in order)."""
+    def argsort(
+        self,
+        dim: builtins.int = -1,
+        descending: builtins.bool = False,
+        *,
+        stable: builtins.bool = False,
+    ) -> Tensor:
+        """The indices that sort the tensor along `dim`."""
+    def topk(
+        self,
+        k: builtins.int,
+        dim: builtins.int = -1,
+        largest: builtins.bool = True,
+        sorted: builtins.bool = True,
+    ) -> topk_result:
+        """The `k` largest (or smallest) elements along `dim` and their indices."""
+    def kthvalue(
+        self, k: builtins.int, dim: builtins.int = -1, keepdim: builtins.bool = False
+    ) -> kthvalue_result:
+        """The `k`-th smallest element along `dim` and its index."""
+    @overload
+    def median(self, dim: None = None, keepdim: builtins.bool = False) -> Tensor:
+        """The lower median of all elements, or `(values, indices)` along `dim`."""
+    @overload
+    def median(self, dim: builtins.int, keepdim: builtins.bool = False) -> median_result: ...
+    def mode(self, dim: builtins.int = -1, keepdim: builtins.bool = False) -> mode_result:
+        """The most frequent value along `dim` and an index of it."""
+    @overload
+    def unique(
+        self,
+        sorted: builtins.bool = True,
+        return_inverse: Literal[False] = False,
+        return_counts: Literal[False] = False,
+        dim: builtins.int | None = None,
+    ) -> Tensor:
+        """The distinct elements (or slices along `dim`), sorted; with the inverse indices and the counts when asked for."""  # noqa: E501
+    @overload
+    def unique(
+        self,
+        sorted: builtins.bool = True,
+        return_inverse: builtins.bool = False,
+        return_counts: builtins.bool = False,
+        dim: builtins.int | None = None,
+    ) -> Tensor | tuple[Tensor, ...]: ...
+    def roll(
+        self,
+        shifts: builtins.int | Sequence[builtins.int],
+        dims: builtins.int | Sequence[builtins.int] | None = None,
+    ) -> Tensor:
+        """The elements shifted circularly by `shifts` along `dims` (the flattened tensor when `dims` is empty)."""  # noqa: E501
+    def broadcast_to(self, size: builtins.int | Sequence[builtins.int]) -> Tensor:
+        """The tensor expanded to `size` (PyTorch's `broadcast_to`: `expand`)."""
 
     # ----- views and copies ----------------------------------------------------------------------
 
@@ -1099,6 +1314,22 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
     """the angle of the point `(other, self)`: `atan(self / other)` in the right quadrant."""
 # </generated: functions>
 
+def remainder(input: _Operand, other: _Operand) -> Tensor:
+    """`torch.remainder(input, other)`: Python's modulus, either side may be a number."""
+
+def floor_divide(input: _Operand, other: _Operand) -> Tensor:
+    """`torch.floor_divide(input, other)`: the quotient rounded down, either side a number."""
+
+def eye(
+    n: builtins.int,
+    m: builtins.int | None = None,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """`torch.eye(n, m=None)`: the identity matrix (ones on the main diagonal)."""
+
 def polygamma(n: builtins.int, input: Tensor) -> Tensor:
     """`torch.polygamma(n, input)`: the `n`-th derivative of digamma (PyTorch puts `n` first)."""
 
@@ -1241,6 +1472,33 @@ def _record_function(
     backward: Callable[[tuple[Tensor, ...], tuple[Tensor, ...]], _FunctionGrads],
 ) -> tuple[Tensor, ...]:
     """Records a custom `autograd.Function` call: a node named `name` whose backward calls `backward(grads, saved)` in Python."""  # noqa: E501
+
+def multinomial(
+    input: Tensor,
+    num_samples: builtins.int,
+    replacement: builtins.bool = False,
+    *,
+    generator: Generator | None = None,
+) -> Tensor:
+    """`multinomial(input, num_samples, replacement=False, *, generator=None)`: class indices
+    drawn with the weights in each row of `input`."""
+
+def _set_default_dtype(dtype: Any) -> None:
+    """Sets the default floating dtype (float32 or float64)."""
+def _get_default_dtype() -> dtype:
+    """The default floating dtype."""
+def _set_printoptions(
+    precision: builtins.int,
+    threshold: builtins.float,
+    edgeitems: builtins.int,
+    linewidth: builtins.int,
+    sci_mode: builtins.bool | None,
+) -> None:
+    """Sets every print option (`torch.set_printoptions` fills in the ones not given)."""
+def _get_printoptions() -> tuple[
+    builtins.int, builtins.float, builtins.int, builtins.int, builtins.bool | None
+]:
+    """The print options in effect: `(precision, threshold, edgeitems, linewidth, sci_mode)`."""
 
 def bernoulli(
     input: Tensor, p: builtins.float | None = None, *, generator: Generator | None = None

@@ -15,6 +15,33 @@ pub enum DType {
     Float64,
 }
 
+/// The default floating dtype (`torch.get_default_dtype()`): 0 for float32, 1 for float64.
+static DEFAULT_FLOAT: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// The dtype Python floats and floating results of integer inputs take (float32 unless
+/// `set_default_float` changed it).
+pub fn default_float() -> DType {
+    match DEFAULT_FLOAT.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => DType::Float32,
+        _ => DType::Float64,
+    }
+}
+
+/// Sets the default floating dtype (`torch.set_default_dtype`); only float32 and float64.
+pub fn set_default_float(dtype: DType) -> crate::core::error::Result<()> {
+    let code = match dtype {
+        DType::Float32 => 0,
+        DType::Float64 => 1,
+        _ => {
+            return Err(crate::core::error::Error::type_error(
+                "only floating-point types are supported as the default type",
+            ))
+        }
+    };
+    DEFAULT_FLOAT.store(code, std::sync::atomic::Ordering::Relaxed);
+    Ok(())
+}
+
 impl DType {
     /// True for float32 and float64: the dtypes that can require gradients.
     pub fn is_floating_point(self) -> bool {
@@ -97,7 +124,7 @@ impl Scalar {
         match self {
             Scalar::Bool(_) => DType::Bool,
             Scalar::Int(_) => DType::Int64,
-            Scalar::Float(_) => DType::Float32,
+            Scalar::Float(_) => default_float(),
         }
     }
 

@@ -8,13 +8,48 @@ use crate::core::dtype::DType;
 use crate::core::tensor::Tensor;
 use std::fmt;
 
-const PRECISION: usize = 4;
-const LINE_WIDTH: usize = 80;
-const THRESHOLD: usize = 1000;
-const EDGE_ITEMS: usize = 3;
+/// `torch.set_printoptions`: digits after the point, elements before summarising, items kept
+/// at each edge of a summary, characters per line, and scientific notation forced on or off.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PrintOptions {
+    /// Digits after the decimal point (4).
+    pub precision: usize,
+    /// Tensors with more elements than this are summarised with `...` (1000).
+    pub threshold: usize,
+    /// Items shown at each end of a summarised dimension (3).
+    pub edgeitems: usize,
+    /// Characters per line before wrapping (80).
+    pub linewidth: usize,
+    /// `Some(true)`/`Some(false)` forces scientific notation on/off; `None` chooses.
+    pub sci_mode: Option<bool>,
+}
+
+impl PrintOptions {
+    /// PyTorch's defaults.
+    pub const DEFAULT: PrintOptions = PrintOptions {
+        precision: 4,
+        threshold: 1000,
+        edgeitems: 3,
+        linewidth: 80,
+        sci_mode: None,
+    };
+}
+
+static OPTIONS: parking_lot::RwLock<PrintOptions> = parking_lot::RwLock::new(PrintOptions::DEFAULT);
+
+/// The print options in effect.
+pub fn print_options() -> PrintOptions {
+    *OPTIONS.read()
+}
+
+/// Replaces the print options.
+pub fn set_print_options(options: PrintOptions) {
+    *OPTIONS.write() = options;
+}
 
 /// How every element of one tensor is printed.
 struct Formatter {
+    precision: usize,
     boolean: bool,
     floating: bool,
     int_mode: bool,
@@ -47,7 +82,9 @@ fn non_finite(v: f64) -> String {
 impl Formatter {
     fn new(values: &[f64], dtype: DType) -> Formatter {
         let boolean = dtype == DType::Bool;
+        let options = print_options();
         let mut f = Formatter {
+            precision: options.precision,
             boolean,
             floating: dtype.is_floating_point(),
             int_mode: true,
@@ -81,21 +118,22 @@ impl Formatter {
         let min = abs.iter().cloned().fold(f64::INFINITY, f64::min);
         let max = abs.iter().cloned().fold(0.0, f64::max);
         f.int_mode = finite.iter().all(|v| v.ceil() == *v);
+        let p = f.precision;
         let widths: Vec<usize> = if f.int_mode {
-            if max / min > 1000.0 || max > 1e8 {
+            if options.sci_mode.unwrap_or(max / min > 1000.0 || max > 1e8) {
                 f.sci_mode = true;
-                finite.iter().map(|v| sci(*v, PRECISION).len()).collect()
+                finite.iter().map(|v| sci(*v, p).len()).collect()
             } else {
                 finite.iter().map(|v| format!("{v:.0}").len() + 1).collect()
             }
-        } else if max / min > 1000.0 || max > 1e8 || min < 1e-4 {
+        } else if options
+            .sci_mode
+            .unwrap_or(max / min > 1000.0 || max > 1e8 || min < 1e-4)
+        {
             f.sci_mode = true;
-            finite.iter().map(|v| sci(*v, PRECISION).len()).collect()
+            finite.iter().map(|v| sci(*v, p).len()).collect()
         } else {
-            finite
-                .iter()
-                .map(|v| format!("{v:.PRECISION$}").len())
-                .collect()
+            finite.iter().map(|v| format!("{v:.p$}").len()).collect()
         };
         f.width = f.width.max(widths.into_iter().max().unwrap_or(1));
         f
@@ -106,11 +144,11 @@ impl Formatter {
             if !v.is_finite() {
                 non_finite(v)
             } else if self.sci_mode {
-                sci(v, PRECISION)
+                sci(v, self.precision)
             } else if self.int_mode {
                 format!("{v:.0}.")
             } else {
-                format!("{v:.PRECISION$}")
+                format!("{v:.*}", self.precision)
             }
         } else if self.boolean {
             (if v != 0.0 { "True" } else { "False" }).into()
@@ -140,11 +178,12 @@ fn body(
     let n = shape[0];
     let inner: usize = shape[1..].iter().product();
     let chunk = |i: usize| &values[i * inner..(i + 1) * inner];
-    let picked: Vec<Option<usize>> = if summarize && n > 2 * EDGE_ITEMS {
-        (0..EDGE_ITEMS)
+    let edge = print_options().edgeitems;
+    let picked: Vec<Option<usize>> = if summarize && n > 2 * edge {
+        (0..edge)
             .map(Some)
             .chain([None])
-            .chain((n - EDGE_ITEMS..n).map(Some))
+            .chain((n - edge..n).map(Some))
             .collect()
     } else {
         (0..n).map(Some).collect()
@@ -152,9 +191,10 @@ fn body(
     if shape.len() == 1 {
         let items: Vec<String> = picked
             .iter()
-            .map(|i| i.map_or("...".to_string(), |i| f(values[i])))
+            .map(|i| i.map_or(" ...".to_string(), |i| f(values[i])))
             .collect();
-        let per_line = ((LINE_WIDTH.saturating_sub(indent)) / (width + 2)).max(1);
+        let line_width = print_options().linewidth;
+        let per_line = ((line_width.saturating_sub(indent)) / (width + 2)).max(1);
         let lines: Vec<String> = items.chunks(per_line).map(|c| c.join(", ")).collect();
         return format!(
             "[{}]",
@@ -184,8 +224,9 @@ fn visible_values(values: &[f64], shape: &[usize], summarize: bool) -> Vec<f64> 
     }
     let n = shape[0];
     let inner: usize = shape[1..].iter().product();
-    let rows: Vec<usize> = if n > 2 * EDGE_ITEMS {
-        (0..EDGE_ITEMS).chain(n - EDGE_ITEMS..n).collect()
+    let edge = print_options().edgeitems;
+    let rows: Vec<usize> = if n > 2 * edge {
+        (0..edge).chain(n - edge..n).collect()
     } else {
         (0..n).collect()
     };
@@ -202,7 +243,7 @@ impl Tensor {
         let values = self.to_f64_vec();
         let shape = self.shape();
         let dtype = self.dtype();
-        let summarize = values.len() > THRESHOLD;
+        let summarize = values.len() > print_options().threshold;
         let mut suffixes: Vec<String> = Vec::new();
         let text = if values.is_empty() {
             if shape.len() != 1 {
@@ -237,7 +278,7 @@ impl Tensor {
         let mut out = format!("{prefix}{text}");
         let mut last_line = out.rsplit('\n').next().map_or(0, |l| l.len());
         for s in suffixes {
-            if last_line + s.len() + 2 > LINE_WIDTH {
+            if last_line + s.len() + 2 > print_options().linewidth {
                 out.push_str(&format!(",\n{}{s}", " ".repeat(indent)));
                 last_line = indent + s.len();
             } else {

@@ -15,6 +15,11 @@
 //! | `view` | views: `view`, `reshape`, `t`, `transpose`, `expand`, `squeeze`, `select`, `slice`, `narrow`, ... |
 //! | `shape` | `permute`, `flatten`, `cat`, `stack`, `split`, `chunk`, `unbind`, `flip`, `repeat` |
 //! | `linalg` | `matmul`, `mm`, `mv`, `bmm`, `dot`, `outer` |
+//! | `blas` | products fused with an addition: `addmm`, `addmv`, `baddbmm`; `cross` |
+//! | `division` | `floor_divide` (`//`), `remainder` (`%`), `fmod` |
+//! | `triangular` | `tril`, `triu`, `diagonal`, `diag`, `trace`, `eye` |
+//! | `sorting` / `stl` | `sort`, `argsort`, `topk`, `kthvalue`, `median`, `mode`, `unique` / the C++ library's orderings of ties |
+//! | `scan` / `roll` | `cumprod` / `roll` |
 //! | `inplace` | the in-place machinery (version bump, rebase, CopySlices), `fill_`, `zero_`, `copy_` |
 //! | `creation` / `random` | `arange`, `linspace` / the generator, `rand`, `randn`, `normal_`, `uniform_` |
 //! | `loss` | losses with their own node: `mse_loss`, `huber_loss`, `smooth_l1_loss`, `binary_cross_entropy` (`_with_logits`), `nll_loss` |
@@ -24,8 +29,10 @@
 pub mod activation;
 pub mod adaptive;
 pub mod arithmetic;
+pub mod blas;
 pub mod comparison;
 pub mod creation;
+pub mod division;
 pub mod indexing;
 pub mod inplace;
 pub mod linalg;
@@ -35,9 +42,14 @@ pub mod pointwise;
 pub mod pointwise_binary;
 pub mod random;
 pub mod reduction;
+pub mod roll;
+pub mod scan;
 pub mod shape;
+pub mod sorting;
+pub(crate) mod stl;
 pub(crate) mod strided;
 pub mod subscript;
+pub mod triangular;
 pub mod view;
 
 pub use arithmetic::{BinaryOp, Operand};
@@ -95,7 +107,7 @@ pub fn float_dtype(d: DType) -> DType {
     if d.is_floating_point() {
         d
     } else {
-        DType::Float32
+        crate::core::dtype::default_float()
     }
 }
 

@@ -408,6 +408,113 @@ impl Tensor {
         })
     }
 
+    /// Fills in place with exponential samples of rate `lambd` (PyTorch's CPU kernel: one
+    /// float64 uniform `u` per element, `-log1p(-u) / lambd`, rounded to the element type).
+    pub fn exponential_(&self, lambd: f64, gen: Option<&SharedGenerator>) -> Result<()> {
+        if lambd.is_nan() || lambd <= 0.0 {
+            return Err(Error::runtime(format!(
+                "exponential_ expects lambda > 0.0, but found lambda={lambd}"
+            )));
+        }
+        float_only(self.dtype(), "exponential_cpu")?;
+        let (n, dtype) = (self.numel(), self.dtype());
+        let mut values = with_generator(gen, |g| {
+            (0..n)
+                .map(|_| -(-g.uniform()).ln_1p() / lambd)
+                .collect::<Vec<_>>()
+        })
+        .into_iter();
+        self.fill_random_("exponential_", "ExponentialBackward0", |x| {
+            sampled(x.shape(), dtype, || values.next().unwrap_or_default())
+        })
+    }
+
+    /// `num_samples` class indices per row of the (1-D or 2-D) weights `self`, drawn as
+    /// PyTorch's CPU kernel draws them: with replacement, one float64 uniform per sample
+    /// located by binary search in the row's normalised cumulative sum; without, the
+    /// `num_samples` largest `weight / Exp(1)` (one exponential per weight).
+    pub fn multinomial(
+        &self,
+        num_samples: usize,
+        replacement: bool,
+        gen: Option<&SharedGenerator>,
+    ) -> Result<Tensor> {
+        let dim = self.dim();
+        if !(1..=2).contains(&dim) {
+            return Err(Error::runtime("prob_dist must be 1 or 2 dim"));
+        }
+        float_only(self.dtype(), "multinomial")?;
+        let categories = self.shape()[dim - 1];
+        let rows = if dim == 2 { self.shape()[0] } else { 1 };
+        if num_samples == 0 {
+            return Err(Error::runtime("cannot sample n_sample <= 0 samples"));
+        }
+        if !replacement && num_samples > categories {
+            return Err(Error::runtime(
+                "cannot sample n_sample > prob_dist.size(-1) samples without replacement",
+            ));
+        }
+        let weights = self
+            .detach()
+            .to_dtype(DType::Float64)?
+            .contiguous()?
+            .to_vec::<f64>()?;
+        if weights.iter().any(|w| !w.is_finite() || *w < 0.0) {
+            return Err(Error::runtime(
+                "probability tensor contains either `inf`, `nan` or element < 0",
+            ));
+        }
+        for row in weights.chunks(categories.max(1)) {
+            if row.iter().sum::<f64>() <= 0.0 {
+                return Err(Error::runtime(
+                    "invalid multinomial distribution (sum of probabilities <= 0)",
+                ));
+            }
+        }
+        let single = self.dtype() == DType::Float32;
+        let round = |v: f64| if single { f64::from(v as f32) } else { v };
+        let picks: Vec<i64> = if replacement && num_samples > 1 {
+            with_generator(gen, |g| {
+                let mut out = Vec::with_capacity(rows * num_samples);
+                for row in weights.chunks(categories) {
+                    let mut cumulative = Vec::with_capacity(categories);
+                    let mut total = 0.0;
+                    for &w in row {
+                        total = round(total + w);
+                        cumulative.push(total);
+                    }
+                    cumulative.iter_mut().for_each(|c| *c = round(*c / total));
+                    for _ in 0..num_samples {
+                        let u = g.uniform();
+                        out.push(cumulative.partition_point(|&c| c < u).min(categories - 1) as i64);
+                    }
+                }
+                out
+            })
+        } else {
+            // argmax/topk of weight / Exp(1), the exponentials drawn in the weights' dtype
+            let q = with_generator(gen, |g| {
+                weights
+                    .iter()
+                    .map(|&w| round(w / round(-(-g.uniform()).ln_1p())))
+                    .collect::<Vec<_>>()
+            });
+            let mut out = Vec::with_capacity(rows * num_samples);
+            for row in q.chunks(categories) {
+                let mut order: Vec<usize> = (0..categories).collect();
+                order.sort_by(|&a, &b| row[b].total_cmp(&row[a]).then(a.cmp(&b)));
+                out.extend(order[..num_samples].iter().map(|&i| i as i64));
+            }
+            out
+        };
+        let shape: Vec<usize> = if dim == 2 {
+            vec![rows, num_samples]
+        } else {
+            vec![num_samples]
+        };
+        Tensor::from_vec(picks, &shape)
+    }
+
     /// Fills in place with normal samples of mean `mean` and standard deviation `std`.
     pub fn normal_(&self, mean: f64, std: f64, gen: Option<&SharedGenerator>) -> Result<()> {
         if std.is_nan() || std < 0.0 {

@@ -350,7 +350,7 @@ pub(crate) fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> 
         let mut first = true;
         flatten(obj, 0, &mut flat, &mut first)?;
         let kind = if flat.values.is_empty() {
-            DType::Float32
+            crate::core::dtype::default_float()
         } else {
             flat.kind
         };

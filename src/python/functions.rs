@@ -74,7 +74,7 @@ macro_rules! filled {
         ) -> PyResult<Py<PyAny>> {
             super::convert::device_arg(device)?;
             let shape = size_args(size)?;
-            let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
+            let dtype = dtype_arg(dtype)?.unwrap_or_else(crate::core::dtype::default_float);
             finish(
                 run(|| Tensor::try_full(&shape, $value, dtype))?,
                 requires_grad,
@@ -161,7 +161,7 @@ fn arange(
     let dtype = dtype_arg(dtype)?.unwrap_or(if all_int {
         DType::Int64
     } else {
-        DType::Float32
+        crate::core::dtype::default_float()
     });
     let t = run(|| {
         Tensor::arange(
@@ -186,7 +186,7 @@ fn linspace(
     requires_grad: bool,
 ) -> PyResult<Py<PyAny>> {
     super::convert::device_arg(device)?;
-    let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
+    let dtype = dtype_arg(dtype)?.unwrap_or_else(crate::core::dtype::default_float);
     if steps < 0 {
         return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
             "linspace: number of steps must be non-negative (got {steps})"
@@ -194,6 +194,57 @@ fn linspace(
     }
     let t = run(|| Tensor::linspace(start, end, steps as usize, dtype))?;
     finish(t, requires_grad)
+}
+
+/// Sets every print option (`torch.set_printoptions` fills in the ones not given).
+#[pyfunction]
+fn _set_printoptions(
+    precision: usize,
+    threshold: f64,
+    edgeitems: usize,
+    linewidth: usize,
+    sci_mode: Option<bool>,
+) {
+    crate::core::format::set_print_options(crate::core::format::PrintOptions {
+        precision,
+        threshold: if threshold >= usize::MAX as f64 {
+            usize::MAX
+        } else {
+            threshold.max(0.0) as usize
+        },
+        edgeitems,
+        linewidth,
+        sci_mode,
+    });
+}
+
+/// The print options in effect: `(precision, threshold, edgeitems, linewidth, sci_mode)`.
+#[pyfunction]
+fn _get_printoptions() -> (usize, f64, usize, usize, Option<bool>) {
+    let o = crate::core::format::print_options();
+    let threshold = if o.threshold == usize::MAX {
+        f64::INFINITY
+    } else {
+        o.threshold as f64
+    };
+    (o.precision, threshold, o.edgeitems, o.linewidth, o.sci_mode)
+}
+
+/// Sets the default floating dtype (float32 or float64).
+#[pyfunction]
+fn _set_default_dtype(dtype: &Bound<'_, PyAny>) -> PyResult<()> {
+    let d = dtype_arg(Some(dtype))?.ok_or_else(|| {
+        pyo3::exceptions::PyTypeError::new_err("set_default_dtype expects a dtype")
+    })?;
+    run(|| crate::core::dtype::set_default_float(d))
+}
+
+/// The default floating dtype.
+#[pyfunction]
+fn _get_default_dtype() -> super::convert::PyDType {
+    super::convert::PyDType {
+        inner: crate::core::dtype::default_float(),
+    }
 }
 
 /// Sets the number of threads used by parallel kernels (matmul, large elementwise ops).
@@ -777,6 +828,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_sgd_step, m)?)?;
     m.add_function(wrap_pyfunction!(_adam_step, m)?)?;
     m.add_function(wrap_pyfunction!(_record_function, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_default_dtype, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_printoptions, m)?)?;
+    m.add_function(wrap_pyfunction!(_get_printoptions, m)?)?;
+    m.add_function(wrap_pyfunction!(_get_default_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(_push_saved_tensors_hooks, m)?)?;
     m.add_function(wrap_pyfunction!(_pop_saved_tensors_hooks, m)?)?;
     m.add_function(wrap_pyfunction!(tensor, m)?)?;

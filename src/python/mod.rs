@@ -9,6 +9,8 @@ mod pointwise;
 mod profiler;
 mod random;
 mod tensor;
+mod tensor_new;
+mod tensor_ops;
 
 use crate::core::error::{Error, ErrorKind};
 use pyo3::exceptions::{
@@ -99,5 +101,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     optim::register(m)?;
     profiler::register(m)?;
     pointwise::functions::register(m)?;
+    tensor_ops::functions::register(m)?;
     Ok(())
 }

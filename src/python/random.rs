@@ -166,7 +166,7 @@ macro_rules! random {
             device_arg(device)?;
             let shape = size_args(size)?;
             let gen = generator_arg(generator)?;
-            let dtype = dtype_arg(dtype)?.unwrap_or(DType::Float32);
+            let dtype = dtype_arg(dtype)?.unwrap_or_else(crate::core::dtype::default_float);
             let t = run(|| Tensor::$method(&shape, dtype, gen.as_ref()))?;
             finish(t, requires_grad)
         }
@@ -257,6 +257,26 @@ fn bernoulli(
     super::tensor::to_object(py, t)
 }
 
+/// `multinomial(input, num_samples, replacement=False, *, generator=None)`: class indices
+/// drawn with the weights in each row of `input`.
+#[pyfunction]
+#[pyo3(signature = (input, num_samples, replacement=false, *, generator=None))]
+fn multinomial(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    num_samples: i64,
+    replacement: bool,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let gen = generator_arg(generator)?;
+    let n = usize::try_from(num_samples)
+        .map_err(|_| PyRuntimeError::new_err("cannot sample n_sample <= 0 samples"))?;
+    super::tensor::to_object(
+        py,
+        run(|| input.inner.multinomial(n, replacement, gen.as_ref()))?,
+    )
+}
+
 /// Adds the random functions, `Generator` and `default_generator` to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGenerator>()?;
@@ -277,5 +297,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(randint, m)?)?;
     m.add_function(wrap_pyfunction!(randperm, m)?)?;
     m.add_function(wrap_pyfunction!(bernoulli, m)?)?;
+    m.add_function(wrap_pyfunction!(multinomial, m)?)?;
     Ok(())
 }

@@ -210,18 +210,45 @@ fn scalar_to_py(py: Python<'_>, s: Scalar) -> PyResult<Py<PyAny>> {
 
 #[pymethods]
 impl PyTensor {
-    /// `Tensor(data)`: float32 data from a sequence, or a leaf sharing another tensor's data.
+    /// `Tensor(data)`: default-dtype data from a sequence, or a leaf sharing another tensor's
+    /// data; PyTorch's legacy `Tensor(*sizes)` / `Tensor(torch.Size(...))`: a tensor of that
+    /// shape (zeros: ferrograd has no uninitialized memory).
     #[new]
-    #[pyo3(signature = (data=None, requires_grad=false))]
-    fn py_new(data: Option<&Bound<'_, PyAny>>, requires_grad: bool) -> PyResult<Self> {
-        let inner = match data {
-            None => Tensor::zeros(&[0], DType::Float32),
-            Some(d) => match d.cast::<PyTensor>() {
-                Ok(t) => t.get().inner.detach(),
-                Err(_) => tensor_from_data(d, Some(DType::Float32))?,
-            },
+    #[pyo3(signature = (*args, requires_grad=None))]
+    fn py_new(args: &Bound<'_, PyTuple>, requires_grad: Option<bool>) -> PyResult<Self> {
+        let float = crate::core::dtype::default_float();
+        let is_int = |o: &Bound<'_, PyAny>| {
+            o.is_instance_of::<pyo3::types::PyInt>() && !o.is_instance_of::<pyo3::types::PyBool>()
         };
-        run(|| inner.set_requires_grad(requires_grad))?;
+        let first = args.get_item(0).ok();
+        let sizes: Option<Vec<usize>> = match &first {
+            None => Some(vec![0]),
+            Some(f) if f.get_type().name()?.to_str()? == "Size" => Some(f.extract()?),
+            Some(_) if args.iter().all(|a| is_int(&a)) => Some(super::convert::size_args(args)?),
+            Some(_) => None,
+        };
+        let (inner, flag) = match (sizes, first) {
+            (Some(shape), _) => (run(|| Tensor::try_full(&shape, 0.0, float))?, None),
+            (None, Some(d)) => {
+                let flag = match args.get_item(1) {
+                    Ok(b) => Some(b.extract::<bool>()?),
+                    Err(_) => None,
+                };
+                if args.len() > 2 {
+                    return Err(PyTypeError::new_err(format!(
+                        "new() received an invalid combination of arguments: {} positional arguments",
+                        args.len()
+                    )));
+                }
+                let t = match d.cast::<PyTensor>() {
+                    Ok(t) => t.get().inner.detach(),
+                    Err(_) => tensor_from_data(&d, Some(float))?,
+                };
+                (t, flag)
+            }
+            (None, None) => unreachable!("no arguments give sizes [0]"),
+        };
+        run(|| inner.set_requires_grad(requires_grad.or(flag).unwrap_or(false)))?;
         Ok(PyTensor::from(inner))
     }
 

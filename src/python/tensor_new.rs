@@ -1,0 +1,245 @@
+//! Tensor methods that make tensors like this one or describe its memory: `new_tensor`,
+//! `new_zeros`/`new_ones`/`new_empty`/`new_full`, `type`, the dtype casts PyTorch has and
+//! ferrograd refuses (`int`, `half`), `stride`, `storage_offset`, `element_size`.
+
+use super::convert::{dtype_arg, scalar_arg, size_args, tensor_from_data};
+use super::functions::finish;
+use super::run;
+use super::tensor::{to_object, PyTensor};
+use crate::core::tensor::Tensor;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
+
+/// The dtype of a `new_*` result: `dtype=` if given, else this tensor's.
+fn dtype_or(t: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<crate::DType> {
+    Ok(dtype_arg(dtype)?.unwrap_or(t.dtype()))
+}
+
+/// PyTorch's legacy type name of a dtype (`torch.FloatTensor`).
+fn type_name(dtype: crate::DType) -> &'static str {
+    match dtype {
+        crate::DType::Float32 => "torch.FloatTensor",
+        crate::DType::Float64 => "torch.DoubleTensor",
+        crate::DType::Int64 => "torch.LongTensor",
+        crate::DType::Bool => "torch.BoolTensor",
+    }
+}
+
+/// A dtype ferrograd does not have: PyTorch's cast is refused with a pointer to what exists.
+fn missing(what: &str) -> PyErr {
+    PyTypeError::new_err(format!(
+        "ferrograd has no {what} dtype (it has float32, float64, int64 and bool)"
+    ))
+}
+
+#[pymethods]
+impl PyTensor {
+    /// A new tensor holding `data` (copied), with this tensor's dtype unless `dtype` is given.
+    #[pyo3(signature = (data, *, dtype=None, device=None, requires_grad=false))]
+    fn new_tensor(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        device: Option<&Bound<'_, PyAny>>,
+        requires_grad: bool,
+    ) -> PyResult<Py<PyAny>> {
+        super::convert::device_arg(device)?;
+        let dtype = dtype_or(&self.inner, dtype)?;
+        if data.cast::<PyTensor>().is_ok() {
+            let warnings = py.import("warnings")?;
+            warnings.call_method1(
+                "warn",
+                (
+                    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                    py.get_type::<pyo3::exceptions::PyUserWarning>(),
+                    2,
+                ),
+            )?;
+        }
+        let t = tensor_from_data(data, Some(dtype))?;
+        finish(t, requires_grad)
+    }
+
+    /// Zeros of `size`, with this tensor's dtype unless `dtype` is given.
+    #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
+    fn new_zeros(
+        &self,
+        size: &Bound<'_, PyTuple>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        device: Option<&Bound<'_, PyAny>>,
+        requires_grad: bool,
+    ) -> PyResult<Py<PyAny>> {
+        self.new_filled(size, 0.0, dtype, device, requires_grad)
+    }
+
+    /// Ones of `size`, with this tensor's dtype unless `dtype` is given.
+    #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
+    fn new_ones(
+        &self,
+        size: &Bound<'_, PyTuple>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        device: Option<&Bound<'_, PyAny>>,
+        requires_grad: bool,
+    ) -> PyResult<Py<PyAny>> {
+        self.new_filled(size, 1.0, dtype, device, requires_grad)
+    }
+
+    /// An uninitialized tensor of `size` (zeros in ferrograd), with this tensor's dtype.
+    #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
+    fn new_empty(
+        &self,
+        size: &Bound<'_, PyTuple>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        device: Option<&Bound<'_, PyAny>>,
+        requires_grad: bool,
+    ) -> PyResult<Py<PyAny>> {
+        self.new_filled(size, 0.0, dtype, device, requires_grad)
+    }
+
+    /// `fill_value` everywhere in a tensor of `size`, with this tensor's dtype.
+    #[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
+    fn new_full(
+        &self,
+        size: &Bound<'_, PyAny>,
+        fill_value: &Bound<'_, PyAny>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        device: Option<&Bound<'_, PyAny>>,
+        requires_grad: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let value = scalar_arg(fill_value)
+            .ok_or_else(|| PyTypeError::new_err("new_full(): fill_value must be a number"))?;
+        let size = PyTuple::new(size.py(), [size])?;
+        self.new_filled(&size, value.to_f64(), dtype, device, requires_grad)
+    }
+
+    /// `type()`: the legacy type name (`'torch.FloatTensor'`); `type(dtype)` or
+    /// `type('torch.DoubleTensor')`: the tensor converted.
+    #[pyo3(signature = (dtype=None, non_blocking=false))]
+    fn r#type(
+        &self,
+        py: Python<'_>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        non_blocking: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = non_blocking;
+        let Some(dtype) = dtype else {
+            return Ok(PyString::new(py, type_name(self.inner.dtype()))
+                .into_any()
+                .unbind());
+        };
+        let target = match dtype.cast::<PyString>() {
+            Ok(name) => {
+                let name = name.to_str()?;
+                [
+                    crate::DType::Float32,
+                    crate::DType::Float64,
+                    crate::DType::Int64,
+                    crate::DType::Bool,
+                ]
+                .into_iter()
+                .find(|&d| type_name(d) == name)
+                .ok_or_else(|| PyRuntimeError::new_err(format!("invalid type: '{name}'")))?
+            }
+            Err(_) => dtype_arg(Some(dtype))?.unwrap_or(self.inner.dtype()),
+        };
+        to_object(py, run(|| self.inner.to_dtype(target))?)
+    }
+
+    /// `int()` would be int32, which ferrograd lacks: refused (use `long()`).
+    #[pyo3(signature = (memory_format=None))]
+    fn int(&self, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let _ = memory_format;
+        Err(missing("int32 (`.int()`; `.long()` gives int64)"))
+    }
+
+    /// `half()` would be float16, which ferrograd lacks: refused (use `float()`).
+    #[pyo3(signature = (memory_format=None))]
+    fn half(&self, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let _ = memory_format;
+        Err(missing("float16 (`.half()`; `.float()` gives float32)"))
+    }
+
+    /// Steps in elements between neighbours along each dimension (or along `dim`).
+    #[pyo3(signature = (dim=None))]
+    fn stride(&self, py: Python<'_>, dim: Option<isize>) -> PyResult<Py<PyAny>> {
+        let strides: Vec<isize> = self
+            .inner
+            .layout()
+            .strides
+            .iter()
+            .map(|&s| s as isize)
+            .collect();
+        match dim {
+            None => Ok(PyTuple::new(py, strides)?.into_any().unbind()),
+            Some(d) => {
+                let i = run(|| crate::core::layout::normalize_dim(d, strides.len()))?;
+                Ok(strides[i].into_pyobject(py)?.into_any().unbind())
+            }
+        }
+    }
+
+    /// Position of the first element in the storage, in elements.
+    fn storage_offset(&self) -> usize {
+        self.inner.layout().offset
+    }
+
+    /// Fills with exponential samples of rate `lambd`.
+    #[pyo3(signature = (lambd=1.0, *, generator=None))]
+    fn exponential_<'py>(
+        slf: Bound<'py, Self>,
+        lambd: f64,
+        generator: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let gen = super::random::generator_arg(generator)?;
+        run(|| slf.get().inner.exponential_(lambd, gen.as_ref()))?;
+        Ok(slf)
+    }
+
+    /// Class indices drawn with the weights in each row (`torch.multinomial`).
+    #[pyo3(signature = (num_samples, replacement=false, *, generator=None))]
+    fn multinomial(
+        &self,
+        py: Python<'_>,
+        num_samples: i64,
+        replacement: bool,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let gen = super::random::generator_arg(generator)?;
+        let n = usize::try_from(num_samples)
+            .map_err(|_| PyRuntimeError::new_err("cannot sample n_sample <= 0 samples"))?;
+        to_object(
+            py,
+            run(|| self.inner.multinomial(n, replacement, gen.as_ref()))?,
+        )
+    }
+
+    /// Bytes per element.
+    fn element_size(&self) -> usize {
+        match self.inner.dtype() {
+            crate::DType::Bool => 1,
+            crate::DType::Float32 => 4,
+            crate::DType::Float64 | crate::DType::Int64 => 8,
+        }
+    }
+}
+
+impl PyTensor {
+    fn new_filled(
+        &self,
+        size: &Bound<'_, PyTuple>,
+        value: f64,
+        dtype: Option<&Bound<'_, PyAny>>,
+        device: Option<&Bound<'_, PyAny>>,
+        requires_grad: bool,
+    ) -> PyResult<Py<PyAny>> {
+        super::convert::device_arg(device)?;
+        let shape = size_args(size)?;
+        let dtype = dtype_or(&self.inner, dtype)?;
+        finish(
+            run(|| Tensor::try_full(&shape, value, dtype))?,
+            requires_grad,
+        )
+    }
+}
