@@ -164,13 +164,7 @@ impl PyTensor {
     /// Steps in elements between neighbours along each dimension (or along `dim`).
     #[pyo3(signature = (dim=None))]
     fn stride(&self, py: Python<'_>, dim: Option<isize>) -> PyResult<Py<PyAny>> {
-        let strides: Vec<isize> = self
-            .inner
-            .layout()
-            .strides
-            .iter()
-            .map(|&s| s as isize)
-            .collect();
+        let strides: Vec<isize> = self.inner.layout().strides.to_vec();
         match dim {
             None => Ok(PyTuple::new(py, strides)?.into_any().unbind()),
             Some(d) => {
