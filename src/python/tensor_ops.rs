@@ -5,7 +5,6 @@
 use super::convert::{dims_arg, dtype_arg, operand_arg, tensor_arg, OwnedOperand};
 use super::run;
 use super::tensor::{to_object, wrap, PyTensor, TResult};
-use crate::core::dtype::DType;
 use crate::core::tensor::Tensor;
 use crate::ops::division::{division, DivisionOp};
 use crate::ops::Operand;
