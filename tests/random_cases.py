@@ -59,6 +59,9 @@ def generator_draws(lib, seed):
         out.append(lib.empty(3, dtype=dtype).random_(2, generator=g).tolist())
         if dtype != lib.bool:
             out.append(lib.empty(3, dtype=dtype).random_(-5, 9, generator=g).tolist())
+    out.append(lib.randint(low=2, high=10, size=(2,), generator=g).tolist())
+    out.append(lib.randint(3, high=7, size=(3,), generator=g).tolist())
+    out.append(lib.randint(high=5, size=(3,), generator=g).tolist())
     state = g.get_state()
     first = lib.randn(5, generator=g).tolist()
     g.set_state(state)

@@ -38,7 +38,7 @@ step "generated surface (stubs, aliases, README tables) matches the derivative t
 "$VENV/bin/python" tools/gen_surface.py --check
 
 step "ruff"
-"$VENV/bin/ruff" check python tests benches tools
+"$VENV/bin/ruff" check python tests benches tools examples
 
 step "pytest"
 "$VENV/bin/python" -m pytest -q tests

@@ -118,6 +118,7 @@ __all__ = [
     "initial_seed",
     "int64",
     "is_grad_enabled",
+    "linear",
     "linspace",
     "logsigmoid",
     "long",
@@ -666,6 +667,7 @@ class Tensor:
         p: builtins.float | Literal["fro"] | None = None,
         dim: _Dims | None = None,
         keepdim: builtins.bool = False,
+        dtype: _DTypeLike | None = None,
     ) -> Tensor:
         """The p-norm (default 2, the Frobenius/Euclidean norm) of all elements or over `dim`."""
     def prod(
@@ -1212,6 +1214,8 @@ def randn(
 ) -> Tensor: ...
 def randint(
     *args: builtins.int | Sequence[builtins.int],
+    low: builtins.int | None = None,
+    high: builtins.int | None = None,
     size: Sequence[builtins.int] | None = None,
     generator: Generator | None = None,
     dtype: _DTypeLike | None = None,
@@ -1329,6 +1333,9 @@ def eye(
     requires_grad: builtins.bool = False,
 ) -> Tensor:
     """`torch.eye(n, m=None)`: the identity matrix (ones on the main diagonal)."""
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """`nn.functional.linear(input, weight, bias=None)`: `input @ weight.T + bias`."""
 
 def polygamma(n: builtins.int, input: Tensor) -> Tensor:
     """`torch.polygamma(n, input)`: the `n`-th derivative of digamma (PyTorch puts `n` first)."""

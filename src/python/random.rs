@@ -179,9 +179,12 @@ random!(randn, randn, "Standard normal samples.");
 /// `randint(high, size)` or `randint(low, high, size)`: integers uniform in `[low, high)`
 /// (int64 unless `dtype` says otherwise).
 #[pyfunction]
-#[pyo3(signature = (*args, size=None, generator=None, dtype=None, device=None, requires_grad=false))]
+#[pyo3(signature = (*args, low=None, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=false))]
+#[allow(clippy::too_many_arguments)]
 fn randint(
     args: &Bound<'_, PyTuple>,
+    low: Option<&Bound<'_, PyAny>>,
+    high: Option<&Bound<'_, PyAny>>,
     size: Option<&Bound<'_, PyAny>>,
     generator: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
@@ -189,7 +192,14 @@ fn randint(
     requires_grad: bool,
 ) -> PyResult<Py<PyAny>> {
     device_arg(device)?;
+    // keywords fill in after the positional arguments, in (low, high, size) order
     let mut items: Vec<Bound<'_, PyAny>> = args.iter().collect();
+    if let Some(low) = low {
+        items.insert(0, low.clone());
+    }
+    if let Some(high) = high {
+        items.push(high.clone());
+    }
     if let Some(size) = size {
         items.push(size.clone());
     }

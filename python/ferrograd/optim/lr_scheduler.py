@@ -341,6 +341,14 @@ class ReduceLROnPlateau:
         self._last_lr = [group["lr"] for group in groups]
         self._reset()
 
+    def state_dict(self):
+        """Everything but the optimizer (as PyTorch's), for checkpoints."""
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state_dict):
+        """Restores what :meth:`state_dict` returned."""
+        self.__dict__.update(state_dict)
+
     def _reset(self):
         self.best = self.mode_worse
         self.cooldown_counter = 0
