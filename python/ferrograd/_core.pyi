@@ -787,11 +787,11 @@ class Tensor:
     ) -> Tensor:
         """`beta · self + alpha · (batch1 @ batch2)` for 3-D batches."""
     def cross(self, other: Tensor, dim: builtins.int | None = None) -> Tensor:
-        """The cross product of 3-vectors along `dim` (the first dimension of size 3 when absent)."""
+        """The cross product of 3-vectors along `dim` (the first dim of size 3 when absent)."""
     def tril(self, diagonal: builtins.int = 0) -> Tensor:
-        """The lower triangle of the last two dimensions (on and below the `diagonal`-th diagonal)."""
+        """The lower triangle of the last two dims (on and below the `diagonal`-th diagonal)."""
     def triu(self, diagonal: builtins.int = 0) -> Tensor:
-        """The upper triangle of the last two dimensions (on and above the `diagonal`-th diagonal)."""
+        """The upper triangle of the last two dims (on and above the `diagonal`-th diagonal)."""
     def tril_(self, diagonal: builtins.int = 0) -> Self:
         """In-place `tril`."""
     def triu_(self, diagonal: builtins.int = 0) -> Self:
@@ -998,8 +998,8 @@ class Tensor:
     def dtype(self) -> _DType:
         """Element type."""
     @property
-    def device(self) -> builtins.str:
-        """Always `"cpu"`."""
+    def device(self) -> Any:
+        """Always `device(type='cpu')` (equal to the string `"cpu"` too)."""
     @property
     def is_cuda(self) -> builtins.bool:
         """Always False."""

@@ -673,13 +673,15 @@ impl PyTensor {
         }))
     }
     /// The p-norm (default 2, the Frobenius/Euclidean norm) of all elements or over `dim`.
-    #[pyo3(signature = (p=None, dim=None, keepdim=false))]
+    #[pyo3(signature = (p=None, dim=None, keepdim=false, dtype=None))]
     fn norm(
         &self,
         p: Option<&Bound<'_, PyAny>>,
         dim: Option<&Bound<'_, PyAny>>,
         keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
     ) -> TResult {
+        let dtype = dtype_arg(dtype)?;
         let dims = dims_arg(dim)?;
         let p = match p {
             None => 2.0,
@@ -698,7 +700,7 @@ impl PyTensor {
                 .extract::<f64>()
                 .map_err(|_| PyValueError::new_err("norm: p must be a number or 'fro'"))?,
         };
-        wrap(run(|| self.inner.norm_p(p, &dims, keepdim)))
+        wrap(run(|| self.inner.norm_p_as(p, &dims, keepdim, dtype)))
     }
     /// Matrix product with PyTorch's `matmul` rules for 1-D and 2-D operands.
     fn matmul(&self, other: &Bound<'_, PyAny>) -> TResult {
@@ -1368,10 +1370,18 @@ impl PyTensor {
             inner: self.inner.dtype(),
         }
     }
-    /// Always `"cpu"`.
+    /// Always `device(type='cpu')` (equal to the string `"cpu"` too).
     #[getter]
-    fn device(&self) -> &'static str {
-        "cpu"
+    fn device(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        static CPU: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+        let cpu = CPU.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+            Ok(py
+                .import("ferrograd._device")?
+                .getattr("device")?
+                .call1(("cpu",))?
+                .unbind())
+        })?;
+        Ok(cpu.clone_ref(py))
     }
     /// Always False.
     #[getter]
@@ -1416,9 +1426,7 @@ impl PyTensor {
                 .map(|x| scalar_to_py(py, Scalar::Float(x)))
                 .collect::<PyResult<_>>()?,
         };
-        if self.inner.numel() == 0 {
-            return Ok(PyList::empty(py).into_any().unbind());
-        }
+        // (an empty tensor nests its empty lists as PyTorch's: `zeros(3, 0)` is `[[], [], []]`)
         build(py, &values, self.inner.shape())
     }
     /// A NumPy array with a copy of the elements.
