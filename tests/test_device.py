@@ -23,7 +23,7 @@ def test_device_objects_parse_print_and_compare_as_pytorch():
 def test_tensors_live_on_the_cpu_and_nowhere_else():
     x = torch.ones(2)
     assert repr(x.device) == "device(type='cpu')" and x.device.type == "cpu"
-    assert x.device == "cpu" and x.device.index is None
+    assert str(x.device) == "cpu" and x.device != "cpu" and x.device.index is None
     assert torch.zeros(1, device=x.device).device == x.device
     assert x.to(torch.device("cpu")) is x
     assert torch.zeros(2, device=torch.device("cpu")).tolist() == [0.0, 0.0]

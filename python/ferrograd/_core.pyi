@@ -999,7 +999,7 @@ class Tensor:
         """Element type."""
     @property
     def device(self) -> Any:
-        """Always `device(type='cpu')` (equal to the string `"cpu"` too)."""
+        """Always `device(type='cpu')`."""
     @property
     def is_cuda(self) -> builtins.bool:
         """Always False."""

@@ -49,8 +49,7 @@ class device:
         return f"device(type='{self.type}', index={self.index})"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
+        # as PyTorch: a device is never equal to a string (compare ``str(d)`` or ``d.type``)
         if not isinstance(other, device):
             return NotImplemented
         return (self.type, self.index) == (other.type, other.index)

@@ -1370,7 +1370,7 @@ impl PyTensor {
             inner: self.inner.dtype(),
         }
     }
-    /// Always `device(type='cpu')` (equal to the string `"cpu"` too).
+    /// Always `device(type='cpu')`.
     #[getter]
     fn device(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         static CPU: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
