@@ -1,4 +1,5 @@
-"""Small Python types the native module hands out: hook handles and ``max``/``min`` results."""
+"""Small Python types the native module hands out: hook handles and the ``(values, indices)``
+results of ``max``/``min``, ``sort``, ``topk``, ``kthvalue``, ``median`` and ``mode``."""
 
 from __future__ import annotations
 
@@ -20,9 +21,46 @@ if TYPE_CHECKING:
         values: Tensor
         indices: Tensor
 
+    class sort_result(NamedTuple):
+        values: Tensor
+        indices: Tensor
+
+    class topk_result(NamedTuple):
+        values: Tensor
+        indices: Tensor
+
+    class kthvalue_result(NamedTuple):
+        values: Tensor
+        indices: Tensor
+
+    class median_result(NamedTuple):
+        values: Tensor
+        indices: Tensor
+
+    class mode_result(NamedTuple):
+        values: Tensor
+        indices: Tensor
+
 else:
     max_result = namedtuple("max", ["values", "indices"])
     min_result = namedtuple("min", ["values", "indices"])
+    # sort, topk, kthvalue, median (along a dim) and mode: (values, indices) as PyTorch names them
+    sort_result = namedtuple("sort", ["values", "indices"])
+    topk_result = namedtuple("topk", ["values", "indices"])
+    kthvalue_result = namedtuple("kthvalue", ["values", "indices"])
+    median_result = namedtuple("median", ["values", "indices"])
+    mode_result = namedtuple("mode", ["values", "indices"])
+
+# The named tuples the native module hands out, by PyTorch's name (``torch.return_types.sort``).
+RETURN_TYPES = {
+    "max": max_result,
+    "min": min_result,
+    "sort": sort_result,
+    "topk": topk_result,
+    "kthvalue": kthvalue_result,
+    "median": median_result,
+    "mode": mode_result,
+}
 
 
 class RemovableHandle:

@@ -2,7 +2,6 @@
 //! extrema (ties share the gradient evenly), arg-extrema, variance, log-sum-exp, and the
 //! cumulative sum.
 
-use super::float_dtype;
 use super::pointwise::bool_where;
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dtype::{DType, Element, Num, Scalar};
@@ -186,30 +185,46 @@ impl Tensor {
     }
 
     /// The p-norm over `dims` (all when empty), `(Σ|x|^p)^(1/p)` (the largest magnitude for
-    /// `p = inf`), as one node (`LinalgVectorNormBackward0`); gradient
-    /// `sign(x) |x|^(p-1) / ‖x‖^(p-1)`, 0 where the norm is 0 (for `p = inf`: shared among the
-    /// largest magnitudes).
+    /// `p = inf`, the smallest for `-inf`, the count of non-zeros for `0`), as one node
+    /// (`LinalgVectorNormBackward0`); gradient
+    /// `sign(x) |x|^(p-1) / ‖x‖^(p-1)`, 0 where the norm is 0 (for `p = ±inf`: shared among the
+    /// largest, or smallest, magnitudes; 0 for `p = 0`).
     pub fn norm_p(&self, p: f64, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        self.norm_p_as(p, dims, keepdim, None)
+    }
+
+    /// [`Tensor::norm_p`] computed in `dtype` when given (PyTorch's `dtype=`: the conversion
+    /// belongs to the norm's node, the gradient is converted back).
+    pub fn norm_p_as(
+        &self,
+        p: f64,
+        dims: &[isize],
+        keepdim: bool,
+        dtype: Option<DType>,
+    ) -> Result<Tensor> {
         if !self.dtype().is_floating_point() {
             return Err(Error::not_implemented(format!(
                 "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
                 self.dtype().scalar_name()
             )));
         }
-        if p.is_nan() || p <= 0.0 || p == f64::NEG_INFINITY {
-            return Err(Error::runtime(format!(
-                "norm: p = {p} is not supported yet; use p > 0"
-            )));
+        if p.is_nan() {
+            return Err(Error::runtime("linalg.vector_norm: ord must not be NaN"));
         }
         let out = {
             let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
-            let x = cast(self, float_dtype(self.dtype()));
+            let x = cast(self, dtype.unwrap_or(self.dtype()));
+            let all: Vec<isize> = (0..x.dim() as isize).collect();
+            let over = if dims.is_empty() { &all } else { dims };
             match p {
-                f64::INFINITY => {
-                    let all: Vec<isize> = (0..x.dim() as isize).collect();
-                    x.abs()?
-                        .amax(if dims.is_empty() { &all } else { dims }, keepdim)?
-                }
+                f64::INFINITY => x.abs()?.amax(over, keepdim)?,
+                f64::NEG_INFINITY => x.abs()?.amin(over, keepdim)?,
+                // the number of non-zero elements
+                0.0 => cast(
+                    &x.compare(CompareOp::Ne, Operand::Scalar(Scalar::Float(0.0)))?,
+                    x.dtype(),
+                )
+                .sum_dims(dims, keepdim)?,
                 1.0 => x.abs()?.sum_dims(dims, keepdim)?,
                 2.0 => x.mul(&x)?.sum_dims(dims, keepdim)?.sqrt()?,
                 _ => x
@@ -230,6 +245,14 @@ impl Tensor {
             &[Save::Tensor(self), Save::Output],
             move |ctx| {
                 let (x, y) = (ctx.saved(0), ctx.saved(1));
+                if p == 0.0 {
+                    return Ok(vec![None]); // a count: no gradient, as PyTorch
+                }
+                let converted = match dtype {
+                    Some(d) if d != x.dtype() => Some(x.to_dtype(d)?),
+                    _ => None,
+                };
+                let x = converted.as_ref().unwrap_or(x);
                 let mask = reduced_mask(x, &dims)?;
                 let g = expand_back(ctx.grad(0), x.shape(), &mask, keepdim)?;
                 if p == 1.0 {
@@ -239,7 +262,7 @@ impl Tensor {
                 // PyTorch's norm_backward, formula by formula (its masked_fill_ is a select)
                 let zero = Tensor::scalar_of(0.0, x.dtype());
                 let y_zero = y.compare(CompareOp::Eq, Operand::Scalar(Scalar::Float(0.0)))?;
-                let grad = if p == f64::INFINITY {
+                let grad = if p.is_infinite() {
                     // the elements of largest magnitude (or NaN) share it evenly, with their sign
                     let x_abs = x.abs()?;
                     let hit = x_abs

@@ -64,7 +64,9 @@ pub(crate) fn node_object(py: Python<'_>, node: Arc<Node>) -> PyResult<Py<PyAny>
 /// qualified name.
 fn qualified_name(name: &str) -> String {
     match name {
-        "AccumulateGrad" | "CopySlices" | "CopyBackwards" => format!("torch::autograd::{name}"),
+        "AccumulateGrad" | "CopySlices" | "CopyBackwards" | "NotImplemented" => {
+            format!("torch::autograd::{name}")
+        }
         _ => name.to_string(),
     }
 }

@@ -238,11 +238,8 @@ impl PyTensor {
     /// Running product along `dim` (computed in `dtype` when given).
     #[pyo3(signature = (dim, *, dtype=None))]
     fn cumprod(&self, dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> TResult {
-        let x = match dtype_arg(dtype)? {
-            Some(d) => run(|| self.inner.to_dtype(d))?,
-            None => self.inner.clone(),
-        };
-        wrap(run(|| x.cumprod(dim)))
+        let dtype = dtype_arg(dtype)?;
+        wrap(run(|| self.inner.cumprod_as(dim, dtype)))
     }
 
     /// In-place `cumprod`.
@@ -464,8 +461,27 @@ pub(crate) mod functions {
         super::super::functions::finish(t, requires_grad)
     }
 
+    /// `nn.functional.linear(input, weight, bias=None)`: `input @ weight.T + bias`, recorded
+    /// as PyTorch records it (`AddmmBackward0` for a 2-D input with a bias).
+    #[pyfunction]
+    #[pyo3(signature = (input, weight, bias=None))]
+    pub(crate) fn linear(
+        input: &Bound<'_, PyAny>,
+        weight: &Bound<'_, PyAny>,
+        bias: Option<&Bound<'_, PyAny>>,
+    ) -> TResult {
+        let x = tensor_arg(input, "linear(): argument 'input'")?;
+        let w = tensor_arg(weight, "linear(): argument 'weight'")?;
+        let b = match bias {
+            Some(b) if !b.is_none() => Some(tensor_arg(b, "linear(): argument 'bias'")?),
+            _ => None,
+        };
+        wrap(run(|| x.linear(&w, b.as_ref())))
+    }
+
     /// Adds the functions to the module.
     pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add_function(wrap_pyfunction!(linear, m)?)?;
         m.add_function(wrap_pyfunction!(remainder, m)?)?;
         m.add_function(wrap_pyfunction!(floor_divide, m)?)?;
         m.add_function(wrap_pyfunction!(eye, m)?)?;

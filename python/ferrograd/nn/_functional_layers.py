@@ -11,11 +11,9 @@ from .._grad_mode import no_grad
 
 
 def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``."""
-    out = input.matmul(weight.t())
-    if bias is not None:
-        out = out + bias
-    return out
+    """``input @ weight.T + bias``, recorded as PyTorch records it (one ``AddmmBackward0`` for a
+    2-D input with a bias)."""
+    return _core.linear(input, weight, bias)
 
 
 def bilinear(input1, input2, weight, bias=None):
