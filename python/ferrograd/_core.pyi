@@ -812,7 +812,7 @@ class Tensor:
         """In-place `cumsum`."""
     def sort(
         self,
-        dim: builtins.int = -1,
+        dim: builtins.int = ...,
         descending: builtins.bool = False,
         *,
         stable: builtins.bool | None = None,
@@ -820,7 +820,7 @@ class Tensor:
         """`(values, indices)` sorted along `dim` (`stable` keeps equal elements in order)."""
     def argsort(
         self,
-        dim: builtins.int = -1,
+        dim: builtins.int = ...,
         descending: builtins.bool = False,
         *,
         stable: builtins.bool = False,
@@ -829,13 +829,13 @@ class Tensor:
     def topk(
         self,
         k: builtins.int,
-        dim: builtins.int = -1,
+        dim: builtins.int = ...,
         largest: builtins.bool = True,
         sorted: builtins.bool = True,
     ) -> topk_result:
         """The `k` largest (or smallest) elements along `dim` and their indices."""
     def kthvalue(
-        self, k: builtins.int, dim: builtins.int = -1, keepdim: builtins.bool = False
+        self, k: builtins.int, dim: builtins.int = ..., keepdim: builtins.bool = False
     ) -> kthvalue_result:
         """The `k`-th smallest element along `dim` and its index."""
     @overload
@@ -843,7 +843,7 @@ class Tensor:
         """The lower median of all elements, or `(values, indices)` along `dim`."""
     @overload
     def median(self, dim: builtins.int, keepdim: builtins.bool = False) -> median_result: ...
-    def mode(self, dim: builtins.int = -1, keepdim: builtins.bool = False) -> mode_result:
+    def mode(self, dim: builtins.int = ..., keepdim: builtins.bool = False) -> mode_result:
         """The most frequent value along `dim` and an index of it."""
     @overload
     def unique(

@@ -203,8 +203,8 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
         j = 0
         for c in labels:
             if c == _ELLIPSIS:
-                named = len(labels) - 1
-                for _ in range(ell_dims - (t.dim() - named)):
+                n_named = len(labels) - 1
+                for _ in range(ell_dims - (t.dim() - n_named)):
                     op = op.unsqueeze(j)
                 for k in range(ell_dims):
                     perm[ell_start + k] = j

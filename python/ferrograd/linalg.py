@@ -153,7 +153,8 @@ def norm(
     if ord is None:
         return vector_norm(A, 2, dims, keepdim, dtype=dtype)
     if (dims is not None and len(dims) == 2) or (dims is None and A.dim() == 2):
-        return matrix_norm(A, ord, tuple(dims) if dims else (-2, -1), keepdim, dtype=dtype)
+        pair = (dims[0], dims[1]) if dims else (-2, -1)
+        return matrix_norm(A, ord, pair, keepdim, dtype=dtype)
     if isinstance(ord, str):
         # a vector with a matrix order: PyTorch hands it to matrix_norm, which refuses
         return matrix_norm(A, ord, keepdim=keepdim, dtype=dtype)
