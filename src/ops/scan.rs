@@ -7,7 +7,7 @@ use crate::core::error::Result;
 use crate::core::layout::normalize_dim;
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::{cast, map_lanes};
-use crate::ops::comparison::CompareOp;
+use crate::ops::comparison::{CompareOp, LogicalOp};
 use crate::ops::Operand;
 use crate::with_num;
 
@@ -61,50 +61,70 @@ impl Tensor {
     }
 }
 
-/// The gradient of `y = cumprod(x)` along `d`. Without zeros in `x` it is PyTorch's
-/// `reversed_cumsum(g · y) / x`; with zeros that formula divides 0 by 0, so each element's
-/// gradient is computed from the products that leave it out: row `k` of an `n × n` matrix holds
-/// the lane with `x_k` replaced by 1, its running product gives `∏_{i ≤ j, i ≠ k} x_i`, and the
-/// entries `j ≥ k` weighted by `g_j` sum to the gradient of `x_k`. Both are differentiable.
+/// The gradient of `y = cumprod(x)` along `d`, in O(n) per lane. Without zeros in `x` it is
+/// PyTorch's `reversed_cumsum(g · y) / x`. With zeros, before a lane's first zero (at `z`) that
+/// formula still holds (the outputs from `z` on are 0); at `z` the gradient is
+/// `∏_{i<z} x_i · Σ_{j≥z} g_j ∏_{z<i≤j} x_i`; after it, 0 (every product holds `x_z = 0`).
+/// That 0 is only right to first order: when the gradient is itself differentiated
+/// (`create_graph`), each element's gradient is built from the products that leave it out
+/// instead, O(n²) per lane as PyTorch's twice-differentiable path.
 fn cumprod_backward(g: &Tensor, x: &Tensor, y: &Tensor, d: usize) -> Result<Tensor> {
     if x.dim() == 0 {
         return Ok(g.clone());
     }
     let dims = [d as isize];
+    let reversed_cumsum =
+        |t: &Tensor| -> Result<Tensor> { t.flip(&dims)?.cumsum(d as isize)?.flip(&dims) };
     let zero = Operand::Scalar(crate::Scalar::Float(0.0));
-    let has_zero = x
-        .detach()
-        .compare(CompareOp::Eq, zero)?
-        .any()?
-        .item()?
-        .to_f64()
-        != 0.0;
-    if !has_zero {
-        return g
-            .mul(y)?
-            .flip(&dims)?
-            .cumsum(d as isize)?
-            .flip(&dims)?
-            .div(x);
+    let is_zero = x.detach().compare(CompareOp::Eq, zero)?;
+    if is_zero.any()?.item()?.to_f64() == 0.0 {
+        return reversed_cumsum(&g.mul(y)?)?.div(x);
     }
-    let n = x.shape()[d];
-    let last = x.dim() as isize - 1;
-    // the lane dimension last: [..., n], then a row per left-out element: [..., n (k), n (i)]
-    let xt = x.transpose(d as isize, last)?;
-    let mut rows_shape: Vec<isize> = xt.shape().iter().map(|&s| s as isize).collect();
-    rows_shape.insert(rows_shape.len() - 1, n as isize);
-    let rows = xt.unsqueeze(-2)?.expand(&rows_shape)?;
-    let eye = Tensor::eye(n as i64, None, DType::Bool)?;
-    let one = Tensor::scalar_of(1.0, x.dtype());
-    let partial = Tensor::where_(&eye, &one, &rows)?.cumprod(-1)?;
-    let upper = Tensor::ones(&[n, n], DType::Bool).triu(0)?;
-    let gt = g.transpose(d as isize, last)?.unsqueeze(-2)?;
-    let weighted = Tensor::where_(
-        &upper,
-        &partial.mul(&gt)?,
-        &Tensor::scalar_of(0.0, x.dtype()),
+    if crate::core::grad_mode::is_grad_enabled() {
+        return omitted_products_backward(g, x, d);
+    }
+    // constants: `before` marks the elements ahead of their lane's first zero, `first` that zero
+    let seen = cast(&is_zero, DType::Int64).cumsum(d as isize)?;
+    let before = seen.compare(CompareOp::Eq, Operand::Scalar(crate::Scalar::Int(0)))?;
+    let first = is_zero.logical(
+        LogicalOp::And,
+        &seen.compare(CompareOp::Eq, Operand::Scalar(crate::Scalar::Int(1)))?,
     )?;
-    weighted.sum_dims(&[-1], false)?.transpose(d as isize, last)
+    let (one, nil) = (
+        Tensor::scalar_of(1.0, x.dtype()),
+        Tensor::scalar_of(0.0, g.dtype()),
+    );
+    let x_before = Tensor::where_(&before, x, &one)?;
+    let ahead = reversed_cumsum(&g.mul(y)?)?.div(&x_before)?;
+    let ahead = Tensor::where_(&before, &ahead, &nil)?;
+    // at the first zero: the product ahead of it times the gradient-weighted products after it
+    let after = Tensor::where_(&before.logical(LogicalOp::Or, &first)?, &one, x)?;
+    let weighted = Tensor::where_(&before, &nil, &g.mul(&after.cumprod(d as isize)?)?)?;
+    let at_zero = x_before
+        .prod_dim(d as isize, true)?
+        .mul(&weighted.sum_dims(&dims, true)?)?;
+    let full: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
+    let at_zero = Tensor::where_(&first, &at_zero.expand(&full)?, &nil)?;
+    ahead.add(&at_zero)
+}
+
+/// `Σ_{j ≥ k} g_j ∏_{i ≤ j, i ≠ k} x_i` for each `k` of the lanes along `d`, from the products
+/// ahead of `k` and the running products after it: differentiable everywhere.
+fn omitted_products_backward(g: &Tensor, x: &Tensor, d: usize) -> Result<Tensor> {
+    let n = x.shape()[d];
+    let dim = d as isize;
+    let mut one_shape = x.shape().to_vec();
+    one_shape[d] = 1;
+    let ones = Tensor::ones(&one_shape, x.dtype());
+    let mut parts = Vec::with_capacity(n);
+    for k in 0..n as isize {
+        let ahead = x.narrow(dim, 0, k)?.prod_dim(dim, true)?;
+        let after = x.narrow(dim, k + 1, n as isize - k - 1)?.cumprod(dim)?;
+        let omitted = Tensor::cat(&[ones.clone(), after], dim)?.mul(&ahead)?;
+        let part = g.narrow(dim, k, n as isize - k)?.mul(&omitted)?;
+        parts.push(part.sum_dims(&[dim], true)?);
+    }
+    Tensor::cat(&parts, dim)
 }
 
 #[cfg(test)]

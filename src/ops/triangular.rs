@@ -41,9 +41,9 @@ fn triangle_kernel(x: &Tensor, k: i64, lower: bool) -> Result<Tensor> {
 fn diagonal_layout(layout: &Layout, offset: i64, d1: usize, d2: usize) -> Layout {
     let (s1, s2) = (layout.shape[d1] as i64, layout.shape[d2] as i64);
     let len = if offset >= 0 {
-        s1.min(s2 - offset)
+        s1.min(s2.saturating_sub(offset))
     } else {
-        (s1 + offset).min(s2)
+        s1.saturating_add(offset).min(s2)
     }
     .max(0) as usize;
     let mut start = layout.offset as isize;
@@ -179,8 +179,12 @@ impl Tensor {
     /// A 1-D tensor placed on the `offset`-th diagonal of a square matrix of zeros
     /// (`DiagEmbedBackward0`: the gradient is that diagonal of the incoming gradient).
     fn diag_embed(&self, offset: i64) -> Result<Tensor> {
-        let n = self.shape()[0] + offset.unsigned_abs() as usize;
+        let n = usize::try_from(offset.unsigned_abs())
+            .ok()
+            .and_then(|k| k.checked_add(self.shape()[0]))
+            .ok_or_else(|| Error::runtime(format!("diag(): diagonal {offset} is too large")))?;
         let shape = [n, n];
+        crate::core::tensor::check_allocation(&shape, self.dtype())?;
         let layout = diagonal_layout(&Layout::contiguous(&shape), offset, 0, 1);
         let out = {
             let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
