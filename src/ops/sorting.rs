@@ -1,6 +1,6 @@
 //! Sorting and selection along a dimension: `sort`, `argsort`, `topk`, `kthvalue`, `median`,
 //! `mode`, and `unique`. NaN counts as larger than every number, as in PyTorch. Ties come out
-//! in PyTorch's order (see [`super::stl`]). The values' gradient goes back to the selected
+//! in PyTorch's order (see the `stl` module). The values' gradient goes back to the selected
 //! indices (`value_selecting_reduction_backward`); the whole-tensor `median` shares it among
 //! the elements equal to the result.
 
