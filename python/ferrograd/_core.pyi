@@ -574,7 +574,8 @@ class Tensor:
         device: _Device | None = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor:
-        """A new tensor holding `data` (copied), with this tensor's dtype unless `dtype` is given."""
+        """A new tensor holding `data` (copied), with this tensor's dtype unless `dtype` is
+        given."""
     def new_zeros(
         self,
         *size: Any,

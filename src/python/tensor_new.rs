@@ -35,7 +35,8 @@ fn missing(what: &str) -> PyErr {
 
 #[pymethods]
 impl PyTensor {
-    /// A new tensor holding `data` (copied), with this tensor's dtype unless `dtype` is given.
+    /// A new tensor holding `data` (copied), with this tensor's dtype unless `dtype` is
+    /// given.
     #[pyo3(signature = (data, *, dtype=None, device=None, requires_grad=false))]
     fn new_tensor(
         &self,
