@@ -522,6 +522,45 @@ pub fn add_into(dst: &Tensor, src: &Tensor) -> Result<()> {
     Ok(())
 }
 
+/// `dst[i, :] += row` for every row of a contiguous 2-D `dst` and a contiguous 1-D `row` of its
+/// width, same element type, different storages (a bias added to a product). Returns false,
+/// touching nothing, when that does not hold. Bumps no version.
+pub fn add_row_into(dst: &Tensor, row: &Tensor) -> bool {
+    let (ds, rs) = (dst.storage(), row.storage());
+    let fits = dst.dim() == 2
+        && row.dim() == 1
+        && row.shape()[0] == dst.shape()[1]
+        && dst.dtype() == row.dtype()
+        && !crate::core::storage::Storage::same_elements(ds, rs);
+    let (Some(rd), Some(rr), true) = (
+        dst.layout().contiguous_range(),
+        row.layout().contiguous_range(),
+        fits,
+    ) else {
+        return false;
+    };
+    fn add<T: BufferElement + std::ops::AddAssign>(
+        dst: &crate::core::storage::Storage,
+        row: &crate::core::storage::Storage,
+        (rd, rr): (std::ops::Range<usize>, std::ops::Range<usize>),
+    ) {
+        let width = rr.len().max(1);
+        let r = row.read();
+        let r = &r.as_slice::<T>()[rr];
+        let mut d = dst.write();
+        for line in d.as_mut_slice::<T>()[rd].chunks_mut(width) {
+            line.iter_mut().zip(r).for_each(|(d, &b)| *d += b);
+        }
+    }
+    match dst.dtype() {
+        DType::Float32 => add::<f32>(ds, rs, (rd, rr)),
+        DType::Float64 => add::<f64>(ds, rs, (rd, rr)),
+        DType::Int64 => add::<i64>(ds, rs, (rd, rr)),
+        DType::Bool => return false,
+    }
+    true
+}
+
 /// `dst[i] = f(dst[i], src[i])` straight between two contiguous tensors of the same shape and
 /// element type in different storages (vectorized, parallel when large). Returns false,
 /// touching nothing, when that does not hold. Locks are taken in address order, so two threads

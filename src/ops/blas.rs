@@ -171,6 +171,9 @@ fn fused(
         let sum = if beta == 0.0 {
             // β = 0 ignores the input (a NaN there does not propagate), as BLAS
             scaled
+        } else if beta == 1.0 && crate::cpu::kernels::add_row_into(&scaled, &input.detach()) {
+            // a bias row added into the product (ours), not into a new tensor
+            scaled
         } else if beta == 1.0 {
             scaled.add(&base)?
         } else {
@@ -199,6 +202,10 @@ fn fused(
         },
     ];
     let scale = move |t: Tensor, s: f64| if s == 1.0 { Ok(t) } else { t.mul_scalar(s) };
+    let columns = (
+        crate::ops::linalg::is_column_major(a.layout()),
+        crate::ops::linalg::is_column_major(b.layout()),
+    );
     Ok(record(
         out,
         kind.node(),
@@ -210,14 +217,23 @@ fn fused(
                 true => Some(scale(g.clone(), beta)?),
                 false => None,
             };
-            let ga = match ctx.needs_input_grad(1) {
-                true => Some(scale(kind.grad_a(g, ctx.saved(2))?, alpha)?),
-                false => None,
+            let (need_a, need_b) = (ctx.needs_input_grad(1), ctx.needs_input_grad(2));
+            let (ga, gb) = match kind {
+                // matrix products keep each gradient in its factor's memory order
+                Product::Mm => crate::ops::linalg::mm_backward(
+                    g,
+                    (need_a, columns.0),
+                    (need_b, columns.1),
+                    ctx.saved_opt(1),
+                    ctx.saved_opt(2),
+                )?,
+                _ => (
+                    need_a.then(|| kind.grad_a(g, ctx.saved(2))).transpose()?,
+                    need_b.then(|| kind.grad_b(g, ctx.saved(1))).transpose()?,
+                ),
             };
-            let gb = match ctx.needs_input_grad(2) {
-                true => Some(scale(kind.grad_b(g, ctx.saved(1))?, alpha)?),
-                false => None,
-            };
+            let ga = ga.map(|t| scale(t, alpha)).transpose()?;
+            let gb = gb.map(|t| scale(t, alpha)).transpose()?;
             Ok(vec![gi, ga, gb])
         },
     ))

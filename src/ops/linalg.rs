@@ -141,7 +141,7 @@ fn same_dtype(op: &str, a: &Tensor, b: &Tensor) -> Result<()> {
 }
 
 /// True for a 2-D layout stored column by column (the transpose of a contiguous matrix).
-fn is_column_major(l: &Layout) -> bool {
+pub(crate) fn is_column_major(l: &Layout) -> bool {
     l.shape.len() == 2 && l.shape[1] > 1 && l.strides[0] == 1 && l.strides[1] == l.shape[0] as isize
 }
 
@@ -191,24 +191,13 @@ impl Tensor {
             &[self, other],
             &saved_for_partner(self, other),
             move |ctx| {
-                let g = ctx.grad(0);
-                // each gradient is produced in its input's memory order (as PyTorch does), so
-                // the gradient of a transposed weight (`x @ w.t()`) is contiguous once it
-                // reaches `w` and becomes `w.grad` without a copy
-                let ga = if !ctx.needs_input_grad(0) {
-                    None
-                } else if a_column {
-                    Some(ctx.saved(1).mm(&g.t()?)?.t()?)
-                } else {
-                    Some(g.mm(&ctx.saved(1).t()?)?)
-                };
-                let gb = if !ctx.needs_input_grad(1) {
-                    None
-                } else if b_column {
-                    Some(g.t()?.mm(ctx.saved(0))?.t()?)
-                } else {
-                    Some(ctx.saved(0).t()?.mm(g)?)
-                };
+                let (ga, gb) = mm_backward(
+                    ctx.grad(0),
+                    (ctx.needs_input_grad(0), a_column),
+                    (ctx.needs_input_grad(1), b_column),
+                    ctx.saved_opt(0),
+                    ctx.saved_opt(1),
+                )?;
                 Ok(vec![ga, gb])
             },
         ))
@@ -447,4 +436,32 @@ fn squeeze_fresh(t: &Tensor, dim: usize) -> Result<Tensor> {
 fn saved_for_partner<'a>(a: &'a Tensor, b: &'a Tensor) -> [Save<'a>; 2] {
     let keep = |t: &'a Tensor, needed: bool| if needed { Save::Tensor(t) } else { Save::Skip };
     [keep(a, b.requires_grad()), keep(b, a.requires_grad())]
+}
+
+/// The gradients of `a @ b` for the incoming `g` (`g bᵀ` and `aᵀ g`), each where `need.0`,
+/// and each produced in its input's memory order (`need.1`: the input is column-major), as
+/// PyTorch does: the gradient of a transposed weight (`x @ w.t()`) is then contiguous once it
+/// reaches `w` and becomes `w.grad` without a copy.
+pub(crate) fn mm_backward(
+    g: &Tensor,
+    a_need: (bool, bool),
+    b_need: (bool, bool),
+    a: Option<&Tensor>,
+    b: Option<&Tensor>,
+) -> Result<(Option<Tensor>, Option<Tensor>)> {
+    let saved = |t: Option<&Tensor>| {
+        t.cloned()
+            .ok_or_else(|| Error::runtime("mm's backward needs the partner it saved"))
+    };
+    let ga = match a_need {
+        (false, _) => None,
+        (true, true) => Some(saved(b)?.mm(&g.t()?)?.t()?),
+        (true, false) => Some(g.mm(&saved(b)?.t()?)?),
+    };
+    let gb = match b_need {
+        (false, _) => None,
+        (true, true) => Some(g.t()?.mm(&saved(a)?)?.t()?),
+        (true, false) => Some(saved(a)?.t()?.mm(g)?),
+    };
+    Ok((ga, gb))
 }
