@@ -27,6 +27,7 @@ MODULES = [
     "loss_cases",
     "profiler_cases",
     "namespace_cases",
+    "linalg_cases",
     "checkpoint_cases",
     "module_cases",
     "tensor_ops_cases",

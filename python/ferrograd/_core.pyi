@@ -140,6 +140,7 @@ __all__ = [
     "selu",
     "set_num_threads",
     "smooth_l1_loss",
+    "svdvals",
     "stack",
     "tensor",
     "where",
@@ -1480,6 +1481,9 @@ def _record_function(
     backward: Callable[[tuple[Tensor, ...], tuple[Tensor, ...]], _FunctionGrads],
 ) -> tuple[Tensor, ...]:
     """Records a custom `autograd.Function` call: a node named `name` whose backward calls `backward(grads, saved)` in Python."""  # noqa: E501
+
+def svdvals(input: Tensor) -> Tensor:
+    """`linalg.svdvals(A)`: the singular values of each matrix, descending."""
 
 def multinomial(
     input: Tensor,

@@ -3,8 +3,8 @@
 ``vector_norm`` is one core op (``LinalgVectorNormBackward0``, any ``ord``: ``±inf``, ``0``,
 negative or positive); ``matrix_norm`` composes it as PyTorch does (``'fro'``: the vector 2-norm
 over the two dims; ``1``/``inf``: the largest column/row sum of magnitudes, ``-1``/``-inf`` the
-smallest). ``'nuc'``, ``2`` and ``-2`` need singular values, which ferrograd does not compute:
-they raise ``NotImplementedError``.
+smallest); ``'nuc'``, ``2`` and ``-2`` reduce the singular values (``svdvals``, a core op:
+``LinalgSvdBackward0``, first derivatives only).
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ import math
 from collections.abc import Sequence
 from typing import Union
 
+from . import _core
 from ._core import Tensor
 
-__all__ = ["cross", "matrix_norm", "norm", "vector_norm"]
+__all__ = ["cross", "matrix_norm", "norm", "svdvals", "vector_norm"]
 
 _Dims = Union[int, Sequence[int], None]
 
@@ -88,6 +89,28 @@ def _matrix_dims(A: Tensor, dim: Sequence[int]) -> tuple[int, int]:
     return d0, d1
 
 
+def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
+    """The singular values of each matrix in the last two dims, in descending order."""
+    return _core.svdvals(A)
+
+
+def _spectral(A, d0, d1, keepdim, dtype, ord):
+    """The nuclear norm (sum of singular values) or the largest/smallest singular value, over
+    the dims ``d0, d1`` (PyTorch: ``svdvals`` then ``sum``/``amax``/``amin``)."""
+    if dtype is not None:
+        A = A.to(dtype)
+    rest = [i for i in range(A.dim()) if i not in (d0, d1)]
+    values = _core.svdvals(A.permute(*rest, d0, d1))
+    if ord == "nuc":
+        out = values.sum(-1)
+    else:
+        out = values.amax(-1) if ord > 0 else values.amin(-1)
+    if keepdim:
+        for d in sorted((d0, d1)):
+            out = out.unsqueeze(d)
+    return out
+
+
 def matrix_norm(
     A: Tensor,
     ord: float | str = "fro",
@@ -96,7 +119,8 @@ def matrix_norm(
     *,
     dtype=None,
 ) -> Tensor:
-    """A matrix norm over the two dims ``dim``: ``'fro'`` (Frobenius), ``1``/``-1`` (largest or
+    """A matrix norm over the two dims ``dim``: ``'fro'`` (Frobenius), ``'nuc'`` (sum of the
+    singular values), ``2``/``-2`` (largest or smallest singular value), ``1``/``-1`` (largest or
     smallest column sum of magnitudes), ``inf``/``-inf`` (row sums)."""
     if A.dim() < 2:
         raise RuntimeError(
@@ -108,16 +132,10 @@ def matrix_norm(
         if ord == "fro":
             return A.norm(2.0, [d0, d1], keepdim, dtype)
         if ord == "nuc":
-            raise NotImplementedError(
-                "linalg.matrix_norm: ord='nuc' needs the singular values, which ferrograd does "
-                "not compute"
-            )
+            return _spectral(A, d0, d1, keepdim, dtype, "nuc")
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if abs(ord) == 2:
-        raise NotImplementedError(
-            f"linalg.matrix_norm: ord={ord} needs the singular values, which ferrograd does not "
-            "compute"
-        )
+        return _spectral(A, d0, d1, keepdim, dtype, ord)
     if abs(ord) not in (1, math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     # the inf-norm is the 1-norm of the transpose: sum magnitudes over the other dim

@@ -24,6 +24,7 @@
 //! | `creation` / `random` | `arange`, `linspace` / the generator, `rand`, `randn`, `normal_`, `uniform_` |
 //! | `loss` | losses with their own node: `mse_loss`, `huber_loss`, `smooth_l1_loss`, `binary_cross_entropy` (`_with_logits`), `nll_loss` |
 //! | `adaptive` | adaptive-rate optimizer updates: `RMSprop`, `Adagrad`, `Adadelta`, `Adamax` |
+//! | `decomposition` | `svdvals` (one-sided Jacobi SVD): the spectral and nuclear norms |
 //! | `optim` | optimizer updates outside autograd: `SGD`, `Adam`/`AdamW` |
 
 pub mod activation;
@@ -32,6 +33,7 @@ pub mod arithmetic;
 pub mod blas;
 pub mod comparison;
 pub mod creation;
+pub mod decomposition;
 pub mod division;
 pub mod indexing;
 pub mod inplace;

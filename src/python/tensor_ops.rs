@@ -479,9 +479,17 @@ pub(crate) mod functions {
         wrap(run(|| x.linear(&w, b.as_ref())))
     }
 
+    /// `linalg.svdvals(A)`: the singular values of each matrix, descending.
+    #[pyfunction]
+    pub(crate) fn svdvals(input: &Bound<'_, PyAny>) -> TResult {
+        let a = tensor_arg(input, "linalg.svdvals(): argument 'A'")?;
+        wrap(run(|| a.svdvals()))
+    }
+
     /// Adds the functions to the module.
     pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_function(wrap_pyfunction!(linear, m)?)?;
+        m.add_function(wrap_pyfunction!(svdvals, m)?)?;
         m.add_function(wrap_pyfunction!(remainder, m)?)?;
         m.add_function(wrap_pyfunction!(floor_divide, m)?)?;
         m.add_function(wrap_pyfunction!(eye, m)?)?;
