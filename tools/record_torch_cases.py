@@ -28,6 +28,7 @@ MODULES = [
     "profiler_cases",
     "namespace_cases",
     "linalg_cases",
+    "rnn_cases",
     "checkpoint_cases",
     "module_cases",
     "tensor_ops_cases",

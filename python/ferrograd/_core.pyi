@@ -111,6 +111,7 @@ __all__ = [
     "full",
     "get_num_threads",
     "grad",
+    "gru_cell",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
@@ -121,6 +122,7 @@ __all__ = [
     "linear",
     "linspace",
     "logsigmoid",
+    "lstm_cell",
     "long",
     "manual_seed",
     "mish",
@@ -132,6 +134,7 @@ __all__ = [
     "ones",
     "ones_like",
     "rand",
+    "rnn_cell",
     "randint",
     "randn",
     "randperm",
@@ -1481,6 +1484,36 @@ def _record_function(
     backward: Callable[[tuple[Tensor, ...], tuple[Tensor, ...]], _FunctionGrads],
 ) -> tuple[Tensor, ...]:
     """Records a custom `autograd.Function` call: a node named `name` whose backward calls `backward(grads, saved)` in Python."""  # noqa: E501
+
+def lstm_cell(
+    input: Tensor,
+    hx: Tensor,
+    cx: Tensor,
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None = None,
+    b_hh: Tensor | None = None,
+) -> tuple[Tensor, Tensor]:
+    """One LSTM step: `(h', c')` (one node, `LstmCellBackward0`)."""
+def gru_cell(
+    input: Tensor,
+    hx: Tensor,
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None = None,
+    b_hh: Tensor | None = None,
+) -> Tensor:
+    """One GRU step (one node, `GruCellBackward0`)."""
+def rnn_cell(
+    input: Tensor,
+    hx: Tensor,
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None = None,
+    b_hh: Tensor | None = None,
+    relu: builtins.bool = False,
+) -> Tensor:
+    """One Elman RNN step with tanh or relu (one node)."""
 
 def svdvals(input: Tensor) -> Tensor:
     """`linalg.svdvals(A)`: the singular values of each matrix, descending."""

@@ -23,8 +23,10 @@
 //! | `inplace` | the in-place machinery (version bump, rebase, CopySlices), `fill_`, `zero_`, `copy_` |
 //! | `creation` / `random` | `arange`, `linspace` / the generator, `rand`, `randn`, `normal_`, `uniform_` |
 //! | `loss` | losses with their own node: `mse_loss`, `huber_loss`, `smooth_l1_loss`, `binary_cross_entropy` (`_with_logits`), `nll_loss` |
+//! | `normalization` | `layer_norm`, `batch_norm` (running statistics), `group_norm`, `rms_norm` |
 //! | `adaptive` | adaptive-rate optimizer updates: `RMSprop`, `Adagrad`, `Adadelta`, `Adamax` |
 //! | `decomposition` | `svdvals` (one-sided Jacobi SVD): the spectral and nuclear norms |
+//! | `recurrent` | one node per recurrent cell: `lstm_cell`, `gru_cell`, `rnn_cell` |
 //! | `optim` | optimizer updates outside autograd: `SGD`, `Adam`/`AdamW` |
 
 pub mod activation;
@@ -39,10 +41,12 @@ pub mod indexing;
 pub mod inplace;
 pub mod linalg;
 pub mod loss;
+pub mod normalization;
 pub mod optim;
 pub mod pointwise;
 pub mod pointwise_binary;
 pub mod random;
+pub mod recurrent;
 pub mod reduction;
 pub mod roll;
 pub mod scan;

@@ -149,9 +149,90 @@ activation!(hardswish, "Hardswish (`HardswishBackward0`).");
 activation!(mish, "Mish (`MishBackward0`).");
 activation!(logsigmoid, "Log-sigmoid (`LogSigmoidBackward0`).");
 
+fn opt<'a>(t: &'a Option<PyRef<'_, PyTensor>>) -> Option<&'a crate::core::tensor::Tensor> {
+    t.as_ref().map(|t| &t.inner)
+}
+
+/// One LSTM step: `(h', c')` (one node, `LstmCellBackward0`).
+#[pyfunction]
+#[pyo3(signature = (input, hx, cx, w_ih, w_hh, b_ih=None, b_hh=None))]
+#[allow(clippy::too_many_arguments)]
+fn lstm_cell(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    hx: PyRef<'_, PyTensor>,
+    cx: PyRef<'_, PyTensor>,
+    w_ih: PyRef<'_, PyTensor>,
+    w_hh: PyRef<'_, PyTensor>,
+    b_ih: Option<PyRef<'_, PyTensor>>,
+    b_hh: Option<PyRef<'_, PyTensor>>,
+) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
+    let (h, c) = run(|| {
+        input.inner.lstm_cell(
+            &hx.inner,
+            &cx.inner,
+            &w_ih.inner,
+            &w_hh.inner,
+            opt(&b_ih),
+            opt(&b_hh),
+        )
+    })?;
+    Ok((to_object(py, h)?, to_object(py, c)?))
+}
+
+/// One GRU step (one node, `GruCellBackward0`).
+#[pyfunction]
+#[pyo3(signature = (input, hx, w_ih, w_hh, b_ih=None, b_hh=None))]
+fn gru_cell(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    hx: PyRef<'_, PyTensor>,
+    w_ih: PyRef<'_, PyTensor>,
+    w_hh: PyRef<'_, PyTensor>,
+    b_ih: Option<PyRef<'_, PyTensor>>,
+    b_hh: Option<PyRef<'_, PyTensor>>,
+) -> PyResult<Py<PyAny>> {
+    let h = run(|| {
+        input
+            .inner
+            .gru_cell(&hx.inner, &w_ih.inner, &w_hh.inner, opt(&b_ih), opt(&b_hh))
+    })?;
+    to_object(py, h)
+}
+
+/// One Elman RNN step with tanh or relu (one node).
+#[pyfunction]
+#[pyo3(signature = (input, hx, w_ih, w_hh, b_ih=None, b_hh=None, relu=false))]
+#[allow(clippy::too_many_arguments)]
+fn rnn_cell(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    hx: PyRef<'_, PyTensor>,
+    w_ih: PyRef<'_, PyTensor>,
+    w_hh: PyRef<'_, PyTensor>,
+    b_ih: Option<PyRef<'_, PyTensor>>,
+    b_hh: Option<PyRef<'_, PyTensor>>,
+    relu: bool,
+) -> PyResult<Py<PyAny>> {
+    let h = run(|| {
+        input.inner.rnn_cell(
+            &hx.inner,
+            &w_ih.inner,
+            &w_hh.inner,
+            opt(&b_ih),
+            opt(&b_hh),
+            relu,
+        )
+    })?;
+    to_object(py, h)
+}
+
 /// Adds the activation and loss functions to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hardtanh, m)?)?;
+    m.add_function(wrap_pyfunction!(lstm_cell, m)?)?;
+    m.add_function(wrap_pyfunction!(gru_cell, m)?)?;
+    m.add_function(wrap_pyfunction!(rnn_cell, m)?)?;
     m.add_function(wrap_pyfunction!(celu, m)?)?;
     m.add_function(wrap_pyfunction!(selu, m)?)?;
     m.add_function(wrap_pyfunction!(hardsigmoid, m)?)?;

@@ -40,9 +40,18 @@ from .loss import (
     TripletMarginLoss,
 )
 from .module import Module
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
 
 __all__ = [
+    "GRU",
+    "GRUCell",
+    "LSTM",
+    "LSTMCell",
+    "RNN",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
     "BCELoss",
     "BCEWithLogitsLoss",
     "Bilinear",

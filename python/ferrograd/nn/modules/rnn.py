@@ -1,0 +1,300 @@
+"""Recurrent layers: the cells ``RNNCell``, ``LSTMCell``, ``GRUCell`` (one core node per step)
+and the sequence layers ``RNN``, ``LSTM``, ``GRU`` (layers, ``batch_first``,
+``bidirectional``, dropout between layers, initial states) running those cells over time,
+with PyTorch's parameter names, shapes and initialisation."""
+
+import math
+
+from ... import _core
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _step(mode, x, state, weights):
+    """One time step of a cell of ``mode``; ``state`` is ``h`` (or ``(h, c)`` for LSTM)."""
+    w_ih, w_hh, b_ih, b_hh = weights
+    if mode == "LSTM":
+        return _core.lstm_cell(x, state[0], state[1], w_ih, w_hh, b_ih, b_hh)
+    if mode == "GRU":
+        return _core.gru_cell(x, state, w_ih, w_hh, b_ih, b_hh)
+    return _core.rnn_cell(x, state, w_ih, w_hh, b_ih, b_hh, mode == "RNN_RELU")
+
+
+class RNNCellBase(Module):
+    """The parameters of a cell: ``weight_ih`` (gates·hidden, input), ``weight_hh``
+    (gates·hidden, hidden) and their biases, uniform in ``±1/sqrt(hidden_size)``."""
+
+    _mode = "RNN_TANH"
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        gates = _GATES[self._mode] * hidden_size
+        self.weight_ih = Parameter(_core.empty(gates, input_size, dtype=dtype))
+        self.weight_hh = Parameter(_core.empty(gates, hidden_size, dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(_core.empty(gates, dtype=dtype))
+            self.bias_hh = Parameter(_core.empty(gates, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """PyTorch's initialisation: every parameter uniform in ``±1/sqrt(hidden_size)``."""
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if not self.bias:
+            s += ", bias=False"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def _batched(self, input, hx):
+        if input.dim() not in (1, 2):
+            raise ValueError(
+                f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D "
+                "instead"
+            )
+        if hx is not None and hx.dim() != input.dim():
+            raise ValueError(
+                f"{type(self).__name__}: Expected hidden to be {input.dim()}D, got "
+                f"{hx.dim()}D instead"
+            )
+        return input.dim() == 2
+
+    def _weights(self):
+        return (self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+
+    def _zeros(self, input):
+        return _core.zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
+
+
+class RNNCell(RNNCellBase):
+    """``h' = tanh(W_ih x + b_ih + W_hh h + b_hh)`` (or relu)."""
+
+    def __init__(
+        self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None
+    ):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
+        self.nonlinearity = nonlinearity
+        self._mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
+        super().__init__(input_size, hidden_size, bias, device, dtype)
+
+    def forward(self, input, hx=None):
+        """The next hidden state."""
+        batched = self._batched(input, hx)
+        if not batched:
+            input = input.unsqueeze(0)
+            hx = hx.unsqueeze(0) if hx is not None else None
+        state = hx if hx is not None else self._zeros(input)
+        h = _step(self._mode, input, state, self._weights())
+        return h if batched else h.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    """``(h', c')`` from gates ``i, f, g, o`` (PyTorch's order)."""
+
+    _mode = "LSTM"
+
+    def forward(self, input, hx=None):
+        """The next hidden and cell states."""
+        batched = self._batched(input, None if hx is None else hx[0])
+        if not batched:
+            input = input.unsqueeze(0)
+            hx = None if hx is None else (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        if hx is None:
+            hx = (self._zeros(input), self._zeros(input))
+        h, c = _step("LSTM", input, hx, self._weights())
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(RNNCellBase):
+    """``h' = (1 - z)·n + z·h`` from gates ``r, z, n`` (PyTorch's order)."""
+
+    _mode = "GRU"
+
+    def forward(self, input, hx=None):
+        """The next hidden state."""
+        batched = self._batched(input, hx)
+        if not batched:
+            input = input.unsqueeze(0)
+            hx = hx.unsqueeze(0) if hx is not None else None
+        h = _step("GRU", input, hx if hx is not None else self._zeros(input), self._weights())
+        return h if batched else h.squeeze(0)
+
+
+class RNNBase(Module):
+    """A stack of recurrent layers (each direction its own cell parameters, named as
+    PyTorch's: ``weight_ih_l0``, ``bias_hh_l1_reverse``, ...) run over a sequence."""
+
+    _mode = "RNN_TANH"
+
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        proj_size=0,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__()
+        if not 0 <= dropout <= 1 or isinstance(dropout, bool):
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the probability of an "
+                "element being zeroed"
+            )
+        if proj_size:
+            raise NotImplementedError("ferrograd's LSTM has no proj_size")
+        self.input_size, self.hidden_size = input_size, hidden_size
+        self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
+        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
+        gates = _GATES[self._mode] * hidden_size
+        directions = 2 if bidirectional else 1
+        self._flat_weights_names = []
+        for layer in range(num_layers):
+            for direction in range(directions):
+                width = input_size if layer == 0 else hidden_size * directions
+                suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
+                shapes = [("weight_ih", (gates, width)), ("weight_hh", (gates, hidden_size))]
+                if bias:
+                    shapes += [("bias_ih", (gates,)), ("bias_hh", (gates,))]
+                for name, shape in shapes:
+                    setattr(self, name + suffix, Parameter(_core.empty(*shape, dtype=dtype)))
+                    self._flat_weights_names.append(name + suffix)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """PyTorch's initialisation: every parameter uniform in ``±1/sqrt(hidden_size)``."""
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    def _layer_weights(self, layer, direction):
+        suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
+        names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+        return tuple(getattr(self, n + suffix, None) for n in names)
+
+    def _run(self, input, hx):
+        """Runs the stack; ``hx`` is ``(layers·directions, batch, hidden)`` (a pair for LSTM).
+        Returns the last layer's outputs over time and the final states."""
+        directions = 2 if self.bidirectional else 1
+        lstm = self._mode == "LSTM"
+        layer_input = list(input.unbind(0))
+        finals_h, finals_c = [], []
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(directions):
+                k = layer * directions + direction
+                state = (hx[0][k], hx[1][k]) if lstm else hx[k]
+                weights = self._layer_weights(layer, direction)
+                steps = range(len(layer_input))
+                if direction == 1:
+                    steps = reversed(steps)
+                out = [None] * len(layer_input)
+                for t in steps:
+                    state = _step(self._mode, layer_input[t], state, weights)
+                    out[t] = state[0] if lstm else state
+                outputs.append(out)
+                finals_h.append(state[0] if lstm else state)
+                if lstm:
+                    finals_c.append(state[1])
+            layer_input = [
+                _core.cat([o[t] for o in outputs], 1) if directions == 2 else outputs[0][t]
+                for t in range(len(layer_input))
+            ]
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = [F.dropout(x, self.dropout, True) for x in layer_input]
+        output = _core.stack(layer_input, 0)
+        h_n = _core.stack(finals_h, 0)
+        return output, ((h_n, _core.stack(finals_c, 0)) if lstm else h_n)
+
+    def forward(self, input, hx=None):
+        """``(output, h_n)`` (``(output, (h_n, c_n))`` for LSTM)."""
+        lstm = self._mode == "LSTM"
+        if input.dim() not in (2, 3):
+            raise ValueError(
+                f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D "
+                "tensor instead"
+            )
+        batched = input.dim() == 3
+        if not batched:
+            input = input.unsqueeze(1)
+            if hx is not None:
+                hx = tuple(h.unsqueeze(1) for h in hx) if lstm else hx.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        if input.shape[2] != self.input_size:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                f"got {input.shape[2]}"
+            )
+        layers = self.num_layers * (2 if self.bidirectional else 1)
+        if hx is None:
+            zeros = _core.zeros(layers, input.shape[1], self.hidden_size, dtype=input.dtype)
+            hx = (zeros, zeros) if lstm else zeros
+        output, state = self._run(input, hx)
+        if not batched:
+            output = output.squeeze(1)
+            state = tuple(s.squeeze(1) for s in state) if lstm else state.squeeze(1)
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        return output, state
+
+
+class RNN(RNNBase):
+    """Elman RNN layers (``nonlinearity`` tanh or relu)."""
+
+    def __init__(self, *args, nonlinearity="tanh", **kwargs):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(
+                f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
+        self.nonlinearity = nonlinearity
+        self._mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
+        super().__init__(*args, **kwargs)
+
+
+class LSTM(RNNBase):
+    """LSTM layers; ``forward`` returns ``(output, (h_n, c_n))``."""
+
+    _mode = "LSTM"
+
+
+class GRU(RNNBase):
+    """GRU layers."""
+
+    _mode = "GRU"
+
+
+__all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]

@@ -1,0 +1,59 @@
+"""Recurrent cells and layers against PyTorch's recorded answers (``rnn_cases.py``): the same
+initial parameters after ``manual_seed``, outputs, states and gradients in float32 (within
+float32 rounding), names and reprs; gradcheck and gradgradcheck of the cells in float64."""
+
+import json
+from pathlib import Path
+
+import ferrograd as torch
+import numpy as np
+import pytest
+import rnn_cases
+
+GOLDEN = json.loads((Path(__file__).parent / "golden" / rnn_cases.GOLDEN).read_text())
+
+
+def _close(got, expected):
+    return np.allclose(np.array(got), np.array(expected), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", rnn_cases.CELLS, ids=lambda c: c[0])
+def test_cell_matches_pytorch(case):
+    got, expected = rnn_cases.run_cell(torch, *case), GOLDEN["cells"][case[0]]
+    assert got["repr"] == expected["repr"] and got["names"] == expected["names"]
+    assert got["params"] == expected["params"]  # the same draws, exactly
+    for key in ("outputs", "grads"):
+        assert all(_close(g, e) for g, e in zip(got[key], expected[key], strict=True)), key
+    assert _close(got["unbatched"], expected["unbatched"])
+
+
+@pytest.mark.parametrize("case", rnn_cases.LAYERS, ids=lambda c: c[0])
+def test_layer_matches_pytorch(case):
+    got, expected = rnn_cases.run_layer(torch, *case), GOLDEN["layers"][case[0]]
+    assert got["repr"] == expected["repr"] and got["keys"] == expected["keys"]
+    assert got["shapes"] == expected["shapes"]
+    assert _close(got["output"], expected["output"]) and _close(got["h_n"], expected["h_n"])
+    assert all(_close(g, e) for g, e in zip(got["grads"], expected["grads"], strict=True))
+
+
+def _cell_inputs(gates, seed, bias=True):
+    torch.manual_seed(seed)
+    shapes = [(2, 3), (2, 4), (gates * 4, 3), (gates * 4, 4)] + ([(gates * 4,)] * 2 if bias else [])
+    return [torch.randn(*s, dtype=torch.float64, requires_grad=True) for s in shapes]
+
+
+@pytest.mark.parametrize(
+    "name, fn, gates",
+    [
+        ("lstm", lambda x, h, c, *w: torch._core.lstm_cell(x, h, c, *w), 4),
+        ("gru", lambda x, h, *w: torch._core.gru_cell(x, h, *w), 3),
+        ("rnn_tanh", lambda x, h, *w: torch._core.rnn_cell(x, h, *w), 1),
+    ],
+)
+def test_cells_gradcheck_and_gradgradcheck(name, fn, gates):
+    inputs = _cell_inputs(gates, 3)
+    if name == "lstm":
+        torch.manual_seed(4)
+        inputs.insert(2, torch.randn(2, 4, dtype=torch.float64, requires_grad=True))
+    assert torch.autograd.gradcheck(fn, inputs)
+    assert torch.autograd.gradgradcheck(fn, inputs)
