@@ -57,3 +57,17 @@ def test_cells_gradcheck_and_gradgradcheck(name, fn, gates):
         inputs.insert(2, torch.randn(2, 4, dtype=torch.float64, requires_grad=True))
     assert torch.autograd.gradcheck(fn, inputs)
     assert torch.autograd.gradgradcheck(fn, inputs)
+
+
+def test_lstm_layer_gradcheck_and_refused_double_backward():
+    """The fused LSTM layer (one node over the sequence, steps in Rust) has exact first
+    derivatives for batch 1 and batch 3; like PyTorch's layer, no second derivative."""
+    for batch in (1, 3):
+        torch.manual_seed(batch)
+        shapes = [(4, batch, 3), (batch, 5), (batch, 5), (20, 3), (20, 5), (20,), (20,)]
+        inputs = [torch.randn(*s, dtype=torch.float64, requires_grad=True) for s in shapes]
+        assert torch.autograd.gradcheck(lambda *a: torch._core.lstm_layer(*a), inputs)
+    out, _, c = torch._core.lstm_layer(*inputs)
+    (g,) = torch.autograd.grad(out.sum() + c.sum(), inputs[0], create_graph=True)
+    with pytest.raises(NotImplementedError, match="mkldnn_rnn_layer_backward"):
+        g.sum().backward()

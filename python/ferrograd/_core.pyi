@@ -123,6 +123,7 @@ __all__ = [
     "linspace",
     "logsigmoid",
     "lstm_cell",
+    "lstm_layer",
     "long",
     "manual_seed",
     "mish",
@@ -1495,6 +1496,16 @@ def lstm_cell(
     b_hh: Tensor | None = None,
 ) -> tuple[Tensor, Tensor]:
     """One LSTM step: `(h', c')` (one node, `LstmCellBackward0`)."""
+def lstm_layer(
+    input: Tensor,
+    hx: Tensor,
+    cx: Tensor,
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None = None,
+    b_hh: Tensor | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """An LSTM layer over a `[steps, batch, input]` sequence: `(output, h_n, c_n)` (one node)."""
 def gru_cell(
     input: Tensor,
     hx: Tensor,

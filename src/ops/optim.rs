@@ -183,6 +183,99 @@ impl Sgd {
     }
 }
 
+/// One Adam step's constants, in PyTorch's order of operations.
+struct AdamStep {
+    l2: f64,
+    keep: Option<f64>,
+    maximize: bool,
+    weight: f64,
+    beta2: f64,
+    eps: f64,
+    bias_correction2_sqrt: f64,
+    step_value: f64,
+}
+
+impl AdamStep {
+    /// Updates each element: the gradient as read (maximize, L2), AdamW's decay, `exp_avg`
+    /// by lerp, `exp_avg_sq`, the AMSGrad maximum, then the parameter.
+    #[allow(clippy::assign_op_pattern)] // `Float` has no compound assignment
+    fn apply<T: crate::core::dtype::Float>(
+        &self,
+        p: &mut [T],
+        g: &[T],
+        m: &mut [T],
+        v: &mut [T],
+        mut max: Option<&mut [T]>,
+    ) {
+        let f = T::from_f64;
+        let (l2, weight, beta2, rest) = (
+            f(self.l2),
+            f(self.weight),
+            f(self.beta2),
+            f(1.0 - self.beta2),
+        );
+        let (bc2, eps, value) = (
+            f(self.bias_correction2_sqrt),
+            f(self.eps),
+            f(self.step_value),
+        );
+        let keep = self.keep.map(f);
+        for i in 0..p.len() {
+            let mut grad = if self.maximize { -g[i] } else { g[i] };
+            if self.l2 != 0.0 {
+                grad = grad + l2 * p[i];
+            }
+            if let Some(keep) = keep {
+                p[i] = p[i] * keep;
+            }
+            // exp_avg.lerp_(grad, 1 - beta1); exp_avg_sq.mul_(beta2).addcmul_(grad, grad, 1 - beta2)
+            m[i] = lerp(m[i], grad, weight);
+            v[i] = v[i] * beta2 + rest * grad * grad;
+            let second = match max.as_deref_mut() {
+                Some(mx) => {
+                    if v[i] > mx[i] || v[i].is_nan() {
+                        mx[i] = v[i];
+                    }
+                    mx[i]
+                }
+                None => v[i],
+            };
+            // param.addcdiv_(exp_avg, second.sqrt() / sqrt(bias_correction2) + eps, -step_size)
+            p[i] = p[i] + value * m[i] / (second.sqrt() / bc2 + eps);
+        }
+    }
+}
+
+/// Runs `update` on the element slices of `tensors` (the second one read, the others written)
+/// when every one is contiguous and all are in distinct storages; false, touching nothing,
+/// otherwise.
+fn in_place<T: crate::core::buffer::BufferElement>(
+    tensors: &[&Tensor],
+    update: impl FnOnce(&mut [&mut [T]]),
+) -> bool {
+    let ranges: Option<Vec<_>> = tensors
+        .iter()
+        .map(|t| t.layout().contiguous_range())
+        .collect();
+    let Some(ranges) = ranges else { return false };
+    let distinct = tensors.iter().enumerate().all(|(i, a)| {
+        tensors[i + 1..]
+            .iter()
+            .all(|b| !crate::core::storage::Storage::same_elements(a.storage(), b.storage()))
+    });
+    if !distinct || tensors.iter().any(|t| t.dtype() != T::DTYPE) {
+        return false;
+    }
+    let mut guards: Vec<_> = tensors.iter().map(|t| t.storage().write()).collect();
+    let mut slices: Vec<&mut [T]> = guards
+        .iter_mut()
+        .zip(ranges)
+        .map(|(guard, range)| &mut guard.as_mut_slice::<T>()[range])
+        .collect();
+    update(&mut slices);
+    true
+}
+
 impl Adam {
     /// One step for `param` with gradient `grad` and its `state` (created by the caller as
     /// zeros, step 0, before the first step).
@@ -196,50 +289,44 @@ impl Adam {
         let grad = crate::cpu::kernels::cast(grad, param.dtype());
         *state.step += 1;
         let step = *state.step as f64;
-        let bias_correction1 = 1.0 - self.beta1.powf(step);
-        let bias_correction2 = 1.0 - self.beta2.powf(step);
-        let step_size = self.lr / bias_correction1;
-        let bias_correction2_sqrt = bias_correction2.sqrt();
+        let c = AdamStep {
+            l2: if self.decoupled {
+                0.0
+            } else {
+                self.weight_decay
+            },
+            keep: (self.decoupled && self.weight_decay != 0.0)
+                .then_some(1.0 - self.lr * self.weight_decay),
+            maximize: self.maximize,
+            weight: 1.0 - self.beta1,
+            beta2: self.beta2,
+            eps: self.eps,
+            bias_correction2_sqrt: (1.0 - self.beta2.powf(step)).sqrt(),
+            step_value: -self.lr / (1.0 - self.beta1.powf(step)),
+        };
+        let max = state.max_exp_avg_sq.filter(|_| self.amsgrad);
+        let mut all = vec![param, &grad, state.exp_avg, state.exp_avg_sq];
+        all.extend(max);
         per_float!(param.dtype(), T => {
-            let mut p: Vec<T> = values(param)?;
-            let mut g: Vec<T> = values(&grad)?;
-            let l2 = if self.decoupled { 0.0 } else { self.weight_decay };
-            read_gradient(&mut g, &p, self.maximize, l2);
-            if self.decoupled && self.weight_decay != 0.0 {
-                let keep = (1.0 - self.lr * self.weight_decay) as T;
-                p.iter_mut().for_each(|p| *p *= keep);
-            }
-            // exp_avg.lerp_(grad, 1 - beta1), with lerp's two forms as PyTorch
-            let weight = (1.0 - self.beta1) as T;
-            let mut m: Vec<T> = values(state.exp_avg)?;
-            m.iter_mut().zip(&g).for_each(|(m, &g)| *m = lerp(*m, g, weight));
-            // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-            let (beta2, value) = (self.beta2 as T, (1.0 - self.beta2) as T);
-            let mut v: Vec<T> = values(state.exp_avg_sq)?;
-            v.iter_mut().zip(&g).for_each(|(v, &g)| *v = *v * beta2 + value * g * g);
-            let second: Vec<T> = match state.max_exp_avg_sq.filter(|_| self.amsgrad) {
-                Some(max_t) => {
-                    let mut max_v: Vec<T> = values(max_t)?;
-                    max_v.iter_mut().zip(&v).for_each(|(mx, &v)| {
-                        if v > *mx || v.is_nan() {
-                            *mx = v;
-                        }
-                    });
-                    store(max_t, max_v.clone())?;
-                    max_v
+            // contiguous tensors in distinct storages update in place, in one pass; anything
+            // else goes through copies
+            if !in_place(&all, |s: &mut [&mut [T]]| {
+                let [p, g, m, v, rest @ ..] = s else { unreachable!("four tensors at least") };
+                c.apply(p, g, m, v, rest.first_mut().map(|x| &mut **x));
+            }) {
+                let mut p: Vec<T> = values(param)?;
+                let g: Vec<T> = values(&grad)?;
+                let mut m: Vec<T> = values(state.exp_avg)?;
+                let mut v: Vec<T> = values(state.exp_avg_sq)?;
+                let mut mx: Option<Vec<T>> = max.map(values).transpose()?;
+                c.apply(&mut p, &g, &mut m, &mut v, mx.as_deref_mut());
+                store(state.exp_avg, m)?;
+                store(state.exp_avg_sq, v)?;
+                if let (Some(t), Some(values)) = (max, mx) {
+                    store(t, values)?;
                 }
-                None => v.clone(),
-            };
-            // denom = second.sqrt() / sqrt(bias_correction2) + eps;
-            // param.addcdiv_(exp_avg, denom, value=-step_size)
-            let (bc2_sqrt, eps, value) = (bias_correction2_sqrt as T, self.eps as T, (-step_size) as T);
-            for ((p, &m), &s) in p.iter_mut().zip(&m).zip(&second) {
-                let denom = s.sqrt() / bc2_sqrt + eps;
-                *p += value * m / denom;
+                store(param, p)?;
             }
-            store(state.exp_avg, m)?;
-            store(state.exp_avg_sq, v)?;
-            store(param, p)?;
         });
         param.storage().bump_version("adam step");
         Ok(())

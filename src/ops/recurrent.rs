@@ -4,7 +4,8 @@
 //! records. Gate orders and formulas are PyTorch's (`LSTMCell`: i, f, g, o; `GRUCell`: r, z, n
 //! with `r` applied to the hidden projection including its bias).
 
-use crate::autograd::{is_recording, record_multi, Save};
+use super::division::NOT_IMPLEMENTED;
+use crate::autograd::{is_recording, record, record_multi, Save};
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::{is_grad_enabled, no_grad};
 use crate::core::tensor::Tensor;
@@ -349,5 +350,334 @@ impl Tensor {
         outs.into_iter()
             .next()
             .ok_or_else(|| Error::runtime("rnn_cell: the node lost its output"))
+    }
+}
+
+/// The gate functions in the element type: float32 through the vectorizable approximations
+/// of `cpu::fastmath` (within a few ulps), float64 through the standard library.
+trait Gate: crate::core::dtype::Float + crate::core::buffer::BufferElement {
+    fn sigmoid(self) -> Self;
+    fn tanh_gate(self) -> Self;
+}
+
+impl Gate for f32 {
+    fn sigmoid(self) -> f32 {
+        1.0 / (1.0 + crate::cpu::fastmath::exp_f32(-self))
+    }
+    fn tanh_gate(self) -> f32 {
+        crate::cpu::fastmath::tanh_f32(self)
+    }
+}
+
+impl Gate for f64 {
+    fn sigmoid(self) -> f64 {
+        1.0 / (1.0 + (-self).exp())
+    }
+    fn tanh_gate(self) -> f64 {
+        self.tanh()
+    }
+}
+
+/// `y[r] = Σ_j w[r, j] · x[j]` for a row-major `w` of `y.len()` rows: the hidden projection of
+/// one sample (batch 1), sixteen lanes of partial sums so it vectorizes.
+#[allow(clippy::assign_op_pattern)] // `Float` has no compound assignment
+fn gemv<T: crate::core::dtype::Float>(w: &[T], x: &[T], y: &mut [T]) {
+    let n = x.len();
+    for (r, out) in y.iter_mut().enumerate() {
+        let row = &w[r * n..(r + 1) * n];
+        let mut lanes = [T::from_f64(0.0); 16];
+        let (body, tail) = row.split_at(n - n % 16);
+        for (chunk, xs) in body.chunks_exact(16).zip(x.chunks_exact(16)) {
+            for k in 0..16 {
+                lanes[k] = lanes[k] + chunk[k] * xs[k];
+            }
+        }
+        let mut total = lanes.iter().fold(T::from_f64(0.0), |a, &b| a + b);
+        for (a, b) in tail.iter().zip(&x[n - n % 16..]) {
+            total = total + *a * *b;
+        }
+        *out = total;
+    }
+}
+
+/// `y[j] += Σ_r d[r] · w[r, j]`: the hidden projection's gradient for one sample.
+#[allow(clippy::assign_op_pattern)]
+fn gemv_t<T: crate::core::dtype::Float>(w: &[T], d: &[T], y: &mut [T]) {
+    let n = y.len();
+    for (r, &dr) in d.iter().enumerate() {
+        let row = &w[r * n..(r + 1) * n];
+        for (out, &wv) in y.iter_mut().zip(row) {
+            *out = *out + dr * wv;
+        }
+    }
+}
+
+/// What the forward of an LSTM layer keeps for its backward: per step the activated gates
+/// `(i, f, g, o)` and the cell state, and the hidden states the steps started from.
+struct LstmTape<T> {
+    gates: Vec<T>,
+    cells: Vec<T>,
+    hidden_in: Vec<T>,
+}
+
+/// The forward of an LSTM layer over `steps` steps of `batch` samples: `pre` holds each step's
+/// input projection (`x w_ihᵀ + b_ih + b_hh`, `[steps, batch, 4H]`), `w_hh` is `[4H, H]`.
+/// Returns the outputs `[steps, batch, H]`, the last cell state and the tape.
+fn lstm_forward<T: Gate>(
+    pre: &[T],
+    w_hh: &Tensor,
+    h0: &[T],
+    c0: &[T],
+    (steps, batch, hidden): (usize, usize, usize),
+) -> Result<(Vec<T>, Vec<T>, LstmTape<T>)> {
+    let g4 = 4 * hidden;
+    let w: Vec<T> = w_hh.contiguous()?.to_vec::<T>()?;
+    let (mut h, mut c) = (h0.to_vec(), c0.to_vec());
+    let mut out = Vec::with_capacity(steps * batch * hidden);
+    let mut tape = LstmTape {
+        gates: vec![T::from_f64(0.0); steps * batch * g4],
+        cells: Vec::with_capacity(steps * batch * hidden),
+        hidden_in: Vec::with_capacity(steps * batch * hidden),
+    };
+    let mut proj = vec![T::from_f64(0.0); batch * g4];
+    for t in 0..steps {
+        tape.hidden_in.extend_from_slice(&h);
+        if batch == 1 {
+            gemv(&w, &h, &mut proj);
+        } else {
+            let hb = Tensor::from_vec(h.clone(), &[batch, hidden])?;
+            proj = hb.mm(&w_hh.t()?)?.contiguous()?.to_vec::<T>()?;
+        }
+        let gates = &mut tape.gates[t * batch * g4..(t + 1) * batch * g4];
+        for b in 0..batch {
+            let row = &mut gates[b * g4..(b + 1) * g4];
+            let p = &pre[(t * batch + b) * g4..(t * batch + b + 1) * g4];
+            let q = &proj[b * g4..(b + 1) * g4];
+            // pre-activations, then each gate's function over its contiguous quarter
+            for ((r, &p), &q) in row.iter_mut().zip(p).zip(q) {
+                *r = p + q;
+            }
+            let (ifs, rest) = row.split_at_mut(2 * hidden);
+            let (gs, os) = rest.split_at_mut(hidden);
+            ifs.iter_mut()
+                .chain(os.iter_mut())
+                .for_each(|v| *v = v.sigmoid());
+            gs.iter_mut().for_each(|v| *v = v.tanh_gate());
+            let (cb, hb) = (
+                &mut c[b * hidden..(b + 1) * hidden],
+                &mut h[b * hidden..(b + 1) * hidden],
+            );
+            for k in 0..hidden {
+                let cell = ifs[hidden + k] * cb[k] + ifs[k] * gs[k];
+                cb[k] = cell;
+                hb[k] = os[k] * cell.tanh_gate();
+            }
+        }
+        tape.cells.extend_from_slice(&c);
+        out.extend_from_slice(&h);
+    }
+    Ok((out, c, tape))
+}
+
+/// The backward of an LSTM layer: from the output gradients `d_out` (`[steps, batch, H]`) and
+/// those of the last states, the gradients of every step's gate pre-activations
+/// (`[steps, batch, 4H]`) and of the initial states.
+#[allow(clippy::type_complexity)]
+fn lstm_backward<T: Gate>(
+    tape: &LstmTape<T>,
+    (w_hh, w_matrix): (&[T], &Tensor),
+    c0: &[T],
+    d_out: &[T],
+    d_h: Vec<T>,
+    d_c: Vec<T>,
+    (steps, batch, hidden): (usize, usize, usize),
+) -> Result<(Vec<T>, Vec<T>, Vec<T>)> {
+    let g4 = 4 * hidden;
+    let one = T::from_f64(1.0);
+    let (mut dh, mut dc) = (d_h, d_c);
+    let mut d_pre = vec![T::from_f64(0.0); steps * batch * g4];
+    for t in (0..steps).rev() {
+        let gates = &tape.gates[t * batch * g4..(t + 1) * batch * g4];
+        let cells = &tape.cells[t * batch * hidden..(t + 1) * batch * hidden];
+        let before = if t == 0 {
+            c0
+        } else {
+            &tape.cells[(t - 1) * batch * hidden..t * batch * hidden]
+        };
+        let dg = &mut d_pre[t * batch * g4..(t + 1) * batch * g4];
+        for b in 0..batch {
+            for k in 0..hidden {
+                let x = b * hidden + k;
+                let row = b * g4;
+                let (i, f, g, o) = (
+                    gates[row + k],
+                    gates[row + hidden + k],
+                    gates[row + 2 * hidden + k],
+                    gates[row + 3 * hidden + k],
+                );
+                let tc = cells[x].tanh_gate();
+                let dht = dh[x] + d_out[(t * batch) * hidden + x];
+                let dct = dc[x] + dht * o * (one - tc * tc);
+                dg[row + k] = dct * g * i * (one - i);
+                dg[row + hidden + k] = dct * before[x] * f * (one - f);
+                dg[row + 2 * hidden + k] = dct * i * (one - g * g);
+                dg[row + 3 * hidden + k] = dht * tc * o * (one - o);
+                dc[x] = dct * f;
+            }
+        }
+        // dh for the step before: this step's gate gradients through w_hh (one matrix
+        // product for a batch)
+        if batch == 1 {
+            dh.iter_mut().for_each(|v| *v = T::from_f64(0.0));
+            gemv_t(w_hh, dg, &mut dh);
+        } else {
+            let d = Tensor::from_vec(dg.to_vec(), &[batch, g4])?;
+            dh = d.mm(w_matrix)?.contiguous()?.to_vec::<T>()?;
+        }
+    }
+    Ok((d_pre, dh, dc))
+}
+
+impl Tensor {
+    /// An LSTM layer over a whole sequence `self` (`[steps, batch, input]`) from states `h0`,
+    /// `c0` (`[batch, hidden]`) as one node (`MkldnnRnnLayerBackward0`, as PyTorch's CPU
+    /// layer): the steps run in Rust, the weights' gradients are one matrix product each over
+    /// all steps. Returns `(output [steps, batch, hidden], h_n, c_n)`. Its backward is not
+    /// differentiable again (as PyTorch's).
+    #[allow(clippy::too_many_arguments)]
+    pub fn lstm_layer(
+        &self,
+        h0: &Tensor,
+        c0: &Tensor,
+        w_ih: &Tensor,
+        w_hh: &Tensor,
+        b_ih: Option<&Tensor>,
+        b_hh: Option<&Tensor>,
+    ) -> Result<(Tensor, Tensor, Tensor)> {
+        if self.dim() != 3 {
+            return Err(Error::runtime(format!(
+                "lstm_layer: expected a [steps, batch, input] sequence, got {}-D",
+                self.dim()
+            )));
+        }
+        let (steps, batch, input) = (self.shape()[0], self.shape()[1], self.shape()[2]);
+        let step_shape = Tensor::zeros(&[batch, input], self.dtype());
+        check("lstm_layer", 4, &step_shape, h0, w_ih, w_hh)?;
+        let hidden = h0.shape()[1];
+        let dims = (steps, batch, hidden);
+        let dtype = self.dtype();
+        let x = self;
+        // every step's input projection and both biases at once
+        let pre = no_grad(|| {
+            let flat = x.reshape(&[(steps * batch) as isize, input as isize])?;
+            let mut pre = flat.mm(&w_ih.t()?)?;
+            for b in [b_ih, b_hh].into_iter().flatten() {
+                pre = pre.add(b)?;
+            }
+            pre.contiguous()
+        })?;
+        macro_rules! run {
+            ($T:ty) => {{
+                let pre_v = pre.to_vec::<$T>()?;
+                let h0v = h0.detach().contiguous()?.to_vec::<$T>()?;
+                let c0v = c0.detach().contiguous()?.to_vec::<$T>()?;
+                let (out, c_last, tape) =
+                    lstm_forward::<$T>(&pre_v, &w_hh.detach(), &h0v, &c0v, dims)?;
+                let h_last = out[(steps.max(1) - 1) * batch * hidden..].to_vec();
+                let h_last = if steps == 0 { h0v.clone() } else { h_last };
+                let out_t = Tensor::from_vec(out, &[steps, batch, hidden])?;
+                let h_t = Tensor::from_vec(h_last, &[batch, hidden])?;
+                let c_t = Tensor::from_vec(c_last, &[batch, hidden])?;
+                (out_t, h_t, c_t, std::sync::Arc::new((tape, c0v)))
+            }};
+        }
+        let all = inputs(&[x, h0, c0, w_ih, w_hh], [b_ih, b_hh]);
+        let recording = is_recording(&all);
+        let has_bias = (b_ih.is_some(), b_hh.is_some());
+        macro_rules! finish {
+            ($T:ty) => {{
+                let (out_t, h_t, c_t, kept) = run!($T);
+                if !recording {
+                    return Ok((out_t, h_t, c_t));
+                }
+                let outs = record_multi(
+                    vec![out_t, h_t, c_t],
+                    "MkldnnRnnLayerBackward0",
+                    &all,
+                    &[Save::Tensor(x), Save::Tensor(w_ih), Save::Tensor(w_hh)],
+                    Box::new(move |ctx| {
+                        let (x, w_ih, w_hh) = (ctx.saved(0), ctx.saved(1), ctx.saved(2));
+                        let (tape, c0v) = &*kept;
+                        let dense = |k: usize, n: usize| -> Result<Vec<$T>> {
+                            match ctx.grad_opt(k) {
+                                Some(g) => g.detach().contiguous()?.to_vec::<$T>(),
+                                None => Ok(vec![0.0; n]),
+                            }
+                        };
+                        let d_out = dense(0, steps * batch * hidden)?;
+                        let d_h = dense(1, batch * hidden)?;
+                        let d_c = dense(2, batch * hidden)?;
+                        let w = w_hh.detach().contiguous()?.to_vec::<$T>()?;
+                        let (d_pre, dh0, dc0) = no_grad(|| {
+                            lstm_backward(tape, (&w, &w_hh.detach()), c0v, &d_out, d_h, d_c, dims)
+                        })?;
+                        let rows = (steps * batch) as isize;
+                        let d_pre = Tensor::from_vec(d_pre, &[steps * batch, 4 * hidden])?;
+                        let hidden_in = Tensor::from_vec(tape.hidden_in.clone(), &[steps * batch, hidden])?;
+                        let grads = no_grad(|| {
+                            let flat = x.reshape(&[rows, input as isize])?;
+                            let dx = d_pre.mm(w_ih)?.reshape(&[steps as isize, batch as isize, input as isize])?;
+                            let dwi = d_pre.t()?.mm(&flat)?;
+                            let dwh = d_pre.t()?.mm(&hidden_in)?;
+                            let db = d_pre.sum_dims(&[0], false)?;
+                            let mut grads = vec![
+                                Some(dx),
+                                Some(Tensor::from_vec(dh0, &[batch, hidden])?),
+                                Some(Tensor::from_vec(dc0, &[batch, hidden])?),
+                                Some(dwi),
+                                Some(dwh),
+                            ];
+                            if has_bias.0 {
+                                grads.push(Some(db.clone()));
+                            }
+                            if has_bias.1 {
+                                grads.push(Some(db));
+                            }
+                            Ok::<_, Error>(grads)
+                        })?;
+                        if !is_recording(&[x, w_ih, w_hh]) {
+                            return Ok(grads);
+                        }
+                        // under create_graph: gradients whose own derivative is refused, as
+                        // PyTorch's layer refuses it
+                        Ok(grads
+                            .into_iter()
+                            .map(|g| {
+                                g.map(|g| {
+                                    record(g, NOT_IMPLEMENTED, &[x, w_ih, w_hh], &[], |_| {
+                                        Err(Error::not_implemented(
+                                            "derivative for mkldnn_rnn_layer_backward is not implemented",
+                                        ))
+                                    })
+                                })
+                            })
+                            .collect())
+                    }),
+                );
+                let mut outs = outs.into_iter();
+                match (outs.next(), outs.next(), outs.next()) {
+                    (Some(o), Some(h), Some(c)) => Ok((o, h, c)),
+                    _ => Err(Error::runtime("lstm_layer: the node lost an output")),
+                }
+            }};
+        }
+        match dtype {
+            crate::DType::Float32 => finish!(f32),
+            crate::DType::Float64 => finish!(f64),
+            other => Err(Error::runtime(format!(
+                "lstm_layer: expected a floating sequence, got {}",
+                other.scalar_name()
+            ))),
+        }
     }
 }

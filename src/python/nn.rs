@@ -180,6 +180,28 @@ fn lstm_cell(
     Ok((to_object(py, h)?, to_object(py, c)?))
 }
 
+/// An LSTM layer over a `[steps, batch, input]` sequence: `(output, h_n, c_n)` (one node).
+#[pyfunction]
+#[pyo3(signature = (input, hx, cx, w_ih, w_hh, b_ih=None, b_hh=None))]
+#[allow(clippy::too_many_arguments)]
+fn lstm_layer(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    hx: PyRef<'_, PyTensor>,
+    cx: PyRef<'_, PyTensor>,
+    w_ih: PyRef<'_, PyTensor>,
+    w_hh: PyRef<'_, PyTensor>,
+    b_ih: Option<PyRef<'_, PyTensor>>,
+    b_hh: Option<PyRef<'_, PyTensor>>,
+) -> PyResult<(Py<PyAny>, Py<PyAny>, Py<PyAny>)> {
+    let (x, h0, c0) = (input.inner.clone(), hx.inner.clone(), cx.inner.clone());
+    let (wi, wh) = (w_ih.inner.clone(), w_hh.inner.clone());
+    let (bi, bh) = (opt(&b_ih).cloned(), opt(&b_hh).cloned());
+    let (o, h, c) =
+        py.detach(|| run(|| x.lstm_layer(&h0, &c0, &wi, &wh, bi.as_ref(), bh.as_ref())))?;
+    Ok((to_object(py, o)?, to_object(py, h)?, to_object(py, c)?))
+}
+
 /// One GRU step (one node, `GruCellBackward0`).
 #[pyfunction]
 #[pyo3(signature = (input, hx, w_ih, w_hh, b_ih=None, b_hh=None))]
@@ -231,6 +253,7 @@ fn rnn_cell(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hardtanh, m)?)?;
     m.add_function(wrap_pyfunction!(lstm_cell, m)?)?;
+    m.add_function(wrap_pyfunction!(lstm_layer, m)?)?;
     m.add_function(wrap_pyfunction!(gru_cell, m)?)?;
     m.add_function(wrap_pyfunction!(rnn_cell, m)?)?;
     m.add_function(wrap_pyfunction!(celu, m)?)?;

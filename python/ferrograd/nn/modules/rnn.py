@@ -218,6 +218,18 @@ class RNNBase(Module):
                 k = layer * directions + direction
                 state = (hx[0][k], hx[1][k]) if lstm else hx[k]
                 weights = self._layer_weights(layer, direction)
+                if lstm:
+                    # the whole layer is one core node: the steps run in Rust
+                    seq = _core.stack(layer_input, 0)
+                    if direction == 1:
+                        seq = seq.flip(0)
+                    out_seq, h_last, c_last = _core.lstm_layer(seq, *state, *weights)
+                    if direction == 1:
+                        out_seq = out_seq.flip(0)
+                    outputs.append(list(out_seq.unbind(0)))
+                    finals_h.append(h_last)
+                    finals_c.append(c_last)
+                    continue
                 steps = range(len(layer_input))
                 if direction == 1:
                     steps = reversed(steps)
