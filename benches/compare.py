@@ -1069,18 +1069,23 @@ def write_report(path: str, rows: list[Row], ctx: Ctx, env: dict[str, str]) -> N
 
 
 PROFILE_START, PROFILE_END = "<!-- profile-notes -->", "<!-- /profile-notes -->"
+# written by benches/train_steps.py
+TRAINING_START, TRAINING_END = "<!-- training-steps -->", "<!-- /training-steps -->"
 
 
 def _kept_profile_notes(path: str) -> list[str]:
-    """The hand-written profile notes of the previous report, carried over unchanged."""
+    """The hand-written profile notes and the training-steps section (written by
+    ``benches/train_steps.py``) of the previous report, carried over unchanged."""
     try:
         old = open(path, encoding="utf-8").read()
     except OSError:
         return []
-    start, end = old.find(PROFILE_START), old.find(PROFILE_END)
-    if start < 0 or end < start:
-        return []
-    return ["", old[start : end + len(PROFILE_END)], ""]
+    kept = []
+    for first, last in ((PROFILE_START, PROFILE_END), (TRAINING_START, TRAINING_END)):
+        start, end = old.find(first), old.find(last)
+        if start >= 0 and end > start:
+            kept += ["", old[start : end + len(last)], ""]
+    return kept
 
 
 def main(argv: list[str] | None = None) -> int:
