@@ -308,12 +308,69 @@ pub fn zip<T: BufferElement, U: BufferElement>(
                 }
                 _ => {}
             }
+            if let Some(out) = zip_broadcast_rows(da, la, db, lb, &shape, &f) {
+                return out;
+            }
             let xs = gather(da, &la.broadcast_to(&shape));
             let ys = gather(db, &lb.broadcast_to(&shape));
             zip_slices(&xs, &ys, &f)
         })
     });
     Tensor::from_vec(out, &shape)
+}
+
+/// `f(a, b)` over the broadcast `shape` row by row (the last dimension), when each operand steps
+/// along that dimension by 1 or 0 (an outer product `[m, 1] * [n]`, a column plus a row): the
+/// rows' starting offsets advance like an odometer and each row is one tight loop. `None` when
+/// an operand steps otherwise.
+fn zip_broadcast_rows<T: Copy + Sync, U: BufferElement>(
+    da: &[T],
+    la: &Layout,
+    db: &[T],
+    lb: &Layout,
+    shape: &[usize],
+    f: &(impl Fn(T, T) -> U + Sync),
+) -> Option<Vec<U>> {
+    let (Some(&width), true) = (shape.last(), shape.len() >= 2) else {
+        return None;
+    };
+    let (ba, bb) = (la.broadcast_to(shape), lb.broadcast_to(shape));
+    let last = shape.len() - 1;
+    let (sa, sb) = (ba.strides[last], bb.strides[last]);
+    if !(0..=1).contains(&sa) || !(0..=1).contains(&sb) || width == 0 {
+        return None;
+    }
+    let n: usize = shape.iter().product();
+    let mut out = Vec::with_capacity(n);
+    let mut index = vec![0usize; last];
+    let (mut oa, mut ob) = (ba.offset as isize, bb.offset as isize);
+    for _ in 0..n / width {
+        let (ra, rb) = (oa as usize, ob as usize);
+        match (sa, sb) {
+            (1, 1) => out.extend(
+                da[ra..ra + width]
+                    .iter()
+                    .zip(&db[rb..rb + width])
+                    .map(|(&x, &y)| f(x, y)),
+            ),
+            (1, 0) => out.extend(da[ra..ra + width].iter().map(|&x| f(x, db[rb]))),
+            (0, 1) => out.extend(db[rb..rb + width].iter().map(|&y| f(da[ra], y))),
+            _ => out.extend(std::iter::repeat_n(f(da[ra], db[rb]), width)),
+        }
+        // the next row: advance the leading index like an odometer
+        for d in (0..last).rev() {
+            index[d] += 1;
+            oa += ba.strides[d];
+            ob += bb.strides[d];
+            if index[d] < shape[d] {
+                break;
+            }
+            oa -= ba.strides[d] * shape[d] as isize;
+            ob -= bb.strides[d] * shape[d] as isize;
+            index[d] = 0;
+        }
+    }
+    Some(out)
 }
 
 /// `f(full[i], block[i mod block_len])` when `full` is contiguous with the output's shape and
