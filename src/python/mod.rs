@@ -4,6 +4,7 @@ mod convert;
 mod functions;
 mod nn;
 mod node;
+mod normalization;
 mod optim;
 mod pointwise;
 mod profiler;
@@ -102,5 +103,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     profiler::register(m)?;
     pointwise::functions::register(m)?;
     tensor_ops::functions::register(m)?;
+    normalization::register(m)?;
     Ok(())
 }

@@ -1,0 +1,103 @@
+//! `nn.functional` normalization bindings: `_core.layer_norm`, `_core.batch_norm`,
+//! `_core.group_norm` and `_core.rms_norm`, wrapped by `nn.functional` (which adds PyTorch's
+//! Python-side argument checks).
+
+use super::run;
+use super::tensor::{to_object, PyTensor};
+use pyo3::prelude::*;
+
+/// Layer normalization over the trailing `normalized_shape` (`NativeLayerNormBackward0`).
+#[pyfunction]
+#[pyo3(signature = (input, normalized_shape, weight=None, bias=None, eps=1e-5))]
+fn layer_norm(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    normalized_shape: Vec<i64>,
+    weight: Option<PyRef<'_, PyTensor>>,
+    bias: Option<PyRef<'_, PyTensor>>,
+    eps: f64,
+) -> PyResult<Py<PyAny>> {
+    let (w, b) = (
+        weight.as_ref().map(|t| &t.inner),
+        bias.as_ref().map(|t| &t.inner),
+    );
+    to_object(
+        py,
+        run(|| input.inner.layer_norm(&normalized_shape, w, b, eps))?,
+    )
+}
+
+/// Batch normalization per channel, updating given running statistics in training
+/// (`NativeBatchNormBackward0`).
+#[pyfunction]
+#[pyo3(signature = (input, running_mean, running_var, weight=None, bias=None, training=false, momentum=0.1, eps=1e-5))]
+#[allow(clippy::too_many_arguments)]
+fn batch_norm(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    running_mean: Option<PyRef<'_, PyTensor>>,
+    running_var: Option<PyRef<'_, PyTensor>>,
+    weight: Option<PyRef<'_, PyTensor>>,
+    bias: Option<PyRef<'_, PyTensor>>,
+    training: bool,
+    momentum: f64,
+    eps: f64,
+) -> PyResult<Py<PyAny>> {
+    let (w, b) = (
+        weight.as_ref().map(|t| &t.inner),
+        bias.as_ref().map(|t| &t.inner),
+    );
+    let (rm, rv) = (
+        running_mean.as_ref().map(|t| &t.inner),
+        running_var.as_ref().map(|t| &t.inner),
+    );
+    to_object(
+        py,
+        run(|| {
+            input
+                .inner
+                .batch_norm(w, b, rm, rv, training, momentum, eps)
+        })?,
+    )
+}
+
+/// Group normalization (`NativeGroupNormBackward0`).
+#[pyfunction]
+#[pyo3(signature = (input, num_groups, weight=None, bias=None, eps=1e-5))]
+fn group_norm(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    num_groups: usize,
+    weight: Option<PyRef<'_, PyTensor>>,
+    bias: Option<PyRef<'_, PyTensor>>,
+    eps: f64,
+) -> PyResult<Py<PyAny>> {
+    let (w, b) = (
+        weight.as_ref().map(|t| &t.inner),
+        bias.as_ref().map(|t| &t.inner),
+    );
+    to_object(py, run(|| input.inner.group_norm(num_groups, w, b, eps))?)
+}
+
+/// RMS normalization over the trailing `normalized_shape` (PyTorch's composite graph).
+#[pyfunction]
+#[pyo3(signature = (input, normalized_shape, weight=None, eps=None))]
+fn rms_norm(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    normalized_shape: Vec<i64>,
+    weight: Option<PyRef<'_, PyTensor>>,
+    eps: Option<f64>,
+) -> PyResult<Py<PyAny>> {
+    let w = weight.as_ref().map(|t| &t.inner);
+    to_object(py, run(|| input.inner.rms_norm(&normalized_shape, w, eps))?)
+}
+
+/// Adds the normalization functions to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(layer_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(batch_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(group_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(rms_norm, m)?)?;
+    Ok(())
+}
