@@ -92,6 +92,7 @@ __all__ = [
     "_sgd_step",
     "arange",
     "backward",
+    "batch_norm",
     "bernoulli",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
@@ -111,6 +112,7 @@ __all__ = [
     "full",
     "get_num_threads",
     "grad",
+    "group_norm",
     "gru_cell",
     "hardsigmoid",
     "hardswish",
@@ -119,6 +121,7 @@ __all__ = [
     "initial_seed",
     "int64",
     "is_grad_enabled",
+    "layer_norm",
     "linear",
     "linspace",
     "logsigmoid",
@@ -135,6 +138,7 @@ __all__ = [
     "ones",
     "ones_like",
     "rand",
+    "rms_norm",
     "rnn_cell",
     "randint",
     "randn",
@@ -1611,3 +1615,41 @@ def nll_loss(
     ignore_index: builtins.int = ...,
 ) -> Tensor:
     """Negative log-likelihood of class indices (`NllLossBackward0`)."""
+
+# ----- nn.functional: normalization --------------------------------------------------------------
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[builtins.int],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: builtins.float = 1e-5,
+) -> Tensor:
+    """Layer normalization over the trailing `normalized_shape` (`NativeLayerNormBackward0`)."""
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: builtins.bool = False,
+    momentum: builtins.float = 0.1,
+    eps: builtins.float = 1e-5,
+) -> Tensor:
+    """Batch normalization per channel, updating given running statistics in training
+    (`NativeBatchNormBackward0`)."""
+def group_norm(
+    input: Tensor,
+    num_groups: builtins.int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: builtins.float = 1e-5,
+) -> Tensor:
+    """Group normalization (`NativeGroupNormBackward0`)."""
+def rms_norm(
+    input: Tensor,
+    normalized_shape: Sequence[builtins.int],
+    weight: Tensor | None = None,
+    eps: builtins.float | None = None,
+) -> Tensor:
+    """RMS normalization over the trailing `normalized_shape` (PyTorch's composite graph)."""

@@ -10,6 +10,8 @@ from .._core import Tensor
 from ._functional_layers import *  # noqa: F403
 from ._functional_layers import __all__ as _layer_names
 from ._functional_layers import pairwise_distance
+from ._functional_norm import *  # noqa: F403
+from ._functional_norm import __all__ as _norm_names
 
 tanh = Tensor.tanh
 sigmoid = Tensor.sigmoid
@@ -454,6 +456,7 @@ def triplet_margin_loss(
 
 __all__ = [
     *_layer_names,
+    *_norm_names,
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "celu",

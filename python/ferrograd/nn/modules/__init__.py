@@ -21,6 +21,7 @@ from .activation import (
     Softsign,
     Tanh,
 )
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .dropout import Dropout, Dropout1d, Dropout2d
 from .flatten import Flatten, Unflatten
@@ -40,6 +41,7 @@ from .loss import (
     TripletMarginLoss,
 )
 from .module import Module
+from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
 
@@ -53,6 +55,9 @@ __all__ = [
     "RNNCell",
     "RNNCellBase",
     "BCELoss",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
     "BCEWithLogitsLoss",
     "Bilinear",
     "CELU",
@@ -65,6 +70,7 @@ __all__ = [
     "Embedding",
     "Flatten",
     "GELU",
+    "GroupNorm",
     "Hardsigmoid",
     "Hardswish",
     "Hardtanh",
@@ -72,6 +78,7 @@ __all__ = [
     "Identity",
     "KLDivLoss",
     "L1Loss",
+    "LayerNorm",
     "LeakyReLU",
     "Linear",
     "LogSigmoid",
@@ -85,6 +92,7 @@ __all__ = [
     "NLLLoss",
     "ParameterDict",
     "ParameterList",
+    "RMSNorm",
     "ReLU",
     "ReLU6",
     "SELU",
