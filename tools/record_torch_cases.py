@@ -29,6 +29,7 @@ MODULES = [
     "namespace_cases",
     "linalg_cases",
     "rnn_cases",
+    "norm_cases",
     "checkpoint_cases",
     "module_cases",
     "tensor_ops_cases",
