@@ -43,9 +43,97 @@ fn all_loop<T: Copy>(xs: &[T], pred: &impl Fn(T) -> bool) -> bool {
         .all(|c| c.iter().fold(true, |acc, &x| acc & pred(x)))
 }
 
+/// `y[r] = Σ_j w[r, j] · x[j]` for a row-major `w` (sixteen lanes of partial sums per row, so
+/// the loop vectorizes), on one thread.
+#[inline(always)]
+#[allow(clippy::assign_op_pattern)] // `Float` has no compound assignment
+fn gemv_loop<T: crate::core::dtype::Float>(w: &[T], x: &[T], y: &mut [T]) {
+    let n = x.len();
+    let zero = T::from_f64(0.0);
+    for (r, out) in y.iter_mut().enumerate() {
+        let row = &w[r * n..(r + 1) * n];
+        let mut lanes = [zero; 16];
+        let body = n - n % 16;
+        for (chunk, xs) in row[..body].chunks_exact(16).zip(x[..body].chunks_exact(16)) {
+            for k in 0..16 {
+                lanes[k] = lanes[k] + chunk[k] * xs[k];
+            }
+        }
+        let mut total = lanes.iter().fold(zero, |a, &b| a + b);
+        for (&a, &b) in row[body..].iter().zip(&x[body..]) {
+            total = total + a * b;
+        }
+        *out = total;
+    }
+}
+
+/// `y[j] += Σ_r d[r] · w[r, j]` for a row-major `w` (rows of `y.len()`), on one thread.
+#[inline(always)]
+#[allow(clippy::assign_op_pattern)]
+fn gemv_t_loop<T: crate::core::dtype::Float>(w: &[T], d: &[T], y: &mut [T]) {
+    let n = y.len();
+    for (r, &dr) in d.iter().enumerate() {
+        for (out, &wv) in y.iter_mut().zip(&w[r * n..(r + 1) * n]) {
+            *out = *out + dr * wv;
+        }
+    }
+}
+
+/// `y = w x` for a row-major `w` of `y.len()` rows (a matrix-vector product), with the widest
+/// vector instructions the CPU has.
+pub fn gemv<T: crate::core::dtype::Float>(w: &[T], x: &[T], y: &mut [T]) {
+    debug_assert_eq!(w.len(), x.len() * y.len());
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: each variant runs only when `wide::level` found its instructions on this CPU.
+    unsafe {
+        match wide::level() {
+            2 => return wide::gemv_loop_512(w, x, y),
+            1 => return wide::gemv_loop_256(w, x, y),
+            _ => {}
+        }
+    }
+    gemv_loop(w, x, y)
+}
+
+/// `y += wᵀ d` for a row-major `w` of `d.len()` rows, with the widest vector instructions the
+/// CPU has.
+pub fn gemv_t<T: crate::core::dtype::Float>(w: &[T], d: &[T], y: &mut [T]) {
+    debug_assert_eq!(w.len(), d.len() * y.len());
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: as in `gemv`.
+    unsafe {
+        match wide::level() {
+            2 => return wide::gemv_t_loop_512(w, d, y),
+            1 => return wide::gemv_t_loop_256(w, d, y),
+            _ => {}
+        }
+    }
+    gemv_t_loop(w, d, y)
+}
+
 /// The loops compiled for AVX-512 or AVX2+FMA, chosen at run time from what the CPU has.
 #[cfg(target_arch = "x86_64")]
 mod wide {
+    #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+    pub(super) fn gemv_loop_512<T: crate::core::dtype::Float>(w: &[T], x: &[T], y: &mut [T]) {
+        super::gemv_loop(w, x, y)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn gemv_loop_256<T: crate::core::dtype::Float>(w: &[T], x: &[T], y: &mut [T]) {
+        super::gemv_loop(w, x, y)
+    }
+
+    #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+    pub(super) fn gemv_t_loop_512<T: crate::core::dtype::Float>(w: &[T], d: &[T], y: &mut [T]) {
+        super::gemv_t_loop(w, d, y)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn gemv_t_loop_256<T: crate::core::dtype::Float>(w: &[T], d: &[T], y: &mut [T]) {
+        super::gemv_t_loop(w, d, y)
+    }
+
     #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
     pub(super) fn map_loop_512<T: Copy, U>(xs: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
         super::map_loop(xs, out, f)

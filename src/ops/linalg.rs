@@ -221,8 +221,13 @@ impl Tensor {
             )));
         }
         same_dtype("mv", self, vec)?;
-        let col = as_column(vec.layout());
-        let out = with_num!(self.dtype(), T => Tensor::from_vec(gemm::<T>(self, self.layout(), vec, &col), &[m])?);
+        let out = match gemv_fast(self, vec)? {
+            Some(out) => out,
+            None => {
+                let col = as_column(vec.layout());
+                with_num!(self.dtype(), T => Tensor::from_vec(gemm::<T>(self, self.layout(), vec, &col), &[m])?)
+            }
+        };
         if !is_recording(&[self, vec]) {
             return Ok(out);
         }
@@ -436,6 +441,37 @@ fn squeeze_fresh(t: &Tensor, dim: usize) -> Result<Tensor> {
 fn saved_for_partner<'a>(a: &'a Tensor, b: &'a Tensor) -> [Save<'a>; 2] {
     let keep = |t: &'a Tensor, needed: bool| if needed { Save::Tensor(t) } else { Save::Skip };
     [keep(a, b.requires_grad()), keep(b, a.requires_grad())]
+}
+
+/// `a @ v` for a floating row-major (or column-major: a transposed view) matrix and a contiguous
+/// vector, through the vectorized matrix-vector kernels; `None` for other layouts.
+fn gemv_fast(a: &Tensor, v: &Tensor) -> Result<Option<Tensor>> {
+    let (m, k) = (a.shape()[0], a.shape()[1]);
+    let (Some(rv), true) = (v.layout().contiguous_range(), a.dtype().is_floating_point()) else {
+        return Ok(None);
+    };
+    let row_major = a.layout().contiguous_range();
+    let column_major =
+        is_column_major(a.layout()).then(|| a.layout().offset..a.layout().offset + m * k);
+    macro_rules! run {
+        ($T:ty) => {{
+            let wa = a.storage().read();
+            let wv = v.storage().read();
+            let (data, x) = (wa.as_slice::<$T>(), &wv.as_slice::<$T>()[rv]);
+            let mut y = vec![0.0 as $T; m];
+            match (row_major, column_major) {
+                (Some(r), _) => crate::cpu::kernels::gemv(&data[r], x, &mut y),
+                (None, Some(r)) => crate::cpu::kernels::gemv_t(&data[r], x, &mut y),
+                _ => return Ok(None),
+            }
+            y
+        }};
+    }
+    let out = match a.dtype() {
+        crate::DType::Float32 => Tensor::from_vec(run!(f32), &[m])?,
+        _ => Tensor::from_vec(run!(f64), &[m])?,
+    };
+    Ok(Some(out))
 }
 
 /// The gradients of `a @ b` for the incoming `g` (`g bᵀ` and `aᵀ g`), each where `need.0`,

@@ -205,7 +205,7 @@ impl AdamStep {
         g: &[T],
         m: &mut [T],
         v: &mut [T],
-        mut max: Option<&mut [T]>,
+        max: Option<&mut [T]>,
     ) {
         let f = T::from_f64;
         let (l2, weight, beta2, rest) = (
@@ -220,28 +220,46 @@ impl AdamStep {
             f(self.step_value),
         );
         let keep = self.keep.map(f);
-        for i in 0..p.len() {
-            let mut grad = if self.maximize { -g[i] } else { g[i] };
+        // the lerp's form depends on the weight only, so each form gets a loop of its own;
+        // elements are walked with zipped iterators (no bounds checks), so the loop vectorizes
+        let lerp_low = weight.abs() < f(0.5);
+        let one = f(1.0);
+        let step = |p: &mut T, g: T, m: &mut T, v: &mut T| {
+            let mut grad = if self.maximize { -g } else { g };
             if self.l2 != 0.0 {
-                grad = grad + l2 * p[i];
+                grad = grad + l2 * *p;
             }
             if let Some(keep) = keep {
-                p[i] = p[i] * keep;
+                *p = *p * keep;
             }
             // exp_avg.lerp_(grad, 1 - beta1); exp_avg_sq.mul_(beta2).addcmul_(grad, grad, 1 - beta2)
-            m[i] = lerp(m[i], grad, weight);
-            v[i] = v[i] * beta2 + rest * grad * grad;
-            let second = match max.as_deref_mut() {
-                Some(mx) => {
-                    if v[i] > mx[i] || v[i].is_nan() {
-                        mx[i] = v[i];
-                    }
-                    mx[i]
-                }
-                None => v[i],
+            *m = if lerp_low {
+                *m + weight * (grad - *m)
+            } else {
+                grad - (grad - *m) * (one - weight)
             };
-            // param.addcdiv_(exp_avg, second.sqrt() / sqrt(bias_correction2) + eps, -step_size)
-            p[i] = p[i] + value * m[i] / (second.sqrt() / bc2 + eps);
+            *v = *v * beta2 + rest * grad * grad;
+        };
+        // param.addcdiv_(exp_avg, second.sqrt() / sqrt(bias_correction2) + eps, -step_size)
+        let update = |p: &mut T, m: T, second: T| *p = *p + value * m / (second.sqrt() / bc2 + eps);
+        let elements = p.iter_mut().zip(g).zip(m.iter_mut()).zip(v.iter_mut());
+        match max {
+            // AMSGrad: the running maximum of exp_avg_sq (a NaN wins, as torch.maximum)
+            Some(max) => {
+                for ((((p, &g), m), v), mx) in elements.zip(max.iter_mut()) {
+                    step(p, g, m, v);
+                    if *v > *mx || v.is_nan() {
+                        *mx = *v;
+                    }
+                    update(p, *m, *mx);
+                }
+            }
+            None => {
+                for (((p, &g), m), v) in elements {
+                    step(p, g, m, v);
+                    update(p, *m, *v);
+                }
+            }
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::autograd::{is_recording, record, record_multi, Save};
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::{is_grad_enabled, no_grad};
 use crate::core::tensor::Tensor;
+use crate::cpu::kernels::{gemv, gemv_t};
 
 /// `x @ w.T + b` for a cell's input or hidden projection.
 fn project(x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> Result<Tensor> {
@@ -375,40 +376,6 @@ impl Gate for f64 {
     }
     fn tanh_gate(self) -> f64 {
         self.tanh()
-    }
-}
-
-/// `y[r] = Σ_j w[r, j] · x[j]` for a row-major `w` of `y.len()` rows: the hidden projection of
-/// one sample (batch 1), sixteen lanes of partial sums so it vectorizes.
-#[allow(clippy::assign_op_pattern)] // `Float` has no compound assignment
-fn gemv<T: crate::core::dtype::Float>(w: &[T], x: &[T], y: &mut [T]) {
-    let n = x.len();
-    for (r, out) in y.iter_mut().enumerate() {
-        let row = &w[r * n..(r + 1) * n];
-        let mut lanes = [T::from_f64(0.0); 16];
-        let (body, tail) = row.split_at(n - n % 16);
-        for (chunk, xs) in body.chunks_exact(16).zip(x.chunks_exact(16)) {
-            for k in 0..16 {
-                lanes[k] = lanes[k] + chunk[k] * xs[k];
-            }
-        }
-        let mut total = lanes.iter().fold(T::from_f64(0.0), |a, &b| a + b);
-        for (a, b) in tail.iter().zip(&x[n - n % 16..]) {
-            total = total + *a * *b;
-        }
-        *out = total;
-    }
-}
-
-/// `y[j] += Σ_r d[r] · w[r, j]`: the hidden projection's gradient for one sample.
-#[allow(clippy::assign_op_pattern)]
-fn gemv_t<T: crate::core::dtype::Float>(w: &[T], d: &[T], y: &mut [T]) {
-    let n = y.len();
-    for (r, &dr) in d.iter().enumerate() {
-        let row = &w[r * n..(r + 1) * n];
-        for (out, &wv) in y.iter_mut().zip(row) {
-            *out = *out + dr * wv;
-        }
     }
 }
 
