@@ -30,6 +30,7 @@ MODULES = [
     "linalg_cases",
     "rnn_cases",
     "norm_cases",
+    "conv_cases",
     "checkpoint_cases",
     "module_cases",
     "tensor_ops_cases",

@@ -90,6 +90,13 @@ __all__ = [
     "_register_types",
     "_set_grad_enabled",
     "_sgd_step",
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool2d",
+    "avg_pool2d",
+    "col2im",
+    "convolution",
+    "im2col",
+    "max_pool2d_with_indices",
     "arange",
     "backward",
     "batch_norm",
@@ -1653,3 +1660,61 @@ def rms_norm(
     eps: builtins.float | None = None,
 ) -> Tensor:
     """RMS normalization over the trailing `normalized_shape` (PyTorch's composite graph)."""
+
+# ----- nn.functional: convolution, pooling, sliding blocks ---------------------------------------
+
+def convolution(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Sequence[builtins.int],
+    padding: Sequence[builtins.int],
+    dilation: Sequence[builtins.int],
+    transposed: builtins.bool,
+    output_padding: Sequence[builtins.int],
+    groups: builtins.int,
+) -> Tensor:
+    """1-D/2-D convolution or transposed convolution, as `torch.convolution`
+    (`ConvolutionBackward0`)."""
+def max_pool2d_with_indices(
+    input: Tensor,
+    kernel_size: Sequence[builtins.int],
+    stride: Sequence[builtins.int],
+    padding: Sequence[builtins.int],
+    dilation: Sequence[builtins.int],
+    ceil_mode: builtins.bool,
+) -> tuple[Tensor, Tensor]:
+    """Maxima of 2-D windows and their flat indices (`MaxPool2DWithIndicesBackward0`)."""
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: Sequence[builtins.int],
+    stride: Sequence[builtins.int],
+    padding: Sequence[builtins.int],
+    ceil_mode: builtins.bool,
+    count_include_pad: builtins.bool,
+    divisor_override: builtins.int | None,
+) -> Tensor:
+    """Means of 2-D windows (`AvgPool2DBackward0`)."""
+def adaptive_avg_pool2d(input: Tensor, output_size: Sequence[builtins.int]) -> Tensor:
+    """Means over adaptive windows (`AdaptiveAvgPool2DBackward0`)."""
+def adaptive_max_pool2d(
+    input: Tensor, output_size: Sequence[builtins.int]
+) -> tuple[Tensor, Tensor]:
+    """Maxima over adaptive windows and their indices (`AdaptiveMaxPool2DBackward0`)."""
+def im2col(
+    input: Tensor,
+    kernel_size: Sequence[builtins.int],
+    dilation: Sequence[builtins.int],
+    padding: Sequence[builtins.int],
+    stride: Sequence[builtins.int],
+) -> Tensor:
+    """Sliding blocks as columns, `F.unfold` (`Im2ColBackward0`)."""
+def col2im(
+    input: Tensor,
+    output_size: Sequence[builtins.int],
+    kernel_size: Sequence[builtins.int],
+    dilation: Sequence[builtins.int],
+    padding: Sequence[builtins.int],
+    stride: Sequence[builtins.int],
+) -> Tensor:
+    """Columns summed back into images, `F.fold` (`Col2ImBackward0`)."""

@@ -27,6 +27,7 @@
 //! | `adaptive` | adaptive-rate optimizer updates: `RMSprop`, `Adagrad`, `Adadelta`, `Adamax` |
 //! | `decomposition` | `svdvals` (one-sided Jacobi SVD): the spectral and nuclear norms |
 //! | `recurrent` | one node per recurrent cell: `lstm_cell`, `gru_cell`, `rnn_cell` |
+//! | `conv` / `pooling` | `convolution` (1-D/2-D, transposed, groups), `unfold`/`fold` / `max_pool2d`, `avg_pool2d`, adaptive pools |
 //! | `optim` | optimizer updates outside autograd: `SGD`, `Adam`/`AdamW` |
 
 pub mod activation;
@@ -34,6 +35,7 @@ pub mod adaptive;
 pub mod arithmetic;
 pub mod blas;
 pub mod comparison;
+pub mod conv;
 pub mod creation;
 pub mod decomposition;
 pub mod division;
@@ -45,6 +47,7 @@ pub mod normalization;
 pub mod optim;
 pub mod pointwise;
 pub mod pointwise_binary;
+pub mod pooling;
 pub mod random;
 pub mod recurrent;
 pub mod reduction;

@@ -1,5 +1,6 @@
 //! The pyo3 binding layer: converts Python values and errors, holds no logic of its own.
 
+mod conv;
 mod convert;
 mod functions;
 mod nn;
@@ -104,5 +105,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pointwise::functions::register(m)?;
     tensor_ops::functions::register(m)?;
     normalization::register(m)?;
+    conv::register(m)?;
     Ok(())
 }

@@ -7,6 +7,8 @@ import warnings
 
 from .. import _core
 from .._core import Tensor
+from ._functional_conv import *  # noqa: F403
+from ._functional_conv import __all__ as _conv_names
 from ._functional_layers import *  # noqa: F403
 from ._functional_layers import __all__ as _layer_names
 from ._functional_layers import pairwise_distance
@@ -455,6 +457,7 @@ def triplet_margin_loss(
 
 
 __all__ = [
+    *_conv_names,
     *_layer_names,
     *_norm_names,
     "binary_cross_entropy",

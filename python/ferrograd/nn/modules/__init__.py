@@ -23,6 +23,8 @@ from .activation import (
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import *  # noqa: F403
+from .conv import __all__ as _conv_names
 from .dropout import Dropout, Dropout1d, Dropout2d
 from .flatten import Flatten, Unflatten
 from .linear import Bilinear, Identity, Linear
@@ -42,6 +44,8 @@ from .loss import (
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .pooling import *  # noqa: F403
+from .pooling import __all__ as _pooling_names
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
 
@@ -107,3 +111,4 @@ __all__ = [
     "TripletMarginLoss",
     "Unflatten",
 ]
+__all__ += [*_conv_names, *_pooling_names]

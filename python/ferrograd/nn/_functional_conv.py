@@ -1,0 +1,382 @@
+"""Convolution, pooling and sliding-block functions of ``nn.functional`` (re-exported there),
+with PyTorch's signatures, defaults, errors and recorded nodes: the work is one core op each
+(``ConvolutionBackward0``, ``MaxPool2DWithIndicesBackward0``, ``AvgPool2DBackward0``,
+``AdaptiveAvgPool2DBackward0``, ``AdaptiveMaxPool2DBackward0``, ``Im2ColBackward0``,
+``Col2ImBackward0``); unbatched inputs and the 1-D pools go through ``unsqueeze``/``squeeze``
+around it, as PyTorch composes them."""
+
+import warnings
+
+from .. import _core
+from .._core import Tensor
+
+
+def _ints(value, n=None):
+    """An int or a sequence of ints as a list (``n`` copies of a single int when given)."""
+    if isinstance(value, (list, tuple)):
+        return [int(v) for v in value]
+    if hasattr(value, "__index__"):
+        return [int(value)] * (n or 1)
+    raise TypeError(f"expected an int or a tuple of ints, got {type(value).__name__}")
+
+
+def _shape(t):
+    return "[" + ", ".join(str(s) for s in t.shape) + "]"
+
+
+def _check_batched(input, name, spatial):
+    """PyTorch's unbatched-or-batched check of ``conv<N>d``; returns whether it is batched."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got "
+            f"({type(input).__name__}, ...)"
+        )
+    if input.dim() not in (spatial + 1, spatial + 2):
+        raise RuntimeError(
+            f"Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) input to {name}, "
+            f"but got input of size: {_shape(input)}"
+        )
+    return input.dim() == spatial + 2
+
+
+def _same_padding(input, weight, stride, dilation, spatial):
+    """PyTorch's ``padding='same'``: the symmetric part as padding, an odd remainder added on
+    the right of the input first (with PyTorch's warning)."""
+    strides = _ints(stride, spatial)
+    if any(s != 1 for s in strides):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    dilations = _ints(dilation, spatial)
+    if len(dilations) == 1:
+        dilations = dilations * spatial
+    kernel = list(weight.shape[2:])
+    padding, extra = [], []
+    for d, k in zip(dilations, kernel, strict=False):
+        total = d * (k - 1)
+        padding.append(total // 2)
+        extra.append(total - 2 * (total // 2))
+    if any(extra):
+        warnings.warn(
+            "Using padding='same' with even kernel lengths and odd dilation may require a "
+            "zero-padded copy of the input be created",
+            UserWarning,
+            stacklevel=4,
+        )
+        pad = []
+        for e in reversed(extra):
+            pad += [0, e]
+        from .functional import pad as _pad
+
+        input = _pad(input, pad)
+    return input, padding
+
+
+def _conv(name, spatial, input, weight, bias, stride, padding, dilation, groups):
+    batched = _check_batched(input, name, spatial)
+    x = input if batched else input.unsqueeze(0)
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = 0
+        elif padding == "same":
+            x, padding = _same_padding(x, weight, stride, dilation, spatial)
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    # ints are expanded to the function's dims, as PyTorch's argument parser does (a weight
+    # of other dims is then refused naming the parameter)
+    out = _core.convolution(
+        x, weight, bias, _ints(stride, spatial), _ints(padding, spatial),
+        _ints(dilation, spatial), False, [0] * spatial, int(groups),
+    )
+    return out if batched else out.squeeze(0)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution of ``(N, C_in, L)`` (or ``(C_in, L)``) with ``weight``
+    ``(C_out, C_in / groups, k)`` (``ConvolutionBackward0``); ``padding`` may be ``"same"`` or
+    ``"valid"``."""
+    return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution of ``(N, C_in, H, W)`` (or ``(C_in, H, W)``) with ``weight``
+    ``(C_out, C_in / groups, kh, kw)`` (``ConvolutionBackward0``); ``padding`` may be
+    ``"same"`` or ``"valid"``."""
+    return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_transpose(name, spatial, input, weight, bias, stride, padding, output_padding, groups,
+                    dilation):
+    batched = _check_batched(input, name, spatial)
+    if isinstance(padding, str):
+        raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
+    x = input if batched else input.unsqueeze(0)
+    out = _core.convolution(
+        x, weight, bias, _ints(stride, spatial), _ints(padding, spatial),
+        _ints(dilation, spatial), True, _ints(output_padding, spatial), int(groups),
+    )
+    return out if batched else out.squeeze(0)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed 1-D convolution (the gradient of ``conv1d`` with respect to its input), with
+    ``weight`` ``(C_in, C_out / groups, k)`` (``ConvolutionBackward0``)."""
+    return _conv_transpose("conv_transpose1d", 1, input, weight, bias, stride, padding,
+                           output_padding, groups, dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed 2-D convolution (the gradient of ``conv2d`` with respect to its input), with
+    ``weight`` ``(C_in, C_out / groups, kh, kw)`` (``ConvolutionBackward0``)."""
+    return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding,
+                           output_padding, groups, dilation)
+
+
+# ---------------------------------------------------------------------------------------------
+# pooling
+# ---------------------------------------------------------------------------------------------
+
+
+def _stride(stride):
+    return [] if stride is None else _ints(stride)
+
+
+def _max_pool2d_impl(input, kernel_size, stride, padding, dilation, ceil_mode):
+    return _core.max_pool2d_with_indices(
+        input, _ints(kernel_size), _stride(stride), _ints(padding), _ints(dilation),
+        bool(ceil_mode),
+    )
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """The maxima of 2-D windows and their flat indices in each plane
+    (``MaxPool2DWithIndicesBackward0``)."""
+    return _max_pool2d_impl(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """The maximum of each window over the last two dims of ``(N, C, H, W)`` or ``(C, H, W)``
+    (``MaxPool2DWithIndicesBackward0``); ``stride`` defaults to ``kernel_size``, the padding is
+    negative infinity, the first maximum (or a NaN) is taken."""
+    out, indices = _max_pool2d_impl(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+def _single(name, arg, value, allow_none=False):
+    """PyTorch's ``check1d``: one int (or a one-element sequence)."""
+    if allow_none and value is None:
+        return []
+    values = _ints(value)
+    if len(values) != 1:
+        raise RuntimeError(
+            f"{name}() argument '{arg}' should contain one int (got {len(values)})"
+        )
+    return values
+
+
+def _check_dims_1d(input, name):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument "
+            f"#1 'self' (while checking arguments for {name})"
+        )
+
+
+def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """PyTorch's checks of ``max_pool1d`` without indices (its own messages)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+            f"for input, but got:{_shape(input)}"
+        )
+    k, p, d = _ints(kernel_size), _ints(padding), _ints(dilation)
+    s = _stride(stride)
+    for arg, v, kind in (("kernel_size", k, "an int, list of ints or tuple of ints"),
+                         ("stride", s, "None, an int, list of ints, or tuple of ints"),
+                         ("padding", p, "an int, list of ints, or tuple of ints"),
+                         ("dilation", d, "an int, list of ints or tuple of ints")):
+        if len(v) != 1 and not (arg == "stride" and not v):
+            raise RuntimeError(
+                f"max_pool1d() {arg} must be {kind} of size 1 but got size {len(v)}"
+            )
+    k, p, d = k[0], p[0], d[0]
+    s = s[0] if s else k
+    if k <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if s <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError(
+            "max_pool1d() padding should be at most half of kernel size, but got "
+            f"padding={p} and kernel_size={k}"
+        )
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    size = input.shape[-1] + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    out = size // s + 1
+    if ceil_mode and (out - 1) * s >= input.shape[-1] + p:
+        out -= 1
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """The maximum of each window over the last dim of ``(N, C, L)`` or ``(C, L)``: a 2-D max
+    pool of height 1 (``SqueezeBackward1`` of ``MaxPool2DWithIndicesBackward0``, as
+    PyTorch)."""
+    if return_indices:
+        _check_dims_1d(input, "max_pool1d")
+    else:
+        _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    k = _single("max_pool1d", "kernel_size", kernel_size)
+    s = _single("max_pool1d", "stride", stride, allow_none=True) or k
+    p = _single("max_pool1d", "padding", padding)
+    d = _single("max_pool1d", "dilation", dilation)
+    out, indices = _core.max_pool2d_with_indices(
+        input.unsqueeze(-2), [1, k[0]], [1, s[0]], [0, p[0]], [1, d[0]], bool(ceil_mode)
+    )
+    out = out.squeeze(-2)
+    return (out, indices.squeeze(-2)) if return_indices else out
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """``max_pool1d`` with its indices."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """The mean of each window over the last two dims (``AvgPool2DBackward0``), zero padding
+    counted in the divisor with ``count_include_pad``, or ``divisor_override`` as divisor."""
+    divisor = None if divisor_override is None else int(divisor_override)
+    return _core.avg_pool2d(
+        input, _ints(kernel_size), _stride(stride), _ints(padding), bool(ceil_mode),
+        bool(count_include_pad), divisor,
+    )
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """The mean of each window over the last dim: a 2-D average pool of height 1, as
+    PyTorch."""
+    _check_dims_1d(input, "avg_pool1d")
+    k = _single("avg_pool1d", "kernel_size", kernel_size)
+    s = _single("avg_pool1d", "stride", stride, allow_none=True) or k
+    p = _single("avg_pool1d", "padding", padding)
+    out = _core.avg_pool2d(
+        input.unsqueeze(-2), [1, k[0]], [1, s[0]], [0, p[0]], bool(ceil_mode),
+        bool(count_include_pad), None,
+    )
+    return out.squeeze(-2)
+
+
+def _output_pair(output_size, input):
+    """An adaptive pool's 2-D output size: an int for both, ``None`` keeps the input's."""
+    if isinstance(output_size, (list, tuple)):
+        sizes = list(output_size)
+    else:
+        sizes = [output_size, output_size]
+    if len(sizes) != 2:
+        return [int(s) if s is not None else 0 for s in sizes]
+    return [int(input.shape[i - 2]) if s is None else int(s) for i, s in enumerate(sizes)]
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Means over the adaptive windows ``[floor(i*I/O), ceil((i+1)*I/O))`` that split the last
+    two dims into ``output_size`` (``AdaptiveAvgPool2DBackward0``; ``(1, 1)`` is a mean over
+    both dims, ``MeanBackward1``, as PyTorch computes it)."""
+    size = _output_pair(output_size, input)
+    if len(size) == 2 and size[0] >= 0 and size[1] >= 0 and size == [1, 1]:
+        return input.mean((-1, -2), keepdim=True)
+    return _core.adaptive_avg_pool2d(input, size)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Means over the adaptive windows of the last dim (a 2-D adaptive pool of height 1)."""
+    _check_dims_1d(input, "adaptive_avg_pool1d")
+    size = _single("adaptive_avg_pool1d", "output_size", output_size)
+    return adaptive_avg_pool2d(input.unsqueeze(-2), [1, size[0]]).squeeze(-2)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Maxima over the adaptive windows of the last two dims and their flat indices
+    (``AdaptiveMaxPool2DBackward0``)."""
+    out, indices = _core.adaptive_max_pool2d(input, _output_pair(output_size, input))
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool2d`` with its indices."""
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Maxima over the adaptive windows of the last dim (a 2-D adaptive pool of height 1)."""
+    _check_dims_1d(input, "adaptive_max_pool1d")
+    size = _single("adaptive_max_pool1d", "output_size", output_size)
+    out, indices = _core.adaptive_max_pool2d(input.unsqueeze(-2), [1, size[0]])
+    out = out.squeeze(-2)
+    return (out, indices.squeeze(-2)) if return_indices else out
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool1d`` with its indices."""
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+# ---------------------------------------------------------------------------------------------
+# sliding blocks
+# ---------------------------------------------------------------------------------------------
+
+
+def _pair(value):
+    values = _ints(value)
+    return values * 2 if len(values) == 1 else values
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """The sliding ``kernel_size`` blocks of ``(N, C, H, W)`` (or ``(C, H, W)``) as columns
+    ``(N, C*kh*kw, L)`` (im2col, ``Im2ColBackward0``)."""
+    if input.dim() < 3:
+        d = max(input.dim(), 1)
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-d}, {d - 1}], but got 2)"
+        )
+    return _core.im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding),
+                        _pair(stride))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Sums columns ``(N, C*kh*kw, L)`` (or ``(C*kh*kw, L)``) back into images of
+    ``output_size``, overlaps added (col2im, ``Col2ImBackward0``): the adjoint of
+    ``unfold``."""
+    return _core.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation),
+                        _pair(padding), _pair(stride))
+
+
+__all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool2d_with_indices",
+    "avg_pool1d",
+    "avg_pool2d",
+    "conv1d",
+    "conv2d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "fold",
+    "max_pool1d",
+    "max_pool1d_with_indices",
+    "max_pool2d",
+    "max_pool2d_with_indices",
+    "unfold",
+]

@@ -1,0 +1,163 @@
+//! Bindings of convolution, pooling and sliding blocks: `_core.convolution`,
+//! `_core.max_pool2d_with_indices`, `_core.avg_pool2d`, `_core.adaptive_avg_pool2d`,
+//! `_core.adaptive_max_pool2d`, `_core.im2col`, `_core.col2im`, `_core.upsample_nearest`,
+//! `_core.upsample_linear` (wrapped by `nn.functional`, which parses PyTorch's arguments).
+
+use super::run;
+use super::tensor::{to_object, PyTensor};
+use crate::ops::conv::ConvOptions;
+use crate::ops::pooling::PoolOptions;
+use pyo3::prelude::*;
+
+/// PyTorch's `torch.convolution` (`ConvolutionBackward0`).
+#[pyfunction]
+#[pyo3(signature = (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups))]
+#[allow(clippy::too_many_arguments)]
+fn convolution(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    weight: PyRef<'_, PyTensor>,
+    bias: Option<PyRef<'_, PyTensor>>,
+    stride: Vec<i64>,
+    padding: Vec<i64>,
+    dilation: Vec<i64>,
+    transposed: bool,
+    output_padding: Vec<i64>,
+    groups: i64,
+) -> PyResult<Py<PyAny>> {
+    let options = ConvOptions {
+        stride,
+        padding,
+        dilation,
+        transposed,
+        output_padding,
+        groups,
+    };
+    let (x, w) = (input.inner.clone(), weight.inner.clone());
+    let b = bias.map(|b| b.inner.clone());
+    to_object(py, run(|| x.convolution(&w, b.as_ref(), &options))?)
+}
+
+/// `max_pool2d_with_indices` (`MaxPool2DWithIndicesBackward0`): `(values, indices)`.
+#[pyfunction]
+#[pyo3(signature = (input, kernel_size, stride, padding, dilation, ceil_mode))]
+fn max_pool2d_with_indices(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    kernel_size: Vec<i64>,
+    stride: Vec<i64>,
+    padding: Vec<i64>,
+    dilation: Vec<i64>,
+    ceil_mode: bool,
+) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
+    let options = PoolOptions {
+        kernel_size,
+        stride,
+        padding,
+        dilation,
+        ceil_mode,
+        ..PoolOptions::default()
+    };
+    let (values, indices) = run(|| input.inner.max_pool2d_with_indices(&options))?;
+    Ok((to_object(py, values)?, to_object(py, indices)?))
+}
+
+/// `avg_pool2d` (`AvgPool2DBackward0`).
+#[pyfunction]
+#[pyo3(signature = (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))]
+#[allow(clippy::too_many_arguments)]
+fn avg_pool2d(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    kernel_size: Vec<i64>,
+    stride: Vec<i64>,
+    padding: Vec<i64>,
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: Option<i64>,
+) -> PyResult<Py<PyAny>> {
+    let options = PoolOptions {
+        kernel_size,
+        stride,
+        padding,
+        ceil_mode,
+        count_include_pad,
+        divisor_override,
+        ..PoolOptions::default()
+    };
+    to_object(py, run(|| input.inner.avg_pool2d(&options))?)
+}
+
+/// `_adaptive_avg_pool2d` (`AdaptiveAvgPool2DBackward0`).
+#[pyfunction]
+fn adaptive_avg_pool2d(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    output_size: Vec<i64>,
+) -> PyResult<Py<PyAny>> {
+    to_object(py, run(|| input.inner.adaptive_avg_pool2d(&output_size))?)
+}
+
+/// `adaptive_max_pool2d` (`AdaptiveMaxPool2DBackward0`): `(values, indices)`.
+#[pyfunction]
+fn adaptive_max_pool2d(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    output_size: Vec<i64>,
+) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
+    let (values, indices) = run(|| input.inner.adaptive_max_pool2d(&output_size))?;
+    Ok((to_object(py, values)?, to_object(py, indices)?))
+}
+
+/// `im2col`, PyTorch's `F.unfold` (`Im2ColBackward0`).
+#[pyfunction]
+fn im2col(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    kernel_size: Vec<i64>,
+    dilation: Vec<i64>,
+    padding: Vec<i64>,
+    stride: Vec<i64>,
+) -> PyResult<Py<PyAny>> {
+    to_object(
+        py,
+        run(|| {
+            input
+                .inner
+                .im2col(&kernel_size, &dilation, &padding, &stride)
+        })?,
+    )
+}
+
+/// `col2im`, PyTorch's `F.fold` (`Col2ImBackward0`).
+#[pyfunction]
+fn col2im(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    output_size: Vec<i64>,
+    kernel_size: Vec<i64>,
+    dilation: Vec<i64>,
+    padding: Vec<i64>,
+    stride: Vec<i64>,
+) -> PyResult<Py<PyAny>> {
+    to_object(
+        py,
+        run(|| {
+            input
+                .inner
+                .col2im(&output_size, &kernel_size, &dilation, &padding, &stride)
+        })?,
+    )
+}
+
+/// Registers the functions in `_core`.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(convolution, m)?)?;
+    m.add_function(wrap_pyfunction!(max_pool2d_with_indices, m)?)?;
+    m.add_function(wrap_pyfunction!(avg_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(adaptive_avg_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(adaptive_max_pool2d, m)?)?;
+    m.add_function(wrap_pyfunction!(im2col, m)?)?;
+    m.add_function(wrap_pyfunction!(col2im, m)?)?;
+    Ok(())
+}
