@@ -46,25 +46,42 @@ fn param<T: BufferElement>(t: Option<&Tensor>) -> Option<Vec<T>> {
     t.map(|t| with_elements(t, |s: &[T]| s.to_vec()))
 }
 
-/// `Σ f(x)` in float64 over eight independent lanes (so the loop vectorizes).
+/// Independent float64 accumulators of the sums: enough to hide the latency of additions
+/// (four AVX-512 vectors), so a row's sum costs its loads, not a chain of adds.
+const LANES: usize = 32;
+
+/// The accumulators summed pairwise.
+#[inline(always)]
+fn fold(mut acc: [f64; LANES]) -> f64 {
+    let mut width = LANES / 2;
+    while width > 0 {
+        for i in 0..width {
+            acc[i] += acc[i + width];
+        }
+        width /= 2;
+    }
+    acc[0]
+}
+
+/// `Σ f(x)` in float64 over [`LANES`] independent lanes (so the loop vectorizes).
 #[inline(always)]
 fn sum_map<T: Copy>(xs: &[T], f: impl Fn(T) -> f64) -> f64 {
-    let mut acc = [0.0f64; 8];
-    let mut chunks = xs.chunks_exact(8);
+    let mut acc = [0.0f64; LANES];
+    let mut chunks = xs.chunks_exact(LANES);
     for c in &mut chunks {
         for (a, &v) in acc.iter_mut().zip(c) {
             *a += f(v);
         }
     }
     let tail: f64 = chunks.remainder().iter().map(|&v| f(v)).sum();
-    ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7])) + tail
+    fold(acc) + tail
 }
 
 /// `Σ f(x, y)` over two slices of one length, as [`sum_map`].
 #[inline(always)]
 fn sum_zip<T: Copy>(xs: &[T], ys: &[T], f: impl Fn(T, T) -> f64) -> f64 {
-    let mut acc = [0.0f64; 8];
-    let (mut cx, mut cy) = (xs.chunks_exact(8), ys.chunks_exact(8));
+    let mut acc = [0.0f64; LANES];
+    let (mut cx, mut cy) = (xs.chunks_exact(LANES), ys.chunks_exact(LANES));
     for (a, b) in (&mut cx).zip(&mut cy) {
         for ((s, &u), &v) in acc.iter_mut().zip(a).zip(b) {
             *s += f(u, v);
@@ -76,20 +93,22 @@ fn sum_zip<T: Copy>(xs: &[T], ys: &[T], f: impl Fn(T, T) -> f64) -> f64 {
         .zip(cy.remainder())
         .map(|(&u, &v)| f(u, v))
         .sum();
-    ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7])) + tail
+    fold(acc) + tail
 }
 
 /// `(Σ g·w·x, Σ g·w)` of one row in float64 (`w` = 1 when absent), as [`sum_map`].
 #[inline(always)]
 fn weighted_sums<T: Real>(g: &[T], x: &[T], w: Option<&[T]>) -> (f64, f64) {
-    let (mut a, mut b) = ([0.0f64; 8], [0.0f64; 8]);
-    let fold = |a: [f64; 8]| ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
     match w {
         Some(w) => {
-            let (mut cg, mut cx, mut cw) =
-                (g.chunks_exact(8), x.chunks_exact(8), w.chunks_exact(8));
+            let (mut a, mut b) = ([0.0f64; LANES], [0.0f64; LANES]);
+            let (mut cg, mut cx, mut cw) = (
+                g.chunks_exact(LANES),
+                x.chunks_exact(LANES),
+                w.chunks_exact(LANES),
+            );
             for ((g, x), w) in (&mut cg).zip(&mut cx).zip(&mut cw) {
-                for l in 0..8 {
+                for l in 0..LANES {
                     let gw = (g[l] * w[l]).to_f64();
                     a[l] += gw * x[l].to_f64();
                     b[l] += gw;
@@ -120,12 +139,295 @@ fn weighted_sums<T: Real>(g: &[T], x: &[T], w: Option<&[T]>) -> (f64, f64) {
 #[inline(always)]
 fn moments<T: Real>(xs: &[T], eps: f64) -> (f64, f64, f64) {
     let n = xs.len() as f64;
-    let mean = sum_map(xs, |v| v.to_f64()) / n;
-    let var = sum_map(xs, |v| {
-        let d = v.to_f64() - mean;
-        d * d
-    }) / n;
+    let (sum, squares) = row_sums::<T>();
+    let mean = sum(xs) / n;
+    let var = squares(xs, mean) / n;
     (mean, 1.0 / (var + eps).sqrt(), var)
+}
+
+/// `Σx` of a row, in float64.
+type RowSum<T> = fn(&[T]) -> f64;
+/// `Σ(x - m)²` of a row, in float64.
+type RowSquares<T> = fn(&[T], f64) -> f64;
+
+/// The two sums of [`moments`], `Σx` and `Σ(x - m)²` in float64: AVX-512 kernels for the
+/// element type when the CPU has them (LLVM vectorizes the float64 lanes of [`sum_map`] only
+/// two at a time when they start from float32), else [`sum_map`].
+#[inline(always)]
+fn row_sums<T: Real>() -> (RowSum<T>, RowSquares<T>) {
+    #[cfg(target_arch = "x86_64")]
+    if wide_level() == 2 {
+        // SAFETY (of the casts): `T::DTYPE` says which of f32 and f64 `T` is; (of the calls)
+        // the CPU has AVX-512F, checked by `wide_level`
+        match T::DTYPE {
+            DType::Float32 => {
+                return (
+                    |xs| unsafe { avx512::sum_f32(as_elements(xs)) },
+                    |xs, m| unsafe { avx512::squares_f32(as_elements(xs), m) },
+                )
+            }
+            DType::Float64 => {
+                return (
+                    |xs| unsafe { avx512::sum_f64(as_elements(xs)) },
+                    |xs, m| unsafe { avx512::squares_f64(as_elements(xs), m) },
+                )
+            }
+            _ => {}
+        }
+    }
+    (
+        |xs| sum_map(xs, |v| v.to_f64()),
+        |xs, m| {
+            sum_map(xs, |v| {
+                let d = v.to_f64() - m;
+                d * d
+            })
+        },
+    )
+}
+
+/// `(Σg, Σg·(x - m))` of a row of incoming gradients `g` and inputs `x` in one pass, in float64
+/// (AVX-512 kernels when the CPU has them, as [`row_sums`]).
+#[inline(always)]
+fn grad_sums<T: Real>(g: &[T], x: &[T], m: f64) -> (f64, f64) {
+    #[cfg(target_arch = "x86_64")]
+    if wide_level() == 2 {
+        // SAFETY: as in `row_sums`
+        match T::DTYPE {
+            DType::Float32 => {
+                return unsafe { avx512::grad_sums_f32(as_elements(g), as_elements(x), m) }
+            }
+            DType::Float64 => {
+                return unsafe { avx512::grad_sums_f64(as_elements(g), as_elements(x), m) }
+            }
+            _ => {}
+        }
+    }
+    (
+        sum_map(g, |g| g.to_f64()),
+        sum_zip(g, x, |g, x| g.to_f64() * (x.to_f64() - m)),
+    )
+}
+
+/// `xs` as a slice of `U`.
+///
+/// # Safety
+/// `T` and `U` must be the same type (the callers check `T::DTYPE`).
+#[cfg(target_arch = "x86_64")]
+unsafe fn as_elements<T, U>(xs: &[T]) -> &[U] {
+    debug_assert_eq!(std::mem::size_of::<T>(), std::mem::size_of::<U>());
+    std::slice::from_raw_parts(xs.as_ptr().cast::<U>(), xs.len())
+}
+
+/// Row sums in float64 with AVX-512: four vectors of eight lanes, then the tail.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::*;
+
+    /// The four accumulators added and reduced, plus a scalar tail.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn total(a: [__m512d; 4], tail: f64) -> f64 {
+        let s = _mm512_add_pd(_mm512_add_pd(a[0], a[1]), _mm512_add_pd(a[2], a[3]));
+        _mm512_reduce_add_pd(s) + tail
+    }
+
+    /// `Σ f(v)` over float64 vectors of eight elements loaded by `load(i)` for `i` in
+    /// `0..full` (steps of 8; four independent accumulators), then `tail`.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn fold(
+        full: usize,
+        load: impl Fn(usize) -> __m512d,
+        f: impl Fn(__m512d, __m512d) -> __m512d,
+        tail: f64,
+    ) -> f64 {
+        let mut a = [_mm512_setzero_pd(); 4];
+        let mut i = 0;
+        while i + 32 <= full {
+            for (k, acc) in a.iter_mut().enumerate() {
+                *acc = f(*acc, load(i + 8 * k));
+            }
+            i += 32;
+        }
+        while i + 8 <= full {
+            a[0] = f(a[0], load(i));
+            i += 8;
+        }
+        total(a, tail)
+    }
+
+    /// `(Σg, Σg·(x - m))` over float64 vectors loaded by `load(i)` (two accumulators each).
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn fold2(
+        full: usize,
+        load: impl Fn(usize) -> (__m512d, __m512d),
+        m: f64,
+        tails: (f64, f64),
+    ) -> (f64, f64) {
+        let mv = _mm512_set1_pd(m);
+        let (mut s, mut d) = ([_mm512_setzero_pd(); 4], [_mm512_setzero_pd(); 4]);
+        let mut i = 0;
+        while i + 16 <= full {
+            for k in 0..2 {
+                let (g, x) = load(i + 8 * k);
+                s[k] = _mm512_add_pd(s[k], g);
+                d[k] = _mm512_fmadd_pd(g, _mm512_sub_pd(x, mv), d[k]);
+            }
+            i += 16;
+        }
+        while i + 8 <= full {
+            let (g, x) = load(i);
+            s[2] = _mm512_add_pd(s[2], g);
+            d[2] = _mm512_fmadd_pd(g, _mm512_sub_pd(x, mv), d[2]);
+            i += 8;
+        }
+        (total(s, tails.0), total(d, tails.1))
+    }
+
+    /// `(Σg, Σg·(x - m))` of float32 rows.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn grad_sums_f32(g: &[f32], x: &[f32], m: f64) -> (f64, f64) {
+        let full = g.len() / 8 * 8;
+        let tails = g[full..]
+            .iter()
+            .zip(&x[full..])
+            .fold((0.0, 0.0), |(s, d), (&g, &x)| {
+                (s + g as f64, d + g as f64 * (x as f64 - m))
+            });
+        let (pg, px) = (g.as_ptr(), x.as_ptr());
+        fold2(
+            full,
+            |i| {
+                (
+                    _mm512_cvtps_pd(_mm256_loadu_ps(pg.add(i))),
+                    _mm512_cvtps_pd(_mm256_loadu_ps(px.add(i))),
+                )
+            },
+            m,
+            tails,
+        )
+    }
+
+    /// `(Σg, Σg·(x - m))` of float64 rows.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn grad_sums_f64(g: &[f64], x: &[f64], m: f64) -> (f64, f64) {
+        let full = g.len() / 8 * 8;
+        let tails = g[full..]
+            .iter()
+            .zip(&x[full..])
+            .fold((0.0, 0.0), |(s, d), (&g, &x)| (s + g, d + g * (x - m)));
+        let (pg, px) = (g.as_ptr(), x.as_ptr());
+        fold2(
+            full,
+            |i| (_mm512_loadu_pd(pg.add(i)), _mm512_loadu_pd(px.add(i))),
+            m,
+            tails,
+        )
+    }
+
+    /// `Σx` of float32 elements.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn sum_f32(xs: &[f32]) -> f64 {
+        let full = xs.len() / 8 * 8;
+        let tail = xs[full..].iter().map(|&v| v as f64).sum();
+        let p = xs.as_ptr();
+        fold(
+            full,
+            |i| _mm512_cvtps_pd(_mm256_loadu_ps(p.add(i))),
+            |acc, v| _mm512_add_pd(acc, v),
+            tail,
+        )
+    }
+
+    /// `Σ(x - m)²` of float32 elements.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn squares_f32(xs: &[f32], m: f64) -> f64 {
+        let full = xs.len() / 8 * 8;
+        let tail = xs[full..]
+            .iter()
+            .map(|&v| (v as f64 - m) * (v as f64 - m))
+            .sum();
+        let (p, mv) = (xs.as_ptr(), _mm512_set1_pd(m));
+        fold(
+            full,
+            |i| _mm512_sub_pd(_mm512_cvtps_pd(_mm256_loadu_ps(p.add(i))), mv),
+            |acc, d| _mm512_fmadd_pd(d, d, acc),
+            tail,
+        )
+    }
+
+    /// `Σx` of float64 elements.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn sum_f64(xs: &[f64]) -> f64 {
+        let full = xs.len() / 8 * 8;
+        let tail = xs[full..].iter().sum();
+        let p = xs.as_ptr();
+        fold(
+            full,
+            |i| _mm512_loadu_pd(p.add(i)),
+            |acc, v| _mm512_add_pd(acc, v),
+            tail,
+        )
+    }
+
+    /// `Σ(x - m)²` of float64 elements.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn squares_f64(xs: &[f64], m: f64) -> f64 {
+        let full = xs.len() / 8 * 8;
+        let tail = xs[full..].iter().map(|&v| (v - m) * (v - m)).sum();
+        let (p, mv) = (xs.as_ptr(), _mm512_set1_pd(m));
+        fold(
+            full,
+            |i| _mm512_sub_pd(_mm512_loadu_pd(p.add(i)), mv),
+            |acc, d| _mm512_fmadd_pd(d, d, acc),
+            tail,
+        )
+    }
+}
+
+/// Runs `f` compiled for AVX-512 (or AVX2 and FMA) when the CPU has them, so the kernels'
+/// loops vectorize wide; `f` should be an `#[inline(always)]` closure, so that it is compiled
+/// inside the wide function.
+#[inline(always)]
+fn wide<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    match wide_level() {
+        // SAFETY: the CPU has the features these functions are compiled for (`wide_level`)
+        2 => return unsafe { wide512(f) },
+        1 => return unsafe { wide256(f) },
+        _ => {}
+    }
+    f()
+}
+
+/// 2 with AVX-512 (F, VL, DQ), 1 with AVX2 and FMA, else 0 (asked once).
+#[cfg(target_arch = "x86_64")]
+fn wide_level() -> u8 {
+    static LEVEL: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
+    *LEVEL.get_or_init(|| {
+        let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
+        let avx512 = is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512vl")
+            && is_x86_feature_detected!("avx512dq");
+        match (avx2, avx512) {
+            (true, true) => 2,
+            (true, false) => 1,
+            _ => 0,
+        }
+    })
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+unsafe fn wide512<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn wide256<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
 /// Rows per parallel unit for `rows` rows of `width` elements.
@@ -160,7 +462,11 @@ fn par_rows<A: Send, B: Send>(
     let (pa, pb) = (parts(a, per * wa, units), parts(b, per * wb, units));
     for_each_unit(units, |u| {
         let range = u * per..((u + 1) * per).min(rows);
-        f(range, &mut pa[u].lock(), &mut pb[u].lock())
+        let (mut a, mut b) = (pa[u].lock(), pb[u].lock());
+        wide(
+            #[inline(always)]
+            || f(range, &mut a, &mut b),
+        )
     });
 }
 
@@ -299,6 +605,7 @@ fn layer_norm_kernel<T: Real>(
         per,
         (&mut out, n),
         (&mut stats, 1),
+        #[inline(always)]
         |range, out, stats| {
             for (i, r) in range.enumerate() {
                 let row = &x[r * n..(r + 1) * n];
@@ -357,43 +664,49 @@ fn layer_norm_backward_kernel<T: Real>(
     for_each_unit(units, |u| {
         let range = u * per..((u + 1) * per).min(rows);
         let mut gx = gx_parts[u].lock();
-        let mut sums = match columns {
-            true => vec![0.0f64; 2 * n],
-            false => Vec::new(),
-        };
-        for (i, r) in range.enumerate() {
-            let (gr, xr) = (&g[r * n..(r + 1) * n], &x[r * n..(r + 1) * n]);
-            let (m, s) = (mean[r], rstd[r]);
-            if needs[0] {
-                let (ds, db) = weighted_sums(gr, xr, w);
-                let nf = n as f64;
-                let b = (db * m - ds) * s * s * s / nf;
-                let c = -b * m - db * s / nf;
-                let (a, b, c) = (T::from_f64(s), T::from_f64(b), T::from_f64(c));
-                let out = &mut gx[i * n..(i + 1) * n];
-                match w {
-                    Some(w) => {
-                        for (((o, &g), &x), &w) in out.iter_mut().zip(gr).zip(xr).zip(w) {
-                            *o = a * g * w + b * x + c;
+        wide(
+            #[inline(always)]
+            || {
+                let mut sums = match columns {
+                    true => vec![0.0f64; 2 * n],
+                    false => Vec::new(),
+                };
+                for (i, r) in range.enumerate() {
+                    let (gr, xr) = (&g[r * n..(r + 1) * n], &x[r * n..(r + 1) * n]);
+                    let (m, s) = (mean[r], rstd[r]);
+                    if needs[0] {
+                        let (ds, db) = weighted_sums(gr, xr, w);
+                        let nf = n as f64;
+                        let b = (db * m - ds) * s * s * s / nf;
+                        let c = -b * m - db * s / nf;
+                        let (a, b, c) = (T::from_f64(s), T::from_f64(b), T::from_f64(c));
+                        let out = &mut gx[i * n..(i + 1) * n];
+                        match w {
+                            Some(w) => {
+                                for (((o, &g), &x), &w) in out.iter_mut().zip(gr).zip(xr).zip(w) {
+                                    *o = a * g * w + b * x + c;
+                                }
+                            }
+                            None => {
+                                for ((o, &g), &x) in out.iter_mut().zip(gr).zip(xr) {
+                                    *o = a * g + b * x + c;
+                                }
+                            }
                         }
                     }
-                    None => {
-                        for ((o, &g), &x) in out.iter_mut().zip(gr).zip(xr) {
-                            *o = a * g + b * x + c;
+                    if columns {
+                        let (gw, gb) = sums.split_at_mut(n);
+                        for (((sw, sb), &g), &x) in gw.iter_mut().zip(gb.iter_mut()).zip(gr).zip(xr)
+                        {
+                            let g = g.to_f64();
+                            *sw += g * (x.to_f64() - m) * s;
+                            *sb += g;
                         }
                     }
                 }
-            }
-            if columns {
-                let (gw, gb) = sums.split_at_mut(n);
-                for (((sw, sb), &g), &x) in gw.iter_mut().zip(gb.iter_mut()).zip(gr).zip(xr) {
-                    let g = g.to_f64();
-                    *sw += g * (x.to_f64() - m) * s;
-                    *sb += g;
-                }
-            }
-        }
-        *partials[u].lock() = sums;
+                *partials[u].lock() = sums;
+            },
+        )
     });
     drop(gx_parts);
     if !columns {
@@ -574,67 +887,99 @@ fn channel_geometry(x: &Tensor) -> (usize, usize, usize) {
     (shape[0], c, shape.iter().skip(2).product())
 }
 
-/// Per channel of an `(N, C, L)` contiguous tensor: `Σ f(c, x)` over its `N·L` elements, in
-/// float64, parallel over channels.
+/// Per channel of an `(N, C, L)` contiguous tensor, over its `N·L` elements in float64: `Σx`,
+/// or with `centers` the squared deviations `Σ(x - centers[c])²`; parallel over channels.
 fn channel_sums<T: Real>(
     x: &[T],
     (n, c, l): (usize, usize, usize),
-    f: impl Fn(usize, T) -> f64 + Sync,
+    centers: Option<&[f64]>,
 ) -> Vec<f64> {
     let mut sums = vec![0.0f64; c];
     let per = rows_per_unit(c, n * l);
+    let (sum, squares) = row_sums::<T>();
     for_each_block(&mut sums, per, |c0, block| {
-        if l == 1 {
-            // one element per (sample, channel): walk the rows, the channels side by side
-            for s in 0..n {
-                let row = &x[s * c + c0..s * c + c0 + block.len()];
-                for (k, (acc, &v)) in block.iter_mut().zip(row).enumerate() {
-                    *acc += f(c0 + k, v);
+        let centers = centers.map(|m| &m[c0..c0 + block.len()]);
+        wide(
+            #[inline(always)]
+            || {
+                if l == 1 {
+                    // one element per (sample, channel): walk the rows, the channels side by side
+                    for s in 0..n {
+                        let row = &x[s * c + c0..s * c + c0 + block.len()];
+                        match centers {
+                            None => {
+                                for (acc, &v) in block.iter_mut().zip(row) {
+                                    *acc += v.to_f64();
+                                }
+                            }
+                            Some(m) => {
+                                for ((acc, &v), &m) in block.iter_mut().zip(row).zip(m) {
+                                    let d = v.to_f64() - m;
+                                    *acc += d * d;
+                                }
+                            }
+                        }
+                    }
+                    return;
                 }
-            }
-            return;
-        }
-        for (k, acc) in block.iter_mut().enumerate() {
-            let ch = c0 + k;
-            *acc = (0..n)
-                .map(|s| sum_map(&x[(s * c + ch) * l..][..l], |v| f(ch, v)))
-                .sum();
-        }
+                for (k, acc) in block.iter_mut().enumerate() {
+                    let ch = c0 + k;
+                    *acc = (0..n)
+                        .map(|s| {
+                            let plane = &x[(s * c + ch) * l..][..l];
+                            match centers {
+                                None => sum(plane),
+                                Some(m) => squares(plane, m[k]),
+                            }
+                        })
+                        .sum();
+                }
+            },
+        )
     });
     sums
 }
 
-/// [`channel_sums`] of `f(c, g, x)` over two tensors of one geometry.
-fn channel_sums2<T: Real>(
+/// Per channel of incoming gradients `g` and inputs `x` of one `(N, C, L)` geometry:
+/// `(Σg, Σg·(x - mean[c]))` in float64, one pass, parallel over channels.
+fn channel_grad_sums<T: Real>(
     g: &[T],
     x: &[T],
     (n, c, l): (usize, usize, usize),
-    f: impl Fn(usize, T, T) -> f64 + Sync,
-) -> Vec<f64> {
-    let mut sums = vec![0.0f64; c];
+    mean: &[f64],
+) -> (Vec<f64>, Vec<f64>) {
+    let mut sums = vec![[0.0f64; 2]; c];
     let per = rows_per_unit(c, n * l);
     for_each_block(&mut sums, per, |c0, block| {
-        if l == 1 {
-            for s in 0..n {
-                let at = s * c + c0..s * c + c0 + block.len();
-                let (gr, xr) = (&g[at.clone()], &x[at]);
-                for (k, ((acc, &g), &x)) in block.iter_mut().zip(gr).zip(xr).enumerate() {
-                    *acc += f(c0 + k, g, x);
+        let mean = &mean[c0..c0 + block.len()];
+        wide(
+            #[inline(always)]
+            || {
+                if l == 1 {
+                    for s in 0..n {
+                        let at = s * c + c0..s * c + c0 + block.len();
+                        let (gr, xr) = (&g[at.clone()], &x[at]);
+                        for (((acc, &g), &x), &m) in block.iter_mut().zip(gr).zip(xr).zip(mean) {
+                            let g = g.to_f64();
+                            acc[0] += g;
+                            acc[1] += g * (x.to_f64() - m);
+                        }
+                    }
+                    return;
                 }
-            }
-            return;
-        }
-        for (k, acc) in block.iter_mut().enumerate() {
-            let ch = c0 + k;
-            *acc = (0..n)
-                .map(|s| {
-                    let at = (s * c + ch) * l..(s * c + ch + 1) * l;
-                    sum_zip(&g[at.clone()], &x[at], |g, x| f(ch, g, x))
-                })
-                .sum();
-        }
+                for (k, (acc, &m)) in block.iter_mut().zip(mean).enumerate() {
+                    let ch = c0 + k;
+                    for s in 0..n {
+                        let at = (s * c + ch) * l..(s * c + ch + 1) * l;
+                        let (sg, sgx) = grad_sums(&g[at.clone()], &x[at], m);
+                        acc[0] += sg;
+                        acc[1] += sgx;
+                    }
+                }
+            },
+        )
     });
-    sums
+    sums.into_iter().map(|[a, b]| (a, b)).unzip()
 }
 
 /// `out = a[c]·y + b[c]·x + k[c]` over an `(N, C, L)` geometry (`x` and `b` absent: `a[c]·y +
@@ -653,47 +998,52 @@ fn channel_affine<T: Real>(
     let (unit, planes) = if l == 1 { (c, n) } else { (l, n * c) };
     let per = rows_per_unit(planes, unit) * unit;
     for_each_block(&mut out, per, |at, block| {
-        if l == 1 {
-            for (r, o) in block.chunks_mut(c).enumerate() {
-                let start = at + r * c;
-                let yr = &y[start..start + c];
-                match x {
-                    Some(x) => {
-                        let xr = &x[start..start + c];
-                        for (((((o, &y), &x), &a), &b), &k) in
-                            o.iter_mut().zip(yr).zip(xr).zip(a).zip(b).zip(k)
-                        {
-                            *o = a * y + b * x + k;
+        wide(
+            #[inline(always)]
+            || {
+                if l == 1 {
+                    for (r, o) in block.chunks_mut(c).enumerate() {
+                        let start = at + r * c;
+                        let yr = &y[start..start + c];
+                        match x {
+                            Some(x) => {
+                                let xr = &x[start..start + c];
+                                for (((((o, &y), &x), &a), &b), &k) in
+                                    o.iter_mut().zip(yr).zip(xr).zip(a).zip(b).zip(k)
+                                {
+                                    *o = a * y + b * x + k;
+                                }
+                            }
+                            None => {
+                                for (((o, &y), &a), &k) in o.iter_mut().zip(yr).zip(a).zip(k) {
+                                    *o = a * y + k;
+                                }
+                            }
                         }
                     }
-                    None => {
-                        for (((o, &y), &a), &k) in o.iter_mut().zip(yr).zip(a).zip(k) {
-                            *o = a * y + k;
+                    return;
+                }
+                for (p, o) in block.chunks_mut(l).enumerate() {
+                    let start = at + p * l;
+                    let ch = (start / l) % c;
+                    let (a, b, k) = (a[ch], b[ch], k[ch]);
+                    let yr = &y[start..start + l];
+                    match x {
+                        Some(x) => {
+                            let xr = &x[start..start + l];
+                            for ((o, &y), &x) in o.iter_mut().zip(yr).zip(xr) {
+                                *o = a * y + b * x + k;
+                            }
+                        }
+                        None => {
+                            for (o, &y) in o.iter_mut().zip(yr) {
+                                *o = a * y + k;
+                            }
                         }
                     }
                 }
-            }
-            return;
-        }
-        for (p, o) in block.chunks_mut(l).enumerate() {
-            let start = at + p * l;
-            let ch = (start / l) % c;
-            let (a, b, k) = (a[ch], b[ch], k[ch]);
-            let yr = &y[start..start + l];
-            match x {
-                Some(x) => {
-                    let xr = &x[start..start + l];
-                    for ((o, &y), &x) in o.iter_mut().zip(yr).zip(xr) {
-                        *o = a * y + b * x + k;
-                    }
-                }
-                None => {
-                    for (o, &y) in o.iter_mut().zip(yr) {
-                        *o = a * y + k;
-                    }
-                }
-            }
-        }
+            },
+        )
     });
     out
 }
@@ -742,12 +1092,7 @@ fn batch_norm_backward_kernel<T: Real>(
     let (mean, invstd) = (&stats.mean, &stats.invstd);
     let sums = needs[1] || needs[2] || (training && needs[0]);
     let (sg, sgx) = match sums {
-        true => (
-            channel_sums(g, geometry, |_, g| g.to_f64()),
-            channel_sums2(g, x, geometry, |ch, g, x| {
-                g.to_f64() * (x.to_f64() - mean[ch])
-            }),
-        ),
+        true => channel_grad_sums(g, x, geometry, mean),
         false => (Vec::new(), Vec::new()),
     };
     let gx = needs[0].then(|| {
@@ -865,15 +1210,12 @@ impl Tensor {
             with_elements(self, |x: &[T]| {
                 let stats = match training {
                     true => {
-                        let mean: Vec<f64> = channel_sums(x, geometry, |_, v| v.to_f64())
+                        let mean: Vec<f64> = channel_sums(x, geometry, None)
                             .into_iter()
                             .map(|s| s / count as f64)
                             .collect();
-                        let var: Vec<f64> = channel_sums(x, geometry, |ch, v| {
-                            let d = v.to_f64() - mean[ch];
-                            d * d
-                        })
-                        .into_iter()
+                        let var: Vec<f64> = channel_sums(x, geometry, Some(&mean))
+                            .into_iter()
                         .map(|s| s / count as f64)
                         .collect();
                         let invstd = var.iter().map(|v| 1.0 / (v + eps).sqrt()).collect();
@@ -1021,6 +1363,7 @@ fn group_norm_kernel<T: Real>(
         rows_per_unit(rows, d),
         (&mut out, d),
         (&mut stats, 1),
+        #[inline(always)]
         |range, out, stats| {
             for (i, r) in range.enumerate() {
                 let group = &x[r * d..(r + 1) * d];
@@ -1066,18 +1409,21 @@ fn group_norm_backward_kernel<T: Real>(
     let per = rows_per_unit(rows, d);
     if !sums.is_empty() {
         for_each_block(&mut sums, per * per_group, |at, block| {
-            for (k, s) in block.iter_mut().enumerate() {
-                let plane = at + k;
-                let m = mean[plane / per_group];
-                let (gp, xp) = (
-                    &g[plane * l..(plane + 1) * l],
-                    &x[plane * l..(plane + 1) * l],
-                );
-                *s = [
-                    sum_map(gp, |g| g.to_f64()),
-                    sum_zip(gp, xp, |g, x| g.to_f64() * (x.to_f64() - m)),
-                ];
-            }
+            wide(
+                #[inline(always)]
+                || {
+                    for (k, s) in block.iter_mut().enumerate() {
+                        let plane = at + k;
+                        let m = mean[plane / per_group];
+                        let (gp, xp) = (
+                            &g[plane * l..(plane + 1) * l],
+                            &x[plane * l..(plane + 1) * l],
+                        );
+                        let (sg, sgx) = grad_sums(gp, xp, m);
+                        *s = [sg, sgx];
+                    }
+                },
+            )
         });
     }
     let weight = |ch: usize| w.map_or(1.0, |w| w[ch].to_f64());
@@ -1087,30 +1433,35 @@ fn group_norm_backward_kernel<T: Real>(
             return gx;
         }
         for_each_block(&mut gx, per * d, |at, block| {
-            for (i, out) in block.chunks_mut(d).enumerate() {
-                let r = at / d + i;
-                let (m, s) = (mean[r], rstd[r]);
-                let first = (r % groups) * per_group;
-                let planes = &sums[r * per_group..(r + 1) * per_group];
-                // Σ dy·x̂ and Σ dy over the group, dy = g·w
-                let a: f64 = (0..per_group)
-                    .map(|j| weight(first + j) * planes[j][1] * s)
-                    .sum();
-                let b: f64 = (0..per_group)
-                    .map(|j| weight(first + j) * planes[j][0])
-                    .sum();
-                let k2 = -s * s * a / d as f64;
-                let k3 = -s * b / d as f64 - k2 * m;
-                let (k2, k3) = (T::from_f64(k2), T::from_f64(k3));
-                for (j, o) in out.chunks_mut(l).enumerate() {
-                    let k1 = T::from_f64(s * weight(first + j));
-                    let at = (r * per_group + j) * l;
-                    let (gp, xp) = (&g[at..at + l], &x[at..at + l]);
-                    for ((o, &g), &x) in o.iter_mut().zip(gp).zip(xp) {
-                        *o = k1 * g + k2 * x + k3;
+            wide(
+                #[inline(always)]
+                || {
+                    for (i, out) in block.chunks_mut(d).enumerate() {
+                        let r = at / d + i;
+                        let (m, s) = (mean[r], rstd[r]);
+                        let first = (r % groups) * per_group;
+                        let planes = &sums[r * per_group..(r + 1) * per_group];
+                        // Σ dy·x̂ and Σ dy over the group, dy = g·w
+                        let a: f64 = (0..per_group)
+                            .map(|j| weight(first + j) * planes[j][1] * s)
+                            .sum();
+                        let b: f64 = (0..per_group)
+                            .map(|j| weight(first + j) * planes[j][0])
+                            .sum();
+                        let k2 = -s * s * a / d as f64;
+                        let k3 = -s * b / d as f64 - k2 * m;
+                        let (k2, k3) = (T::from_f64(k2), T::from_f64(k3));
+                        for (j, o) in out.chunks_mut(l).enumerate() {
+                            let k1 = T::from_f64(s * weight(first + j));
+                            let at = (r * per_group + j) * l;
+                            let (gp, xp) = (&g[at..at + l], &x[at..at + l]);
+                            for ((o, &g), &x) in o.iter_mut().zip(gp).zip(xp) {
+                                *o = k1 * g + k2 * x + k3;
+                            }
+                        }
                     }
-                }
-            }
+                },
+            )
         });
         gx
     });
@@ -1269,6 +1620,7 @@ fn rms_norm_kernel<T: Real>(
         rows_per_unit(rows, n),
         (&mut out, n),
         (&mut unused, 1),
+        #[inline(always)]
         |range, out, _| {
             for (i, r) in range.enumerate() {
                 let row = &x[r * n..(r + 1) * n];
