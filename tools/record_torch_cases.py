@@ -34,6 +34,7 @@ MODULES = [
     "checkpoint_cases",
     "module_cases",
     "tensor_ops_cases",
+    "attention_cases",
 ]
 
 

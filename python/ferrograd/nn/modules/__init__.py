@@ -48,6 +48,8 @@ from .pooling import *  # noqa: F403
 from .pooling import __all__ as _pooling_names
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
+from .transformer import *  # noqa: F403
+from .transformer import __all__ as _transformer_names
 
 __all__ = [
     "GRU",
@@ -111,4 +113,4 @@ __all__ = [
     "TripletMarginLoss",
     "Unflatten",
 ]
-__all__ += [*_conv_names, *_pooling_names]
+__all__ += [*_conv_names, *_pooling_names, *_transformer_names]

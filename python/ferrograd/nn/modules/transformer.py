@@ -1,0 +1,514 @@
+"""``MultiheadAttention`` and the transformer layers (``TransformerEncoderLayer``,
+``TransformerEncoder``, ``TransformerDecoderLayer``, ``TransformerDecoder``) composed of
+ferrograd ops with PyTorch's parameter names, construction order and initialisation (after
+``manual_seed`` the parameters are PyTorch's) and its reference (non-fused) computation."""
+
+import copy
+import math
+import warnings
+
+from ... import _core
+from .. import functional as F
+from .. import init
+from .._functional_attention import _safe_softmax
+from ..parameter import Parameter
+from .container import ModuleList
+from .dropout import Dropout
+from .linear import Linear
+from .module import Module
+from .normalization import LayerNorm
+
+__all__ = [
+    "MultiheadAttention",
+    "NonDynamicallyQuantizableLinear",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
+]
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A ``Linear`` (PyTorch's name for ``MultiheadAttention.out_proj``)."""
+
+
+def _float_mask(mask, dtype):
+    """A bool mask (True = masked out) as an additive float mask, a float mask unchanged."""
+    if mask is None:
+        return None
+    if mask.dtype == _core.bool:
+        return _core.zeros(mask.shape, dtype=dtype).masked_fill(mask, float("-inf"))
+    if not mask.dtype.is_floating_point:
+        raise AssertionError("only bool and floating types of masks are supported")
+    return mask
+
+
+def _pad_last(mask):
+    """``F.pad(mask, (0, 1))`` for a float mask: one more (zero) key column."""
+    if mask is None:
+        return None
+    extra = _core.zeros(*mask.shape[:-1], 1, dtype=mask.dtype)
+    return _core.cat([mask, extra], -1)
+
+
+class MultiheadAttention(Module):
+    """Multi-head attention (``torch.nn.MultiheadAttention``): projections of query, key and
+    value into ``num_heads`` heads, scaled dot-product attention per head, an output
+    projection. Forward returns ``(attn_output, attn_weights)`` (weights averaged over heads
+    by default, ``None`` when ``need_weights=False``)."""
+
+    __constants__ = ("batch_first",)
+
+    def __init__(
+        self,
+        embed_dim,
+        num_heads,
+        dropout=0.0,
+        bias=True,
+        add_bias_kv=False,
+        add_zero_attn=False,
+        kdim=None,
+        vdim=None,
+        batch_first=False,
+        device=None,
+        dtype=None,
+    ):
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(
+                f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} "
+                f"and num_heads={num_heads} instead"
+            )
+        super().__init__()
+        kw = {"dtype": dtype, "device": device}
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(_core.empty(embed_dim, embed_dim, **kw))
+            self.k_proj_weight = Parameter(_core.empty(embed_dim, self.kdim, **kw))
+            self.v_proj_weight = Parameter(_core.empty(embed_dim, self.vdim, **kw))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(_core.empty(3 * embed_dim, embed_dim, **kw))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(_core.empty(3 * embed_dim, **kw))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
+        if add_bias_kv:
+            self.bias_k = Parameter(_core.empty(1, 1, embed_dim, **kw))
+            self.bias_v = Parameter(_core.empty(1, 1, embed_dim, **kw))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        """PyTorch's order: xavier-uniform projections, zero biases, xavier-normal bias_k/v."""
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def _project(self, query, key, value):
+        E = self.embed_dim
+        b = self.in_proj_bias
+        bq, bk, bv = (None,) * 3 if b is None else (b[:E], b[E : 2 * E], b[2 * E :])
+        if self._qkv_same_embed_dim:
+            w = self.in_proj_weight
+            wq, wk, wv = w[:E], w[E : 2 * E], w[2 * E :]
+        else:
+            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+        return F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
+
+    def forward(
+        self,
+        query,
+        key,
+        value,
+        key_padding_mask=None,
+        need_weights=True,
+        attn_mask=None,
+        average_attn_weights=True,
+        is_causal=False,
+    ):
+        """Attention of ``query (L, N, E)`` over ``key (S, N, kdim)``/``value (S, N, vdim)``
+        (``(N, L, E)`` with ``batch_first``; unbatched ``(L, E)`` also accepted).
+        ``key_padding_mask (N, S)`` and ``attn_mask (L, S)`` or ``(N*num_heads, L, S)``: bool
+        True = ignore, float = added. ``is_causal`` is a hint: ``attn_mask`` must be given."""
+        if query.dim() not in (2, 3):
+            raise AssertionError(
+                f"query should be unbatched 2D or batched 3D tensor but received "
+                f"{query.dim()}-D query tensor"
+            )
+        batched = query.dim() == 3
+        if batched and self.batch_first:
+            query, key, value = (x.transpose(0, 1) for x in (query, key, value))
+        if not batched:
+            query, key, value = (x.unsqueeze(1) for x in (query, key, value))
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        if is_causal and attn_mask is None:
+            raise RuntimeError(
+                "Need attn_mask if specifying the is_causal hint. You may use the Transformer "
+                "module method `generate_square_subsequent_mask` to create this mask."
+            )
+        L, N, E = query.shape
+        H, hd = self.num_heads, self.head_dim
+        if E != self.embed_dim:
+            raise AssertionError(
+                f"was expecting embedding dimension of {self.embed_dim}, but got {E}"
+            )
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(
+                f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}"
+            )
+        dtype = query.dtype
+        key_padding_mask = _float_mask(key_padding_mask, dtype)
+        attn_mask = _float_mask(attn_mask, dtype)
+        q, k, v = self._project(query, key, value)
+        if attn_mask is not None:
+            if attn_mask.dim() == 2:
+                if tuple(attn_mask.shape) != (L, key.shape[0]):
+                    raise RuntimeError(
+                        f"The shape of the 2D attn_mask is {attn_mask.shape}, but "
+                        f"should be {(L, key.shape[0])}."
+                    )
+                attn_mask = attn_mask.unsqueeze(0)
+            elif attn_mask.dim() == 3:
+                if tuple(attn_mask.shape) != (N * H, L, key.shape[0]):
+                    raise RuntimeError(
+                        f"The shape of the 3D attn_mask is {attn_mask.shape}, but "
+                        f"should be {(N * H, L, key.shape[0])}."
+                    )
+            else:
+                raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+        if self.bias_k is not None:
+            k = _core.cat([k, self.bias_k.expand(1, N, E)], 0)
+            v = _core.cat([v, self.bias_v.expand(1, N, E)], 0)
+            attn_mask = _pad_last(attn_mask)
+            key_padding_mask = _pad_last(key_padding_mask)
+        q = q.reshape(L, N * H, hd).transpose(0, 1)
+        k = k.reshape(k.shape[0], N * H, hd).transpose(0, 1)
+        v = v.reshape(v.shape[0], N * H, hd).transpose(0, 1)
+        if self.add_zero_attn:
+            k = _core.cat([k, _core.zeros(N * H, 1, hd, dtype=dtype)], 1)
+            v = _core.cat([v, _core.zeros(N * H, 1, hd, dtype=dtype)], 1)
+            attn_mask = _pad_last(attn_mask)
+            key_padding_mask = _pad_last(key_padding_mask)
+        S = k.shape[1]
+        if key_padding_mask is not None:
+            if tuple(key_padding_mask.shape) != (N, S):
+                raise AssertionError(
+                    f"expecting key_padding_mask shape of {(N, S)}, but got "
+                    f"{tuple(key_padding_mask.shape)}"
+                )
+            kpm = key_padding_mask.reshape(N, 1, 1, S).expand(N, H, 1, S).reshape(N * H, 1, S)
+            attn_mask = kpm if attn_mask is None else attn_mask + kpm
+        scores = (q * math.sqrt(1.0 / hd)).bmm(k.transpose(1, 2))
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        # the weights PyTorch returns are a plain softmax (NaN on fully masked rows); its
+        # need_weights=False path goes through scaled_dot_product_attention (zeros there)
+        weights = scores.softmax(-1) if need_weights or attn_mask is None else _safe_softmax(scores)
+        p = self.dropout if self.training else 0.0
+        if p > 0.0:  # the returned weights are the dropped ones, as PyTorch's
+            weights = F.dropout(weights, p, True)
+        out = weights.bmm(v).transpose(0, 1).reshape(L * N, E)
+        out = self.out_proj(out).reshape(L, N, E)
+        if batched and self.batch_first:
+            out = out.transpose(0, 1)
+        if not need_weights:
+            return (out if batched else out.squeeze(1)), None
+        weights = weights.reshape(N, H, L, S)
+        if average_attn_weights:
+            weights = weights.mean(1)
+        if not batched:
+            return out.squeeze(1), weights.squeeze(0)
+        return out, weights
+
+
+def _activation(activation):
+    if activation == "relu":
+        return F.relu
+    if activation == "gelu":
+        return F.gelu
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention and a feed-forward block, each with dropout, a residual connection and a
+    layer norm (after the residual, or before the block with ``norm_first``)."""
+
+    __constants__ = ("norm_first",)
+
+    def __init__(
+        self,
+        d_model,
+        nhead,
+        dim_feedforward=2048,
+        dropout=0.1,
+        activation=F.relu,
+        layer_norm_eps=1e-5,
+        batch_first=False,
+        norm_first=False,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
+        )
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        if isinstance(activation, str):
+            activation = _activation(activation)
+        self.activation_relu_or_gelu = (
+            1 if activation is F.relu else 2 if activation is F.gelu else 0
+        )
+        self.activation = activation
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        """One encoder layer over ``src``; masks as ``MultiheadAttention``'s."""
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm2(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
+        x = self.self_attn(
+            x,
+            x,
+            x,
+            attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask,
+            need_weights=False,
+            is_causal=is_causal and attn_mask is not None,
+        )[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerDecoderLayer(Module):
+    """Self-attention over the target, attention over the encoder's ``memory`` and a
+    feed-forward block, each with dropout, a residual connection and a layer norm."""
+
+    __constants__ = ("norm_first",)
+
+    def __init__(
+        self,
+        d_model,
+        nhead,
+        dim_feedforward=2048,
+        dropout=0.1,
+        activation=F.relu,
+        layer_norm_eps=1e-5,
+        batch_first=False,
+        norm_first=False,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw
+        )
+        self.multihead_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, **kw
+        )
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        if isinstance(activation, str):
+            activation = _activation(activation)
+        self.activation = activation
+
+    def forward(
+        self,
+        tgt,
+        memory,
+        tgt_mask=None,
+        memory_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        tgt_is_causal=False,
+        memory_is_causal=False,
+    ):
+        """One decoder layer over ``tgt`` attending to ``memory``."""
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask)
+            x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask)
+            x = x + self._ff_block(self.norm3(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask))
+            x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask))
+            x = self.norm3(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask):
+        x = self.self_attn(
+            x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False
+        )[0]
+        return self.dropout1(x)
+
+    def _mha_block(self, x, mem, attn_mask, key_padding_mask):
+        x = self.multihead_attn(
+            x,
+            mem,
+            mem,
+            attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask,
+            need_weights=False,
+        )[0]
+        return self.dropout2(x)
+
+    def _ff_block(self, x):
+        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+def _clones(module, n):
+    return ModuleList([copy.deepcopy(module) for _ in range(n)])
+
+
+def _why_no_nested_tensor(layer):
+    """PyTorch's reason for not using nested tensors (which ferrograd never does)."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    if layer.norm_first:
+        return f"{name}.norm_first was True"
+    if not layer.self_attn.batch_first:
+        return (
+            f"{name}.self_attn.batch_first was not True"
+            "(use batch_first for better inference performance)"
+        )
+    if not layer.self_attn._qkv_same_embed_dim:
+        return f"{name}.self_attn._qkv_same_embed_dim was not True"
+    if layer.self_attn.in_proj_bias is None:
+        return f"{name}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{name}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{name}.norm1.eps was not equal to {name}.norm2.eps"
+    if layer.self_attn.num_heads % 2 == 1:
+        return f"{name}.self_attn.num_heads is odd"
+    return ""
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` deep copies of ``encoder_layer`` applied in turn, then ``norm``."""
+
+    __constants__ = ("norm",)
+
+    def __init__(
+        self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True
+    ):
+        super().__init__()
+        self.layers = _clones(encoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why_not = _why_no_nested_tensor(encoder_layer)
+        if enable_nested_tensor and why_not:
+            warnings.warn(
+                "enable_nested_tensor is True, but self.use_nested_tensor is False because "
+                + why_not,
+                stacklevel=2,
+            )
+            self.use_nested_tensor = False
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        """The layers over ``src`` (with the same masks), then the final norm if any."""
+        x = src
+        for layer in self.layers:
+            x = layer(
+                x,
+                src_mask=mask,
+                src_key_padding_mask=src_key_padding_mask,
+                is_causal=bool(is_causal),
+            )
+        if self.norm is not None:
+            x = self.norm(x)
+        return x
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` deep copies of ``decoder_layer`` applied in turn, then ``norm``."""
+
+    __constants__ = ("norm",)
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = _clones(decoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(
+        self,
+        tgt,
+        memory,
+        tgt_mask=None,
+        memory_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        tgt_is_causal=None,
+        memory_is_causal=False,
+    ):
+        """The layers over ``tgt`` attending to ``memory``, then the final norm if any."""
+        x = tgt
+        for layer in self.layers:
+            x = layer(
+                x,
+                memory,
+                tgt_mask=tgt_mask,
+                memory_mask=memory_mask,
+                tgt_key_padding_mask=tgt_key_padding_mask,
+                memory_key_padding_mask=memory_key_padding_mask,
+            )
+        if self.norm is not None:
+            x = self.norm(x)
+        return x
