@@ -385,6 +385,27 @@ def run_module(lib, case):
     }
 
 
+def nested(lib):
+    """``TransformerEncoder`` in evaluation without gradients with a key padding mask:
+    PyTorch's nested-tensor path (batch_first, left-aligned padding, no ``mask``) returns
+    zeros at padded positions; other calls return the ordinary outputs there."""
+    lib.manual_seed(0)
+    nn = lib.nn
+    layer = nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, batch_first=True)
+    enc = nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(4)).eval()
+    x = _t(lib, (2, 3, 4), 0.3)
+    left = lib.tensor([[False, False, True], [False, False, False]])
+    not_left = lib.tensor([[False, True, False], [False, False, False]])
+    causal = lib.triu(lib.full((3, 3), float("-inf")), diagonal=1)
+    out = {}
+    with lib.no_grad():
+        out["left"] = _list(enc(x, src_key_padding_mask=left))
+        out["not_left"] = _list(enc(x, src_key_padding_mask=not_left))
+        out["with_mask"] = _list(enc(x, mask=causal, src_key_padding_mask=left))
+    out["grad_enabled"] = _list(enc(x, src_key_padding_mask=left))
+    return out
+
+
 def _error(fn):
     try:
         fn()
@@ -424,4 +445,5 @@ def answers(lib):
     for case in MODULES:
         out["modules"][case[0]] = run_module(lib, case)
     out["errors"] = errors(lib)
+    out["nested"] = nested(lib)
     return out

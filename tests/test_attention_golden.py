@@ -67,6 +67,15 @@ def test_errors_match_pytorch(name):
     assert attention_cases.errors(ferrograd)[name] == GOLDEN["errors"][name]
 
 
+@pytest.mark.parametrize("name", ["left", "not_left", "with_mask", "grad_enabled"])
+def test_encoder_inference_padding_matches_pytorch(name):
+    expected = GOLDEN["nested"][name]
+    got = attention_cases.nested(ferrograd)[name]
+    assert _close(got, expected, 1e-4)
+    if name == "left":  # the padded position of the first sequence is zero
+        assert np.allclose(np.asarray(got).reshape(2, 3, 4)[0, 2], 0.0)
+
+
 def _gradcheck_inputs(shapes):
     gen = np.random.default_rng(3)
     return [ferrograd.from_numpy(gen.standard_normal(s)).requires_grad_() for s in shapes]

@@ -461,8 +461,31 @@ class TransformerEncoder(Module):
             )
             self.use_nested_tensor = False
 
+    def _pads_with_zeros(self, src, mask, key_padding_mask):
+        """Whether PyTorch would run this call on nested tensors (its inference fast path),
+        whose padded positions come back as zeros: evaluation, a batched ``src``, a bool
+        ``src_key_padding_mask`` whose kept positions lead every row, no ``mask``, and no
+        gradient needed from ``src`` or the first layer's parameters."""
+        if not self.use_nested_tensor or key_padding_mask is None or mask is not None:
+            return False
+        first = self.layers[0]
+        if first.training or src.dim() != 3 or key_padding_mask.dtype != _core.bool:
+            return False
+        if self.mask_check:
+            pad = key_padding_mask.to(_core.int64)
+            # left aligned: once a row is padded it stays padded
+            if (pad[:, 1:] < pad[:, :-1]).any().item():
+                return False
+        if _core.is_grad_enabled():
+            if src.requires_grad or any(p.requires_grad for p in first.parameters()):
+                return False
+        return True
+
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
-        """The layers over ``src`` (with the same masks), then the final norm if any."""
+        """The layers over ``src`` (with the same masks), then the final norm if any. In
+        evaluation without gradients, with a left-aligned bool ``src_key_padding_mask`` and
+        no ``mask`` (PyTorch's nested-tensor path), padded positions of the output are 0."""
+        zero_pads = self._pads_with_zeros(src, mask, src_key_padding_mask)
         x = src
         for layer in self.layers:
             x = layer(
@@ -473,6 +496,8 @@ class TransformerEncoder(Module):
             )
         if self.norm is not None:
             x = self.norm(x)
+        if zero_pads:
+            x = x.masked_fill(src_key_padding_mask.unsqueeze(-1), 0.0)
         return x
 
 
