@@ -379,6 +379,10 @@ ERRORS = {
     "bn_stats_2d": lambda lib, t: lib.nn.functional.batch_norm(
         t["x3"], t["rm3"].reshape(1, 3), t["rv3"].reshape(1, 3), training=True
     ),
+    "bn_1d_input": lambda lib, t: lib.nn.functional.batch_norm(t["w5"], None, None, training=True),
+    "bn_1d_input_weight": lambda lib, t: lib.nn.functional.batch_norm(
+        t["w3"], None, None, t["w3"], training=True
+    ),
     "bn1d_4d_input": lambda lib, t: lib.nn.BatchNorm1d(3)(t["x4"].unsqueeze(0)),
     "bn2d_3d_input": lambda lib, t: lib.nn.BatchNorm2d(3)(t["x3"]),
     "bn3d_4d_input": lambda lib, t: lib.nn.BatchNorm3d(3)(t["x4"]),
@@ -394,6 +398,7 @@ ERRORS = {
     "gn_float_groups": lambda lib, t: lib.nn.functional.group_norm(t["g2"], 2.0),
     "gn_integer": lambda lib, t: lib.nn.functional.group_norm(lib.arange(12).reshape(2, 6), 3),
     "gn_mixed_float": lambda lib, t: lib.nn.functional.group_norm(t["g2"], 3, t["w6"].double()),
+    "gn_no_channels": lambda lib, t: lib.nn.functional.group_norm(lib.zeros(2, 0, 3), 1),
     "gn_module_divisible": lambda lib, t: lib.nn.GroupNorm(2, 5),
     "gn_module_channels": lambda lib, t: lib.nn.GroupNorm(3, 6)(t["x3"]),
     "rms_shape": lambda lib, t: lib.nn.functional.rms_norm(t["x3"], (6,)),
@@ -404,6 +409,27 @@ ERRORS = {
     "rms_integer": lambda lib, t: lib.nn.functional.rms_norm(lib.arange(10).reshape(2, 5), (5,)),
     "rms_int_shape": lambda lib, t: lib.nn.functional.rms_norm(t["x3"], 5),
 }
+
+
+# calls on empty inputs: (name, function of lib) giving an empty result
+EMPTY = {
+    "ln_no_rows": lambda lib: lib.nn.functional.layer_norm(lib.zeros(0, 5), (5,)),
+    "ln_empty_rows": lambda lib: lib.nn.functional.layer_norm(lib.zeros(2, 0), (0,)),
+    "bn_no_samples": lambda lib: lib.nn.functional.batch_norm(
+        lib.zeros(0, 3, 2), None, None, training=True
+    ),
+    "bn_no_samples_eval": lambda lib: lib.nn.functional.batch_norm(
+        lib.zeros(0, 3), lib.zeros(3), lib.ones(3)
+    ),
+    "gn_no_samples": lambda lib: lib.nn.functional.group_norm(lib.zeros(0, 4, 2), 2),
+    "rms_no_rows": lambda lib: lib.nn.functional.rms_norm(lib.zeros(0, 4), (4,)),
+}
+
+
+def run_empty(lib, name):
+    """The shape and dtype of a call on an empty input."""
+    out = EMPTY[name](lib)
+    return [list(out.shape), str(out.dtype)]
 
 
 def run_error(lib, name):
@@ -430,4 +456,5 @@ def answers(lib):
         "models": run_models(lib),
         "checkpoints": run_checkpoints(lib),
         "errors": {name: run_error(lib, name) for name in ERRORS},
+        "empty": {name: run_empty(lib, name) for name in EMPTY},
     }

@@ -118,3 +118,8 @@ def test_running_statistics_are_updated_in_place():
     assert (mean._version, var._version) == before
     assert mean.tolist() == pytest.approx([0.15, 0.1, 0.4])
     assert var.tolist() == pytest.approx([0.95, 1.1, 1.1])
+
+
+@pytest.mark.parametrize("name", sorted(norm_cases.EMPTY))
+def test_empty_inputs_as_pytorch(name):
+    assert norm_cases.run_empty(ferrograd, name) == GOLDEN["empty"][name]

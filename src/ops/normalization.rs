@@ -1201,6 +1201,12 @@ impl Tensor {
         eps: f64,
     ) -> Result<Tensor> {
         check_batch_norm(self, (weight, bias), (running_mean, running_var), training)?;
+        if self.dim() < 2 {
+            // (PyTorch's parameter checks count 0 channels here, then it reads size(1))
+            return Err(Error::index(
+                "Dimension out of range (expected to be in range of [-1, 0], but got 1)",
+            ));
+        }
         let geometry = channel_geometry(self);
         let (n, _, l) = geometry;
         let count = n * l;
@@ -1493,6 +1499,11 @@ impl Tensor {
         }
         let geometry = channel_geometry(self);
         let (n, c, _) = geometry;
+        if c == 0 {
+            return Err(Error::runtime(
+                "Expected number of channels to be greater than 0, got 0",
+            ));
+        }
         if num_groups == 0 || c % num_groups != 0 {
             return Err(Error::runtime(format!(
                 "Expected number of channels in input to be divisible by num_groups, but got input of shape {} and num_groups={num_groups}",
