@@ -426,6 +426,24 @@ EMPTY = {
 }
 
 
+# gradients through empty inputs: (name, input shape, parameter size, function of x, w, b)
+EMPTY_GRADS = [
+    ("ln", (0, 5), 5, lambda F, x, w, b: F.layer_norm(x, (5,), w, b)),
+    ("bn", (0, 3, 2), 3, lambda F, x, w, b: F.batch_norm(x, None, None, w, b, training=True)),
+    ("gn", (0, 4, 2), 4, lambda F, x, w, b: F.group_norm(x, 2, w, b)),
+    ("rms", (0, 4), 4, lambda F, x, w, b: F.rms_norm(x, (4,), w) + b),
+]
+
+
+def run_empty_grads(lib, case):
+    """The input's gradient shape and the weight's and bias's gradients (zeros)."""
+    _, shape, size, fn = case
+    x = lib.zeros(*shape).requires_grad_()
+    w, b = lib.ones(size).requires_grad_(), lib.zeros(size).requires_grad_()
+    fn(lib.nn.functional, x, w, b).sum().backward()
+    return [list(x.grad.shape), w.grad.tolist(), b.grad.tolist()]
+
+
 def run_empty(lib, name):
     """The shape and dtype of a call on an empty input."""
     out = EMPTY[name](lib)
@@ -457,4 +475,5 @@ def answers(lib):
         "checkpoints": run_checkpoints(lib),
         "errors": {name: run_error(lib, name) for name in ERRORS},
         "empty": {name: run_empty(lib, name) for name in EMPTY},
+        "empty_grads": {c[0]: run_empty_grads(lib, c) for c in EMPTY_GRADS},
     }

@@ -123,3 +123,8 @@ def test_running_statistics_are_updated_in_place():
 @pytest.mark.parametrize("name", sorted(norm_cases.EMPTY))
 def test_empty_inputs_as_pytorch(name):
     assert norm_cases.run_empty(ferrograd, name) == GOLDEN["empty"][name]
+
+
+@pytest.mark.parametrize("case", norm_cases.EMPTY_GRADS, ids=lambda c: c[0])
+def test_gradients_through_empty_inputs_as_pytorch(case):
+    assert norm_cases.run_empty_grads(ferrograd, case) == GOLDEN["empty_grads"][case[0]]

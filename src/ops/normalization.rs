@@ -857,7 +857,7 @@ impl Tensor {
                     return Ok(tie(grads, &involved, "NativeLayerNormBackwardBackward0"));
                 }
                 let (mean, rstd) = (ctx.saved(2).to_f64_vec(), ctx.saved(3).to_f64_vec());
-                let (rows, n) = (mean.len(), x.numel().checked_div(mean.len()).unwrap_or(0));
+                let (rows, n) = (mean.len(), x.shape()[x.dim() - k..].iter().product());
                 with_float!(x.dtype(), T => {
                     let wv = param::<T>(w);
                     let (gx, gw, gb) = with_elements(g, |g: &[T]| {
@@ -1116,7 +1116,11 @@ fn batch_norm_backward_kernel<T: Real>(
             false => channel_affine(g, None, geometry, (&k1, &k2, &k3)),
         }
     });
-    let gw = needs[1].then(|| sgx.iter().zip(invstd).map(|(s, i)| s * i).collect());
+    // (an empty batch has no statistics, NaN here: its weight gradient is 0, as PyTorch's)
+    let gw = needs[1].then(|| match count == 0.0 {
+        true => vec![0.0; c],
+        false => sgx.iter().zip(invstd).map(|(s, i)| s * i).collect(),
+    });
     (gx, gw, needs[2].then_some(sg))
 }
 
@@ -1472,7 +1476,10 @@ fn group_norm_backward_kernel<T: Real>(
         gx
     });
     let per_channel = |f: &dyn Fn(usize, usize) -> f64| -> Vec<f64> {
-        (0..c).map(|ch| (0..n).map(|s| f(s, ch)).sum()).collect()
+        // (folded from +0: an empty batch gives 0, where `sum` would give -0)
+        (0..c)
+            .map(|ch| (0..n).fold(0.0, |acc, s| acc + f(s, ch)))
+            .collect()
     };
     let gw = needs[1]
         .then(|| per_channel(&|s, ch| sums[s * c + ch][1] * rstd[s * groups + ch / per_group]));
