@@ -97,6 +97,7 @@ __all__ = [
     "convolution",
     "im2col",
     "max_pool2d_with_indices",
+    "upsample",
     "arange",
     "backward",
     "batch_norm",
@@ -1718,3 +1719,12 @@ def col2im(
     stride: Sequence[builtins.int],
 ) -> Tensor:
     """Columns summed back into images, `F.fold` (`Col2ImBackward0`)."""
+def upsample(
+    input: Tensor,
+    output_size: Sequence[builtins.int],
+    mode: builtins.str,
+    align_corners: builtins.bool,
+    scales: Sequence[builtins.float] | None = None,
+) -> Tensor:
+    """Resampling of the last 1 or 2 dims, `F.interpolate`'s kernels
+    (`UpsampleNearest2DBackward0`, `UpsampleBilinear2DBackward0`, ...)."""

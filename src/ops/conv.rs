@@ -25,6 +25,7 @@ use crate::core::error::{Error, Result};
 use crate::core::layout::fmt_shape;
 use crate::core::tensor::Tensor;
 use crate::cpu::parallel;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// Multiply-adds of a product below which it runs on one thread.
@@ -206,6 +207,9 @@ pub(crate) trait ConvElement: Float + BufferElement + Default {
         c: &mut [Self],
         threads: usize,
     );
+
+    /// This thread's spare scratch buffers (see [`Scratch`]).
+    fn spare() -> &'static std::thread::LocalKey<RefCell<[Vec<Self>; 4]>>;
 }
 
 /// [`ConvElement::gemm`] through the `gemm` crate.
@@ -258,6 +262,13 @@ unsafe fn crate_gemm<T: ConvElement>(
 }
 
 impl ConvElement for f64 {
+    fn spare() -> &'static std::thread::LocalKey<RefCell<[Vec<f64>; 4]>> {
+        thread_local! {
+            static SPARE: RefCell<[Vec<f64>; 4]> = const { RefCell::new([const { Vec::new() }; 4]) };
+        }
+        &SPARE
+    }
+
     unsafe fn gemm(
         m: usize,
         n: usize,
@@ -279,6 +290,13 @@ impl ConvElement for f64 {
 }
 
 impl ConvElement for f32 {
+    fn spare() -> &'static std::thread::LocalKey<RefCell<[Vec<f32>; 4]>> {
+        thread_local! {
+            static SPARE: RefCell<[Vec<f32>; 4]> = const { RefCell::new([const { Vec::new() }; 4]) };
+        }
+        &SPARE
+    }
+
     unsafe fn gemm(
         m: usize,
         n: usize,
@@ -540,8 +558,14 @@ fn expand<T: Copy>(exact: &[T], rows: usize, g: &ConvGeometry, wide: &mut [T]) {
     }
 }
 
-/// Buffers a task reuses for its images.
-struct Scratch<T> {
+/// Scratch buffers larger than this (in bytes, all four) go back to the allocator instead of
+/// being kept for the thread's next convolution.
+const SPARE_BYTES: usize = 16 << 20;
+
+/// Buffers a task reuses for its images, taken from (and given back to) the thread's spares,
+/// so a convolution neither allocates nor zeroes them again (only the padded image's borders
+/// and the wide grid's junk columns must start zero).
+struct Scratch<T: ConvElement> {
     /// im2col of one group.
     cols: Vec<T>,
     /// The zero-padded image of one group (borders always zero).
@@ -567,11 +591,26 @@ impl<T: ConvElement> Scratch<T> {
         } else {
             (rows * g.small_plane(), 0, 0)
         };
+        let [mut c, mut p, mut w, mut q] =
+            T::spare().with(|s| std::mem::take(&mut *s.borrow_mut()));
+        for (v, n) in [
+            (&mut c, cols),
+            (&mut p, padded),
+            (&mut w, wide),
+            (&mut q, cs * rows),
+        ] {
+            if v.len() < n {
+                v.resize(n, T::ZERO);
+            }
+            v.truncate(n);
+        }
+        p.fill(T::ZERO);
+        w.fill(T::ZERO);
         Scratch {
-            cols: vec![T::ZERO; cols],
-            padded: vec![T::ZERO; padded],
-            wide: vec![T::ZERO; wide],
-            part: vec![T::ZERO; cs * rows],
+            cols: c,
+            padded: p,
+            wide: w,
+            part: q,
         }
     }
 
@@ -582,6 +621,21 @@ impl<T: ConvElement> Scratch<T> {
         } else {
             pad_into(xg, cb, g, &mut self.padded);
             &self.padded
+        }
+    }
+}
+
+impl<T: ConvElement> Drop for Scratch<T> {
+    fn drop(&mut self) {
+        let bufs = [
+            std::mem::take(&mut self.cols),
+            std::mem::take(&mut self.padded),
+            std::mem::take(&mut self.wide),
+            std::mem::take(&mut self.part),
+        ];
+        let elements: usize = bufs.iter().map(|b| b.capacity()).sum();
+        if elements * std::mem::size_of::<T>() <= SPARE_BYTES {
+            T::spare().with(|s| *s.borrow_mut() = bufs);
         }
     }
 }
@@ -677,7 +731,9 @@ fn up_kernel<T: ConvElement>(y: &[T], w: &[T], bias: Option<&[T]>, g: &ConvGeome
         let mut s = Scratch::<T>::new(g);
         for (k, n) in images.enumerate() {
             let out = &mut out[k * per_image..(k + 1) * per_image];
-            if !g.is_pointwise() {
+            let copied_in = g.is_pointwise() || (g.is_wide() && g.padding != [0, 0]);
+            if !copied_in {
+                // col2im adds into the image (the padded path copies its result in)
                 out.fill(T::ZERO);
             }
             for grp in 0..g.groups {
@@ -720,7 +776,9 @@ fn up_kernel<T: ConvElement>(y: &[T], w: &[T], bias: Option<&[T]>, g: &ConvGeome
 
 /// `weight`: `Σ_n small_g @ im2col(big_g)ᵀ` per group, as `(C_small, rows)`: images summed
 /// in fixed chunks, in parallel, and the chunks' sums added in order (the same bits whatever
-/// the thread count).
+/// the thread count). Each product is taken transposed, `im2col(big_g) @ small_gᵀ`
+/// (`rows × C_small`): the tall side then fills the matrix kernel's rows and the few
+/// channels its columns.
 fn weight_kernel<T: ConvElement>(x: &[T], y: &[T], g: &ConvGeometry) -> Vec<T> {
     let (cb, cs) = (g.big_channels / g.groups, g.small_channels / g.groups);
     let (lb, ls, rows, lw) = (
@@ -749,8 +807,8 @@ fn weight_kernel<T: ConvElement>(x: &[T], y: &[T], g: &ConvGeometry) -> Vec<T> {
                 let target = if first { &mut dst[..] } else { &mut part[..] };
                 // SAFETY (each product): dense operands of the sizes given
                 if g.is_pointwise() {
-                    let (a, b) = (Mat::rows(yg, ls), Mat::transposed(xg, ls));
-                    unsafe { T::gemm(cs, rows, ls, a, b, target, threads) };
+                    let (a, b) = (Mat::rows(xg, ls), Mat::transposed(yg, ls));
+                    unsafe { T::gemm(rows, cs, ls, a, b, target, threads) };
                 } else if g.is_wide() {
                     let mut cols = std::mem::take(&mut s.cols);
                     im2col_wide(s.padded_source(xg, cb, g), cb, g, &mut cols);
@@ -761,13 +819,13 @@ fn weight_kernel<T: ConvElement>(x: &[T], y: &[T], g: &ConvGeometry) -> Vec<T> {
                     } else {
                         yg
                     };
-                    let (a, b) = (Mat::rows(yw, lw), Mat::transposed(&cols, lw));
-                    unsafe { T::gemm(cs, rows, lw, a, b, target, threads) };
+                    let (a, b) = (Mat::rows(&cols, lw), Mat::transposed(yw, lw));
+                    unsafe { T::gemm(rows, cs, lw, a, b, target, threads) };
                     s.cols = cols;
                 } else {
                     im2col(xg, cb, g, &mut s.cols);
-                    let (a, b) = (Mat::rows(yg, ls), Mat::transposed(&s.cols, ls));
-                    unsafe { T::gemm(cs, rows, ls, a, b, target, threads) };
+                    let (a, b) = (Mat::rows(&s.cols, ls), Mat::transposed(yg, ls));
+                    unsafe { T::gemm(rows, cs, ls, a, b, target, threads) };
                 }
                 if !first {
                     dst.iter_mut().zip(&part).for_each(|(d, p)| *d += *p);
@@ -788,11 +846,23 @@ fn weight_kernel<T: ConvElement>(x: &[T], y: &[T], g: &ConvGeometry) -> Vec<T> {
             task(chunk, acc, inner);
         }
     }
-    let mut sum = partial[..size].to_vec();
-    for part in partial[size..].chunks(size) {
+    let (sum, parts) = partial.split_at_mut(size);
+    for part in parts.chunks(size) {
         sum.iter_mut().zip(part).for_each(|(s, p)| *s += *p);
     }
-    sum
+    // each group's (rows × cs) sum, transposed into the weight's (cs × rows)
+    let mut weight = vec![T::ZERO; size];
+    for (w, t) in weight
+        .chunks_exact_mut(cs * rows)
+        .zip(sum.chunks_exact(cs * rows))
+    {
+        for (r, line) in t.chunks_exact(cs).enumerate() {
+            for (o, &v) in line.iter().enumerate() {
+                w[o * rows + r] = v;
+            }
+        }
+    }
+    weight
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1292,8 +1362,9 @@ impl super::pooling::Adjoint for Im2Col {
         crate::with_float!(y.dtype(), T => {
             let out = slice_of(&y, |ys: &[T]| {
                 let lb = g.big_channels * g.big_plane();
-                let mut out = vec![T::ZERO; g.batch * lb];
+                let mut out = crate::core::pool::buffer::<T>(g.batch * lb);
                 for_each_image(&mut out, g.batch, g.batch * per, |images, block, _| {
+                    block.fill(T::ZERO);
                     for (k, n) in images.enumerate() {
                         let dst = &mut block[k * lb..(k + 1) * lb];
                         col2im(&ys[n * per..(n + 1) * per], g.big_channels, &g, dst)

@@ -27,7 +27,7 @@
 //! | `adaptive` | adaptive-rate optimizer updates: `RMSprop`, `Adagrad`, `Adadelta`, `Adamax` |
 //! | `decomposition` | `svdvals` (one-sided Jacobi SVD): the spectral and nuclear norms |
 //! | `recurrent` | one node per recurrent cell: `lstm_cell`, `gru_cell`, `rnn_cell` |
-//! | `conv` / `pooling` | `convolution` (1-D/2-D, transposed, groups), `unfold`/`fold` / `max_pool2d`, `avg_pool2d`, adaptive pools |
+//! | `conv` / `pooling` / `upsample` | `convolution` (1-D/2-D, transposed, groups), `unfold`/`fold` / `max_pool2d`, `avg_pool2d`, adaptive pools / `interpolate` |
 //! | `optim` | optimizer updates outside autograd: `SGD`, `Adam`/`AdamW` |
 
 pub mod activation;
@@ -59,6 +59,7 @@ pub(crate) mod stl;
 pub(crate) mod strided;
 pub mod subscript;
 pub mod triangular;
+pub mod upsample;
 pub mod view;
 
 pub use arithmetic::{BinaryOp, Operand};

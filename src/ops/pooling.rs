@@ -146,8 +146,10 @@ impl Adjoint for PlaneGather {
         crate::with_float!(y.dtype(), T => {
             let out = slice_of(&y, |ys: &[T]| {
                 slice_of(&self.indices, |idx: &[i64]| {
-                    let mut out = vec![T::ZERO; planes * lin];
+                    // a recycled buffer, zeroed by each unit (no fresh pages)
+                    let mut out = crate::core::pool::buffer::<T>(planes * lin);
                     for_each_planes(&mut out, lin, ys.len(), |p0, block| {
+                        block.fill(T::ZERO);
                         for (q, plane) in block.chunks_exact_mut(lin).enumerate() {
                             let p = p0 + q;
                             let (g, at) = (&ys[p * lout..(p + 1) * lout], &idx[p * lout..(p + 1) * lout]);
@@ -418,70 +420,183 @@ impl Pick for f64 {
     }
 }
 
-/// The indices of a max pool's maxima, per plane.
-fn max_pool_indices<T: Pick>(xs: &[T], planes: usize, [ay, ax]: [Axis; 2]) -> Vec<i64> {
-    let (lin, lout) = (ay.input * ax.input, ay.output * ax.output);
+/// A max pool's windows along the rows and the columns of the output.
+struct MaxWindows {
+    ay: Axis,
+    ax: Axis,
+    /// Per output row: its first and end input rows (step `ay.dilation`).
+    rows: Vec<(usize, usize)>,
+    /// Per output column: its first input column inside the image.
+    first_cols: Vec<usize>,
+    /// Per column tap: its offset from `ox·stride`, and the output columns it lands inside
+    /// the image for.
+    taps: Vec<(isize, usize, usize)>,
+}
+
+impl MaxWindows {
+    fn new([ay, ax]: [Axis; 2]) -> MaxWindows {
+        let taps = (0..ax.kernel)
+            .map(|k| {
+                let offset = (k * ax.dilation) as isize - ax.padding as isize;
+                let (lo, hi) = super::conv::inside(offset, ax.stride, ax.input, ax.output);
+                (offset, lo, hi)
+            })
+            .collect();
+        MaxWindows {
+            ay,
+            ax,
+            rows: (0..ay.output).map(|o| ay.taps(o)).collect(),
+            first_cols: (0..ax.output).map(|o| ax.taps(o).0).collect(),
+            taps,
+        }
+    }
+}
+
+/// The maxima and their flat indices for whole planes (`xs` holds them, `vals`/`idx` their
+/// outputs): taps in each window's row-major order, each over a whole output row, updating the
+/// row's best values (in `vals`) and indices by selects, not branches on the data (which
+/// vectorize).
+#[inline(always)]
+fn max_planes<T: Pick>(
+    xs: &[T],
+    m: &MaxWindows,
+    vals: &mut [T],
+    idx: &mut [i64],
+    scratch: &mut [T],
+) {
+    let (ay, ax) = (m.ay, m.ax);
     let (w, ow) = (ax.input, ax.output);
-    let rows: Vec<(usize, usize)> = (0..ay.output).map(|o| ay.taps(o)).collect();
-    let first_cols: Vec<usize> = (0..ow).map(|o| ax.taps(o).0).collect();
-    // per column tap: its offset from `ox·stride` and the outputs it lands inside the image for
-    let taps: Vec<(isize, usize, usize)> = (0..ax.kernel)
-        .map(|k| {
-            let offset = (k * ax.dilation) as isize - ax.padding as isize;
-            let (lo, hi) = super::conv::inside(offset, ax.stride, w, ow);
-            (offset, lo, hi)
-        })
-        .collect();
-    let mut idx = vec![0i64; planes * lout];
-    for_each_planes(&mut idx, lout, planes * lin, |p0, block| {
-        let mut best = vec![T::neg_infinity(); ow];
-        let mut scratch = vec![T::ZERO; ow];
-        for (q, out) in block.chunks_exact_mut(lout).enumerate() {
-            let plane = &xs[(p0 + q) * lin..(p0 + q + 1) * lin];
-            for (line, &(y0, y1)) in out.chunks_exact_mut(ow).zip(&rows) {
-                // taps in the window's row-major order, each over the whole output row: the
-                // updates are selects, not branches on the data
-                best.fill(T::neg_infinity());
-                for (o, &x0) in line.iter_mut().zip(&first_cols) {
-                    *o = (y0 * w + x0) as i64;
-                }
-                let mut y = y0;
-                while y < y1 {
-                    let src = &plane[y * w..(y + 1) * w];
-                    for &(offset, lo, hi) in &taps {
-                        if lo >= hi {
-                            continue;
-                        }
-                        let n = hi - lo;
-                        let first = ((lo * ax.stride) as isize + offset) as usize;
-                        let vals = &mut scratch[..n];
+    let (lin, lout) = (ay.input * w, ay.output * ow);
+    for (q, (vals, idx)) in vals
+        .chunks_exact_mut(lout)
+        .zip(idx.chunks_exact_mut(lout))
+        .enumerate()
+    {
+        let plane = &xs[q * lin..(q + 1) * lin];
+        let lines = vals.chunks_exact_mut(ow).zip(idx.chunks_exact_mut(ow));
+        for ((best, at), &(y0, y1)) in lines.zip(&m.rows) {
+            best.fill(T::neg_infinity());
+            for (o, &x0) in at.iter_mut().zip(&m.first_cols) {
+                *o = (y0 * w + x0) as i64;
+            }
+            let mut y = y0;
+            while y < y1 {
+                let src = &plane[y * w..(y + 1) * w];
+                for &(offset, lo, hi) in &m.taps {
+                    if lo >= hi {
+                        continue;
+                    }
+                    let n = hi - lo;
+                    let first = ((lo * ax.stride) as isize + offset) as usize;
+                    let taken: &[T] = if ax.stride == 1 {
+                        &src[first..first + n]
+                    } else {
                         let span = &src[first..first + (n - 1) * ax.stride + 1];
-                        for (v, &x) in vals.iter_mut().zip(span.iter().step_by(ax.stride)) {
+                        for (v, &x) in scratch[..n].iter_mut().zip(span.iter().step_by(ax.stride)) {
                             *v = x;
                         }
-                        let row_at = (y * w + first) as i64;
-                        let step = ax.stride as i64;
-                        let (b, at) = (&mut best[lo..hi], &mut line[lo..hi]);
-                        for k in 0..n {
-                            let v = vals[k];
-                            let take = (v > b[k]) | v.is_nan();
-                            b[k] = T::pick(take, v, b[k]);
-                            let mask = -(take as i64);
-                            at[k] = ((row_at + k as i64 * step) & mask) | (at[k] & !mask);
-                        }
+                        &scratch[..n]
+                    };
+                    let row_at = (y * w + first) as i64;
+                    let step = ax.stride as i64;
+                    let (b, a) = (&mut best[lo..hi], &mut at[lo..hi]);
+                    for (k, ((b, a), &v)) in b.iter_mut().zip(a.iter_mut()).zip(taken).enumerate() {
+                        let take = (v > *b) | v.is_nan();
+                        *b = T::pick(take, v, *b);
+                        let mask = -(take as i64);
+                        *a = ((row_at + k as i64 * step) & mask) | (*a & !mask);
                     }
-                    y += ay.dilation;
                 }
+                y += ay.dilation;
             }
         }
+    }
+}
+
+/// [`max_planes`] compiled for AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+fn max_planes_512<T: Pick>(
+    xs: &[T],
+    m: &MaxWindows,
+    vals: &mut [T],
+    idx: &mut [i64],
+    scratch: &mut [T],
+) {
+    max_planes(xs, m, vals, idx, scratch)
+}
+
+/// [`max_planes`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn max_planes_256<T: Pick>(
+    xs: &[T],
+    m: &MaxWindows,
+    vals: &mut [T],
+    idx: &mut [i64],
+    scratch: &mut [T],
+) {
+    max_planes(xs, m, vals, idx, scratch)
+}
+
+/// The widest vector instructions this CPU has: 2 for AVX-512, 1 for AVX2 with FMA, else 0.
+fn simd_level() -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static LEVEL: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
+        *LEVEL.get_or_init(|| {
+            let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
+            let avx512 = is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512vl")
+                && is_x86_feature_detected!("avx512dq");
+            if avx2 && avx512 {
+                2
+            } else {
+                u8::from(avx2)
+            }
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    0
+}
+
+/// A pointer to an output whose disjoint blocks parallel units write.
+struct Shared<T>(*mut T);
+// SAFETY: only used to hand disjoint blocks of one `&mut [T]` to the units of one parallel call
+unsafe impl<T: Send> Send for Shared<T> {}
+unsafe impl<T: Send> Sync for Shared<T> {}
+
+/// A max pool's values and indices over `planes` planes of `xs`.
+fn max_pool_kernel<T: Pick>(xs: &[T], planes: usize, axes: [Axis; 2]) -> (Vec<T>, Vec<i64>) {
+    let m = MaxWindows::new(axes);
+    let (lin, lout) = (m.ay.input * m.ax.input, m.ay.output * m.ax.output);
+    let mut vals = crate::core::pool::buffer::<T>(planes * lout);
+    let mut idx = vec![0i64; planes * lout];
+    let out = Shared(vals.as_mut_ptr());
+    let level = simd_level();
+    for_each_planes(&mut idx, lout, planes * lin, |p0, block| {
+        let out = &out;
+        // SAFETY: the units' plane ranges are disjoint, inside `vals`, which outlives the call
+        let vals = unsafe { std::slice::from_raw_parts_mut(out.0.add(p0 * lout), block.len()) };
+        let xs = &xs[p0 * lin..];
+        let mut scratch = vec![T::ZERO; m.ax.output];
+        match level {
+            // SAFETY: the CPU has the features (checked by `simd_level`)
+            #[cfg(target_arch = "x86_64")]
+            2 => unsafe { max_planes_512(xs, &m, vals, block, &mut scratch) },
+            #[cfg(target_arch = "x86_64")]
+            1 => unsafe { max_planes_256(xs, &m, vals, block, &mut scratch) },
+            _ => max_planes(xs, &m, vals, block, &mut scratch),
+        }
     });
-    idx
+    (vals, idx)
 }
 
 /// The value of a max pool (or adaptive max pool) from its indices, recorded under `names`.
 fn gather_op(
     x: &Tensor,
     indices: Vec<i64>,
+    values: Option<Tensor>,
     out_size: [usize; 2],
     names: (&'static str, &'static str),
 ) -> Result<(Tensor, Tensor)> {
@@ -493,7 +608,10 @@ fn gather_op(
         out_shape,
         names,
     };
-    let values = map.apply(x)?;
+    let values = match values {
+        Some(v) => v,
+        None => map.apply(x)?,
+    };
     let values = linear_op(Arc::new(map), x, false, Some(values))?;
     Ok((values, indices))
 }
@@ -511,10 +629,15 @@ impl Tensor {
         require_float(self, "max_pool2d")?;
         let x = dense(self);
         let planes = planes_of(self.shape());
-        let indices = crate::with_float!(x.dtype(), T => slice_of(&x, |xs: &[T]| max_pool_indices(xs, planes, axes)));
+        let out_shape = with_plane(self.shape(), [axes[0].output, axes[1].output]);
+        let (values, indices) = crate::with_float!(x.dtype(), T => {
+            let (v, i) = slice_of(&x, |xs: &[T]| max_pool_kernel(xs, planes, axes));
+            (Tensor::from_vec(v, &out_shape)?, i)
+        });
         gather_op(
             self,
             indices,
+            Some(values),
             [axes[0].output, axes[1].output],
             (
                 "MaxPool2DWithIndicesBackward0",
@@ -579,6 +702,7 @@ impl Tensor {
         gather_op(
             self,
             indices,
+            None,
             [oh, ow],
             (
                 "AdaptiveMaxPool2DBackward0",
@@ -725,8 +849,10 @@ impl Adjoint for AvgPool {
         crate::with_float!(y.dtype(), T => {
             let out = slice_of(&y, |ys: &[T]| {
                 let planes = planes_of(&self.in_shape);
-                let mut out = vec![T::ZERO; planes * lin];
+                // a recycled buffer, zeroed by each unit (no fresh pages)
+                    let mut out = crate::core::pool::buffer::<T>(planes * lin);
                 for_each_planes(&mut out, lin, planes * lout, |p0, block| {
+                    block.fill(T::ZERO);
                     for (q, plane) in block.chunks_exact_mut(lin).enumerate() {
                         let g = &ys[(p0 + q) * lout..(p0 + q + 1) * lout];
                         for oy in 0..ay.output {
@@ -810,8 +936,10 @@ impl Adjoint for AdaptiveAvgPool {
         crate::with_float!(y.dtype(), T => {
             let out = slice_of(&y, |ys: &[T]| {
                 let planes = planes_of(&self.in_shape);
-                let mut out = vec![T::ZERO; planes * lin];
+                // a recycled buffer, zeroed by each unit (no fresh pages)
+                    let mut out = crate::core::pool::buffer::<T>(planes * lin);
                 for_each_planes(&mut out, lin, planes * lout, |p0, block| {
+                    block.fill(T::ZERO);
                     for (q, plane) in block.chunks_exact_mut(lin).enumerate() {
                         let g = &ys[(p0 + q) * lout..(p0 + q + 1) * lout];
                         for oy in 0..oh {

@@ -1,12 +1,13 @@
 //! Bindings of convolution, pooling and sliding blocks: `_core.convolution`,
 //! `_core.max_pool2d_with_indices`, `_core.avg_pool2d`, `_core.adaptive_avg_pool2d`,
-//! `_core.adaptive_max_pool2d`, `_core.im2col`, `_core.col2im`, `_core.upsample_nearest`,
-//! `_core.upsample_linear` (wrapped by `nn.functional`, which parses PyTorch's arguments).
+//! `_core.adaptive_max_pool2d`, `_core.im2col`, `_core.col2im`, `_core.upsample` (wrapped by
+//! `nn.functional`, which parses PyTorch's arguments).
 
 use super::run;
 use super::tensor::{to_object, PyTensor};
 use crate::ops::conv::ConvOptions;
 use crate::ops::pooling::PoolOptions;
+use crate::ops::upsample::Resample;
 use pyo3::prelude::*;
 
 /// PyTorch's `torch.convolution` (`ConvolutionBackward0`).
@@ -150,6 +151,33 @@ fn col2im(
     )
 }
 
+/// `upsample_*` (`F.interpolate`'s kernels): `mode` is `nearest`, `nearest-exact`, `linear`
+/// or `bilinear` (`UpsampleNearest2DBackward0`, ...).
+#[pyfunction]
+#[pyo3(signature = (input, output_size, mode, align_corners, scales=None))]
+fn upsample(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    output_size: Vec<i64>,
+    mode: &str,
+    align_corners: bool,
+    scales: Option<Vec<f64>>,
+) -> PyResult<Py<PyAny>> {
+    let Some(resample) = Resample::parse(mode) else {
+        return Err(pyo3::exceptions::PyNotImplementedError::new_err(format!(
+            "upsample: unknown mode {mode}"
+        )));
+    };
+    to_object(
+        py,
+        run(|| {
+            input
+                .inner
+                .upsample(&output_size, resample, align_corners, scales.as_deref())
+        })?,
+    )
+}
+
 /// Registers the functions in `_core`.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convolution, m)?)?;
@@ -159,5 +187,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(adaptive_max_pool2d, m)?)?;
     m.add_function(wrap_pyfunction!(im2col, m)?)?;
     m.add_function(wrap_pyfunction!(col2im, m)?)?;
+    m.add_function(wrap_pyfunction!(upsample, m)?)?;
     Ok(())
 }

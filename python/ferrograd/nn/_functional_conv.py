@@ -5,6 +5,7 @@ with PyTorch's signatures, defaults, errors and recorded nodes: the work is one 
 ``Col2ImBackward0``); unbatched inputs and the 1-D pools go through ``unsqueeze``/``squeeze``
 around it, as PyTorch composes them."""
 
+import math
 import warnings
 
 from .. import _core
@@ -360,6 +361,129 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                         _pair(padding), _pair(stride))
 
 
+# ---------------------------------------------------------------------------------------------
+# resampling
+# ---------------------------------------------------------------------------------------------
+
+_INTERPOLATING = "linear | bilinear | bicubic | trilinear"
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+# the modes and input dims each kernel serves
+_RESAMPLE = {("nearest", 3), ("nearest", 4), ("nearest-exact", 3), ("nearest-exact", 4),
+             ("linear", 3), ("bilinear", 4)}
+# the input dims PyTorch's interpolating modes need
+_MODE_DIMS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resamples the spatial dims of ``(N, C, L)`` or ``(N, C, H, W)`` to ``size`` or by
+    ``scale_factor``: ``nearest``, ``nearest-exact``, ``linear`` (3-D), ``bilinear`` (4-D,
+    ``align_corners``), ``area`` (an adaptive average pool), with PyTorch's source-index rules
+    (``UpsampleNearest2DBackward0``, ``UpsampleBilinear2DBackward0``, ...)."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError(
+                "align_corners option can only be set with the interpolating modes: "
+                + _INTERPOLATING
+            )
+    elif align_corners is None:
+        align_corners = False
+    dims = input.dim() - 2
+    spatial = list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    scales = None
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != dims:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {spatial} and output size of {size}. "
+                    "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output "
+                    "size in (o1, o2, ...,oK) format."
+                )
+            output_size = [int(s) for s in size]
+        else:
+            output_size = [int(size)] * dims
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dims:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, "
+                    f"but got input with spatial dimensions of {spatial} and scale_factor of "
+                    f"shape {scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) "
+                    "format and scale_factor in (s1, s2, ...,sK) format."
+                )
+            scales = [float(s) for s in scale_factor]
+        else:
+            scales = [float(scale_factor)] * dims
+        output_size = None
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        output_size = [math.floor(float(spatial[i]) * scales[i]) for i in range(dims)]
+        scales = None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError(
+            "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and "
+            "requires a 4-D tensor as input"
+        )
+    if output_size is None:
+        # PyTorch's compute_output_size: the input size times the factor, rounded down
+        output_size = [math.floor(spatial[i] * scales[i]) for i in range(dims)]
+    if (mode, input.dim()) in _RESAMPLE:
+        if antialias:
+            raise NotImplementedError("ferrograd's interpolate has no antialias")
+        return _core.upsample(input, output_size, mode, bool(align_corners), scales)
+    if mode == "area" and input.dim() in (3, 4):
+        pool = adaptive_avg_pool1d if input.dim() == 3 else adaptive_avg_pool2d
+        return pool(input, output_size)
+    if mode in _MODE_DIMS and input.dim() in (3, 4, 5):
+        raise NotImplementedError(
+            f"Got {input.dim()}D input, but {mode} mode needs {_MODE_DIMS[mode]}D input"
+            if input.dim() != _MODE_DIMS[mode]
+            else f"ferrograd's interpolate has no {mode} mode for {input.dim()}D input"
+        )
+    raise NotImplementedError(
+        f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
+        f"modes: {_MODES} (got {mode})"
+    )
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated alias of ``interpolate`` (with PyTorch's warning)."""
+    warnings.warn(
+        "`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
+        stacklevel=2,
+    )
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated ``interpolate(..., mode='nearest')`` (with PyTorch's warning)."""
+    warnings.warn(
+        "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` "
+        "instead.",
+        stacklevel=2,
+    )
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated ``interpolate(..., mode='bilinear', align_corners=True)`` (with PyTorch's
+    warning)."""
+    warnings.warn(
+        "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` "
+        "instead.",
+        stacklevel=2,
+    )
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
@@ -374,9 +498,13 @@ __all__ = [
     "conv_transpose1d",
     "conv_transpose2d",
     "fold",
+    "interpolate",
     "max_pool1d",
     "max_pool1d_with_indices",
     "max_pool2d",
     "max_pool2d_with_indices",
     "unfold",
+    "upsample",
+    "upsample_bilinear",
+    "upsample_nearest",
 ]

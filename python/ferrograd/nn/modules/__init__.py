@@ -50,6 +50,8 @@ from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBas
 from .sparse import Embedding
 from .transformer import *  # noqa: F403
 from .transformer import __all__ as _transformer_names
+from .upsampling import *  # noqa: F403
+from .upsampling import __all__ as _upsampling_names
 
 __all__ = [
     "GRU",
@@ -113,4 +115,4 @@ __all__ = [
     "TripletMarginLoss",
     "Unflatten",
 ]
-__all__ += [*_conv_names, *_pooling_names, *_transformer_names]
+__all__ += [*_conv_names, *_pooling_names, *_transformer_names, *_upsampling_names]
