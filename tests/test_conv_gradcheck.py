@@ -60,6 +60,17 @@ CASES = [
     ("unfold", lambda x: F.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=2),
      [(2, 2, 5, 6)], False),
     ("fold", lambda x: F.fold(x, (4, 5), 2, stride=1), [(2, 8, 12)], False),
+    ("interpolate_nearest", lambda x: F.interpolate(x, scale_factor=(1.5, 0.7)),
+     [(2, 2, 4, 5)], False),
+    ("interpolate_nearest_exact", lambda x: F.interpolate(x, size=7, mode="nearest-exact"),
+     [(1, 2, 4)], False),
+    ("interpolate_linear", lambda x: F.interpolate(x, size=9, mode="linear"), [(2, 2, 5)],
+     False),
+    ("interpolate_bilinear", lambda x: F.interpolate(x, size=(5, 3), mode="bilinear"),
+     [(2, 2, 4, 5)], False),
+    ("interpolate_bilinear_align", lambda x: F.interpolate(x, scale_factor=1.7, mode="bilinear",
+                                                           align_corners=True),
+     [(1, 2, 3, 4)], False),
 ]
 
 
@@ -123,7 +134,7 @@ def test_a_large_batch_matches_image_by_image(dtype):
 
 def test_gradients_do_not_depend_on_the_thread_count():
     """Images are summed into the weight gradient in fixed chunks: the same bits with 1 or 2
-    threads."""
+    threads (ferrograd's own guarantee; PyTorch's sums change with the thread count)."""
     rng = np.random.default_rng(3)
     x = torch.tensor(rng.standard_normal((32, 16, 14, 14)), dtype=torch.float32,
                      requires_grad=True)
