@@ -74,6 +74,7 @@ CASES = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore:Using padding='same'")
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c[0])
 def test_gradcheck_and_gradgradcheck(case):
     _, fn, shapes, distinct = case
