@@ -62,6 +62,7 @@ CALLS = [
     ("conv2d_no_bias", "conv2d", ["x", "w"], {"padding": 1}),
     ("conv2d_groups", "conv2d", ["x4", "wg", "b6"], {"groups": 2, "padding": 1}),
     ("conv2d_depthwise", "conv2d", ["x4", "wdw", "b8"], {"groups": 4, "stride": 2}),
+    ("conv2d_depthwise_padded", "conv2d", ["x4", "wdw"], {"groups": 4, "padding": 1}),
     ("conv2d_1x1", "conv2d", ["x", "w1x1", "b4"], {}),
     ("conv2d_1x1_strided", "conv2d", ["x", "w1x1"], {"stride": 2, "padding": 1}),
     ("conv2d_same", "conv2d", ["x", "w", "b4"], {"padding": "same", "dilation": 2}),

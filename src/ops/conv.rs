@@ -134,6 +134,16 @@ impl ConvGeometry {
         self.small[1] != self.padded_size()[1]
     }
 
+    /// Groups too small for a matrix product (depthwise convolutions): direct loops, each
+    /// weight tap scaling shifted rows of the padded image.
+    fn is_direct(&self) -> bool {
+        let (cb, cs) = (
+            self.big_channels / self.groups,
+            self.small_channels / self.groups,
+        );
+        !self.is_pointwise() && cb * cs <= 4
+    }
+
     /// A 1×1 kernel at unit stride without padding: im2col is the image itself.
     fn is_pointwise(&self) -> bool {
         self.kernel == [1, 1] && self.stride == [1, 1] && self.padding == [0, 0]
@@ -558,6 +568,237 @@ fn expand<T: Copy>(exact: &[T], rows: usize, g: &ConvGeometry, wide: &mut [T]) {
     }
 }
 
+/// Defines `$name`, which runs the loops `$body` compiled for AVX-512 or AVX2 when the CPU has
+/// them (the loops are written plainly; the compiler vectorizes them for the wider registers).
+macro_rules! simd_loops {
+    ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) => $body:ident) => {
+        $(#[$doc])*
+        fn $name<T: ConvElement>($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+            fn wide512<T: ConvElement>($($arg: $ty),*) {
+                $body($($arg),*)
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,fma")]
+            fn wide256<T: ConvElement>($($arg: $ty),*) {
+                $body($($arg),*)
+            }
+            match super::pooling::simd_level() {
+                // SAFETY: the CPU has the features (checked by `simd_level`)
+                #[cfg(target_arch = "x86_64")]
+                2 => unsafe { wide512($($arg),*) },
+                // SAFETY: as above
+                #[cfg(target_arch = "x86_64")]
+                1 => unsafe { wide256($($arg),*) },
+                _ => $body($($arg),*),
+            }
+        }
+    };
+}
+
+simd_loops! {
+    /// `small = conv(padded big, w)` for one group by direct loops (see
+    /// [`ConvGeometry::is_direct`]): each weight tap scales shifted rows of the padded image
+    /// (at unit stride, one long run of the wide grid, `wide`, compacted after).
+    fn down_direct(big: &[T], w: &[T], small: &mut [T], wide: &mut [T], g: &ConvGeometry)
+        => down_direct_loops
+}
+
+simd_loops! {
+    /// `padded big += conv_transposed(small, w)` for one group by direct loops (at unit stride
+    /// and with finite weights, long runs of the wide grid, `wide`, whose junk columns are
+    /// zero).
+    fn up_direct(big: &mut [T], w: &[T], small: &[T], wide: &mut [T], g: &ConvGeometry)
+        => up_direct_loops
+}
+
+simd_loops! {
+    /// The weight gradient of one group by direct loops, transposed (`rows × C_small`) as the
+    /// weight gradient's products are (at unit stride and with a finite image, dot products
+    /// over the wide grid, `wide`, whose junk columns are zero).
+    fn weight_direct(big: &[T], gw: &mut [T], small: &[T], wide: &mut [T], g: &ConvGeometry)
+        => weight_direct_loops
+}
+
+/// `Σ a·b` in 16 interleaved lanes (which vectorize), then the lanes added.
+#[inline(always)]
+fn dot<T: ConvElement>(a: &[T], b: &[T]) -> T {
+    const LANES: usize = 16;
+    let mut lanes = [T::ZERO; LANES];
+    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for k in 0..LANES {
+            lanes[k] += x[k] * y[k];
+        }
+    }
+    let mut sum = ra.iter().zip(rb).fold(T::ZERO, |s, (&x, &y)| s + x * y);
+    for v in lanes {
+        sum += v;
+    }
+    sum
+}
+
+/// The sizes the direct loops walk: `(C_big, C_small, rows)` of one group.
+fn direct_sizes(g: &ConvGeometry) -> (usize, usize, usize) {
+    (
+        g.big_channels / g.groups,
+        g.small_channels / g.groups,
+        g.cols_rows(),
+    )
+}
+
+/// Where output row `oy` of tap `(c, i, j)` starts reading the padded image.
+#[inline(always)]
+fn tap_start(g: &ConvGeometry, c: usize, i: usize, j: usize, oy: usize) -> usize {
+    let [hp, wp] = g.padded_size();
+    c * hp * wp + (oy * g.stride[0] + i * g.dilation[0]) * wp + j * g.dilation[1]
+}
+
+#[inline(always)]
+fn down_direct_loops<T: ConvElement>(
+    big: &[T],
+    w: &[T],
+    small: &mut [T],
+    wide: &mut [T],
+    g: &ConvGeometry,
+) {
+    let (cb, cs, rows) = direct_sizes(g);
+    let ([oh, ow], [kh, kw], sw) = (g.small, g.kernel, g.stride[1]);
+    if g.is_wide() {
+        let (lw, len) = (g.wide_plane(), g.wide_len());
+        for o in 0..cs {
+            let acc = &mut wide[o * lw..(o + 1) * lw];
+            acc.fill(T::ZERO);
+            for c in 0..cb {
+                for (i, j) in (0..kh).flat_map(|i| (0..kw).map(move |j| (i, j))) {
+                    let wv = w[o * rows + (c * kh + i) * kw + j];
+                    let at = tap_start(g, c, i, j, 0);
+                    for (d, &x) in acc[..len].iter_mut().zip(&big[at..at + len]) {
+                        *d += wv * x;
+                    }
+                }
+            }
+        }
+        compact(wide, cs, g, small);
+        return;
+    }
+    small.fill(T::ZERO);
+    for o in 0..cs {
+        for c in 0..cb {
+            for (i, j) in (0..kh).flat_map(|i| (0..kw).map(move |j| (i, j))) {
+                let wv = w[o * rows + (c * kh + i) * kw + j];
+                for oy in 0..oh {
+                    let at = tap_start(g, c, i, j, oy);
+                    let line = &mut small[(o * oh + oy) * ow..][..ow];
+                    if sw == 1 {
+                        for (d, &x) in line.iter_mut().zip(&big[at..at + ow]) {
+                            *d += wv * x;
+                        }
+                    } else {
+                        for (d, &x) in line.iter_mut().zip(big[at..].iter().step_by(sw)) {
+                            *d += wv * x;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn up_direct_loops<T: ConvElement>(
+    big: &mut [T],
+    w: &[T],
+    small: &[T],
+    wide: &mut [T],
+    g: &ConvGeometry,
+) {
+    let (cb, cs, rows) = direct_sizes(g);
+    let ([oh, ow], [kh, kw], sw) = (g.small, g.kernel, g.stride[1]);
+    // (a non-finite weight times a junk zero would reach the image: rows then)
+    if g.is_wide() && w.iter().all(|v| v.is_finite()) {
+        let (lw, len) = (g.wide_plane(), g.wide_len());
+        expand(small, cs, g, wide);
+        for o in 0..cs {
+            let line = &wide[o * lw..o * lw + len];
+            for c in 0..cb {
+                for (i, j) in (0..kh).flat_map(|i| (0..kw).map(move |j| (i, j))) {
+                    let wv = w[o * rows + (c * kh + i) * kw + j];
+                    let at = tap_start(g, c, i, j, 0);
+                    for (d, &y) in big[at..at + len].iter_mut().zip(line) {
+                        *d += wv * y;
+                    }
+                }
+            }
+        }
+        return;
+    }
+    for o in 0..cs {
+        for c in 0..cb {
+            for (i, j) in (0..kh).flat_map(|i| (0..kw).map(move |j| (i, j))) {
+                let wv = w[o * rows + (c * kh + i) * kw + j];
+                for oy in 0..oh {
+                    let at = tap_start(g, c, i, j, oy);
+                    let line = &small[(o * oh + oy) * ow..][..ow];
+                    if sw == 1 {
+                        for (d, &y) in big[at..at + ow].iter_mut().zip(line) {
+                            *d += wv * y;
+                        }
+                    } else {
+                        for (d, &y) in big[at..].iter_mut().step_by(sw).zip(line) {
+                            *d += wv * y;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn weight_direct_loops<T: ConvElement>(
+    big: &[T],
+    gw: &mut [T],
+    small: &[T],
+    wide: &mut [T],
+    g: &ConvGeometry,
+) {
+    let (cb, cs, _) = direct_sizes(g);
+    let ([oh, ow], [kh, kw], sw) = (g.small, g.kernel, g.stride[1]);
+    // (a non-finite pixel times a junk zero would reach the sums: rows then)
+    if g.is_wide() && big.iter().all(|v| v.is_finite()) {
+        let (lw, len) = (g.wide_plane(), g.wide_len());
+        expand(small, cs, g, wide);
+        for o in 0..cs {
+            let line = &wide[o * lw..o * lw + len];
+            for c in 0..cb {
+                for (i, j) in (0..kh).flat_map(|i| (0..kw).map(move |j| (i, j))) {
+                    let at = tap_start(g, c, i, j, 0);
+                    gw[((c * kh + i) * kw + j) * cs + o] = dot(line, &big[at..at + len]);
+                }
+            }
+        }
+        return;
+    }
+    for o in 0..cs {
+        for c in 0..cb {
+            for (i, j) in (0..kh).flat_map(|i| (0..kw).map(move |j| (i, j))) {
+                let mut sum = T::ZERO;
+                for oy in 0..oh {
+                    let at = tap_start(g, c, i, j, oy);
+                    let line = &small[(o * oh + oy) * ow..][..ow];
+                    for (&y, &x) in line.iter().zip(big[at..].iter().step_by(sw)) {
+                        sum += y * x;
+                    }
+                }
+                gw[((c * kh + i) * kw + j) * cs + o] = sum;
+            }
+        }
+    }
+}
+
 /// Scratch buffers larger than this (in bytes, all four) go back to the allocator instead of
 /// being kept for the thread's next convolution.
 const SPARE_BYTES: usize = 16 << 20;
@@ -584,6 +825,9 @@ impl<T: ConvElement> Scratch<T> {
         let [hp, wp] = g.padded_size();
         let (cols, padded, wide) = if g.is_pointwise() {
             (0, 0, 0)
+        } else if g.is_direct() {
+            let wide = if g.is_wide() { cs * g.wide_plane() } else { 0 };
+            (0, cb * hp * wp, wide)
         } else if g.is_wide() {
             let padded = if g.padding == [0, 0] { 0 } else { cb * hp * wp };
             let wide = if g.has_junk() { cs * g.wide_plane() } else { 0 };
@@ -689,6 +933,11 @@ fn down_kernel<T: ConvElement>(x: &[T], w: &[T], bias: Option<&[T]>, g: &ConvGeo
                 // SAFETY (each product): dense row-major operands of the sizes given
                 if g.is_pointwise() {
                     unsafe { T::gemm(cs, ls, rows, a, Mat::rows(xg, ls), yg, threads) };
+                } else if g.is_direct() {
+                    let wg = &w[grp * cs * rows..][..cs * rows];
+                    let mut wide = std::mem::take(&mut s.wide);
+                    down_direct(s.padded_source(xg, cb, g), wg, yg, &mut wide, g);
+                    s.wide = wide;
                 } else if g.is_wide() {
                     let mut cols = std::mem::take(&mut s.cols);
                     im2col_wide(s.padded_source(xg, cb, g), cb, g, &mut cols);
@@ -732,6 +981,7 @@ fn up_kernel<T: ConvElement>(y: &[T], w: &[T], bias: Option<&[T]>, g: &ConvGeome
         for (k, n) in images.enumerate() {
             let out = &mut out[k * per_image..(k + 1) * per_image];
             let copied_in = g.is_pointwise() || (g.is_wide() && g.padding != [0, 0]);
+            let copied_in = copied_in || (g.is_direct() && g.padding != [0, 0]);
             if !copied_in {
                 // col2im adds into the image (the padded path copies its result in)
                 out.fill(T::ZERO);
@@ -743,6 +993,15 @@ fn up_kernel<T: ConvElement>(y: &[T], w: &[T], bias: Option<&[T]>, g: &ConvGeome
                 // SAFETY (each product): dense operands of the sizes given, outputs apart
                 if g.is_pointwise() {
                     unsafe { T::gemm(rows, ls, cs, a, Mat::rows(yg, ls), xg, threads) };
+                } else if g.is_direct() {
+                    let wg = &w[grp * cs * rows..][..cs * rows];
+                    if g.padding == [0, 0] {
+                        up_direct(xg, wg, yg, &mut s.wide, g);
+                    } else {
+                        s.padded.fill(T::ZERO);
+                        up_direct(&mut s.padded, wg, yg, &mut s.wide, g);
+                        crop_from(&s.padded, cb, g, xg);
+                    }
                 } else if g.is_wide() {
                     let yw = if g.has_junk() {
                         expand(yg, cs, g, &mut s.wide);
@@ -809,6 +1068,10 @@ fn weight_kernel<T: ConvElement>(x: &[T], y: &[T], g: &ConvGeometry) -> Vec<T> {
                 if g.is_pointwise() {
                     let (a, b) = (Mat::rows(xg, ls), Mat::transposed(yg, ls));
                     unsafe { T::gemm(rows, cs, ls, a, b, target, threads) };
+                } else if g.is_direct() {
+                    let mut wide = std::mem::take(&mut s.wide);
+                    weight_direct(s.padded_source(xg, cb, g), target, yg, &mut wide, g);
+                    s.wide = wide;
                 } else if g.is_wide() {
                     let mut cols = std::mem::take(&mut s.cols);
                     im2col_wide(s.padded_source(xg, cb, g), cb, g, &mut cols);
@@ -1680,5 +1943,14 @@ mod tests {
         check(geometry([6, 8], [3, 1], [1, 1], [1, 0], [1, 1]));
         check(geometry([1, 9], [1, 3], [1, 1], [0, 1], [1, 1]));
         check(geometry([5, 5], [1, 1], [1, 1], [0, 0], [1, 1]));
+        // groups of one channel each side (depthwise, direct loops), strided and not
+        let depthwise = |g: ConvGeometry| ConvGeometry {
+            big_channels: 4,
+            small_channels: 8,
+            groups: 4,
+            ..g
+        };
+        check(depthwise(geometry([7, 9], [3, 3], [1, 1], [1, 1], [1, 1])));
+        check(depthwise(geometry([7, 9], [3, 2], [2, 3], [1, 1], [2, 1])));
     }
 }

@@ -540,7 +540,7 @@ fn max_planes_256<T: Pick>(
 }
 
 /// The widest vector instructions this CPU has: 2 for AVX-512, 1 for AVX2 with FMA, else 0.
-fn simd_level() -> u8 {
+pub(crate) fn simd_level() -> u8 {
     #[cfg(target_arch = "x86_64")]
     {
         static LEVEL: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
