@@ -7,7 +7,7 @@
 //!
 //! Each pool's gradient is a linear map of the incoming gradient — the adjoint of the linear
 //! map the pool is (averages), or of the gather of the chosen elements (maxima) — and that
-//! map's own gradient is the map again, so [`linear_op`] records both directions with one
+//! map's own gradient is the map again, so `linear_op` records both directions with one
 //! formula and every order of gradient exists.
 
 use super::conv::{dense, slice_of};
