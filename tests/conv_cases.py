@@ -246,6 +246,25 @@ def run_non_finite(lib):
     return out
 
 
+def run_double_nodes(lib):
+    """The node a pool's or resampling's gradient taken with ``create_graph`` records, and
+    its inputs (PyTorch's pools' take the pooled input too)."""
+    F = lib.nn.functional
+    x = _tensor(lib, (1, 2, 4, 4), 0.3, lib.float64).requires_grad_()
+    out = {}
+    for name, source in [("max", "F.max_pool2d(t, 2)"), ("avg", "F.avg_pool2d(t, 2)"),
+                         ("adaptive_avg", "F.adaptive_avg_pool2d(t, 3)"),
+                         ("adaptive_max", "F.adaptive_max_pool2d(t, 3)"),
+                         ("unfold", "F.unfold(t, 2)"), ("nearest", "F.interpolate(t, size=5)"),
+                         ("bilinear", "F.interpolate(t, size=5, mode='bilinear')")]:
+        y = eval(source, {"F": F, "t": x})
+        g = lib.ones_like(y).requires_grad_()
+        (gx,) = lib.autograd.grad(y, x, g, create_graph=True)
+        out[name] = [type(gx.grad_fn).__name__] + [
+            None if f is None else type(f).__name__ for f, _ in gx.grad_fn.next_functions]
+    return out
+
+
 # layers: (name, constructor source, input name, forward keyword arguments)
 MODULES = [
     ("conv1d", "nn.Conv1d(3, 4, 3)", "s", {}),
@@ -439,6 +458,7 @@ def answers(lib):
                   for d in ("float32", "float64")},
         "max_special": run_max_special(lib),
         "non_finite": run_non_finite(lib),
+        "double_nodes": run_double_nodes(lib),
         "modules": {c[0]: run_module(lib, c) for c in MODULES},
         "errors": {k: run_error(lib, v) for k, v in ERRORS.items()},
     }

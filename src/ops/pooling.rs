@@ -11,7 +11,7 @@
 //! formula and every order of gradient exists.
 
 use super::conv::{dense, slice_of};
-use crate::autograd::{is_recording, record};
+use crate::autograd::{is_recording, record, Save};
 use crate::core::buffer::BufferElement;
 use crate::core::dtype::{Element, Float, Num};
 use crate::core::error::{Error, Result};
@@ -32,6 +32,12 @@ pub(crate) trait Adjoint: Send + Sync + 'static {
     fn adjoint(&self, y: &Tensor) -> Result<Tensor>;
     /// The node names of `M` and of `Mᵀ`.
     fn names(&self) -> (&'static str, &'static str);
+    /// Whether the gradient node (`Mᵀ`) also takes `M`'s input, whose gradient through it is
+    /// zero: PyTorch's pools' double-backward nodes take `self`, so a second derivative
+    /// with respect to the pooled input is a zero tensor there, not `None`.
+    fn gradient_takes_input(&self) -> bool {
+        false
+    }
 }
 
 /// `M x` (or `Mᵀ x` when `transposed`), recorded with the other direction as its gradient;
@@ -42,23 +48,55 @@ pub(crate) fn linear_op(
     transposed: bool,
     precomputed: Option<Tensor>,
 ) -> Result<Tensor> {
+    linear_node(map, x, transposed, precomputed, None)
+}
+
+/// [`linear_op`], with `source` (the input of the op this one is the gradient of) as a
+/// second input of the node when the map asks for it.
+fn linear_node(
+    map: Arc<dyn Adjoint>,
+    x: &Tensor,
+    transposed: bool,
+    precomputed: Option<Tensor>,
+    source: Option<&Tensor>,
+) -> Result<Tensor> {
     let out = match precomputed {
         Some(out) => out,
         None if transposed => map.adjoint(x)?,
         None => map.apply(x)?,
     };
-    if !is_recording(&[x]) {
+    let inputs: Vec<&Tensor> = std::iter::once(x).chain(source).collect();
+    if !is_recording(&inputs) {
         return Ok(out);
     }
     let (forward, backward) = map.names();
     let name = if transposed { backward } else { forward };
-    Ok(record(out, name, &[x], &[], move |ctx| {
-        Ok(vec![Some(linear_op(
-            map.clone(),
-            ctx.grad(0),
-            !transposed,
-            None,
-        )?)])
+    // the gradient's node takes this op's input: keep it for the backward pass
+    let keep = !transposed && map.gradient_takes_input();
+    let saves = if keep { vec![Save::Tensor(x)] } else { vec![] };
+    let zeros = source.map(|s| (s.shape().to_vec(), s.dtype()));
+    Ok(record(out, name, &inputs, &saves, move |ctx| {
+        let main = match ctx.needs_input_grad(0) {
+            true => {
+                let kept = keep.then(|| ctx.saved(0));
+                Some(linear_node(
+                    map.clone(),
+                    ctx.grad(0),
+                    !transposed,
+                    None,
+                    kept,
+                )?)
+            }
+            false => None,
+        };
+        let mut grads = vec![main];
+        if let Some((shape, dtype)) = &zeros {
+            grads.push(
+                ctx.needs_input_grad(1)
+                    .then(|| Tensor::zeros(shape, *dtype)),
+            );
+        }
+        Ok(grads)
     }))
 }
 
@@ -167,6 +205,10 @@ impl Adjoint for PlaneGather {
 
     fn names(&self) -> (&'static str, &'static str) {
         self.names
+    }
+
+    fn gradient_takes_input(&self) -> bool {
+        true
     }
 }
 
@@ -878,6 +920,10 @@ impl Adjoint for AvgPool {
     fn names(&self) -> (&'static str, &'static str) {
         ("AvgPool2DBackward0", "AvgPool2DBackwardBackward0")
     }
+
+    fn gradient_takes_input(&self) -> bool {
+        true
+    }
 }
 
 /// Adaptive average pooling as a linear map (`AdaptiveAvgPool2DBackward0`).
@@ -967,6 +1013,10 @@ impl Adjoint for AdaptiveAvgPool {
             "AdaptiveAvgPool2DBackward0",
             "AdaptiveAvgPool2DBackwardBackward0",
         )
+    }
+
+    fn gradient_takes_input(&self) -> bool {
+        true
     }
 }
 
