@@ -14,9 +14,15 @@
 //!
 //! `down`'s gradients are `up(g, w)` and `weight(big, g)`, `up`'s are `down(g, w)` and
 //! `weight(g, small)`, `weight`'s are `up(small, gw)` and `down(big, gw)`: all recorded ops,
-//! so gradgradcheck holds. Products go through the AVX-512 sgemm (float32) or the `gemm`
-//! crate, images in parallel; a 1×1 kernel with unit stride and no padding multiplies the
-//! image itself.
+//! so gradgradcheck holds.
+//!
+//! Products go through the AVX-512 sgemm (float32) or the `gemm` crate, runs of images in
+//! parallel (the weight gradient summed in fixed chunks, so its bits do not depend on the
+//! thread count). At unit stride im2col works on a grid as wide as the padded image, where
+//! each im2col row is one contiguous run of it (its extra columns are dropped or zeroed); a
+//! 1×1 kernel with unit stride and no padding multiplies the image itself; groups of a
+//! channel or two each side (depthwise) use direct loops instead of tiny products. Scratch
+//! buffers are kept per thread between calls.
 
 use crate::autograd::{is_recording, record, Save};
 use crate::core::buffer::BufferElement;
@@ -1467,24 +1473,20 @@ impl Tensor {
             check_bias(bias, bias_len, &w_sizes, "transposed=1, ")?;
             if (0..dims).any(|i| output_padding[i] >= stride[i] && output_padding[i] >= dilation[i])
             {
-                let names = if dims == 2 {
-                    ["height", "width"].as_slice()
-                } else {
-                    ["width"].as_slice()
-                };
-                let part = |what: &str, v: &[i64]| {
-                    names
-                        .iter()
-                        .zip(v)
-                        .map(|(n, x)| format!("{what}_{n}: {x}"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
+                // a 1-D convolution is PyTorch's 2-D one of height 1 (padding 0, stride 1, ...)
+                let part = |what: &str, v: &[i64], fill: i64| {
+                    let [h, w] = if dims == 2 {
+                        [v[0], v[1]]
+                    } else {
+                        [fill, v[0]]
+                    };
+                    format!("{what}_height: {h} {what}_width: {w}")
                 };
                 return Err(Error::runtime(format!(
                     "output padding must be smaller than either stride or dilation, but got {} {} {}",
-                    part("output_padding", &output_padding),
-                    part("stride", &stride),
-                    part("dilation", &dilation)
+                    part("output_padding", &output_padding, 0),
+                    part("stride", &stride, 1),
+                    part("dilation", &dilation, 1)
                 )));
             }
             let out: Vec<i64> = (0..dims)
@@ -1760,12 +1762,6 @@ impl Tensor {
             )));
         }
         let (oh, ow) = (output_size[0], output_size[1]);
-        if oh <= 0 || ow <= 0 {
-            return Err(Error::runtime(format!(
-                "Expected output spatial size to be positive, but got: output_size={}",
-                pair_str([oh.max(0) as usize, ow.max(0) as usize])
-            )));
-        }
         let ys = self.shape();
         let (batch, rows, blocks) = if batched {
             (ys[0], ys[1], ys[2])
@@ -1781,35 +1777,35 @@ impl Tensor {
                 pair_str(k)
             )));
         }
-        let (h, w) = (oh as usize, ow as usize);
-        let bh = ConvGeometry::small_size(h, k[0], s[0], p[0], d[0]);
-        let bw = ConvGeometry::small_size(w, k[1], s[1], p[1], d[1]);
-        if bh < 1 || bw < 1 {
-            return Err(Error::runtime(format!(
-                "Given output_size={}, kernel_size={}, dilation={}, padding={}, stride={}, \
-                 calculated shape of the array of sliding blocks as ({bh}, {bw}), but its \
-                 components must be at least one.",
-                pair_str([h, w]),
-                pair_str(k),
-                pair_str(d),
-                pair_str(p),
-                pair_str(s)
-            )));
-        }
+        // the blocks of each dim, from sizes that may be zero or negative (PyTorch's checks
+        // come in this order)
+        let blocks_of = |size: i64, i: usize| {
+            let span = (d[i] * (k[i] - 1) + 1) as i64;
+            (size + 2 * p[i] as i64 - span).div_euclid(s[i] as i64) + 1
+        };
+        let (bh, bw) = (blocks_of(oh, 0), blocks_of(ow, 1));
+        let given = format!(
+            "Given output_size=({oh}, {ow}), kernel_size={}, dilation={}, padding={}, stride={}",
+            pair_str(k),
+            pair_str(d),
+            pair_str(p),
+            pair_str(s)
+        );
         if blocks as i64 != bh * bw {
             return Err(Error::runtime(format!(
-                "Given output_size={}, kernel_size={}, dilation={}, padding={}, stride={}, \
-                 expected size of input's dimension 2 to match the calculated number of sliding \
-                 blocks {bh} * {bw} = {}, but got input.size(2)={}.",
-                pair_str([h, w]),
-                pair_str(k),
-                pair_str(d),
-                pair_str(p),
-                pair_str(s),
+                "{given}, expected size of input's dimension 2 to match the calculated number of \
+                 sliding blocks {bh} * {bw} = {}, but got input.size(2)={}.",
                 bh * bw,
                 blocks
             )));
         }
+        if bh < 1 || bw < 1 {
+            return Err(Error::runtime(format!(
+                "{given}, calculated shape of the array of sliding blocks as ({bh}, {bw}), which \
+                 is too small (non-positive)"
+            )));
+        }
+        let (h, w) = (oh as usize, ow as usize);
         if !self.dtype().is_floating_point() {
             return Err(Error::not_implemented(format!(
                 "\"col2im\" not implemented for '{}'",

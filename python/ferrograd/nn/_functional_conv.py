@@ -336,9 +336,13 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
 # ---------------------------------------------------------------------------------------------
 
 
-def _pair(value):
+def _pair(value, name):
+    """An int or a pair for im2col/col2im (PyTorch's message for another length)."""
     values = _ints(value)
-    return values * 2 if len(values) == 1 else values
+    values = values * 2 if len(values) == 1 and not isinstance(value, (list, tuple)) else values
+    if len(values) != 2:
+        raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(values)}")
+    return values
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
@@ -349,16 +353,17 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise IndexError(
             f"Dimension out of range (expected to be in range of [{-d}, {d - 1}], but got 2)"
         )
-    return _core.im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding),
-                        _pair(stride))
+    return _core.im2col(input, _pair(kernel_size, "kernel_size"), _pair(dilation, "dilation"),
+                        _pair(padding, "padding"), _pair(stride, "stride"))
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """Sums columns ``(N, C*kh*kw, L)`` (or ``(C*kh*kw, L)``) back into images of
     ``output_size``, overlaps added (col2im, ``Col2ImBackward0``): the adjoint of
     ``unfold``."""
-    return _core.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation),
-                        _pair(padding), _pair(stride))
+    return _core.col2im(input, _pair(output_size, "output_size"),
+                        _pair(kernel_size, "kernel_size"), _pair(dilation, "dilation"),
+                        _pair(padding, "padding"), _pair(stride, "stride"))
 
 
 # ---------------------------------------------------------------------------------------------
