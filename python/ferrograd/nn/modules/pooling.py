@@ -101,7 +101,7 @@ class AvgPool2d(Module):
 
 
 class _AdaptivePool(Module):
-    __constants__ = ("output_size",)
+    __constants__: tuple[str, ...] = ("output_size",)
 
     def __init__(self, output_size):
         super().__init__()
