@@ -530,6 +530,44 @@ fn col2im_wide<T: ConvElement>(cols: &[T], channels: usize, g: &ConvGeometry, ds
     }
 }
 
+/// [`im2col_wide`] with the channels split among `threads` threads (one image at a time
+/// gets the parallelism its product has).
+fn im2col_wide_on<T: ConvElement>(
+    src: &[T],
+    channels: usize,
+    g: &ConvGeometry,
+    cols: &mut [T],
+    threads: usize,
+) {
+    let per = g.kernel[0] * g.kernel[1] * g.wide_plane();
+    if threads == 1 || channels < 2 || per == 0 {
+        return im2col_wide(src, channels, g, cols);
+    }
+    let [hp, wp] = g.padded_size();
+    parallel::for_each_block(&mut cols[..channels * per], per, |at, block| {
+        im2col_wide(&src[at / per * hp * wp..], 1, g, block)
+    });
+}
+
+/// [`col2im_wide`] with the channels split among `threads` threads.
+fn col2im_wide_on<T: ConvElement>(
+    cols: &[T],
+    channels: usize,
+    g: &ConvGeometry,
+    dst: &mut [T],
+    threads: usize,
+) {
+    let [hp, wp] = g.padded_size();
+    let (per, plane) = (g.kernel[0] * g.kernel[1] * g.wide_plane(), hp * wp);
+    if threads == 1 || channels < 2 || plane == 0 {
+        return col2im_wide(cols, channels, g, dst);
+    }
+    parallel::for_each_block(&mut dst[..channels * plane], plane, |at, block| {
+        let c = at / plane;
+        col2im_wide(&cols[c * per..(c + 1) * per], 1, g, block)
+    });
+}
+
 /// Zeroes the junk columns of `rows` wide rows (so that a non-finite value there never
 /// reaches a sum).
 fn clear_junk<T: ConvElement>(m: &mut [T], rows: usize, g: &ConvGeometry) {
@@ -946,7 +984,7 @@ fn down_kernel<T: ConvElement>(x: &[T], w: &[T], bias: Option<&[T]>, g: &ConvGeo
                     s.wide = wide;
                 } else if g.is_wide() {
                     let mut cols = std::mem::take(&mut s.cols);
-                    im2col_wide(s.padded_source(xg, cb, g), cb, g, &mut cols);
+                    im2col_wide_on(s.padded_source(xg, cb, g), cb, g, &mut cols, threads);
                     let b = Mat::rows(&cols, lw);
                     if g.has_junk() {
                         unsafe { T::gemm(cs, lw, rows, a, b, &mut s.wide, threads) };
@@ -1018,10 +1056,10 @@ fn up_kernel<T: ConvElement>(y: &[T], w: &[T], bias: Option<&[T]>, g: &ConvGeome
                     unsafe { T::gemm(rows, lw, cs, a, Mat::rows(yw, lw), &mut s.cols, threads) };
                     clear_junk(&mut s.cols, rows, g);
                     if g.padding == [0, 0] {
-                        col2im_wide(&s.cols, cb, g, xg);
+                        col2im_wide_on(&s.cols, cb, g, xg, threads);
                     } else {
                         s.padded.fill(T::ZERO);
-                        col2im_wide(&s.cols, cb, g, &mut s.padded);
+                        col2im_wide_on(&s.cols, cb, g, &mut s.padded, threads);
                         crop_from(&s.padded, cb, g, xg);
                     }
                 } else {
@@ -1080,7 +1118,7 @@ fn weight_kernel<T: ConvElement>(x: &[T], y: &[T], g: &ConvGeometry) -> Vec<T> {
                     s.wide = wide;
                 } else if g.is_wide() {
                     let mut cols = std::mem::take(&mut s.cols);
-                    im2col_wide(s.padded_source(xg, cb, g), cb, g, &mut cols);
+                    im2col_wide_on(s.padded_source(xg, cb, g), cb, g, &mut cols, threads);
                     clear_junk(&mut cols, rows, g);
                     let yw = if g.has_junk() {
                         expand(yg, cs, g, &mut s.wide);
