@@ -120,6 +120,13 @@ def _non_negative(**hyper_parameters):
             raise ValueError(f"Invalid {_LABELS[name]}: {value}")
 
 
+def _check_betas(betas):
+    """PyTorch's ``ValueError`` for a beta outside ``[0, 1)``."""
+    for i, beta in enumerate(betas):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+
+
 def _evaluate(closure):
     if closure is None:
         return None
@@ -198,9 +205,7 @@ class Adam(Optimizer):
         maximize=False,
     ):
         _non_negative(lr=lr, eps=eps)
-        for i, beta in enumerate(betas):
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        _check_betas(betas)
         _non_negative(weight_decay=weight_decay)
         defaults = dict(
             lr=lr,
@@ -467,9 +472,7 @@ class Adamax(_Adaptive):
         capturable=False,
     ):
         _non_negative(lr=lr, eps=eps)
-        for i, beta in enumerate(betas):
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        _check_betas(betas)
         _non_negative(weight_decay=weight_decay)
         defaults = dict(
             lr=lr,
