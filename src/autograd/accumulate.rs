@@ -6,10 +6,11 @@
 //! pairwise in that order, so gradients are the same bits with any number of threads. A sum is
 //! written into its left operand only when nobody else can see that tensor.
 
+use crate::core::dtype::DType;
 use crate::core::error::Result;
-use crate::core::layout::same_shape;
+use crate::core::layout::{same_shape, Dims, Layout, Part};
 use crate::core::tensor::{owns_exclusively, Tensor};
-use crate::cpu::kernels::add_into;
+use crate::cpu::kernels::{add_into, write_into};
 use smallvec::SmallVec;
 
 /// The gradient summed so far for each input slot of a node (PyTorch's InputBuffer), `None`
@@ -22,15 +23,65 @@ pub(crate) struct InputBuffer(pub(super) Grads);
 /// One gradient per input slot of a node (two inline: most nodes have one or two).
 pub(crate) type Grads = SmallVec<[Option<Tensor>; 2]>;
 
+/// The gradient of a view that is one part of its input, on its way into the input's sum
+/// (Note [Gradients of parts]).
+pub(crate) struct PartGrad {
+    /// The view's gradient.
+    pub(super) grad: Tensor,
+    /// Which part of the input the view is.
+    pub(super) part: Part,
+    /// The input's shape and dtype.
+    pub(super) shape: Dims,
+    pub(super) dtype: DType,
+}
+
+impl PartGrad {
+    /// The gradient as the view's formula makes it: zeros of the input's shape holding `grad`
+    /// in the part.
+    fn dense(&self) -> Tensor {
+        let out = Tensor::zeros(&self.shape, self.dtype);
+        write_into(&self.view_of(&out), &self.grad);
+        out
+    }
+
+    /// The part of `whole` (a contiguous tensor of the input's shape) as a tensor sharing its
+    /// storage; drop it before asking whether `whole` is shared.
+    fn view_of(&self, whole: &Tensor) -> Tensor {
+        let layout = Layout::contiguous(&self.shape).part(self.part);
+        Tensor::from_parts(whole.storage().clone(), layout, self.dtype, None)
+    }
+}
+
+/// A gradient delivered along an edge: a tensor of the input's shape, or a part of it.
+pub(crate) enum Arriving {
+    /// A gradient of the input's shape.
+    Whole(Tensor),
+    /// A view's gradient, to be added into its part of the input's sum.
+    Part(PartGrad),
+}
+
 impl InputBuffer {
     /// Adds `g` into input slot `slot`.
-    pub(super) fn add(&mut self, slot: usize, g: Tensor) -> Result<()> {
+    pub(super) fn add(&mut self, slot: usize, g: Arriving) -> Result<()> {
         while self.0.len() <= slot {
             self.0.push(None);
         }
-        let sum = match self.0[slot].take() {
-            None => g,
-            Some(acc) => sum_two(acc, g)?,
+        let sum = match (self.0[slot].take(), g) {
+            (None, Arriving::Whole(g)) => g,
+            (None, Arriving::Part(p)) => p.dense(),
+            (Some(acc), Arriving::Whole(g)) => sum_two(acc, g)?,
+            (Some(acc), Arriving::Part(p)) => {
+                let in_place = !acc.requires_grad()
+                    && acc.dtype() == p.dtype
+                    && same_shape(acc.shape(), &p.shape)
+                    && owns_exclusively(&acc);
+                if in_place {
+                    add_into(&p.view_of(&acc), &p.grad)?;
+                    acc
+                } else {
+                    sum_two(acc, p.dense())?
+                }
+            }
         };
         self.0[slot] = Some(sum);
         Ok(())

@@ -9,14 +9,14 @@
 //! each taking the next ready node, with every sum still made in that fixed order: gradients
 //! do not depend on the number of threads.
 
-use super::accumulate::{accumulate_grad, Grads, InputBuffer};
+use super::accumulate::{accumulate_grad, Grads, InputBuffer, PartGrad};
 use super::gradient_edge;
 use super::node::{Edge, Node, NodeKind};
 use super::parallel_phase::ParallelPhase;
 use super::task_graph::{Index, TaskGraph};
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::GradModeGuard;
-use crate::core::layout::fmt_shape;
+use crate::core::layout::{fmt_shape, same_shape, Layout};
 use crate::core::tensor::Tensor;
 use smallvec::SmallVec;
 use std::sync::Arc;
@@ -201,6 +201,9 @@ fn make_roots(tensors: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge,
 pub(super) struct NodeOutcome {
     pub(super) seen: Grads,
     pub(super) outputs: Vec<Option<Tensor>>,
+    /// A view node's gradient for its input, passed on as a part (`outputs` then holds `None`;
+    /// Note [Gradients of parts]).
+    pub(super) part: Option<PartGrad>,
 }
 
 /// Once a wave's nodes together touch at least this many elements, the rest of the graph runs
@@ -300,7 +303,7 @@ impl GraphTask {
                     capture(&capture_at, i, &outcome.seen, &mut results);
                 }
                 if runs(i) {
-                    graph.deliver_outputs(i, outcome.outputs, &mut ready)?;
+                    graph.deliver_outputs(i, outcome.outputs, outcome.part, &mut ready)?;
                 }
                 graph.finished(i);
             }
@@ -321,7 +324,7 @@ impl GraphTask {
     ) -> Result<NodeOutcome> {
         let mut grads = buffer.0;
         match node.kind() {
-            NodeKind::Function(_) => node.run_pre_hooks(&mut grads)?,
+            NodeKind::Function(_) | NodeKind::Part(_) => node.run_pre_hooks(&mut grads)?,
             NodeKind::AccumulateGrad(variable) => {
                 if let Some(slot) = grads.get_mut(0) {
                     if let Some(g) = slot.take() {
@@ -334,6 +337,7 @@ impl GraphTask {
         let mut outcome = NodeOutcome {
             seen: grads,
             outputs: Vec::new(),
+            part: None,
         };
         if !runs {
             return Ok(outcome);
@@ -360,7 +364,20 @@ impl GraphTask {
                     }
                 }
             }
-            NodeKind::Function(_) => {
+            NodeKind::Part(f) if self.passes_part_on(node, &outcome.seen) => {
+                if self.accumulate {
+                    node.store_retained_grads(&outcome.seen)?;
+                }
+                let grad = outcome.seen[0].clone().expect("checked by passes_part_on");
+                outcome.outputs = vec![None];
+                outcome.part = Some(PartGrad {
+                    grad,
+                    part: f.part,
+                    shape: node.input_shape(0).into(),
+                    dtype: node.input_dtype(0),
+                });
+            }
+            NodeKind::Function(_) | NodeKind::Part(_) => {
                 if self.accumulate {
                     node.store_retained_grads(&outcome.seen)?;
                 }
@@ -374,6 +391,23 @@ impl GraphTask {
             }
         }
         Ok(outcome)
+    }
+}
+
+impl GraphTask {
+    /// Whether a view node may pass its incoming gradient `seen` on as a part of its input's
+    /// gradient rather than run its formula: no graph is being built, no hook wants the
+    /// formula's result, and the gradient has the view's shape and the input's dtype.
+    fn passes_part_on(&self, node: &Node, seen: &Grads) -> bool {
+        let (NodeKind::Part(f), [Some(g)]) = (node.kind(), &seen[..]) else {
+            return false;
+        };
+        let whole = Layout::contiguous(node.input_shape(0));
+        !self.create_graph
+            && !node.has_post_hooks()
+            && matches!(node.next_edges(), [Some(_)])
+            && g.dtype() == node.input_dtype(0)
+            && same_shape(g.shape(), &whole.part(f.part).shape)
     }
 }
 

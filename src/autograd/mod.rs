@@ -12,12 +12,14 @@ pub use engine::{backward, backward_to, grad, GradOptions};
 pub use function::{record_custom, CustomBackward, CustomCall};
 pub use node::{
     BackwardCtx, BackwardFn, Edge, Grad, InputMeta, Node, NodeKind, NodePostHook, NodePreHook,
+    PartFunction,
 };
 pub use saved::SavedVariable;
 pub use saved::{pop_saved_tensors_hooks, push_saved_tensors_hooks, PackHook, PackedTensor};
 
 use crate::core::error::Result;
 use crate::core::grad_mode::is_grad_enabled;
+use crate::core::layout::Part;
 use crate::core::tensor::Tensor;
 use smallvec::SmallVec;
 use std::cell::RefCell;
@@ -269,7 +271,29 @@ pub fn record(
     saves: &[Save<'_>],
     backward: impl Fn(&BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 ) -> Tensor {
-    let [out] = attach([out], name, inputs, 0, saves, Box::new(backward));
+    let [out] = attach([out], name, inputs, 0, saves, Box::new(backward), None);
+    out
+}
+
+/// Like [`record`] for a view that is `part` of `input` (`select`, `slice`): the engine may add
+/// its gradient straight into that part of the input's sum instead of running `backward`
+/// (Note [Gradients of parts]).
+pub fn record_part(
+    out: Tensor,
+    name: &'static str,
+    input: &Tensor,
+    part: Part,
+    backward: impl Fn(&BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+) -> Tensor {
+    let [out] = attach(
+        [out],
+        name,
+        &[input],
+        0,
+        &[],
+        Box::new(backward),
+        Some(part),
+    );
     out
 }
 
@@ -284,7 +308,7 @@ pub fn record_with_number(
     saves: &[Save<'_>],
     backward: impl Fn(&BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 ) -> Tensor {
-    let [out] = attach([out], name, &[input], 1, saves, Box::new(backward));
+    let [out] = attach([out], name, &[input], 1, saves, Box::new(backward), None);
     out
 }
 
@@ -296,7 +320,7 @@ pub fn record_multi(
     saves: &[Save<'_>],
     backward: BackwardFn,
 ) -> Vec<Tensor> {
-    attach(outs, name, inputs, 0, saves, backward)
+    attach(outs, name, inputs, 0, saves, backward, None)
 }
 
 /// Creates the node and makes it the `grad_fn` of each of `outs` (returned). `constants`
@@ -308,6 +332,7 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
     constants: usize,
     saves: &[Save<'_>],
     backward: BackwardFn,
+    part: Option<Part>,
 ) -> Outs {
     // plain pushes: SmallVec's `collect` (reserve, then two loops) cost more than the op's kernel
     let mut next_edges = SmallVec::with_capacity(inputs.len());
@@ -335,7 +360,11 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
             Save::Skip => SavedVariable::none(),
         });
     }
-    let node = Arc::new(Node::new(name, next_edges, metas, saved, backward));
+    let mut node = Node::new(name, next_edges, metas, saved, backward);
+    if let Some(part) = part {
+        node = node.into_part(part);
+    }
+    let node = Arc::new(node);
     // The last output takes the node itself, and fresh outputs are set without their lock: a
     // locked instruction right after writing the new node waits for all those stores to drain,
     // a measurable part of a small op.

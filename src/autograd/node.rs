@@ -4,7 +4,7 @@ use super::saved::SavedVariable;
 use super::task_graph::TaskSlot;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
-use crate::core::layout::{fmt_shape, is_expandable_to, same_shape};
+use crate::core::layout::{fmt_shape, is_expandable_to, same_shape, Part};
 use crate::core::tensor::{Tensor, TensorImpl};
 use parking_lot::Mutex;
 use smallvec::SmallVec;
@@ -29,6 +29,18 @@ pub enum NodeKind {
     Function(BackwardFn),
     /// Adds the incoming gradient into a leaf's `.grad`.
     AccumulateGrad(Tensor),
+    /// The backward of a view that is one part of its input (`select`, `slice`): besides the
+    /// formula, the engine can add the gradient straight into that part of the input's sum
+    /// (Note [Gradients of parts]).
+    Part(Box<PartFunction>),
+}
+
+/// A view's backward formula and the part of the input the view is.
+pub struct PartFunction {
+    /// Which part of the input the view is.
+    pub part: Part,
+    /// The formula, used when a graph is being built or hooks need the full gradient.
+    pub backward: BackwardFn,
 }
 
 /// Shape and dtype of one input, to check and fix up gradients.
@@ -216,6 +228,27 @@ impl Node {
         }
     }
 
+    /// The node of a view that is `part` of its one input (see [`NodeKind::Part`]).
+    pub(crate) fn into_part(mut self, part: Part) -> Node {
+        let NodeKind::Function(backward) =
+            std::mem::replace(&mut self.kind, NodeKind::Function(Box::new(|_| Ok(vec![]))))
+        else {
+            unreachable!("a new node holds a formula");
+        };
+        self.kind = NodeKind::Part(Box::new(PartFunction { part, backward }));
+        self
+    }
+
+    /// The shape of input `i`.
+    pub(crate) fn input_shape(&self, i: usize) -> &[usize] {
+        &self.inputs[i].shape
+    }
+
+    /// The dtype of input `i`.
+    pub(crate) fn input_dtype(&self, i: usize) -> DType {
+        self.inputs[i].dtype
+    }
+
     /// The AccumulateGrad node of a leaf; it runs as soon as it is ready.
     pub fn accumulate_grad(variable: Tensor) -> Node {
         let meta = InputMeta {
@@ -244,7 +277,7 @@ impl Node {
     pub fn profiler_name(&self) -> String {
         match self.kind {
             NodeKind::AccumulateGrad(_) => "torch::autograd::AccumulateGrad".to_string(),
-            NodeKind::Function(_) => self.name.to_string(),
+            NodeKind::Function(_) | NodeKind::Part(_) => self.name.to_string(),
         }
     }
 
@@ -270,7 +303,7 @@ impl Node {
     pub fn variable(&self) -> Option<&Tensor> {
         match &self.kind {
             NodeKind::AccumulateGrad(v) => Some(v),
-            NodeKind::Function(_) => None,
+            NodeKind::Function(_) | NodeKind::Part(_) => None,
         }
     }
 
@@ -442,8 +475,10 @@ impl Node {
         keep_graph: bool,
         grads_spent: bool,
     ) -> Result<Vec<Option<Tensor>>> {
-        let NodeKind::Function(backward) = &self.kind else {
-            unreachable!("AccumulateGrad is run by the engine");
+        let backward = match &self.kind {
+            NodeKind::Function(backward) => backward,
+            NodeKind::Part(f) => &f.backward,
+            NodeKind::AccumulateGrad(_) => unreachable!("AccumulateGrad is run by the engine"),
         };
         // without keep_graph the saved tensors move out (and are freed with the context)
         let mut saved = SmallVec::new();
@@ -529,7 +564,7 @@ impl Drop for Node {
                 };
                 Some(v)
             }
-            NodeKind::Function(_) => None,
+            NodeKind::Function(_) | NodeKind::Part(_) => None,
         };
         let saved: SmallVec<[Tensor; 2]> = self.saved.iter().filter_map(|s| s.take()).collect();
         super::release_edges(edges, saved.into_iter().chain(variable));

@@ -4,7 +4,7 @@
 //! Note [Task slots]: a node's index in the running task is kept in the node itself
 //! (`task_graph::TaskSlot`), so the threads look nodes up without hashing; see `task_graph`.
 
-use super::accumulate::InputBuffer;
+use super::accumulate::{Arriving, InputBuffer};
 use super::engine::{capture, GraphTask, NodeOutcome};
 use super::task_graph::{Index, TaskGraph};
 use crate::core::error::{Error, Result};
@@ -54,7 +54,7 @@ struct PhaseState {
     /// Each node's wave in the one-thread engine: one more than its latest producer's.
     wave_of: Vec<u32>,
     /// Gradients delivered into each node not yet ready, with their summing order.
-    arrivals: Vec<Vec<(ArrivalKey, usize, Tensor)>>,
+    arrivals: Vec<Vec<(ArrivalKey, usize, Arriving)>>,
     running: usize,
     /// Helpers summoned and not yet returned.
     helpers: usize,
@@ -240,9 +240,14 @@ where
         }
         if (self.runs)(i) {
             let targets = st.graph.targets(i);
+            let mut part = outcome.part;
             for (edge, (target, g)) in targets.into_iter().zip(outcome.outputs).enumerate() {
                 let Some((child, input_nr)) = target else {
                     continue;
+                };
+                let g = match g {
+                    Some(g) => Some(Arriving::Whole(g)),
+                    None => part.take().map(Arriving::Part),
                 };
                 let c = child as usize;
                 st.wave_of[c] = st.wave_of[c].max(wave + 1);

@@ -8,7 +8,7 @@
 //! its indices in a hash map instead. A task empties the slot of each node once the node has
 //! run (and of every node it numbered when it ends), so a slot never holds a finished task.
 
-use super::accumulate::InputBuffer;
+use super::accumulate::{Arriving, InputBuffer, PartGrad};
 use super::node::{Edge, Node};
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
@@ -176,20 +176,25 @@ impl TaskGraph {
 
     /// Adds a starting gradient into node `i`'s buffer without counting an edge.
     pub(super) fn add_root(&mut self, i: Index, input_nr: usize, g: Tensor) -> Result<()> {
-        self.buffer(i).add(input_nr, g)
+        self.buffer(i).add(input_nr, Arriving::Whole(g))
     }
 
-    /// Delivers node `i`'s output gradients along its edges (in edge order); the nodes this
-    /// makes ready go onto `ready` with their input buffers.
+    /// Delivers node `i`'s output gradients along its edges (in edge order; `part`, if any,
+    /// along edge 0); the nodes this makes ready go onto `ready` with their input buffers.
     pub(super) fn deliver_outputs(
         &mut self,
         i: Index,
         outputs: Vec<Option<Tensor>>,
+        mut part: Option<PartGrad>,
         ready: &mut Vec<(Index, InputBuffer)>,
     ) -> Result<()> {
         for (target, g) in self.targets(i).into_iter().zip(outputs) {
             let Some((child, input_nr)) = target else {
                 continue;
+            };
+            let g = match g {
+                Some(g) => Some(Arriving::Whole(g)),
+                None => part.take().map(Arriving::Part),
             };
             if let Some(buffer) = self.deliver(child, input_nr, g)? {
                 ready.push((child, buffer));
@@ -215,7 +220,7 @@ impl TaskGraph {
         &mut self,
         i: Index,
         input_nr: usize,
-        g: Option<Tensor>,
+        g: Option<Arriving>,
     ) -> Result<Option<InputBuffer>> {
         let count = &mut self.dependencies[i as usize];
         *count -= 1;

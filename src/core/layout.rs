@@ -19,7 +19,54 @@ pub struct Layout {
     pub offset: usize,
 }
 
+/// A sub-view of one dimension: a single index or a strided range (the views `select` and
+/// `slice` take, whose gradients the engine can add straight into part of a sum).
+#[derive(Clone, Copy, Debug)]
+pub enum Part {
+    /// `x.select(dim, index)`: drops `dim`.
+    Select {
+        /// The dimension indexed.
+        dim: usize,
+        /// The index taken.
+        index: usize,
+    },
+    /// `x.slice(dim, start, end, step)`: keeps `dim` with `len` elements.
+    Slice {
+        /// The dimension sliced.
+        dim: usize,
+        /// The first index taken.
+        start: usize,
+        /// How many indices are taken.
+        len: usize,
+        /// The step between them.
+        step: usize,
+    },
+}
+
 impl Layout {
+    /// The layout of the sub-view `part` of this layout (same storage).
+    pub fn part(&self, part: Part) -> Layout {
+        let mut out = self.clone();
+        match part {
+            Part::Select { dim, index } => {
+                out.offset = (self.offset as isize + index as isize * self.strides[dim]) as usize;
+                out.shape.remove(dim);
+                out.strides.remove(dim);
+            }
+            Part::Slice {
+                dim,
+                start,
+                len,
+                step,
+            } => {
+                out.offset = (self.offset as isize + start as isize * self.strides[dim]) as usize;
+                out.shape[dim] = len;
+                out.strides[dim] = self.strides[dim] * step as isize;
+            }
+        }
+        out
+    }
+
     /// A row-major contiguous layout of `shape` starting at offset 0.
     pub fn contiguous(shape: &[usize]) -> Self {
         Layout {

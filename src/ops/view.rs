@@ -1,55 +1,18 @@
 //! Views: tensors that share their base's storage and version counter, with new shape and strides.
 //! Each backward maps the gradient back to the input's shape.
 
-use crate::autograd::{is_recording, record};
+use crate::autograd::{is_recording, record, record_part};
 use crate::core::error::{Error, Result};
-use crate::core::layout::{fmt_shape, normalize_dim, Dims, Layout};
+use crate::core::layout::{fmt_shape, normalize_dim, Dims, Layout, Part};
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::write_into;
 use smallvec::SmallVec;
 
-/// A sub-view of one dimension: a single index or a strided range.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Part {
-    /// `x.select(dim, index)`: drops `dim`.
-    Select { dim: usize, index: usize },
-    /// `x.slice(dim, start, end, step)`: keeps `dim` with `len` elements.
-    Slice {
-        dim: usize,
-        start: usize,
-        len: usize,
-        step: usize,
-    },
-}
-
-impl Part {
-    fn layout(self, l: &Layout) -> Layout {
-        let mut out = l.clone();
-        match self {
-            Part::Select { dim, index } => {
-                out.offset = (l.offset as isize + index as isize * l.strides[dim]) as usize;
-                out.shape.remove(dim);
-                out.strides.remove(dim);
-            }
-            Part::Slice {
-                dim,
-                start,
-                len,
-                step,
-            } => {
-                out.offset = (l.offset as isize + start as isize * l.strides[dim]) as usize;
-                out.shape[dim] = len;
-                out.strides[dim] = l.strides[dim] * step as isize;
-            }
-        }
-        out
-    }
-
-    fn node_name(self) -> &'static str {
-        match self {
-            Part::Select { .. } => "SelectBackward0",
-            Part::Slice { .. } => "SliceBackward0",
-        }
+/// PyTorch's node name for the backward of taking `part`.
+fn part_node_name(part: Part) -> &'static str {
+    match part {
+        Part::Select { .. } => "SelectBackward0",
+        Part::Slice { .. } => "SliceBackward0",
     }
 }
 
@@ -74,14 +37,18 @@ impl Tensor {
 
     /// The view `part` of this tensor, recorded for autograd.
     pub(crate) fn part(&self, part: Part) -> Result<Tensor> {
-        let out = self.alias_with_layout(part.layout(self.layout()));
+        let out = self.alias_with_layout(self.layout().part(part));
         if !is_recording(&[self]) {
             return Ok(out);
         }
         let shape: Dims = self.shape().into();
-        Ok(record(out, part.node_name(), &[self], &[], move |ctx| {
-            Ok(vec![Some(embed(ctx.grad(0), &shape, part)?)])
-        }))
+        Ok(record_part(
+            out,
+            part_node_name(part),
+            self,
+            part,
+            move |ctx| Ok(vec![Some(embed(ctx.grad(0), &shape, part)?)]),
+        ))
     }
 
     /// `x[index]` along `dim` (negative values count from the end); drops `dim`.
@@ -402,7 +369,7 @@ impl Tensor {
 /// Zeros of `shape` with `g` written into the view `part`: the gradient of taking that view.
 fn embed(g: &Tensor, shape: &[usize], part: Part) -> Result<Tensor> {
     let out = Tensor::zeros(shape, g.dtype());
-    write_into(&out.alias_with_layout(part.layout(out.layout())), g);
+    write_into(&out.alias_with_layout(out.layout().part(part)), g);
     if !is_recording(&[g]) {
         return Ok(out);
     }
