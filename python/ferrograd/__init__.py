@@ -198,7 +198,7 @@ xlogy = _core.xlogy
 clamp_min = Tensor.clamp_min
 clamp_max = Tensor.clamp_max
 
-from . import autograd, linalg, nn, optim, utils  # noqa: E402
+from . import autograd, linalg, nn, optim, utils, viz  # noqa: E402
 from ._creation import (  # noqa: E402
     BoolTensor,
     DoubleTensor,
@@ -426,6 +426,7 @@ __all__ = [
     "unsqueeze",
     "utils",
     "var",
+    "viz",
     "where",
     "xlogy",
     "zeros",
