@@ -3,9 +3,8 @@
 formulas give, with hooks, retained gradients, `autograd.grad` and `create_graph`.
 Expected values are worked out by hand; the assertions pass under ``import torch`` too."""
 
-import numpy as np
-
 import ferrograd as torch
+import numpy as np
 
 
 def test_loop_over_steps_gives_each_step_its_weight():
