@@ -65,7 +65,7 @@ OTHER_EXPORTS = [
     "is_inference_mode_enabled", "normal", "rand_like", "randint_like", "randn_like",
     "set_default_dtype", "set_printoptions", "set_rng_state",
     "set_grad_enabled", "set_num_threads", "stack", "tensor", "zeros", "zeros_like",
-    "eye", "einsum", "meshgrid", "broadcast_tensors", "linalg", "viz",
+    "eye", "einsum", "meshgrid", "broadcast_tensors", "linalg", "distributed", "viz",
 ]  # fmt: skip
 
 

@@ -198,7 +198,7 @@ xlogy = _core.xlogy
 clamp_min = Tensor.clamp_min
 clamp_max = Tensor.clamp_max
 
-from . import autograd, linalg, nn, optim, utils, viz  # noqa: E402
+from . import autograd, distributed, linalg, nn, optim, utils, viz  # noqa: E402
 from ._creation import (  # noqa: E402
     BoolTensor,
     DoubleTensor,
@@ -287,6 +287,7 @@ __all__ = [
     "diag",
     "diagonal",
     "digamma",
+    "distributed",
     "div",
     "dot",
     "double",

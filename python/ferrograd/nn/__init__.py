@@ -1,9 +1,9 @@
 """``nn``: ``Parameter``, ``Module`` and its containers, layers, activations and losses (as
 PyTorch's), with ``nn.functional``, ``nn.init`` and ``nn.utils``."""
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _module_names
 from .parameter import Parameter
 
-__all__ = [*_module_names, "Parameter", "functional", "init", "utils"]
+__all__ = [*_module_names, "Parameter", "functional", "init", "parallel", "utils"]

@@ -2,6 +2,7 @@
 (shuffling draws PyTorch's random numbers; ``num_workers > 0`` is emulated in-process, see
 ``dataloader``)."""
 
+from . import distributed
 from ._collate import default_collate, default_convert
 from .dataloader import DataLoader, WorkerInfo, get_worker_info
 from .dataset import (
@@ -14,6 +15,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -28,6 +30,7 @@ __all__ = [
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "DistributedSampler",
     "IterableDataset",
     "RandomSampler",
     "Sampler",
@@ -39,6 +42,7 @@ __all__ = [
     "WorkerInfo",
     "default_collate",
     "default_convert",
+    "distributed",
     "get_worker_info",
     "random_split",
 ]

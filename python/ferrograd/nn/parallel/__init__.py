@@ -1,0 +1,5 @@
+"""``nn.parallel``: ``DistributedDataParallel``, data parallelism over ``distributed``."""
+
+from .distributed import DistributedDataParallel
+
+__all__ = ["DistributedDataParallel"]

@@ -1,0 +1,170 @@
+"""Run under ``mpirun -n N``: ``DistributedDataParallel`` training checked against one process.
+
+Every rank builds the same data and the same classifier (same seed). The DDP model trains on
+each rank's share of every batch (``N`` equal slices); rank 0 also trains a plain copy on the
+whole batch, as one process would. Each rank writes ``<out>/rank<r>.json`` with the parameters
+of both after training (plain SGD with momentum, then with ``no_sync()`` accumulation over two
+micro-batches per step), the gradients of a model with unused parameters, and the errors of
+misuse, for ``tests/test_distributed.py`` to check.
+"""
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import ferrograd as torch
+import ferrograd.distributed as dist
+from ferrograd import nn
+from ferrograd.nn.parallel import DistributedDataParallel as DDP
+
+out_dir = Path(sys.argv[1])
+dist.init_process_group("mpi")
+rank, world = dist.get_rank(), dist.get_world_size()
+results = {"rank": rank, "world": world}
+
+BATCH, STEPS_PER_EPOCH, EPOCHS = 32, 6, 3
+
+
+def make_data(n=BATCH * STEPS_PER_EPOCH):
+    """Three noisy spiral arms in 2-D, the classes 0, 1, 2."""
+    xs, ys = [], []
+    per = n // 3
+    for k in range(3):
+        r = torch.linspace(0.05, 1.0, per)
+        angle = r * 3.5 + k * 2 * math.pi / 3 + 0.2 * torch.randn(per)
+        xs.append(torch.stack([r * torch.sin(angle), r * torch.cos(angle)], dim=1))
+        ys.append(torch.full((per,), k, dtype=torch.long))
+    x, y = torch.cat(xs), torch.cat(ys)
+    order = torch.randperm(len(y))
+    return x[order], y[order]
+
+
+def make_model():
+    return nn.Sequential(nn.Linear(2, 32), nn.Tanh(), nn.Linear(32, 32), nn.ReLU(),
+                         nn.Linear(32, 3))  # fmt: skip
+
+
+def flat_params(model):
+    return [v for p in model.parameters() for v in p.detach().reshape(-1).tolist()]
+
+
+def train(accumulate):
+    """DDP on this rank's slices, and (rank 0) one process on whole batches; returns both."""
+    torch.manual_seed(0)
+    x, y = make_data()
+    torch.manual_seed(1 + rank)  # each rank initialises differently: DDP broadcasts rank 0's
+    model = make_model()
+    if rank == 0:
+        torch.manual_seed(1)
+        single = make_model()
+        single_opt = torch.optim.SGD(single.parameters(), lr=0.2, momentum=0.9)
+    ddp = DDP(model, bucket_cap_mb=0.002)  # ~2 KB buckets: several all-reduces per backward
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.2, momentum=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+    share = BATCH // world
+    losses = []
+    for _epoch in range(EPOCHS):
+        for step in range(STEPS_PER_EPOCH):
+            xb, yb = x[step * BATCH : (step + 1) * BATCH], y[step * BATCH : (step + 1) * BATCH]
+            mine_x, mine_y = (
+                xb[rank * share : (rank + 1) * share],
+                yb[rank * share : (rank + 1) * share],
+            )
+            opt.zero_grad()
+            if accumulate:
+                half = share // 2
+                with ddp.no_sync():
+                    (loss_fn(ddp(mine_x[:half]), mine_y[:half]) / 2).backward()
+                (loss_fn(ddp(mine_x[half:]), mine_y[half:]) / 2).backward()
+            else:
+                loss = loss_fn(ddp(mine_x), mine_y)
+                loss.backward()
+                losses.append(loss.item())
+            opt.step()
+            if rank == 0:
+                single_opt.zero_grad()
+                loss_fn(single(xb), yb).backward()
+                single_opt.step()
+    out = {"ddp": flat_params(model), "buckets": len(ddp._bucket_indices()), "losses": losses}
+    if rank == 0:
+        out["single"] = flat_params(single)
+    return out, ddp
+
+
+results["train"], ddp = train(accumulate=False)
+results["train_no_sync"], _ = train(accumulate=True)
+results["state_dict_keys"] = list(ddp.state_dict())[:2]
+results["module_is_wrapped"] = type(ddp.module).__name__
+
+
+class Branches(nn.Module):
+    """A trunk every rank uses, a head only rank 0 uses, and a layer nobody uses."""
+
+    def __init__(self):
+        super().__init__()
+        self.trunk = nn.Linear(3, 4)
+        self.rank0_head = nn.Linear(4, 1)
+        self.unused = nn.Linear(4, 1)
+
+    def forward(self, x, use_head):
+        h = self.trunk(x).tanh()
+        return h.sum() + (self.rank0_head(h).sum() if use_head else 0.0)
+
+
+torch.manual_seed(3)
+branches = Branches()
+x = torch.randn(5, 3) + rank
+local = Branches()
+local.load_state_dict(branches.state_dict())
+local(x, rank == 0).backward()
+local_grads = {
+    n: (p.grad.tolist() if p.grad is not None else None) for n, p in local.named_parameters()
+}
+everyone = [None] * world
+dist.all_gather_object(everyone, local_grads)
+results["local_grads"] = everyone
+model = DDP(branches, find_unused_parameters=True)
+model(x, rank == 0).backward()
+results["unused_grads"] = {
+    n: (p.grad.tolist() if p.grad is not None else None) for n, p in branches.named_parameters()
+}
+# a second iteration works too (unused parameters were marked ready, the reduction finished)
+model(x, rank == 0).backward()
+results["second_iteration"] = branches.trunk.bias.grad.tolist()
+
+
+def error_of(fn):
+    try:
+        fn()
+    except Exception as e:
+        return [type(e).__name__, str(e)]
+    return None
+
+
+# without find_unused_parameters, a parameter without a gradient stalls the reduction: the next
+# forward says so (PyTorch's error), naming the parameters
+torch.manual_seed(3)
+plain = DDP(Branches())
+plain(x, False).backward()
+results["unused_error"] = error_of(lambda: plain(x, False))
+
+# buffers: rank 0's at construction and before every forward
+bn = nn.BatchNorm1d(3)
+with torch.no_grad():
+    bn.running_mean.fill_(float(rank))
+wrapped = DDP(nn.Sequential(nn.Linear(3, 3), bn))
+results["buffer_at_construction"] = bn.running_mean.tolist()
+with torch.no_grad():
+    bn.running_mean.fill_(10.0 + rank)
+wrapped.eval()
+with torch.no_grad():
+    wrapped(torch.zeros(2, 3))
+results["buffer_before_forward"] = bn.running_mean.tolist()
+
+# a model that differs across ranks is refused at construction, on every rank
+results["mismatch"] = error_of(lambda: DDP(nn.Linear(3, 4 + (rank == world - 1))))
+results["no_params"] = error_of(lambda: DDP(nn.ReLU()))
+
+dist.destroy_process_group()
+(out_dir / f"rank{rank}.json").write_text(json.dumps(results))
