@@ -18,6 +18,15 @@ if ! command -v dot >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz) \
         >/dev/null 2>&1 || echo "(could not install graphviz: its rendering tests will be skipped)"
 fi
+# Open MPI (mpirun, and the MPI library mpi4py loads) for the tests of ferrograd.distributed,
+# which run scripts under mpirun (skipped without it); then mpi4py (a binary wheel that uses the
+# system's Open MPI, else built from source with its mpicc)
+if ! command -v mpirun >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+        --no-install-recommends openmpi-bin libopenmpi-dev) >/dev/null 2>&1 \
+        || echo "(could not install Open MPI: the tests under mpirun will be skipped)"
+fi
+"$VENV/bin/python" -m pip install -q "mpi4py>=4"
 
 step "cargo fmt / clippy"
 cargo fmt --all -- --check

@@ -1,88 +1,74 @@
 """Run under ``mpirun -n N``: ``DistributedDataParallel`` training checked against one process.
 
-Every rank builds the same data and the same classifier (same seed). The DDP model trains on
-each rank's share of every batch (``N`` equal slices); rank 0 also trains a plain copy on the
-whole batch, as one process would. Each rank writes ``<out>/rank<r>.json`` with the parameters
+The demo's classifiers (its MLP and its CNN) train on its digits with DDP, each rank on its
+``DistributedSampler`` share of every batch; rank 0 also trains a plain copy on the whole
+batches, as one process would. Each rank writes ``<out>/rank<r>.json`` with the parameters
 of both after training (plain SGD with momentum, then with ``no_sync()`` accumulation over two
 micro-batches per step), the gradients of a model with unused parameters, and the errors of
 misuse, for ``tests/test_distributed.py`` to check.
 """
 
 import json
-import math
 import sys
 from pathlib import Path
 
 import ferrograd as torch
 import ferrograd.distributed as dist
 from ferrograd import nn
+from ferrograd.demo import build_model, load_data
 from ferrograd.nn.parallel import DistributedDataParallel as DDP
+from ferrograd.utils.data.distributed import DistributedSampler
 
 out_dir = Path(sys.argv[1])
 dist.init_process_group("mpi")
 rank, world = dist.get_rank(), dist.get_world_size()
 results = {"rank": rank, "world": world}
 
-BATCH, STEPS_PER_EPOCH, EPOCHS = 32, 6, 3
-
-
-def make_data(n=BATCH * STEPS_PER_EPOCH):
-    """Three noisy spiral arms in 2-D, the classes 0, 1, 2."""
-    xs, ys = [], []
-    per = n // 3
-    for k in range(3):
-        r = torch.linspace(0.05, 1.0, per)
-        angle = r * 3.5 + k * 2 * math.pi / 3 + 0.2 * torch.randn(per)
-        xs.append(torch.stack([r * torch.sin(angle), r * torch.cos(angle)], dim=1))
-        ys.append(torch.full((per,), k, dtype=torch.long))
-    x, y = torch.cat(xs), torch.cat(ys)
-    order = torch.randperm(len(y))
-    return x[order], y[order]
-
-
-def make_model():
-    return nn.Sequential(nn.Linear(2, 32), nn.Tanh(), nn.Linear(32, 32), nn.ReLU(),
-                         nn.Linear(32, 3))  # fmt: skip
+BATCH, SAMPLES, EPOCHS = 32, 192, 3  # 6 steps per epoch
 
 
 def flat_params(model):
     return [v for p in model.parameters() for v in p.detach().reshape(-1).tolist()]
 
 
-def train(accumulate):
-    """DDP on this rank's slices, and (rank 0) one process on whole batches; returns both."""
-    torch.manual_seed(0)
-    x, y = make_data()
+def train(kind, accumulate):
+    """The demo's classifier (``ferrograd.demo.build_model``) on its digits: DDP on this rank's
+    ``DistributedSampler`` share of every batch of ``BATCH`` images, and (on rank 0) one process
+    on the whole batches: a sampler over one replica with the same seed draws the same
+    permutation, so its batch ``k`` is the union of the ranks' batches ``k``."""
+    x, y = (torch.from_numpy(a[:SAMPLES]) for a in load_data()[:2])
+    dataset = torch.utils.data.TensorDataset(x, y)
     torch.manual_seed(1 + rank)  # each rank initialises differently: DDP broadcasts rank 0's
-    model = make_model()
+    model = build_model(torch, kind)
+    ddp = DDP(model, bucket_cap_mb=0.004)  # ~4 KB buckets: several all-reduces per backward
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.05, momentum=0.9)
+    sampler = DistributedSampler(dataset, seed=7)
+    loader = torch.utils.data.DataLoader(dataset, batch_size=BATCH // world, sampler=sampler)
     if rank == 0:
         torch.manual_seed(1)
-        single = make_model()
-        single_opt = torch.optim.SGD(single.parameters(), lr=0.2, momentum=0.9)
-    ddp = DDP(model, bucket_cap_mb=0.002)  # ~2 KB buckets: several all-reduces per backward
-    opt = torch.optim.SGD(ddp.parameters(), lr=0.2, momentum=0.9)
+        single = build_model(torch, kind)
+        single_opt = torch.optim.SGD(single.parameters(), lr=0.05, momentum=0.9)
+        whole = DistributedSampler(dataset, num_replicas=1, rank=0, seed=7)
+        single_loader = torch.utils.data.DataLoader(dataset, batch_size=BATCH, sampler=whole)
     loss_fn = nn.CrossEntropyLoss()
-    share = BATCH // world
     losses = []
-    for _epoch in range(EPOCHS):
-        for step in range(STEPS_PER_EPOCH):
-            xb, yb = x[step * BATCH : (step + 1) * BATCH], y[step * BATCH : (step + 1) * BATCH]
-            mine_x, mine_y = (
-                xb[rank * share : (rank + 1) * share],
-                yb[rank * share : (rank + 1) * share],
-            )
+    for epoch in range(EPOCHS):
+        sampler.set_epoch(epoch)
+        for xb, yb in loader:
             opt.zero_grad()
             if accumulate:
-                half = share // 2
+                half = len(yb) // 2
                 with ddp.no_sync():
-                    (loss_fn(ddp(mine_x[:half]), mine_y[:half]) / 2).backward()
-                (loss_fn(ddp(mine_x[half:]), mine_y[half:]) / 2).backward()
+                    (loss_fn(ddp(xb[:half]), yb[:half]) / 2).backward()
+                (loss_fn(ddp(xb[half:]), yb[half:]) / 2).backward()
             else:
-                loss = loss_fn(ddp(mine_x), mine_y)
+                loss = loss_fn(ddp(xb), yb)
                 loss.backward()
                 losses.append(loss.item())
             opt.step()
-            if rank == 0:
+        if rank == 0:
+            whole.set_epoch(epoch)
+            for xb, yb in single_loader:
                 single_opt.zero_grad()
                 loss_fn(single(xb), yb).backward()
                 single_opt.step()
@@ -92,8 +78,9 @@ def train(accumulate):
     return out, ddp
 
 
-results["train"], ddp = train(accumulate=False)
-results["train_no_sync"], _ = train(accumulate=True)
+results["train_cnn"], _ = train("cnn", accumulate=False)
+results["train"], ddp = train("mlp", accumulate=False)
+results["train_no_sync"], _ = train("mlp", accumulate=True)
 results["state_dict_keys"] = list(ddp.state_dict())[:2]
 results["module_is_wrapped"] = type(ddp.module).__name__
 
