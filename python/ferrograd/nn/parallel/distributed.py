@@ -11,12 +11,15 @@ How it works (PyTorch's design, its ``Reducer``, in Python):
   builds these buckets after its first iteration, in the order the gradients arrived; here they
   are built at construction from the reverse registration order.
 - Each parameter has a post-accumulate-grad hook. When backward has accumulated the last gradient
-  of a bucket, the hook copies the bucket's gradients, divided by the world size, into one flat
-  array and hands it to the communication thread, which sums it over all ranks with MPI while
-  backward goes on (backward runs without the GIL; the MPI call releases it too). Buckets are
-  launched in order, so every rank issues the same all-reduces in the same order.
-- The hook of the last bucket waits for all the all-reduces and writes the averaged gradients
-  back into ``.grad``: when ``loss.backward()`` returns, every rank has the same gradients.
+  of a bucket, the hook hands the bucket to the communication thread, which copies its
+  gradients, divided by the world size, into one flat array, sums it over all ranks with MPI and
+  makes a tensor of the result, while backward goes on (backward runs without the GIL; the MPI
+  call releases it too). Buckets are launched in order, so every rank issues the same
+  all-reduces in the same order.
+- The hook of the last bucket waits for all the all-reduces and sets the averaged gradients as
+  ``.grad`` (views of the bucket's tensor: PyTorch's ``gradient_as_bucket_view=True``; copying
+  them into the old ``.grad`` costs more here): when ``loss.backward()`` returns, every rank has
+  the same gradients.
 - ``no_sync()`` skips all of this (gradients accumulate locally; the first backward after it
   reduces the accumulated ones). ``find_unused_parameters=True`` walks the graph from the forward's
   outputs to find the parameters backward will not reach and marks them ready when backward
@@ -72,6 +75,7 @@ class _Bucket:
         self.buffer = np.zeros(total, dtype=self.dtype)
         self.pending = len(indices)
         self.work: dist.Work | None = None
+        self.averaged: list[Tensor] = []
 
 
 class DistributedDataParallel(Module):
@@ -84,7 +88,8 @@ class DistributedDataParallel(Module):
     Takes PyTorch's arguments; ``broadcast_buffers`` (broadcast rank 0's buffers before each
     forward), ``init_sync``, ``bucket_cap_mb`` and ``find_unused_parameters`` act as PyTorch's;
     ``device_ids``, ``output_device``, ``dim``, ``check_reduction``, ``gradient_as_bucket_view``
-    and ``static_graph`` are accepted and have no effect (CPU only, gradients are copied)."""
+    and ``static_graph`` are accepted and have no effect (CPU only; the averaged gradients are
+    always views of the buckets, as with ``gradient_as_bucket_view=True``)."""
 
     def __init__(
         self,
@@ -136,6 +141,9 @@ class DistributedDataParallel(Module):
             for k, i in enumerate(bucket.indices):
                 self._bucket_of[i] = (b, k)
 
+        # True: launch no all-reduce before backward has produced every gradient (PyTorch's
+        # delayed all-reduce; benches/ddp_overlap.py measures the step without overlap with it)
+        self._delay_all_reduce = False
         self._lock = threading.Lock()
         self._expect_hooks = False
         self._ready = [False] * len(self._params)
@@ -305,7 +313,7 @@ class DistributedDataParallel(Module):
             self._mark_ready(index)
 
     def _mark_ready(self, index: int) -> None:
-        """Copies parameter ``index``'s gradient into its bucket; launches the buckets that are
+        """Counts parameter ``index``'s gradient as final; launches the buckets that are
         complete, in order; after the last one, waits and writes the averages back."""
         if self._ready[index]:
             raise RuntimeError(
@@ -317,29 +325,48 @@ class DistributedDataParallel(Module):
                 "ready twice."
             )
         self._ready[index] = True
-        b, k = self._bucket_of[index]
-        bucket = self._buckets[b]
-        start = bucket.offsets[k]
-        param = self._params[index]
-        view = bucket.buffer[start : start + param.numel()]
-        grad = param.grad
-        if grad is None:
-            view[:] = 0
-        else:
-            view[:] = grad.detach().numpy().reshape(-1)
-        bucket.pending -= 1
+        self._buckets[self._bucket_of[index][0]].pending -= 1
+        if self._delay_all_reduce and any(b.pending for b in self._buckets):
+            return  # (no overlap: every bucket waits for the end of backward)
         while self._next_bucket < len(self._buckets):
-            nxt = self._buckets[self._next_bucket]
-            if nxt.pending:
+            bucket = self._buckets[self._next_bucket]
+            if bucket.pending:
                 return
-            nxt.buffer /= nxt.dtype(self.process_group.size())
-            nxt.work = dist._all_reduce_sum(nxt.buffer, self.process_group)
+            bucket.work = self.process_group._submit("all_reduce", self._reducer(bucket), [])
             self._next_bucket += 1
         self._finalize()
 
+    def _reducer(self, bucket: _Bucket) -> Any:
+        """The job of the communication thread for ``bucket``: gather its (final) gradients into
+        the flat array, divide by the world size, sum over the ranks, and make the averaged
+        gradients as views of one tensor. All of it runs beside the rest of backward; the hooks
+        only count."""
+        params = [self._params[i] for i in bucket.indices]
+        size = self.process_group.size()
+        comm = self.process_group._comm
+
+        def job() -> None:
+            parts = [
+                p.grad.detach().numpy().reshape(-1)
+                if p.grad is not None
+                else np.zeros(p.numel(), dtype=bucket.dtype)
+                for p in params
+            ]
+            np.concatenate(parts, out=bucket.buffer)
+            np.divide(bucket.buffer, size, out=bucket.buffer)
+            comm.Allreduce(dist._mpi().IN_PLACE, bucket.buffer, op=dist._mpi().SUM)
+            flat = _core.from_numpy(bucket.buffer)
+            bucket.averaged = [
+                flat[start : start + p.numel()].view(tuple(p.shape))
+                for p, start in zip(params, bucket.offsets)
+            ]
+
+        return job
+
     def _finalize(self) -> None:
-        """Waits for every bucket's all-reduce and writes the averaged gradients into ``.grad``
-        (a parameter no rank used keeps its gradient)."""
+        """Waits for every bucket's all-reduce and sets the averaged gradients as ``.grad``
+        (views of each bucket's tensor, as ``gradient_as_bucket_view``; a parameter no rank
+        used keeps its gradient)."""
         globally_used = None
         if self.find_unused_parameters:
             globally_used = self._locally_used.copy()
@@ -348,18 +375,11 @@ class DistributedDataParallel(Module):
         for bucket in self._buckets:
             assert bucket.work is not None
             bucket.work.wait()
-        with no_grad():
-            for bucket in self._buckets:
-                for i, start in zip(bucket.indices, bucket.offsets):
-                    if globally_used is not None and not globally_used[i]:
-                        continue
-                    param = self._params[i]
-                    values = bucket.buffer[start : start + param.numel()]
-                    averaged = _core.from_numpy(values).reshape(tuple(param.shape))
-                    if param.grad is None:
-                        param.grad = averaged
-                    else:
-                        param.grad.detach().copy_(averaged)
+        for bucket in self._buckets:
+            for i, averaged in zip(bucket.indices, bucket.averaged):
+                if globally_used is None or globally_used[i]:
+                    self._params[i].grad = averaged
+            bucket.averaged = []
         self._expect_hooks = False
 
     # ----- gradient accumulation -------------------------------------------------------------
