@@ -71,3 +71,23 @@ def test_lstm_layer_gradcheck_and_refused_double_backward():
     (g,) = torch.autograd.grad(out.sum() + c.sum(), inputs[0], create_graph=True)
     with pytest.raises(NotImplementedError, match="mkldnn_rnn_layer_backward"):
         g.sum().backward()
+
+
+def test_input_dtype_must_match_the_weights():
+    """PyTorch 2.15's ValueError, word for word; the Rust layer refuses mixed dtypes too."""
+    import pytest
+
+    import ferrograd as torch
+
+    lstm = torch.nn.LSTM(4, 3)
+    x = torch.randn(5, 2, 4, dtype=torch.float64)
+    with pytest.raises(ValueError) as err:
+        lstm(x)
+    assert str(err.value) == (
+        "RNN input dtype (torch.float64) does not match weight dtype (torch.float32). "
+        "Convert input: input.to(torch.float32), or convert model: model.to(torch.float64)"
+    )
+    lstm.double()
+    h = (torch.zeros(1, 2, 3, dtype=torch.float64), torch.zeros(1, 2, 3))
+    with pytest.raises((RuntimeError, TypeError)):
+        lstm(x, h)

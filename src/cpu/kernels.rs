@@ -220,6 +220,16 @@ fn map_dispatch<T: Copy, U>(xs: &[T], out: &mut [U], f: &impl Fn(T) -> U) {
     map_loop(xs, out, f)
 }
 
+/// The widest vector instructions this CPU offers: 2 for AVX-512, 1 for AVX2+FMA, 0 for
+/// neither. Fused kernels elsewhere compile `#[inline(always)]` loops once per level under
+/// `#[target_feature]` and pick one with this.
+pub fn simd_level() -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    return wide::level();
+    #[cfg(not(target_arch = "x86_64"))]
+    0
+}
+
 fn zip_dispatch<T: Copy, U>(xs: &[T], ys: &[T], out: &mut [U], f: &impl Fn(T, T) -> U) {
     #[cfg(target_arch = "x86_64")]
     match level_for(xs.len()) {
@@ -815,26 +825,61 @@ pub fn for_each_lane<T: BufferElement + Copy>(x: &Tensor, dim: usize, mut f: imp
 }
 
 /// Maps every lane of `x` along `dim` to a lane of the same length; the result has `x`'s shape.
-pub fn map_lanes<T: BufferElement + Copy>(
+pub fn map_lanes<T: BufferElement + Copy + Default>(
     x: &Tensor,
     dim: usize,
     mut f: impl FnMut(&[T], &mut [T]),
 ) -> Tensor {
-    let data: Vec<T> = x.read(gather);
-    let (outer, n, inner) = lane_geometry(x.shape(), dim);
-    let mut out = data.clone();
-    let (mut lane, mut result) = (Vec::with_capacity(n), vec![T::default(); n]);
+    zip_lanes(x, x, dim, |lane, _, out| f(lane, out))
+}
+
+/// Maps every pair of lanes of `a` and `b` (same shape) along `dim` to a lane of the same
+/// length; the result has their shape. Lanes along the last dimension of contiguous tensors
+/// are read and written in place, without copies.
+pub fn zip_lanes<T: BufferElement + Copy + Default>(
+    a: &Tensor,
+    b: &Tensor,
+    dim: usize,
+    mut f: impl FnMut(&[T], &[T], &mut [T]),
+) -> Tensor {
+    let (outer, n, inner) = lane_geometry(a.shape(), dim);
+    let numel = a.numel();
+    if inner == 1 && n > 0 {
+        let mut out = crate::core::pool::buffer::<T>(numel);
+        let rows = |x: &Tensor, g: &mut dyn FnMut(&[T])| {
+            if x.is_contiguous() {
+                x.read(|d: &[T], l| g(&d[l.offset..l.offset + numel]))
+            } else {
+                g(&x.read(gather::<T>))
+            }
+        };
+        rows(a, &mut |ad| {
+            rows(b, &mut |bd| {
+                let lanes = ad.chunks_exact(n).zip(bd.chunks_exact(n));
+                for ((la, lb), o) in lanes.zip(out.chunks_exact_mut(n)) {
+                    f(la, lb, o);
+                }
+            })
+        });
+        return Tensor::from_vec(out, a.shape()).expect("same shape");
+    }
+    let (ad, bd): (Vec<T>, Vec<T>) = (a.read(gather), b.read(gather));
+    let mut out = ad.clone();
+    let (mut la, mut lb) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut result = vec![T::default(); n];
     for o in 0..outer {
         for k in 0..inner {
-            lane.clear();
-            lane.extend((0..n).map(|i| data[(o * n + i) * inner + k]));
-            f(&lane, &mut result);
+            la.clear();
+            lb.clear();
+            la.extend((0..n).map(|i| ad[(o * n + i) * inner + k]));
+            lb.extend((0..n).map(|i| bd[(o * n + i) * inner + k]));
+            f(&la, &lb, &mut result);
             for (i, &v) in result.iter().enumerate() {
                 out[(o * n + i) * inner + k] = v;
             }
         }
     }
-    Tensor::from_vec(out, x.shape()).expect("same shape")
+    Tensor::from_vec(out, a.shape()).expect("same shape")
 }
 
 /// Element type marker used by generic kernels.

@@ -5,6 +5,7 @@
 
 pub mod allocator;
 pub mod fastmath;
+pub mod gemm;
 pub mod kernels;
 pub mod parallel;
 pub mod sgemm;

@@ -26,10 +26,11 @@
 
 use crate::autograd::{is_recording, record, Save};
 use crate::core::buffer::BufferElement;
-use crate::core::dtype::{DType, Float, Num};
+use crate::core::dtype::{DType, Num};
 use crate::core::error::{Error, Result};
 use crate::core::layout::fmt_shape;
 use crate::core::tensor::Tensor;
+use crate::cpu::gemm::{GemmElement, Mat};
 use crate::cpu::parallel;
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -174,107 +175,10 @@ impl ConvGeometry {
 // kernels
 // ---------------------------------------------------------------------------------------------
 
-/// A strided read-only matrix operand: element `(i, j)` is at `ptr + i·rs + j·cs`.
-#[derive(Clone, Copy)]
-pub(crate) struct Mat<T> {
-    ptr: *const T,
-    rs: isize,
-    cs: isize,
-}
-
-// SAFETY: a Mat is only read, while its owner keeps the elements alive and unwritten (see
-// `ConvElement::gemm`)
-unsafe impl<T: Sync> Send for Mat<T> {}
-unsafe impl<T: Sync> Sync for Mat<T> {}
-
-impl<T> Mat<T> {
-    /// The row-major matrix with `cols` columns starting at `data`.
-    fn rows(data: &[T], cols: usize) -> Mat<T> {
-        Mat {
-            ptr: data.as_ptr(),
-            rs: cols as isize,
-            cs: 1,
-        }
-    }
-
-    /// The transpose of the row-major matrix with `cols` columns starting at `data`.
-    fn transposed(data: &[T], cols: usize) -> Mat<T> {
-        Mat {
-            ptr: data.as_ptr(),
-            rs: 1,
-            cs: cols as isize,
-        }
-    }
-}
-
-/// Float element types of the convolution kernels, with their matrix product.
-pub(crate) trait ConvElement: Float + BufferElement + Default {
-    /// `c = a·b` for `a` m×k, `b` k×n, `c` m×n row-major (every element written).
-    ///
-    /// # Safety
-    /// `a` and `b` address valid elements for every index in range, not written during the
-    /// call; `c` has `m·n` elements.
-    unsafe fn gemm(
-        m: usize,
-        n: usize,
-        k: usize,
-        a: Mat<Self>,
-        b: Mat<Self>,
-        c: &mut [Self],
-        threads: usize,
-    );
-
+/// Float element types of the convolution kernels: a matrix product and scratch buffers.
+pub(crate) trait ConvElement: GemmElement + BufferElement + Default {
     /// This thread's spare scratch buffers (see [`Scratch`]).
     fn spare() -> &'static std::thread::LocalKey<RefCell<[Vec<Self>; 4]>>;
-}
-
-/// [`ConvElement::gemm`] through the `gemm` crate.
-unsafe fn crate_gemm<T: ConvElement>(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: Mat<T>,
-    b: Mat<T>,
-    c: &mut [T],
-    threads: usize,
-) {
-    let mut run = move |threads: usize| {
-        let (a, b) = (a, b);
-        let parallelism = if threads > 1 {
-            gemm::Parallelism::Rayon(threads)
-        } else {
-            gemm::Parallelism::None
-        };
-        // SAFETY: the caller's contract; `c` is m×n with row stride n
-        unsafe {
-            gemm::gemm(
-                m,
-                n,
-                k,
-                c.as_mut_ptr(),
-                1,
-                n as isize,
-                false,
-                a.ptr,
-                a.cs,
-                a.rs,
-                b.ptr,
-                b.cs,
-                b.rs,
-                T::zero(),
-                T::one(),
-                false,
-                false,
-                false,
-                parallelism,
-            )
-        }
-    };
-    if threads > 1 {
-        parallel::install(run);
-    } else {
-        run(1);
-    }
 }
 
 impl ConvElement for f64 {
@@ -284,25 +188,6 @@ impl ConvElement for f64 {
         }
         &SPARE
     }
-
-    unsafe fn gemm(
-        m: usize,
-        n: usize,
-        k: usize,
-        a: Mat<f64>,
-        b: Mat<f64>,
-        c: &mut [f64],
-        threads: usize,
-    ) {
-        if m == 0 || n == 0 {
-            return;
-        }
-        if k == 0 {
-            c.fill(0.0);
-            return;
-        }
-        crate_gemm(m, n, k, a, b, c, threads)
-    }
 }
 
 impl ConvElement for f32 {
@@ -311,41 +196,6 @@ impl ConvElement for f32 {
             static SPARE: RefCell<[Vec<f32>; 4]> = const { RefCell::new([const { Vec::new() }; 4]) };
         }
         &SPARE
-    }
-
-    unsafe fn gemm(
-        m: usize,
-        n: usize,
-        k: usize,
-        a: Mat<f32>,
-        b: Mat<f32>,
-        c: &mut [f32],
-        threads: usize,
-    ) {
-        if m == 0 || n == 0 {
-            return;
-        }
-        if k == 0 {
-            c.fill(0.0);
-            return;
-        }
-        if !crate::cpu::sgemm::available() {
-            return crate_gemm(m, n, k, a, b, c, threads);
-        }
-        let mat = |x: Mat<f32>| crate::cpu::sgemm::MatRef {
-            ptr: x.ptr,
-            rs: x.rs,
-            cs: x.cs,
-        };
-        // SAFETY: f32 and MaybeUninit<f32> share their layout; sgemm writes every element
-        let dst = unsafe {
-            std::slice::from_raw_parts_mut(
-                c.as_mut_ptr().cast::<std::mem::MaybeUninit<f32>>(),
-                c.len(),
-            )
-        };
-        // SAFETY: AVX-512 is available (checked above) and the caller's contract
-        unsafe { crate::cpu::sgemm::sgemm(m, n, k, mat(a), mat(b), dst, threads) }
     }
 }
 

@@ -6,10 +6,13 @@
 
 use super::division::NOT_IMPLEMENTED;
 use crate::autograd::{is_recording, record, record_multi, Save};
+use crate::core::buffer::BufferElement;
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::{is_grad_enabled, no_grad};
+use crate::core::pool;
 use crate::core::tensor::Tensor;
-use crate::cpu::kernels::{gemv, gemv_t};
+use crate::cpu::gemm::{GemmElement, Mat};
+use crate::cpu::kernels::{gemv, gemv_t, simd_level};
 
 /// `x @ w.T + b` for a cell's input or hidden projection.
 fn project(x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> Result<Tensor> {
@@ -356,153 +359,277 @@ impl Tensor {
 
 /// The gate functions in the element type: float32 through the vectorizable approximations
 /// of `cpu::fastmath` (within a few ulps), float64 through the standard library.
-trait Gate: crate::core::dtype::Float + crate::core::buffer::BufferElement {
+trait Gate: GemmElement + BufferElement + Default {
     fn sigmoid(self) -> Self;
     fn tanh_gate(self) -> Self;
 }
 
 impl Gate for f32 {
+    #[inline(always)]
     fn sigmoid(self) -> f32 {
         1.0 / (1.0 + crate::cpu::fastmath::exp_f32(-self))
     }
+    #[inline(always)]
     fn tanh_gate(self) -> f32 {
         crate::cpu::fastmath::tanh_f32(self)
     }
 }
 
 impl Gate for f64 {
+    #[inline(always)]
     fn sigmoid(self) -> f64 {
         1.0 / (1.0 + (-self).exp())
     }
+    #[inline(always)]
     fn tanh_gate(self) -> f64 {
         self.tanh()
     }
 }
 
+/// One LSTM step's elementwise part over a batch: `gates = pre + proj` (rows of `4H`), each
+/// gate's function, then the new cell and hidden states written over `c` and `h`.
+struct LstmCells<'a, T> {
+    gates: &'a mut [T],
+    pre: &'a [T],
+    proj: &'a [T],
+    c: &'a mut [T],
+    h: &'a mut [T],
+    hidden: usize,
+}
+
+#[inline(always)]
+fn lstm_cells_body<T: Gate>(s: LstmCells<'_, T>) {
+    let hidden = s.hidden;
+    let g4 = 4 * hidden;
+    let rows = s.gates.chunks_exact_mut(g4).zip(s.pre.chunks_exact(g4));
+    let states =
+        s.c.chunks_exact_mut(hidden)
+            .zip(s.h.chunks_exact_mut(hidden));
+    for (((row, p), q), (cb, hb)) in rows.zip(s.proj.chunks_exact(g4)).zip(states) {
+        // pre-activations, then each gate's function over its contiguous quarter
+        for ((r, &p), &q) in row.iter_mut().zip(p).zip(q) {
+            *r = p + q;
+        }
+        let (ifs, rest) = row.split_at_mut(2 * hidden);
+        let (gs, os) = rest.split_at_mut(hidden);
+        // plain loops (an iterator adapter's fold is not inlined into the vectorized variant)
+        for v in ifs.iter_mut() {
+            *v = v.sigmoid();
+        }
+        for v in os.iter_mut() {
+            *v = v.sigmoid();
+        }
+        for v in gs.iter_mut() {
+            *v = v.tanh_gate();
+        }
+        let (is, fs) = ifs.split_at(hidden);
+        for k in 0..hidden {
+            let cell = fs[k] * cb[k] + is[k] * gs[k];
+            cb[k] = cell;
+            hb[k] = os[k] * cell.tanh_gate();
+        }
+    }
+}
+
+/// One LSTM step's elementwise backward over a batch: from the step's gates, cell states
+/// (`cells` after, `before` before), the output gradient `d_step` and the gradients `dh`, `dc`
+/// flowing back from the next step, the gate pre-activations' gradients `dg`; `dc` becomes the
+/// previous cell state's gradient.
+struct LstmCellGrads<'a, T> {
+    gates: &'a [T],
+    cells: &'a [T],
+    before: &'a [T],
+    d_step: &'a [T],
+    dg: &'a mut [T],
+    dh: &'a [T],
+    dc: &'a mut [T],
+    hidden: usize,
+}
+
+#[inline(always)]
+fn lstm_cell_grads_body<T: Gate>(s: LstmCellGrads<'_, T>) {
+    let hidden = s.hidden;
+    let g4 = 4 * hidden;
+    let one = T::from_f64(1.0);
+    let per_sample = s
+        .gates
+        .chunks_exact(g4)
+        .zip(s.dg.chunks_exact_mut(g4))
+        .zip(s.cells.chunks_exact(hidden))
+        .zip(s.before.chunks_exact(hidden))
+        .zip(s.d_step.chunks_exact(hidden))
+        .zip(s.dh.chunks_exact(hidden))
+        .zip(s.dc.chunks_exact_mut(hidden));
+    for ((((((row, dg), cells), before), d_step), dh), dc) in per_sample {
+        let (is, rest) = row.split_at(hidden);
+        let (fs, rest) = rest.split_at(hidden);
+        let (gs, os) = rest.split_at(hidden);
+        let (di, rest) = dg.split_at_mut(hidden);
+        let (df, rest) = rest.split_at_mut(hidden);
+        let (dgg, dos) = rest.split_at_mut(hidden);
+        for k in 0..hidden {
+            let (i, f, g, o) = (is[k], fs[k], gs[k], os[k]);
+            let tc = cells[k].tanh_gate();
+            let dht = dh[k] + d_step[k];
+            let dct = dc[k] + dht * o * (one - tc * tc);
+            di[k] = dct * g * i * (one - i);
+            df[k] = dct * before[k] * f * (one - f);
+            dgg[k] = dct * i * (one - g * g);
+            dos[k] = dht * tc * o * (one - o);
+            dc[k] = dct * f;
+        }
+    }
+}
+
+/// Defines `$name(args)`, which runs `$body(args)` compiled for the widest vector instructions
+/// the CPU has (the body is `#[inline(always)]`, so its loops vectorize with them).
+macro_rules! multiversioned {
+    ($name:ident, $body:ident, $args:ident) => {
+        fn $name<T: Gate>(args: $args<'_, T>) {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+                fn wide512<T: Gate>(args: $args<'_, T>) {
+                    $body(args)
+                }
+                #[target_feature(enable = "avx2,fma")]
+                fn wide256<T: Gate>(args: $args<'_, T>) {
+                    $body(args)
+                }
+                match simd_level() {
+                    // SAFETY: the CPU has the features each variant is compiled for
+                    2 => return unsafe { wide512(args) },
+                    1 => return unsafe { wide256(args) },
+                    _ => {}
+                }
+            }
+            $body(args)
+        }
+    };
+}
+multiversioned!(lstm_cells, lstm_cells_body, LstmCells);
+multiversioned!(lstm_cell_grads, lstm_cell_grads_body, LstmCellGrads);
+
 /// What the forward of an LSTM layer keeps for its backward: per step the activated gates
-/// `(i, f, g, o)` and the cell state, and the hidden states the steps started from.
-struct LstmTape<T> {
+/// `(i, f, g, o)` and the cell state, and the hidden states the steps started from. Its
+/// buffers come from and go back to the buffer pool (a long sequence's tape is megabytes,
+/// which would otherwise be fresh, page-faulting memory at every step of training).
+struct LstmTape<T: BufferElement> {
     gates: Vec<T>,
     cells: Vec<T>,
     hidden_in: Vec<T>,
 }
 
+impl<T: BufferElement> Drop for LstmTape<T> {
+    fn drop(&mut self) {
+        for v in [&mut self.gates, &mut self.cells, &mut self.hidden_in] {
+            pool::recycle(T::into_buffer(std::mem::take(v)));
+        }
+    }
+}
+
+/// `c = a·b` on the kernel threads (`a` m×k, `b` k×n, `c` m×n).
+fn product<T: GemmElement>(dims: (usize, usize, usize), a: Mat<T>, b: Mat<T>, c: &mut [T]) {
+    let (m, n, k) = dims;
+    // SAFETY: every caller passes operands borrowed from slices of at least these sizes, alive
+    // and unwritten during the call, and `c` of m·n elements
+    unsafe { T::gemm(m, n, k, a, b, c, crate::cpu::parallel::num_threads()) }
+}
+
 /// The forward of an LSTM layer over `steps` steps of `batch` samples: `pre` holds each step's
-/// input projection (`x w_ihᵀ + b_ih + b_hh`, `[steps, batch, 4H]`), `w_hh` is `[4H, H]`.
-/// Returns the outputs `[steps, batch, H]`, the last cell state and the tape.
+/// input projection (`x w_ihᵀ + b_ih + b_hh`, `[steps, batch, 4H]`), `w` is `w_hh` (`[4H, H]`).
+/// Returns the outputs `[steps, batch, H]` (a pooled buffer), the last cell state and the tape.
 fn lstm_forward<T: Gate>(
     pre: &[T],
-    w_hh: &Tensor,
+    w: &[T],
     h0: &[T],
     c0: &[T],
     (steps, batch, hidden): (usize, usize, usize),
-) -> Result<(Vec<T>, Vec<T>, LstmTape<T>)> {
-    let g4 = 4 * hidden;
-    let w: Vec<T> = w_hh.contiguous()?.to_vec::<T>()?;
+) -> (Vec<T>, Vec<T>, LstmTape<T>) {
+    let (g4, bh) = (4 * hidden, batch * hidden);
     let (mut h, mut c) = (h0.to_vec(), c0.to_vec());
-    let mut out = Vec::with_capacity(steps * batch * hidden);
+    let mut out = pool::buffer::<T>(steps * bh);
     let mut tape = LstmTape {
-        gates: vec![T::from_f64(0.0); steps * batch * g4],
-        cells: Vec::with_capacity(steps * batch * hidden),
-        hidden_in: Vec::with_capacity(steps * batch * hidden),
+        gates: pool::buffer::<T>(steps * batch * g4),
+        cells: pool::buffer::<T>(steps * bh),
+        hidden_in: pool::buffer::<T>(steps * bh),
     };
     let mut proj = vec![T::from_f64(0.0); batch * g4];
     for t in 0..steps {
-        tape.hidden_in.extend_from_slice(&h);
+        tape.hidden_in[t * bh..(t + 1) * bh].copy_from_slice(&h);
         if batch == 1 {
-            gemv(&w, &h, &mut proj);
+            gemv(w, &h, &mut proj);
         } else {
-            let hb = Tensor::from_vec(h.clone(), &[batch, hidden])?;
-            proj = hb.mm(&w_hh.t()?)?.contiguous()?.to_vec::<T>()?;
+            // proj = h · w_hhᵀ
+            let (hm, wt) = (Mat::rows(&h, hidden), Mat::transposed(w, hidden));
+            product((batch, g4, hidden), hm, wt, &mut proj);
         }
         let gates = &mut tape.gates[t * batch * g4..(t + 1) * batch * g4];
-        for b in 0..batch {
-            let row = &mut gates[b * g4..(b + 1) * g4];
-            let p = &pre[(t * batch + b) * g4..(t * batch + b + 1) * g4];
-            let q = &proj[b * g4..(b + 1) * g4];
-            // pre-activations, then each gate's function over its contiguous quarter
-            for ((r, &p), &q) in row.iter_mut().zip(p).zip(q) {
-                *r = p + q;
-            }
-            let (ifs, rest) = row.split_at_mut(2 * hidden);
-            let (gs, os) = rest.split_at_mut(hidden);
-            ifs.iter_mut()
-                .chain(os.iter_mut())
-                .for_each(|v| *v = v.sigmoid());
-            gs.iter_mut().for_each(|v| *v = v.tanh_gate());
-            let (cb, hb) = (
-                &mut c[b * hidden..(b + 1) * hidden],
-                &mut h[b * hidden..(b + 1) * hidden],
-            );
-            for k in 0..hidden {
-                let cell = ifs[hidden + k] * cb[k] + ifs[k] * gs[k];
-                cb[k] = cell;
-                hb[k] = os[k] * cell.tanh_gate();
-            }
-        }
-        tape.cells.extend_from_slice(&c);
-        out.extend_from_slice(&h);
+        let pre = &pre[t * batch * g4..(t + 1) * batch * g4];
+        lstm_cells(LstmCells {
+            gates,
+            pre,
+            proj: &proj,
+            c: &mut c,
+            h: &mut h,
+            hidden,
+        });
+        tape.cells[t * bh..(t + 1) * bh].copy_from_slice(&c);
+        out[t * bh..(t + 1) * bh].copy_from_slice(&h);
     }
-    Ok((out, c, tape))
+    (out, c, tape)
 }
 
 /// The backward of an LSTM layer: from the output gradients `d_out` (`[steps, batch, H]`) and
 /// those of the last states, the gradients of every step's gate pre-activations
-/// (`[steps, batch, 4H]`) and of the initial states.
-#[allow(clippy::type_complexity)]
+/// (`[steps, batch, 4H]`, a pooled buffer) and of the initial states.
 fn lstm_backward<T: Gate>(
     tape: &LstmTape<T>,
-    (w_hh, w_matrix): (&[T], &Tensor),
+    w_hh: &[T],
     c0: &[T],
     d_out: &[T],
-    d_h: Vec<T>,
-    d_c: Vec<T>,
+    (mut dh, mut dc): (Vec<T>, Vec<T>),
     (steps, batch, hidden): (usize, usize, usize),
-) -> Result<(Vec<T>, Vec<T>, Vec<T>)> {
-    let g4 = 4 * hidden;
-    let one = T::from_f64(1.0);
-    let (mut dh, mut dc) = (d_h, d_c);
-    let mut d_pre = vec![T::from_f64(0.0); steps * batch * g4];
+) -> (Vec<T>, Vec<T>, Vec<T>) {
+    let (g4, bh) = (4 * hidden, batch * hidden);
+    let mut d_pre = pool::buffer::<T>(steps * batch * g4);
     for t in (0..steps).rev() {
         let gates = &tape.gates[t * batch * g4..(t + 1) * batch * g4];
-        let cells = &tape.cells[t * batch * hidden..(t + 1) * batch * hidden];
+        let cells = &tape.cells[t * bh..(t + 1) * bh];
         let before = if t == 0 {
             c0
         } else {
-            &tape.cells[(t - 1) * batch * hidden..t * batch * hidden]
+            &tape.cells[(t - 1) * bh..t * bh]
         };
+        let d_step = &d_out[t * bh..(t + 1) * bh];
         let dg = &mut d_pre[t * batch * g4..(t + 1) * batch * g4];
-        for b in 0..batch {
-            for k in 0..hidden {
-                let x = b * hidden + k;
-                let row = b * g4;
-                let (i, f, g, o) = (
-                    gates[row + k],
-                    gates[row + hidden + k],
-                    gates[row + 2 * hidden + k],
-                    gates[row + 3 * hidden + k],
-                );
-                let tc = cells[x].tanh_gate();
-                let dht = dh[x] + d_out[(t * batch) * hidden + x];
-                let dct = dc[x] + dht * o * (one - tc * tc);
-                dg[row + k] = dct * g * i * (one - i);
-                dg[row + hidden + k] = dct * before[x] * f * (one - f);
-                dg[row + 2 * hidden + k] = dct * i * (one - g * g);
-                dg[row + 3 * hidden + k] = dht * tc * o * (one - o);
-                dc[x] = dct * f;
-            }
-        }
+        lstm_cell_grads(LstmCellGrads {
+            gates,
+            cells,
+            before,
+            d_step,
+            dg,
+            dh: &dh,
+            dc: &mut dc,
+            hidden,
+        });
         // dh for the step before: this step's gate gradients through w_hh (one matrix
         // product for a batch)
         if batch == 1 {
             dh.iter_mut().for_each(|v| *v = T::from_f64(0.0));
             gemv_t(w_hh, dg, &mut dh);
         } else {
-            let d = Tensor::from_vec(dg.to_vec(), &[batch, g4])?;
-            dh = d.mm(w_matrix)?.contiguous()?.to_vec::<T>()?;
+            // dh = dg · w_hh
+            let (dm, wm) = (Mat::rows(dg, g4), Mat::rows(w_hh, hidden));
+            product((batch, hidden, g4), dm, wm, &mut dh);
         }
     }
-    Ok((d_pre, dh, dc))
+    (d_pre, dh, dc)
+}
+
+/// The elements of a contiguous tensor, borrowed for `f`.
+fn with_elements<T: BufferElement, R>(t: &Tensor, f: impl FnOnce(&[T]) -> R) -> R {
+    t.read(|data: &[T], layout| f(&data[layout.offset..layout.offset + t.numel()]))
 }
 
 impl Tensor {
@@ -530,28 +657,59 @@ impl Tensor {
         let (steps, batch, input) = (self.shape()[0], self.shape()[1], self.shape()[2]);
         let step_shape = Tensor::zeros(&[batch, input], self.dtype());
         check("lstm_layer", 4, &step_shape, h0, w_ih, w_hh)?;
+        let others = [h0, c0, w_ih, w_hh].into_iter().chain(b_ih).chain(b_hh);
+        if let Some(t) = others.into_iter().find(|t| t.dtype() != self.dtype()) {
+            return Err(Error::runtime(format!(
+                "lstm_layer: expected every state and weight in the input's dtype {}, got {}",
+                self.dtype().name(),
+                t.dtype().name()
+            )));
+        }
         let hidden = h0.shape()[1];
+        let (sb, g4) = (steps * batch, 4 * hidden);
         let dims = (steps, batch, hidden);
         let dtype = self.dtype();
         let x = self;
-        // every step's input projection and both biases at once
-        let pre = no_grad(|| {
-            let flat = x.reshape(&[(steps * batch) as isize, input as isize])?;
-            let mut pre = flat.mm(&w_ih.t()?)?;
-            for b in [b_ih, b_hh].into_iter().flatten() {
-                pre = pre.add(b)?;
-            }
-            pre.contiguous()
-        })?;
+        let dense = |t: &Tensor| t.detach().contiguous();
+        let (xc, wi, wh, h0c, c0c) = (
+            dense(x)?,
+            dense(w_ih)?,
+            dense(w_hh)?,
+            dense(h0)?,
+            dense(c0)?,
+        );
+        let biases = [b_ih, b_hh]
+            .into_iter()
+            .flatten()
+            .map(dense)
+            .collect::<Result<Vec<_>>>()?;
         macro_rules! run {
             ($T:ty) => {{
-                let pre_v = pre.to_vec::<$T>()?;
-                let h0v = h0.detach().contiguous()?.to_vec::<$T>()?;
-                let c0v = c0.detach().contiguous()?.to_vec::<$T>()?;
-                let (out, c_last, tape) =
-                    lstm_forward::<$T>(&pre_v, &w_hh.detach(), &h0v, &c0v, dims)?;
-                let h_last = out[(steps.max(1) - 1) * batch * hidden..].to_vec();
-                let h_last = if steps == 0 { h0v.clone() } else { h_last };
+                // every step's input projection, then both biases (in that order, as PyTorch)
+                let mut pre = pool::buffer::<$T>(sb * g4);
+                with_elements(&xc, |xs: &[$T]| {
+                    with_elements(&wi, |ws: &[$T]| {
+                        let (xm, wt) = (Mat::rows(xs, input), Mat::transposed(ws, input));
+                        product((sb, g4, input), xm, wt, &mut pre)
+                    })
+                });
+                for b in &biases {
+                    with_elements(b, |bs: &[$T]| {
+                        for row in pre.chunks_exact_mut(g4) {
+                            row.iter_mut().zip(bs).for_each(|(p, &b)| *p += b);
+                        }
+                    });
+                }
+                let h0v = h0c.to_vec::<$T>()?;
+                let c0v = c0c.to_vec::<$T>()?;
+                let (out, c_last, tape) = with_elements(&wh, |ws: &[$T]| {
+                    lstm_forward::<$T>(&pre, ws, &h0v, &c0v, dims)
+                });
+                pool::recycle(<$T>::into_buffer(pre));
+                let h_last = match steps {
+                    0 => h0v.clone(),
+                    _ => out[(steps - 1) * batch * hidden..].to_vec(),
+                };
                 let out_t = Tensor::from_vec(out, &[steps, batch, hidden])?;
                 let h_t = Tensor::from_vec(h_last, &[batch, hidden])?;
                 let c_t = Tensor::from_vec(c_last, &[batch, hidden])?;
@@ -575,43 +733,51 @@ impl Tensor {
                     Box::new(move |ctx| {
                         let (x, w_ih, w_hh) = (ctx.saved(0), ctx.saved(1), ctx.saved(2));
                         let (tape, c0v) = &*kept;
-                        let dense = |k: usize, n: usize| -> Result<Vec<$T>> {
+                        let dense_grad = |k: usize, n: usize| -> Result<Vec<$T>> {
                             match ctx.grad_opt(k) {
                                 Some(g) => g.detach().contiguous()?.to_vec::<$T>(),
                                 None => Ok(vec![0.0; n]),
                             }
                         };
-                        let d_out = dense(0, steps * batch * hidden)?;
-                        let d_h = dense(1, batch * hidden)?;
-                        let d_c = dense(2, batch * hidden)?;
-                        let w = w_hh.detach().contiguous()?.to_vec::<$T>()?;
-                        let (d_pre, dh0, dc0) = no_grad(|| {
-                            lstm_backward(tape, (&w, &w_hh.detach()), c0v, &d_out, d_h, d_c, dims)
-                        })?;
-                        let rows = (steps * batch) as isize;
-                        let d_pre = Tensor::from_vec(d_pre, &[steps * batch, 4 * hidden])?;
-                        let hidden_in = Tensor::from_vec(tape.hidden_in.clone(), &[steps * batch, hidden])?;
-                        let grads = no_grad(|| {
-                            let flat = x.reshape(&[rows, input as isize])?;
-                            let dx = d_pre.mm(w_ih)?.reshape(&[steps as isize, batch as isize, input as isize])?;
-                            let dwi = d_pre.t()?.mm(&flat)?;
-                            let dwh = d_pre.t()?.mm(&hidden_in)?;
-                            let db = d_pre.sum_dims(&[0], false)?;
-                            let mut grads = vec![
-                                Some(dx),
-                                Some(Tensor::from_vec(dh0, &[batch, hidden])?),
-                                Some(Tensor::from_vec(dc0, &[batch, hidden])?),
-                                Some(dwi),
-                                Some(dwh),
-                            ];
-                            if has_bias.0 {
-                                grads.push(Some(db.clone()));
-                            }
-                            if has_bias.1 {
-                                grads.push(Some(db));
-                            }
-                            Ok::<_, Error>(grads)
-                        })?;
+                        let d_h = dense_grad(1, batch * hidden)?;
+                        let d_c = dense_grad(2, batch * hidden)?;
+                        let d_out = match ctx.grad_opt(0) {
+                            Some(g) => g.detach().contiguous()?,
+                            None => Tensor::zeros(&[steps, batch, hidden], dtype),
+                        };
+                        let (xc, wi, wh) = (dense(x)?, dense(w_ih)?, dense(w_hh)?);
+                        let (d_pre, dh0, dc0) = with_elements(&wh, |ws: &[$T]| {
+                            with_elements(&d_out, |ds: &[$T]| {
+                                lstm_backward(tape, ws, c0v, ds, (d_h, d_c), dims)
+                            })
+                        });
+                        let mut dx = pool::buffer::<$T>(sb * input);
+                        let mut dwi = pool::buffer::<$T>(g4 * input);
+                        let mut dwh = pool::buffer::<$T>(g4 * hidden);
+                        let (dp, dpt) = (Mat::rows(&d_pre, g4), Mat::transposed(&d_pre, g4));
+                        with_elements(&wi, |ws: &[$T]| {
+                            product((sb, input, g4), dp, Mat::rows(ws, input), &mut dx)
+                        });
+                        with_elements(&xc, |xs: &[$T]| {
+                            product((g4, input, sb), dpt, Mat::rows(xs, input), &mut dwi)
+                        });
+                        let hm = Mat::rows(&tape.hidden_in, hidden);
+                        product((g4, hidden, sb), dpt, hm, &mut dwh);
+                        let d_pre = Tensor::from_vec(d_pre, &[sb, g4])?;
+                        let db = no_grad(|| d_pre.sum_dims(&[0], false))?;
+                        let mut grads = vec![
+                            Some(Tensor::from_vec(dx, &[steps, batch, input])?),
+                            Some(Tensor::from_vec(dh0, &[batch, hidden])?),
+                            Some(Tensor::from_vec(dc0, &[batch, hidden])?),
+                            Some(Tensor::from_vec(dwi, &[g4, input])?),
+                            Some(Tensor::from_vec(dwh, &[g4, hidden])?),
+                        ];
+                        if has_bias.0 {
+                            grads.push(Some(db.clone()));
+                        }
+                        if has_bias.1 {
+                            grads.push(Some(db));
+                        }
                         if !is_recording(&[x, w_ih, w_hh]) {
                             return Ok(grads);
                         }

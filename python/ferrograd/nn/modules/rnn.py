@@ -271,6 +271,13 @@ class RNNBase(Module):
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                 f"got {input.shape[2]}"
             )
+        weight_dtype = self.weight_ih_l0.dtype
+        if input.dtype != weight_dtype:
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
+                f"Convert input: input.to({weight_dtype}), or convert model: "
+                f"model.to({input.dtype})"
+            )
         layers = self.num_layers * (2 if self.bidirectional else 1)
         if hx is None:
             zeros = _core.zeros(layers, input.shape[1], self.hidden_size, dtype=input.dtype)
