@@ -8,8 +8,8 @@ use crate::core::dtype::Element;
 use crate::core::error::{Error, Result};
 use crate::core::layout::normalize_dim;
 use crate::core::tensor::Tensor;
-use crate::cpu::kernels::map_lanes;
 use crate::cpu::kernels::{cast, map};
+use crate::cpu::kernels::{map_lanes, zip_lanes};
 use crate::with_float;
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
 
@@ -383,6 +383,16 @@ impl Tensor {
             &[Save::Output],
             move |ctx| {
                 let (g, y) = (ctx.grad(0), ctx.saved(0));
+                if !is_recording(&[g, y]) && g.dtype() == y.dtype() {
+                    // one pass per lane: y (g - Σ g y)
+                    let dx = with_float!(y.dtype(), T => zip_lanes::<T>(g, y, d, |g, y, out| {
+                        let dot: T = g.iter().zip(y).map(|(&g, &y)| g * y).sum();
+                        for ((o, &g), &y) in out.iter_mut().zip(g).zip(y) {
+                            *o = y * (g - dot);
+                        }
+                    }));
+                    return Ok(vec![Some(dx)]);
+                }
                 let dot = g.mul(y)?.sum_dims(&[d as isize], true)?;
                 Ok(vec![Some(y.mul(&g.sub(&dot)?)?)])
             },
@@ -417,6 +427,16 @@ impl Tensor {
             &[Save::Output],
             move |ctx| {
                 let (g, y) = (ctx.grad(0), ctx.saved(0));
+                if !is_recording(&[g, y]) && g.dtype() == y.dtype() {
+                    // one pass per lane: g - e^y Σ g
+                    let dx = with_float!(y.dtype(), T => zip_lanes::<T>(g, y, d, |g, y, out| {
+                        let total: T = g.iter().copied().sum();
+                        for ((o, &g), &y) in out.iter_mut().zip(g).zip(y) {
+                            *o = g - y.exp() * total;
+                        }
+                    }));
+                    return Ok(vec![Some(dx)]);
+                }
                 let total = g.sum_dims(&[d as isize], true)?;
                 Ok(vec![Some(g.sub(&y.exp()?.mul(&total)?)?)])
             },
