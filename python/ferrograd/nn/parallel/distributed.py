@@ -12,14 +12,15 @@ How it works (PyTorch's design, its ``Reducer``, in Python):
   are built at construction from the reverse registration order.
 - Each parameter has a post-accumulate-grad hook. When backward has accumulated the last gradient
   of a bucket, the hook hands the bucket to the communication thread, which copies its
-  gradients, divided by the world size, into one flat array, sums it over all ranks with MPI and
-  makes a tensor of the result, while backward goes on (backward runs without the GIL; the MPI
-  call releases it too). Buckets are launched in order, so every rank issues the same
-  all-reduces in the same order.
-- The hook of the last bucket waits for all the all-reduces and sets the averaged gradients as
-  ``.grad`` (views of the bucket's tensor: PyTorch's ``gradient_as_bucket_view=True``; copying
-  them into the old ``.grad`` costs more here): when ``loss.backward()`` returns, every rank has
-  the same gradients.
+  gradients, divided by the world size, into one flat array and sums it over all ranks with MPI
+  while backward goes on (backward runs without the GIL; the MPI call releases it too). Buckets
+  are launched in order, so every rank issues the same all-reduces in the same order.
+- The hook of the last bucket waits for all the all-reduces, makes one tensor of each bucket and
+  sets the averaged gradients as ``.grad``, views of it (PyTorch's
+  ``gradient_as_bucket_view=True``; copying them into the old ``.grad`` costs more here): when
+  ``loss.backward()`` returns, every rank has the same gradients. (Making the tensors is left to
+  the end because ``from_numpy`` holds the GIL: on the communication thread it would stall the
+  hooks, and backward with them; see ``BENCHMARKS.md``.)
 - ``no_sync()`` skips all of this (gradients accumulate locally; the first backward after it
   reduces the accumulated ones). ``find_unused_parameters=True`` walks the graph from the forward's
   outputs to find the parameters backward will not reach and marks them ready when backward
@@ -75,7 +76,6 @@ class _Bucket:
         self.buffer = np.zeros(total, dtype=self.dtype)
         self.pending = len(indices)
         self.work: dist.Work | None = None
-        self.averaged: list[Tensor] = []
 
 
 class DistributedDataParallel(Module):
@@ -338,9 +338,8 @@ class DistributedDataParallel(Module):
 
     def _reducer(self, bucket: _Bucket) -> Any:
         """The job of the communication thread for ``bucket``: gather its (final) gradients into
-        the flat array, divide by the world size, sum over the ranks, and make the averaged
-        gradients as views of one tensor. All of it runs beside the rest of backward; the hooks
-        only count."""
+        the flat array, divide by the world size and sum over the ranks, beside the rest of
+        backward (the hooks only count)."""
         params = [self._params[i] for i in bucket.indices]
         size = self.process_group.size()
         comm = self.process_group._comm
@@ -355,11 +354,6 @@ class DistributedDataParallel(Module):
             np.concatenate(parts, out=bucket.buffer)
             np.divide(bucket.buffer, size, out=bucket.buffer)
             comm.Allreduce(dist._mpi().IN_PLACE, bucket.buffer, op=dist._mpi().SUM)
-            flat = _core.from_numpy(bucket.buffer)
-            bucket.averaged = [
-                flat[start : start + p.numel()].view(tuple(p.shape))
-                for p, start in zip(params, bucket.offsets)
-            ]
 
         return job
 
@@ -376,10 +370,11 @@ class DistributedDataParallel(Module):
             assert bucket.work is not None
             bucket.work.wait()
         for bucket in self._buckets:
-            for i, averaged in zip(bucket.indices, bucket.averaged):
+            flat = _core.from_numpy(bucket.buffer)
+            for i, start in zip(bucket.indices, bucket.offsets):
                 if globally_used is None or globally_used[i]:
-                    self._params[i].grad = averaged
-            bucket.averaged = []
+                    p = self._params[i]
+                    p.grad = flat[start : start + p.numel()].view(tuple(p.shape))
         self._expect_hooks = False
 
     # ----- gradient accumulation -------------------------------------------------------------
