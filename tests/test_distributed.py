@@ -353,3 +353,16 @@ def test_example_trains_across_processes_as_one(world):
         assert NUMBER.sub("#", g) == NUMBER.sub("#", w)
         for a, b in zip(NUMBER.findall(g), NUMBER.findall(w)):
             assert abs(float(a) - float(b)) <= 1.01e-5, (g, w)
+
+
+@needs_mpi
+def test_overlap_benchmark_runs():
+    """``benches/ddp_overlap.py`` (whose table is in BENCHMARKS.md) still runs: one step of the
+    small MLP, every quantity measured and positive."""
+    proc = mpirun(2, ROOT / "benches" / "ddp_overlap.py", "--steps", "2", "--only", "mlp")
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(proc.stdout.strip().splitlines()[-1])["mlp"]
+    assert row["buckets"] == 1
+    for key in ("backward", "all_reduce", "communication", "backward_no_overlap",
+                "backward_overlap", "step_no_overlap", "step_overlap"):  # fmt: skip
+        assert row[key] > 0, key
