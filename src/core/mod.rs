@@ -8,6 +8,7 @@ pub mod dtype;
 pub mod error;
 pub mod format;
 pub mod grad_mode;
+pub mod interop;
 pub mod layout;
 pub mod pool;
 pub mod profiler;

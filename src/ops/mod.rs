@@ -29,6 +29,7 @@
 //! | `recurrent` | one node per recurrent cell: `lstm_cell`, `gru_cell`, `rnn_cell` |
 //! | `conv` / `pooling` / `upsample` | `convolution` (1-D/2-D, transposed, groups), `unfold`/`fold` / `max_pool2d`, `avg_pool2d`, adaptive pools / `interpolate` |
 //! | `optim` | optimizer updates outside autograd: `SGD`, `Adam`/`AdamW` |
+//! | `operators` | Rust's `+ - * /` and unary `-` on tensors and numbers, returning `Result<Tensor>` |
 
 pub mod activation;
 pub mod adaptive;
@@ -44,6 +45,7 @@ pub mod inplace;
 pub mod linalg;
 pub mod loss;
 pub mod normalization;
+pub mod operators;
 pub mod optim;
 pub mod pointwise;
 pub mod pointwise_binary;

@@ -21,7 +21,7 @@ use crate::core::tensor::{gather, Tensor};
 use crate::cpu::parallel::{for_each_block, for_each_unit};
 use crate::with_float;
 use parking_lot::Mutex;
-use std::ops::{Add, Mul, Range, Sub};
+use std::ops::Range;
 
 /// Elements a parallel unit handles, about.
 const UNIT_ELEMENTS: usize = 1 << 14;
@@ -29,7 +29,13 @@ const UNIT_ELEMENTS: usize = 1 << 14;
 const MAX_UNITS: usize = 64;
 
 /// The element types the kernels run in (float32 and float64).
-trait Real: BufferElement + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> {}
+trait Real:
+    BufferElement
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+{
+}
 impl Real for f32 {}
 impl Real for f64 {}
 
