@@ -268,7 +268,7 @@ def test_collective_timeout_raises_instead_of_hanging(out_root, world):
         "[Rank 0] all_reduce (collective #1 of this process) timed out after 0:00:01"
     )
     assert f"not every one of the {world} ranks joined it" in message
-    assert 1.0 <= got["timeout_after"] < 2.0  # the others joined 2.5 s late
+    assert 1.0 <= got["timeout_after"] < 2.4  # the others joined 2.5 s late
     assert issubclass(dist.DistBackendError, RuntimeError)
 
 
