@@ -47,7 +47,8 @@ WORLDS = [2, 4]
 def mpirun(n, script, *args, timeout=180):
     """``mpirun -n n python script args`` (oversubscribed: more ranks than cores is fine)."""
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    env.pop("EXAMPLES_LIB", None)
+    for name in ("EXAMPLES_LIB", "RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
+        env.pop(name, None)  # (examples/ddp_train.py run in-process sets the last four)
     cmd = [MPIRUN, "-n", str(n), "--oversubscribe", sys.executable, str(script), *map(str, args)]
     return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout)
 
