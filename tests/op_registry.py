@@ -614,5 +614,6 @@ NOT_OPS = {
     "is_floating_point": "metadata",
     "item": "data access",
     "numpy": "data access",
+    "data_ptr": "data access",
     "tolist": "data access",
 }

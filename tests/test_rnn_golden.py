@@ -75,9 +75,8 @@ def test_lstm_layer_gradcheck_and_refused_double_backward():
 
 def test_input_dtype_must_match_the_weights():
     """PyTorch 2.15's ValueError, word for word; the Rust layer refuses mixed dtypes too."""
-    import pytest
-
     import ferrograd as torch
+    import pytest
 
     lstm = torch.nn.LSTM(4, 3)
     x = torch.randn(5, 2, 4, dtype=torch.float64)

@@ -55,7 +55,8 @@ OTHER_INPLACE = [
 OTHER_EXPORTS = [
     "Size", "Tensor", "arange", "autograd", "backends", "bool", "cat", "cuda", "device",
     "double", "dtype", "empty",
-    "enable_grad", "float", "float32", "float64", "from_numpy", "full", "get_default_dtype",
+    "enable_grad", "float", "float32", "float64", "from_dlpack", "from_numpy", "full",
+    "get_default_dtype",
     "get_num_threads", "int64", "is_grad_enabled", "is_tensor", "linspace", "long",
     "manual_seed", "nn", "no_grad", "ones", "ones_like", "optim", "rand", "randint", "randn",
     "randperm",

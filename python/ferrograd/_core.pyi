@@ -116,6 +116,8 @@ __all__ = [
     "floor_divide",
     "float32",
     "float64",
+    "_ArrayOwner",
+    "from_dlpack",
     "from_numpy",
     "full",
     "get_num_threads",
@@ -247,10 +249,24 @@ class Tensor:
     def __index__(self) -> builtins.int: ...
     def __getitem__(self, index: _Index, /) -> Tensor: ...
     def __setitem__(self, index: _Index, value: _Data, /) -> None: ...
-    # `numpy.asarray(tensor)`: a copy of the elements (`copy` is ignored), detached from the graph.
+    # `numpy.asarray(tensor)`: the array of `numpy()`, sharing memory (converted for `dtype`,
+    # copied when `copy` is true).
     def __array__(
         self, dtype: DTypeLike | None = None, copy: builtins.bool | None = None
     ) -> NDArray[Any]: ...
+    def __dlpack__(
+        self,
+        *,
+        stream: Any | None = None,
+        max_version: tuple[builtins.int, builtins.int] | None = None,
+        dl_device: Any | None = None,
+        copy: builtins.bool | None = None,
+    ) -> Any:
+        """A DLPack capsule sharing the tensor's memory (CPU; refused while it requires grad)."""
+    def __dlpack_device__(self) -> tuple[builtins.int, builtins.int]:
+        """`(device type, device id)` of the DLPack protocol: `(1, 0)`, the CPU."""
+    def data_ptr(self) -> builtins.int:
+        """The address of the first element."""
 
     # ----- elementwise functions -----------------------------------------------------------------
 
@@ -1027,8 +1043,9 @@ class Tensor:
         """The value of a one-element tensor as a Python number."""
     def tolist(self) -> Any:
         """Nested Python lists of the elements."""
-    def numpy(self) -> NDArray[Any]:
-        """A NumPy array with a copy of the elements."""
+    def numpy(self, *, force: builtins.bool = False) -> NDArray[Any]:
+        """A NumPy array sharing the tensor's memory (refused while it requires grad, unless
+        `force`)."""
 
     # ----- autograd ------------------------------------------------------------------------------
 
@@ -1108,7 +1125,17 @@ def tensor(
     """`tensor(data, dtype=None, requires_grad=False)`: a new leaf holding a copy of `data`."""
 
 def from_numpy(array: NDArray[Any]) -> Tensor:
-    """`from_numpy(array)`: a tensor with a copy of the array's elements."""
+    """`from_numpy(array)`: a tensor sharing the array's memory (float32/float64/int64 arrays);
+    arrays of other dtypes, read-only or unaligned ones are copied."""
+
+def from_dlpack(obj: Any) -> Tensor:
+    """A tensor sharing the memory of an object with `__dlpack__` or of a DLPack capsule."""
+
+@final
+class _ArrayOwner:
+    """Keeps a tensor's elements alive for the NumPy array that views them."""
+    @property
+    def __array_interface__(self) -> dict[str, Any]: ...
 
 @overload
 def zeros(

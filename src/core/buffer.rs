@@ -1,9 +1,66 @@
-//! Element buffers: one typed vector per dtype, and moving typed vectors in and out of them.
+//! Element buffers: one typed vector per dtype, and moving typed vectors in and out of them;
+//! or elements that another library owns (a NumPy array, a DLPack producer), shared in place.
 
 use crate::core::dtype::{DType, Element};
+use std::any::Any;
+use std::ptr::NonNull;
 
-/// The elements of a storage, one variant per dtype.
-#[derive(Clone, Debug)]
+/// Elements in memory that someone else owns and frees (`from_numpy`, `from_dlpack`): read and
+/// written in place, kept alive by `owner`, never freed or reused here.
+pub struct ForeignElements {
+    dtype: DType,
+    ptr: NonNull<u8>,
+    len: usize,
+    _owner: Box<dyn Any + Send + Sync>,
+}
+
+// SAFETY: the elements are plain numbers, accessed under the storage's lock like an owned
+// vector; the owner is Send + Sync.
+unsafe impl Send for ForeignElements {}
+unsafe impl Sync for ForeignElements {}
+
+impl ForeignElements {
+    /// Elements of `dtype` (not bool: any byte would have to be 0 or 1) at `ptr`, `len` of them.
+    ///
+    /// # Safety
+    /// `ptr` is aligned for `dtype` and addresses `len` elements that stay valid and are not
+    /// freed or moved while `owner` lives; nobody else frees them before `owner` is dropped.
+    pub unsafe fn new(
+        dtype: DType,
+        ptr: NonNull<u8>,
+        len: usize,
+        owner: Box<dyn Any + Send + Sync>,
+    ) -> Option<Self> {
+        (dtype != DType::Bool).then_some(ForeignElements {
+            dtype,
+            ptr,
+            len,
+            _owner: owner,
+        })
+    }
+
+    fn slice<T: BufferElement>(&self) -> Option<&[T]> {
+        // SAFETY: `new`'s contract: aligned, valid for `len` elements of `dtype` (checked = T)
+        (self.dtype == T::DTYPE)
+            .then(|| unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().cast::<T>(), self.len) })
+    }
+
+    fn slice_mut<T: BufferElement>(&mut self) -> Option<&mut [T]> {
+        // SAFETY: as `slice`; `&mut self` (the storage's write lock) makes the access exclusive
+        (self.dtype == T::DTYPE).then(|| unsafe {
+            std::slice::from_raw_parts_mut(self.ptr.as_ptr().cast::<T>(), self.len)
+        })
+    }
+}
+
+impl std::fmt::Debug for ForeignElements {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ForeignElements({} x {})", self.len, self.dtype.name())
+    }
+}
+
+/// The elements of a storage, one variant per dtype, or elements owned elsewhere.
+#[derive(Debug)]
 pub enum Buffer {
     /// bool elements.
     Bool(Vec<bool>),
@@ -13,6 +70,23 @@ pub enum Buffer {
     F32(Vec<f32>),
     /// float64 elements.
     F64(Vec<f64>),
+    /// Elements owned by another library, shared in place.
+    Foreign(ForeignElements),
+}
+
+impl Clone for Buffer {
+    /// A copy of the elements (foreign ones are copied into a vector of their own).
+    fn clone(&self) -> Self {
+        match self {
+            Buffer::Bool(v) => Buffer::Bool(v.clone()),
+            Buffer::I64(v) => Buffer::I64(v.clone()),
+            Buffer::F32(v) => Buffer::F32(v.clone()),
+            Buffer::F64(v) => Buffer::F64(v.clone()),
+            Buffer::Foreign(f) => crate::with_any!(f.dtype, T => T::into_buffer(
+                f.slice::<T>().expect("the dtype dispatched on").to_vec()
+            )),
+        }
+    }
 }
 
 /// Moves typed vectors in and out of a [`Buffer`].
@@ -36,12 +110,14 @@ macro_rules! buffer_element {
             fn slice(b: &Buffer) -> Option<&[Self]> {
                 match b {
                     Buffer::$variant(v) => Some(v),
+                    Buffer::Foreign(f) => f.slice::<Self>(),
                     _ => None,
                 }
             }
             fn slice_mut(b: &mut Buffer) -> Option<&mut [Self]> {
                 match b {
                     Buffer::$variant(v) => Some(v),
+                    Buffer::Foreign(f) => f.slice_mut::<Self>(),
                     _ => None,
                 }
             }
@@ -67,6 +143,7 @@ impl Buffer {
             Buffer::I64(_) => DType::Int64,
             Buffer::F32(_) => DType::Float32,
             Buffer::F64(_) => DType::Float64,
+            Buffer::Foreign(f) => f.dtype,
         }
     }
 
@@ -77,6 +154,7 @@ impl Buffer {
             Buffer::I64(v) => v.len(),
             Buffer::F32(v) => v.len(),
             Buffer::F64(v) => v.len(),
+            Buffer::Foreign(f) => f.len,
         }
     }
 
@@ -87,6 +165,23 @@ impl Buffer {
             Buffer::I64(v) => v.len() * 8,
             Buffer::F32(v) => v.len() * 4,
             Buffer::F64(v) => v.len() * 8,
+            Buffer::Foreign(f) => f.len * f.dtype.size(),
+        }
+    }
+
+    /// Whether the elements are owned by another library (never pooled for reuse).
+    pub fn is_foreign(&self) -> bool {
+        matches!(self, Buffer::Foreign(_))
+    }
+
+    /// The address of the first element.
+    pub fn as_ptr(&self) -> *const u8 {
+        match self {
+            Buffer::Bool(v) => v.as_ptr().cast(),
+            Buffer::I64(v) => v.as_ptr().cast(),
+            Buffer::F32(v) => v.as_ptr().cast(),
+            Buffer::F64(v) => v.as_ptr().cast(),
+            Buffer::Foreign(f) => f.ptr.as_ptr(),
         }
     }
 

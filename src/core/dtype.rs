@@ -48,6 +48,15 @@ impl DType {
         matches!(self, DType::Float32 | DType::Float64)
     }
 
+    /// Bytes per element (PyTorch's `element_size()`).
+    pub fn size(self) -> usize {
+        match self {
+            DType::Bool => 1,
+            DType::Float32 => 4,
+            DType::Int64 | DType::Float64 => 8,
+        }
+    }
+
     /// PyTorch's name, without the `torch.` prefix.
     pub fn name(self) -> &'static str {
         match self {

@@ -59,7 +59,7 @@ pub fn with_capacity<T: BufferElement>(n: usize) -> Vec<T> {
 /// Offers a dropped storage's buffer for reuse (kept only if large and the pool has room).
 pub fn recycle(buffer: Buffer) {
     let size = bytes(&buffer);
-    if !(MIN_BYTES..=MAX_BUFFER_BYTES).contains(&size) {
+    if !(MIN_BYTES..=MAX_BUFFER_BYTES).contains(&size) || buffer.is_foreign() {
         return;
     }
     let mut pool = POOL.lock();

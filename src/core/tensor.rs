@@ -1,7 +1,7 @@
 //! The `Tensor` handle: storage + layout + dtype + autograd metadata.
 
 use crate::autograd::{self, Edge, Node};
-use crate::core::buffer::{Buffer, BufferElement};
+use crate::core::buffer::{Buffer, BufferElement, ForeignElements};
 use crate::core::dtype::{DType, Element, Scalar};
 use crate::core::error::{Error, Result};
 use crate::core::layout::{fmt_shape, Layout};
@@ -175,6 +175,51 @@ impl Tensor {
             .store(how as u8, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// A tensor over elements another library owns (see [`ForeignElements`]), viewed with
+    /// `shape` and `strides` (in elements, not negative) from the first element; no copy.
+    pub fn from_foreign(
+        elements: ForeignElements,
+        shape: &[usize],
+        strides: &[isize],
+    ) -> Result<Tensor> {
+        let buffer = Buffer::Foreign(elements);
+        let span = if shape.contains(&0) {
+            0
+        } else {
+            1 + shape
+                .iter()
+                .zip(strides)
+                .map(|(&n, &s)| (n - 1) * s.max(0) as usize)
+                .sum::<usize>()
+        };
+        if shape.len() != strides.len() || strides.iter().any(|&s| s < 0) || span > buffer.len() {
+            return Err(Error::runtime(format!(
+                "from_foreign: shape {} with strides {strides:?} does not fit {} elements",
+                fmt_shape(shape),
+                buffer.len()
+            )));
+        }
+        let dtype = buffer.dtype();
+        let layout = Layout {
+            shape: shape.into(),
+            strides: strides.into(),
+            offset: 0,
+        };
+        Ok(Tensor::from_parts(
+            Arc::new(Storage::new(buffer)),
+            layout,
+            dtype,
+            None,
+        ))
+    }
+
+    /// The address of the first element (PyTorch's `data_ptr()`): tensors sharing memory with
+    /// NumPy arrays or DLPack capsules report the same address as they do.
+    pub fn data_ptr(&self) -> *const u8 {
+        let base = self.0.storage.read().as_ptr();
+        base.wrapping_add(self.0.layout.offset * self.dtype().size())
+    }
+
     /// A contiguous tensor owning `buffer`, viewed with `shape`.
     pub fn from_buffer(buffer: Buffer, shape: &[usize]) -> Result<Tensor> {
         let numel: usize = shape.iter().product();
@@ -346,12 +391,11 @@ impl Tensor {
             )));
         }
         let offset = self.0.layout.offset;
-        let guard = self.0.storage.read();
-        Ok(match &*guard {
-            Buffer::Bool(v) => Scalar::Bool(v[offset]),
-            Buffer::I64(v) => Scalar::Int(v[offset]),
-            Buffer::F32(v) => Scalar::Float(v[offset] as f64),
-            Buffer::F64(v) => Scalar::Float(v[offset]),
+        Ok(match self.dtype() {
+            DType::Bool => Scalar::Bool(self.read(|v: &[bool], _| v[offset])),
+            DType::Int64 => Scalar::Int(self.read(|v: &[i64], _| v[offset])),
+            DType::Float32 => Scalar::Float(self.read(|v: &[f32], _| v[offset]) as f64),
+            DType::Float64 => Scalar::Float(self.read(|v: &[f64], _| v[offset])),
         })
     }
 

@@ -1,12 +1,10 @@
 //! Python values to core values: data, sizes, dtypes, operands, indices.
 
 use super::tensor::PyTensor;
-use crate::core::buffer::Buffer;
 use crate::core::dtype::{DType, Scalar};
 use crate::core::tensor::Tensor;
 use crate::ops::subscript::Index;
 use crate::ops::{IndexItem, Operand};
-use numpy::{PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -298,26 +296,6 @@ fn flatten(
     )))
 }
 
-fn numpy_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Option<Tensor>> {
-    macro_rules! try_type {
-        ($t:ty, $variant:ident) => {
-            if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'_, $t>>() {
-                let shape = a.shape().to_vec();
-                let data: Vec<$t> = a.as_array().iter().copied().collect();
-                return Ok(Some(
-                    Tensor::from_buffer(Buffer::$variant(data), &shape)
-                        .map_err(super::to_py_err)?,
-                ));
-            }
-        };
-    }
-    try_type!(f32, F32);
-    try_type!(f64, F64);
-    try_type!(i64, I64);
-    try_type!(bool, Bool);
-    Ok(None)
-}
-
 fn is_numpy_array(obj: &Bound<'_, PyAny>) -> bool {
     obj.get_type()
         .name()
@@ -330,17 +308,7 @@ pub(crate) fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> 
     let t = if let Ok(t) = obj.cast::<PyTensor>() {
         t.get().inner.detach().deep_copy()
     } else if is_numpy_array(obj) {
-        match numpy_tensor(obj)? {
-            Some(t) => t,
-            None => {
-                // other NumPy dtypes: convert through float64 or int64
-                let kind: String = obj.getattr("dtype")?.getattr("kind")?.extract()?;
-                let target = if kind == "f" { "float64" } else { "int64" };
-                let converted = obj.call_method1("astype", (target,))?;
-                numpy_tensor(&converted)?
-                    .ok_or_else(|| PyTypeError::new_err("unsupported NumPy array"))?
-            }
-        }
+        super::interop::copy_numpy(obj)?
     } else {
         let mut flat = Flat {
             values: Vec::new(),

@@ -39,28 +39,6 @@ fn tensor(
     finish(t, requires_grad)
 }
 
-/// `from_numpy(array)`: a tensor with a copy of the array's elements.
-#[pyfunction]
-fn from_numpy(array: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let kind = array.getattr("dtype").and_then(|d| d.getattr("kind"));
-    let kind: String = match kind.and_then(|k| k.extract()) {
-        Ok(kind) => kind,
-        Err(_) => {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "expected np.ndarray (got {})",
-                array.get_type().name()?
-            )))
-        }
-    };
-    if !matches!(kind.as_str(), "b" | "i" | "u" | "f") {
-        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-            "can't convert np.ndarray of type {}. The only supported types are: float64, float32, int64, and bool.",
-            array.getattr("dtype")?.str()?
-        )));
-    }
-    finish(tensor_from_data(array, None)?, false)
-}
-
 macro_rules! filled {
     ($name:ident, $value:expr, $doc:literal) => {
         #[doc = $doc]
@@ -835,7 +813,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_push_saved_tensors_hooks, m)?)?;
     m.add_function(wrap_pyfunction!(_pop_saved_tensors_hooks, m)?)?;
     m.add_function(wrap_pyfunction!(tensor, m)?)?;
-    m.add_function(wrap_pyfunction!(from_numpy, m)?)?;
     m.add_function(wrap_pyfunction!(zeros, m)?)?;
     m.add_function(wrap_pyfunction!(ones, m)?)?;
     m.add_function(wrap_pyfunction!(empty, m)?)?;

@@ -3,6 +3,7 @@
 mod conv;
 mod convert;
 mod functions;
+mod interop;
 mod nn;
 mod node;
 mod normalization;
@@ -98,6 +99,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<convert::PyDType>()?;
     convert::add_dtypes(m)?;
     functions::register(m)?;
+    interop::register(m)?;
     random::register(m)?;
     nn::register(m)?;
     optim::register(m)?;

@@ -7,12 +7,10 @@ use super::convert::{
 };
 use super::node::node_object;
 use super::{run, run_as, run_unnamed};
-use crate::core::buffer::Buffer;
 use crate::core::dtype::{DType, Scalar};
 use crate::core::tensor::Tensor;
 use crate::ops::comparison::{CompareOp, LogicalOp};
 use crate::ops::{arithmetic::binary, BinaryOp, Operand};
-use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::basic::CompareOp as PyCompareOp;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -223,7 +221,7 @@ impl PyTensor {
         let first = args.get_item(0).ok();
         let sizes: Option<Vec<usize>> = match &first {
             None => Some(vec![0]),
-            Some(f) if f.get_type().name()?.to_str()? == "Size" => Some(f.extract()?),
+            Some(f) if f.get_type().name()?.to_cow()? == "Size" => Some(f.extract()?),
             Some(_) if args.iter().all(|a| is_int(&a)) => Some(super::convert::size_args(args)?),
             Some(_) => None,
         };
@@ -1408,20 +1406,29 @@ impl PyTensor {
                 .collect::<PyResult<Vec<_>>>()?;
             Ok(PyList::new(py, items)?.into_any().unbind())
         }
-        let values: Vec<Py<PyAny>> = match self.inner.contiguous_buffer() {
-            Buffer::Bool(v) => v
+        let t = &self.inner;
+        let values: Vec<Py<PyAny>> = match t.dtype() {
+            DType::Bool => t
+                .to_vec::<bool>()
+                .map_err(super::to_py_err)?
                 .into_iter()
                 .map(|x| scalar_to_py(py, Scalar::Bool(x)))
                 .collect::<PyResult<_>>()?,
-            Buffer::I64(v) => v
+            DType::Int64 => t
+                .to_vec::<i64>()
+                .map_err(super::to_py_err)?
                 .into_iter()
                 .map(|x| scalar_to_py(py, Scalar::Int(x)))
                 .collect::<PyResult<_>>()?,
-            Buffer::F32(v) => v
+            DType::Float32 => t
+                .to_vec::<f32>()
+                .map_err(super::to_py_err)?
                 .into_iter()
                 .map(|x| scalar_to_py(py, Scalar::Float(x as f64)))
                 .collect::<PyResult<_>>()?,
-            Buffer::F64(v) => v
+            DType::Float64 => t
+                .to_vec::<f64>()
+                .map_err(super::to_py_err)?
                 .into_iter()
                 .map(|x| scalar_to_py(py, Scalar::Float(x)))
                 .collect::<PyResult<_>>()?,
@@ -1429,21 +1436,14 @@ impl PyTensor {
         // (an empty tensor nests its empty lists as PyTorch's: `zeros(3, 0)` is `[[], [], []]`)
         build(py, &values, self.inner.shape())
     }
-    /// A NumPy array with a copy of the elements.
-    fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        if self.inner.requires_grad() {
-            return Err(PyRuntimeError::new_err(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
-            ));
-        }
-        let shape = self.inner.shape().to_vec();
-        Ok(match self.inner.contiguous_buffer() {
-            Buffer::Bool(v) => v.into_pyarray(py).reshape(shape)?.into_any(),
-            Buffer::I64(v) => v.into_pyarray(py).reshape(shape)?.into_any(),
-            Buffer::F32(v) => v.into_pyarray(py).reshape(shape)?.into_any(),
-            Buffer::F64(v) => v.into_pyarray(py).reshape(shape)?.into_any(),
-        })
+    /// A NumPy array sharing the tensor's memory (refused while it requires grad, unless
+    /// `force`).
+    #[pyo3(signature = (*, force=false))]
+    fn numpy<'py>(&self, py: Python<'py>, force: bool) -> PyResult<Bound<'py, PyAny>> {
+        super::interop::to_numpy(py, &self.inner, force)
     }
+    /// `np.asarray(t)`: the shared array of `numpy()` (converted when `dtype` is given, copied
+    /// when `copy` is true).
     #[pyo3(signature = (dtype=None, copy=None))]
     fn __array__<'py>(
         &self,
@@ -1451,13 +1451,54 @@ impl PyTensor {
         dtype: Option<&Bound<'py, PyAny>>,
         copy: Option<bool>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let _ = copy;
-        let arr = self.inner.detach();
-        let arr = PyTensor::from(arr).numpy(py)?;
-        match dtype {
-            Some(d) if !d.is_none() => arr.call_method1("astype", (d,)),
+        let arr = super::interop::to_numpy(py, &self.inner, false)?;
+        let arr = match dtype {
+            Some(d) if !d.is_none() => {
+                let kwargs = pyo3::types::PyDict::new(py);
+                kwargs.set_item("copy", false)?;
+                arr.call_method("astype", (d,), Some(&kwargs))?
+            }
+            _ => arr,
+        };
+        match copy {
+            Some(true) => arr.call_method0("copy"),
             _ => Ok(arr),
         }
+    }
+    /// A DLPack capsule sharing the tensor's memory (CPU; refused while it requires grad).
+    #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
+    fn __dlpack__(
+        &self,
+        py: Python<'_>,
+        stream: Option<&Bound<'_, PyAny>>,
+        max_version: Option<&Bound<'_, PyAny>>,
+        dl_device: Option<&Bound<'_, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = dl_device;
+        if stream.is_some_and(|s| !s.is_none()) {
+            return Err(pyo3::exceptions::PyBufferError::new_err(
+                "__dlpack__: stream must be None for CPU tensors",
+            ));
+        }
+        let versioned = match max_version {
+            Some(v) if !v.is_none() => v.extract::<(u32, u32)>()?.0 >= 1,
+            _ => false,
+        };
+        match copy {
+            Some(true) => {
+                super::interop::to_dlpack(py, &self.inner.detach().deep_copy(), versioned)
+            }
+            _ => super::interop::to_dlpack(py, &self.inner, versioned),
+        }
+    }
+    /// `(device type, device id)` of the DLPack protocol: `(1, 0)`, the CPU.
+    fn __dlpack_device__(&self) -> (i32, i32) {
+        (1, 0)
+    }
+    /// The address of the first element (shared memory reports the same address on both sides).
+    fn data_ptr(&self) -> usize {
+        self.inner.data_ptr() as usize
     }
 
     // ----- autograd -----------------------------------------------------------------------

@@ -132,7 +132,7 @@ impl PyTensor {
         };
         let target = match dtype.cast::<PyString>() {
             Ok(name) => {
-                let name = name.to_str()?;
+                let name = name.to_cow()?;
                 [
                     crate::DType::Float32,
                     crate::DType::Float64,

@@ -1,6 +1,6 @@
-"""``ferrograd.utils``: data loading (``utils.data``) and activation checkpointing
-(``utils.checkpoint``)."""
+"""``ferrograd.utils``: data loading (``utils.data``), activation checkpointing
+(``utils.checkpoint``) and DLPack exchange (``utils.dlpack``)."""
 
-from . import checkpoint, data
+from . import checkpoint, data, dlpack
 
-__all__ = ["checkpoint", "data"]
+__all__ = ["checkpoint", "data", "dlpack"]
