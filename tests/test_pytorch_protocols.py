@@ -304,3 +304,31 @@ def test_randint_and_randperm_arguments_as_pytorch():
     assert sorted(torch.randperm(9).tolist()) == list(range(9))
     with pytest.raises(RuntimeError, match="expects 'from' to be less than 'to'"):
         torch.randint(5, 5, (2,))
+
+
+def test_pickled_model_and_optimizer_resume_identically():
+    """A (model, optimizer) pair pickled together (or deep-copied) mid-training carries the
+    optimizer's state and its tie to the model's parameters: both copies train on the same."""
+    import copy
+    import pickle
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))
+    opt = torch.optim.Adam(model.parameters(), lr=0.05)
+    x, y = torch.randn(8, 3), torch.randn(8, 1)
+
+    def train(m, o, steps):
+        for _ in range(steps):
+            o.zero_grad()
+            torch.nn.functional.mse_loss(m(x), y).backward()
+            o.step()
+
+    train(model, opt, 3)
+    copies = [pickle.loads(pickle.dumps((model, opt))), copy.deepcopy((model, opt))]
+    train(model, opt, 4)
+    for m, o in copies:
+        assert o.param_groups[0]["params"][0] is m[0].weight
+        assert m[0].weight is not model[0].weight
+        train(m, o, 4)
+        for a, b in zip(m.parameters(), model.parameters()):
+            assert a.tolist() == b.tolist()
