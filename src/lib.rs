@@ -3,6 +3,22 @@
 //! The core ([`Tensor`], the [`autograd`] engine, the [`ops`]) has no Python dependency; the pyo3
 //! bindings live in `python/` behind the `python` cargo feature.
 //!
+//! The crate is built in floors, each using only the floors below it (checked by
+//! `tests/layers.rs`): [`core`] (the tensor model), [`cpu`] (kernels), [`autograd`] (the
+//! engine), [`ops`] (every differentiable op), [`nn`] and [`optim`] (layers, losses and
+//! optimizers for Rust programs), and the Python bindings.
+//!
+//! For a Rust program:
+//! - ops are methods returning [`Result<Tensor>`](Result); `+ - * /` and unary `-` on tensors
+//!   and `f64`/`i64` numbers return `Result<Tensor>` too (an error, never a panic, for shapes
+//!   that do not broadcast), and accept a `Result<Tensor>` next to a tensor, so a chain ends
+//!   in one `?`: `(&a * &b + &c)?` ([`ops::operators`] has the rules);
+//! - [`Tensor::backward`] and [`autograd::grad`] (with `create_graph` for higher orders);
+//! - [`nn::Module`], [`nn::Linear`], [`nn::Sequential`], [`nn::cross_entropy`], ... and
+//!   [`optim::Sgd`], [`optim::Adam`], [`optim::AdamW`] to train;
+//! - [`Tensor::from_array`], [`Tensor::to_array`] and [`Tensor::with_array_view`] to exchange
+//!   data with [`ndarray`].
+//!
 //! ```
 //! use ferrograd::{DType, Tensor};
 //! let x = Tensor::from_vec(vec![-3.0f32, 2.0, 5.0], &[3]).unwrap();
@@ -16,10 +32,21 @@
 pub mod autograd;
 pub mod core;
 pub mod cpu;
+pub mod nn;
 pub mod ops;
+pub mod optim;
 
 #[cfg(feature = "python")]
 mod python;
+
+/// The `ndarray` crate this one converts to and from (see [`Tensor::from_array`]), so a user's
+/// crate names the same version.
+pub use ndarray;
+
+/// The Rust code blocks of the README, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 pub use crate::core::dtype::{DType, Scalar};
 pub use crate::core::error::{Error, ErrorKind, Result};

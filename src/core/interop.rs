@@ -88,7 +88,9 @@ impl Tensor {
     /// ```
     /// use ferrograd::Tensor;
     /// let t = Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
-    /// let column_sums = t.with_array_view(|v| v.sum_axis(ndarray::Axis(0))).unwrap();
+    /// let column_sums = t
+    ///     .with_array_view(|v: ndarray::ArrayViewD<f64>| v.sum_axis(ndarray::Axis(0)))
+    ///     .unwrap();
     /// assert_eq!(column_sums.as_slice().unwrap(), &[5.0, 7.0, 9.0]);
     /// assert!(t.t().unwrap().with_array_view(|v: ndarray::ArrayViewD<f64>| v.len()).is_err());
     /// ```

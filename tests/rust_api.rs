@@ -1,0 +1,277 @@
+//! The Rust API as a user's crate sees it: `nn` and `optim` against PyTorch's recorded values
+//! (tests/golden, written by tools/record_torch_cases.py), operators and ndarray interop
+//! together with autograd.
+
+use ferrograd::nn::{self, Module};
+use ferrograd::optim::{Adam, AdamW, Optimizer, Sgd};
+use ferrograd::{DType, Result, Tensor};
+use std::sync::Mutex;
+
+/// The tests that draw from the default generator take turns.
+static GENERATOR: Mutex<()> = Mutex::new(());
+
+/// The golden file `name` of tests/golden.
+fn golden(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// A JSON value made of numbers and (nested) arrays only, which is all these tests read.
+#[derive(Debug)]
+enum Json {
+    Number(f64),
+    Array(Vec<Json>),
+}
+
+impl Json {
+    /// Parses the array or number at the start of `s`; returns it and the rest.
+    fn parse(s: &str) -> (Json, &str) {
+        let s = s.trim_start();
+        if let Some(mut rest) = s.strip_prefix('[') {
+            let mut items = Vec::new();
+            loop {
+                rest = rest.trim_start();
+                if let Some(after) = rest.strip_prefix(']') {
+                    return (Json::Array(items), after);
+                }
+                let (item, after) = Json::parse(rest);
+                items.push(item);
+                rest = after.trim_start();
+                rest = rest.strip_prefix(',').unwrap_or(rest);
+            }
+        }
+        let end = s
+            .find(|c: char| !(c.is_ascii_digit() || "+-.eE".contains(c)))
+            .unwrap_or(s.len());
+        (Json::Number(s[..end].parse().unwrap()), &s[end..])
+    }
+
+    fn numbers(&self) -> Vec<f64> {
+        match self {
+            Json::Number(v) => vec![*v],
+            Json::Array(items) => items.iter().flat_map(Json::numbers).collect(),
+        }
+    }
+
+    fn rows(&self) -> Vec<Vec<f64>> {
+        match self {
+            Json::Array(items) => items.iter().map(Json::numbers).collect(),
+            Json::Number(_) => panic!("not an array of arrays"),
+        }
+    }
+}
+
+/// The array after the first `"key":` that follows each of `path`'s keys in turn.
+fn find(text: &str, path: &[&str]) -> Json {
+    let mut at = 0;
+    for key in path {
+        let quoted = format!("\"{key}\":");
+        at += text[at..]
+            .find(&quoted)
+            .unwrap_or_else(|| panic!("no {key}"))
+            + quoted.len();
+    }
+    Json::parse(&text[at..]).0
+}
+
+#[test]
+fn linear_draws_pytorchs_initial_values() {
+    let _turn = GENERATOR.lock().unwrap();
+    let text = golden("init_values.json");
+    for seed in ["0", "7"] {
+        ferrograd::manual_seed(seed.parse().unwrap());
+        let layer = nn::Linear::new(5, 3).unwrap();
+        let big = nn::Linear::new(20, 4).unwrap();
+        for (got, key) in [
+            (layer.weight(), "linear.weight"),
+            (layer.bias().unwrap(), "linear.bias"),
+            (big.weight(), "linear20.weight"),
+        ] {
+            let expected: Vec<f32> = find(&text, &["seeds", seed, key])
+                .numbers()
+                .iter()
+                .map(|&v| v as f32)
+                .collect();
+            assert_eq!(got.to_vec::<f32>().unwrap(), expected, "seed {seed}, {key}");
+        }
+    }
+}
+
+/// tests/optim_cases.py's problem: the parameters after each step of `make(params)`.
+fn trajectory<T: ferrograd::core::buffer::BufferElement + Into<f64>>(
+    make: impl Fn(Vec<Tensor>) -> Box<dyn Optimizer>,
+    steps: usize,
+    from_f64: fn(f64) -> T,
+) -> Result<Vec<Vec<f64>>> {
+    let values = |n: usize, phase: f64| -> Vec<T> {
+        (0..n)
+            .map(|i| from_f64((1.7 * i as f64 + phase).sin()))
+            .collect()
+    };
+    let w = Tensor::from_vec(values(12, 0.3), &[3, 4])?;
+    let b = Tensor::from_vec(values(4, 1.1), &[4])?;
+    let x = Tensor::from_vec(values(15, 2.0), &[5, 3])?;
+    w.set_requires_grad(true)?;
+    b.set_requires_grad(true)?;
+    let mut opt = make(vec![w.clone(), b.clone()]);
+    let mut out = Vec::new();
+    for _ in 0..steps {
+        opt.zero_grad()?;
+        // ((x @ w + b).tanh() ** 2).sum() + 0.01 * (w * w).sum()
+        let fit = (x.matmul(&w)? + &b)?.tanh()?.pow_scalar(2i64)?.sum()?;
+        let loss = (fit + 0.01 * (&w * &w)?.sum()?)?;
+        loss.backward(None, None, false)?;
+        opt.step()?;
+        let mut row: Vec<f64> = w.to_vec::<T>()?.into_iter().map(Into::into).collect();
+        row.extend(b.to_vec::<T>()?.into_iter().map(Into::into));
+        out.push(row);
+    }
+    Ok(out)
+}
+
+#[test]
+fn optimizers_follow_pytorchs_trajectories() {
+    let text = golden("optim_trajectories.json");
+    type Make = fn(Vec<Tensor>) -> Box<dyn Optimizer>;
+    let cases: Vec<(&str, Make)> = vec![
+        ("sgd", |p| Box::new(Sgd::new(p, 0.1))),
+        ("sgd_momentum", |p| {
+            Box::new(Sgd::new(p, 0.05).momentum(0.9))
+        }),
+        ("sgd_dampening", |p| {
+            Box::new(Sgd::new(p, 0.05).momentum(0.9).dampening(0.3))
+        }),
+        ("sgd_nesterov", |p| {
+            Box::new(Sgd::new(p, 0.05).momentum(0.8).nesterov(true))
+        }),
+        ("sgd_weight_decay", |p| {
+            Box::new(Sgd::new(p, 0.1).momentum(0.5).weight_decay(0.01))
+        }),
+        ("sgd_maximize", |p| {
+            Box::new(Sgd::new(p, 0.01).maximize(true))
+        }),
+        ("adam", |p| Box::new(Adam::new(p, 0.01))),
+        ("adam_amsgrad", |p| {
+            Box::new(Adam::new(p, 0.02).amsgrad(true))
+        }),
+        ("adam_weight_decay", |p| {
+            Box::new(Adam::new(p, 0.01).weight_decay(0.1).betas(0.8, 0.99))
+        }),
+        ("adam_maximize", |p| {
+            Box::new(Adam::new(p, 0.01).maximize(true).eps(1e-6))
+        }),
+        ("adamw", |p| Box::new(AdamW::new(p, 0.01))),
+        ("adamw_amsgrad", |p| {
+            Box::new(AdamW::new(p, 0.02).weight_decay(0.05).amsgrad(true))
+        }),
+    ];
+    for (name, make) in cases {
+        for dtype in ["float32", "float64"] {
+            let expected = find(&text, &["cases", &format!("{name}-{dtype}"), "trajectory"]).rows();
+            assert_eq!(
+                (expected.len(), expected[0].len()),
+                (8, 16),
+                "{name}-{dtype}"
+            );
+            let (got, rtol, atol) = if dtype == "float32" {
+                (trajectory(make, expected.len(), |v| v as f32), 1e-5, 1e-6)
+            } else {
+                (trajectory(make, expected.len(), |v| v), 1e-12, 1e-14)
+            };
+            let got = got.unwrap();
+            for (step, (g, e)) in got.iter().zip(&expected).enumerate() {
+                for (a, b) in g.iter().zip(e) {
+                    assert!(
+                        (a - b).abs() <= atol + rtol * b.abs(),
+                        "{name}-{dtype}, step {}: {g:?} != {e:?}",
+                        step + 1
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn optimizers_refuse_pytorchs_invalid_settings() {
+    let p = Tensor::from_vec(vec![1.0f32], &[1]).unwrap();
+    p.set_requires_grad(true).unwrap();
+    let err = Sgd::new(vec![p.clone()], 0.1)
+        .nesterov(true)
+        .step()
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("Nesterov momentum requires"),
+        "{err}"
+    );
+    let err = Adam::new(vec![p.clone()], 0.1)
+        .betas(1.0, 0.9)
+        .step()
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("Invalid beta parameter at index 0"),
+        "{err}"
+    );
+    let err = Sgd::new(vec![p], -1.0).step().unwrap_err();
+    assert!(
+        err.to_string().contains("Invalid learning rate: -1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_small_mlp_learns_xor() -> Result<()> {
+    let _turn = GENERATOR.lock().unwrap();
+    ferrograd::manual_seed(1);
+    let model = nn::Sequential::new()
+        .add(nn::Linear::new(2, 16)?)
+        .add(nn::Tanh)
+        .add(nn::Linear::new(16, 2)?);
+    let x = Tensor::from_array(ndarray::array![
+        [0.0f32, 0.0],
+        [0.0, 1.0],
+        [1.0, 0.0],
+        [1.0, 1.0]
+    ]);
+    let y = Tensor::from_vec(vec![0i64, 1, 1, 0], &[4])?;
+    let mut opt = Adam::new(model.parameters(), 0.05);
+    let first = nn::cross_entropy(&model.forward(&x)?, &y)?.item()?.to_f64();
+    let mut last = first;
+    for _ in 0..200 {
+        opt.zero_grad()?;
+        let loss = nn::cross_entropy(&model.forward(&x)?, &y)?;
+        loss.backward(None, None, false)?;
+        opt.step()?;
+        last = loss.item()?.to_f64();
+    }
+    assert!(last < 0.05 && first > 0.5, "loss {first} -> {last}");
+    let predicted = model.forward(&x)?.argmax(Some(1), false)?;
+    assert_eq!(
+        predicted.to_array::<i64>()?,
+        ndarray::arr1(&[0i64, 1, 1, 0]).into_dyn()
+    );
+    Ok(())
+}
+
+#[test]
+fn operators_and_ndarray_views_carry_gradients() -> Result<()> {
+    let x = Tensor::from_array(ndarray::array![1.0f64, 2.0, 3.0]);
+    x.set_requires_grad(true)?;
+    // y = sum(3x² - x / 2 + 1)  =>  dy/dx = 6x - 1/2
+    let y = (((3.0 * (&x * &x)?)? - (&x / 2.0)?)? + 1.0)?.sum()?;
+    y.backward(None, None, false)?;
+    let grad = x.grad().unwrap();
+    let sum = grad.with_array_view(|g: ndarray::ArrayViewD<f64>| g.sum())?;
+    assert_eq!(sum, 5.5 + 11.5 + 17.5);
+    assert_eq!(y.item()?.to_f64(), 3.0 * 14.0 - 3.0 + 3.0);
+    assert_eq!(
+        Tensor::zeros(&[2], DType::Float32)
+            .to_array::<f32>()?
+            .ndim(),
+        1
+    );
+    Ok(())
+}
