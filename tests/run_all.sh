@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check of ferrograd from a fresh clone: Rust formatting, lints, unit and integration
-# tests, docs, benchmarks in smoke mode, then builds the wheel into a venv and runs mypy (with
-# stubtest of the native module), ruff and pytest.
+# tests, the Rust examples, cargo package, docs, benchmarks in smoke mode, then builds the wheel
+# into a venv and runs mypy (with stubtest of the native module), ruff and pytest.
 # Needs only cargo and python3; everything else is installed into ./.venv (override with VENV=...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +35,14 @@ cargo clippy --features python -- -D warnings
 
 step "cargo test (core, no Python)"
 cargo test
+
+step "Rust examples (each checks its own results) and a crate that depends on ferrograd"
+cargo run -q --example double_backward
+cargo run -q --example mlp
+cargo run -q --locked --manifest-path examples/downstream/Cargo.toml --target-dir target
+
+step "cargo package (the crate's files packaged, then built on their own)"
+cargo package -q --allow-dirty
 
 step "cargo doc"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -q

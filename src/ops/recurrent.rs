@@ -528,12 +528,20 @@ impl<T: BufferElement> Drop for LstmTape<T> {
     }
 }
 
-/// `c = a·b` on the kernel threads (`a` m×k, `b` k×n, `c` m×n).
+/// Below this many multiply-adds a product runs on the calling thread: waking the others
+/// costs more than they save.
+const PARALLEL_PRODUCT: usize = 1 << 21;
+
+/// `c = a·b` (`a` m×k, `b` k×n, `c` m×n), on the kernel threads when it is large enough.
 fn product<T: GemmElement>(dims: (usize, usize, usize), a: Mat<T>, b: Mat<T>, c: &mut [T]) {
     let (m, n, k) = dims;
+    let threads = match m * n * k < PARALLEL_PRODUCT {
+        true => 1,
+        false => crate::cpu::parallel::num_threads(),
+    };
     // SAFETY: every caller passes operands borrowed from slices of at least these sizes, alive
     // and unwritten during the call, and `c` of m·n elements
-    unsafe { T::gemm(m, n, k, a, b, c, crate::cpu::parallel::num_threads()) }
+    unsafe { T::gemm(m, n, k, a, b, c, threads) }
 }
 
 /// The forward of an LSTM layer over `steps` steps of `batch` samples: `pre` holds each step's

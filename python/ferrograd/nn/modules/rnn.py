@@ -210,7 +210,7 @@ class RNNBase(Module):
         Returns the last layer's outputs over time and the final states."""
         directions = 2 if self.bidirectional else 1
         lstm = self._mode == "LSTM"
-        layer_input = list(input.unbind(0))
+        seq = input  # (steps, batch, features): the layer's input sequence
         finals_h, finals_c = [], []
         for layer in range(self.num_layers):
             outputs = []
@@ -220,36 +220,27 @@ class RNNBase(Module):
                 weights = self._layer_weights(layer, direction)
                 if lstm:
                     # the whole layer is one core node: the steps run in Rust
-                    seq = _core.stack(layer_input, 0)
-                    if direction == 1:
-                        seq = seq.flip(0)
-                    out_seq, h_last, c_last = _core.lstm_layer(seq, *state, *weights)
-                    if direction == 1:
-                        out_seq = out_seq.flip(0)
-                    outputs.append(list(out_seq.unbind(0)))
+                    steps = seq.flip(0) if direction == 1 else seq
+                    out_seq, h_last, c_last = _core.lstm_layer(steps, *state, *weights)
+                    outputs.append(out_seq.flip(0) if direction == 1 else out_seq)
                     finals_h.append(h_last)
                     finals_c.append(c_last)
                     continue
-                steps = range(len(layer_input))
+                inputs = seq.unbind(0)
+                order = range(len(inputs))
                 if direction == 1:
-                    steps = reversed(steps)
-                out = [None] * len(layer_input)
-                for t in steps:
-                    state = _step(self._mode, layer_input[t], state, weights)
-                    out[t] = state[0] if lstm else state
-                outputs.append(out)
-                finals_h.append(state[0] if lstm else state)
-                if lstm:
-                    finals_c.append(state[1])
-            layer_input = [
-                _core.cat([o[t] for o in outputs], 1) if directions == 2 else outputs[0][t]
-                for t in range(len(layer_input))
-            ]
+                    order = reversed(order)
+                out = [None] * len(inputs)
+                for t in order:
+                    state = _step(self._mode, inputs[t], state, weights)
+                    out[t] = state
+                outputs.append(_core.stack(out, 0))
+                finals_h.append(state)
+            seq = _core.cat(outputs, 2) if directions == 2 else outputs[0]
             if self.dropout and self.training and layer < self.num_layers - 1:
-                layer_input = [F.dropout(x, self.dropout, True) for x in layer_input]
-        output = _core.stack(layer_input, 0)
+                seq = F.dropout(seq, self.dropout, True)
         h_n = _core.stack(finals_h, 0)
-        return output, ((h_n, _core.stack(finals_c, 0)) if lstm else h_n)
+        return seq, ((h_n, _core.stack(finals_c, 0)) if lstm else h_n)
 
     def forward(self, input, hx=None):
         """``(output, h_n)`` (``(output, (h_n, c_n))`` for LSTM)."""
