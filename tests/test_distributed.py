@@ -287,7 +287,7 @@ def test_uncaught_exception_aborts_every_rank():
 
 @needs_mpi
 @pytest.mark.parametrize("world", WORLDS)
-@pytest.mark.parametrize("run", ["train", "train_no_sync", "train_cnn"])
+@pytest.mark.parametrize("run", ["train", "train_no_sync", "train_keep_grads", "train_cnn"])
 def test_ddp_equals_one_process_on_the_whole_batch(out_root, world, run):
     results = run_script("ddp_train", world, out_root)
     single = np.array(results[0][run]["single"])
@@ -296,6 +296,7 @@ def test_ddp_equals_one_process_on_the_whole_batch(out_root, world, run):
         assert params.shape == single.shape
         np.testing.assert_allclose(params, single, rtol=0, atol=2e-6, err_msg=f"rank {rank}")
         np.testing.assert_array_equal(params, results[0][run]["ddp"])  # replicas identical
+        assert got[run]["grads_are_bucket_views"]  # gradient_as_bucket_view: no copy back
     assert results[0][run]["buckets"] >= 2  # the reduction really went bucket by bucket
     assert np.abs(single).max() > 0.1  # trained, not zeros
 

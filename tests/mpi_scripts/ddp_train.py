@@ -4,8 +4,10 @@ The demo's classifiers (its MLP and its CNN) train on its digits with DDP, each 
 ``DistributedSampler`` share of every batch; rank 0 also trains a plain copy on the whole
 batches, as one process would. Each rank writes ``<out>/rank<r>.json`` with the parameters
 of both after training (plain SGD with momentum, then with ``no_sync()`` accumulation over two
-micro-batches per step), the gradients of a model with unused parameters, and the errors of
-misuse, for ``tests/test_distributed.py`` to check.
+micro-batches per step, also with ``zero_grad(set_to_none=False)``, so that backward accumulates
+straight into the buckets' views), whether the gradients are views of the buckets, the
+gradients of a model with unused parameters, and the errors of misuse, for
+``tests/test_distributed.py`` to check.
 """
 
 import json
@@ -31,7 +33,15 @@ def flat_params(model):
     return [v for p in model.parameters() for v in p.detach().reshape(-1).tolist()]
 
 
-def train(kind, accumulate):
+def grads_are_bucket_views(ddp):
+    """Whether every parameter's ``.grad`` lies in the memory of its DDP bucket's flat array."""
+    spans = [(b.buffer.ctypes.data, b.buffer.ctypes.data + b.buffer.nbytes) for b in ddp._buckets]
+    return all(
+        any(lo <= p.grad.data_ptr() < hi for lo, hi in spans) for p in ddp.module.parameters()
+    )
+
+
+def train(kind, accumulate, set_to_none=True):
     """The demo's classifier (``ferrograd.demo.build_model``) on its digits: DDP on this rank's
     ``DistributedSampler`` share of every batch of ``BATCH`` images, and (on rank 0) one process
     on the whole batches: a sampler over one replica with the same seed draws the same
@@ -55,7 +65,7 @@ def train(kind, accumulate):
     for epoch in range(EPOCHS):
         sampler.set_epoch(epoch)
         for xb, yb in loader:
-            opt.zero_grad()
+            opt.zero_grad(set_to_none=set_to_none)
             if accumulate:
                 half = len(yb) // 2
                 with ddp.no_sync():
@@ -73,6 +83,7 @@ def train(kind, accumulate):
                 loss_fn(single(xb), yb).backward()
                 single_opt.step()
     out = {"ddp": flat_params(model), "buckets": len(ddp._bucket_indices()), "losses": losses}
+    out["grads_are_bucket_views"] = grads_are_bucket_views(ddp)
     if rank == 0:
         out["single"] = flat_params(single)
     return out, ddp
@@ -81,6 +92,7 @@ def train(kind, accumulate):
 results["train_cnn"], _ = train("cnn", accumulate=False)
 results["train"], ddp = train("mlp", accumulate=False)
 results["train_no_sync"], _ = train("mlp", accumulate=True)
+results["train_keep_grads"], _ = train("mlp", accumulate=True, set_to_none=False)
 results["state_dict_keys"] = list(ddp.state_dict())[:2]
 results["module_is_wrapped"] = type(ddp.module).__name__
 

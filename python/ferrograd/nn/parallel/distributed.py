@@ -10,21 +10,25 @@ How it works (PyTorch's design, its ``Reducer``, in Python):
   ``bucket_cap_mb`` is not given), the others ``bucket_cap_mb`` (25 MiB by default). PyTorch
   builds these buckets after its first iteration, in the order the gradients arrived; here they
   are built at construction from the reverse registration order.
-- Each parameter has a post-accumulate-grad hook. When backward has accumulated the last gradient
-  of a bucket, the hook hands the bucket to the communication thread, which copies its
-  gradients, divided by the world size, into one flat array and sums it over all ranks with MPI
-  while backward goes on (backward runs without the GIL; the MPI call releases it too). Buckets
-  are launched in order, so every rank issues the same all-reduces in the same order.
-- The hook of the last bucket waits for all the all-reduces, makes one tensor of each bucket and
-  sets the averaged gradients as ``.grad``, views of it (PyTorch's
-  ``gradient_as_bucket_view=True``; copying them into the old ``.grad`` costs more here): when
-  ``loss.backward()`` returns, every rank has the same gradients. (Making the tensors is left to
-  the end because ``from_numpy`` holds the GIL: on the communication thread it would stall the
-  hooks, and backward with them; see ``BENCHMARKS.md``.)
+- Each bucket is one flat NumPy array and one tensor sharing its memory (``from_numpy`` makes no
+  copy); every parameter's slice of it is a view of the parameter's shape, and the averaged
+  gradients are these views (PyTorch's ``gradient_as_bucket_view=True``).
+- Each parameter has a post-accumulate-grad hook. It copies the finished gradient into the
+  parameter's slice of its bucket (``np.copyto``, which releases the GIL for large copies; nothing
+  to copy when ``.grad`` already is that view and backward accumulated into it in place) and sets
+  ``.grad`` to the view. When the last gradient of a bucket is in, the hook hands the bucket to
+  the communication thread, which sums it over all ranks in place with MPI and divides it by the
+  world size while backward goes on (backward runs without the GIL; the MPI call and NumPy's
+  division release it too). Buckets are launched in order, so every rank issues the same
+  all-reduces in the same order.
+- The hook of the last bucket waits for the outstanding all-reduces: when ``loss.backward()``
+  returns, every rank's ``.grad`` views hold the same averaged gradients, with no conversion
+  after backward.
 - ``no_sync()`` skips all of this (gradients accumulate locally; the first backward after it
   reduces the accumulated ones). ``find_unused_parameters=True`` walks the graph from the forward's
   outputs to find the parameters backward will not reach and marks them ready when backward
-  starts, so their buckets are not waited for; a parameter no rank used keeps its ``.grad``.
+  starts, so their buckets are not waited for (their slices hold their current ``.grad``, or
+  zeros, as PyTorch's); a parameter no rank used keeps its ``.grad``.
 """
 
 from __future__ import annotations
@@ -63,7 +67,8 @@ def _find_tensors(obj: Any) -> list[Tensor]:
 
 
 class _Bucket:
-    """Parameters whose gradients are all-reduced together, in one flat array."""
+    """Parameters whose gradients are all-reduced together: one flat array, a tensor sharing its
+    memory, and each parameter's slice of both in the parameter's shape."""
 
     def __init__(self, indices: list[int], params: list[Tensor]) -> None:
         self.indices = indices
@@ -74,6 +79,14 @@ class _Bucket:
             self.offsets.append(total)
             total += params[i].numel()
         self.buffer = np.zeros(total, dtype=self.dtype)
+        self.tensor = _core.from_numpy(self.buffer)  # the same memory
+        self.arrays: list[np.ndarray] = []  # each parameter's slice, in its shape
+        self.views: list[Tensor] = []  # the same, as tensors: the averaged gradients
+        for i, start in zip(indices, self.offsets):
+            shape = tuple(params[i].shape)
+            n = params[i].numel()
+            self.arrays.append(self.buffer[start : start + n].reshape(shape))
+            self.views.append(self.tensor[start : start + n].view(shape))
         self.pending = len(indices)
         self.work: dist.Work | None = None
 
@@ -137,9 +150,15 @@ class DistributedDataParallel(Module):
         first = _DEFAULT_FIRST_BUCKET_BYTES if bucket_cap_mb is None else self.bucket_bytes_cap
         self._buckets = self._assign_buckets([first, self.bucket_bytes_cap])
         self._bucket_of: dict[int, tuple[int, int]] = {}
+        self._arrays: list[np.ndarray] = [np.empty(0)] * len(self._params)
+        self._views: list[Tensor] = list(self._params)
+        self._ptrs = [0] * len(self._params)
         for b, bucket in enumerate(self._buckets):
             for k, i in enumerate(bucket.indices):
                 self._bucket_of[i] = (b, k)
+                self._arrays[i] = bucket.arrays[k]
+                self._views[i] = bucket.views[k]
+                self._ptrs[i] = bucket.views[k].data_ptr()
 
         # True: launch no all-reduce before backward has produced every gradient (PyTorch's
         # delayed all-reduce; benches/ddp_overlap.py measures the step without overlap with it)
@@ -301,6 +320,8 @@ class DistributedDataParallel(Module):
         return hook
 
     def _on_grad_ready(self, index: int) -> None:
+        if self._expect_hooks:
+            self._into_bucket(index, adopt=True)  # (outside the lock: the copy releases the GIL)
         with self._lock:
             if self.find_unused_parameters:
                 self._locally_used[index] = 1
@@ -309,12 +330,33 @@ class DistributedDataParallel(Module):
             if not self._marked_unused:
                 self._marked_unused = True
                 for i in self._unused:
+                    self._into_bucket(i, adopt=False)
                     self._mark_ready(i)
             self._mark_ready(index)
 
+    def _into_bucket(self, index: int, adopt: bool) -> None:
+        """Puts parameter ``index``'s gradient in its slice of its bucket (zeros if it has none;
+        nothing to do if ``.grad`` is the slice's view, accumulated in place); with ``adopt``,
+        the view becomes ``.grad``."""
+        p = self._params[index]
+        grad = p.grad
+        if grad is None:
+            self._arrays[index].fill(0)
+            return
+        if grad.data_ptr() == self._ptrs[index]:
+            return
+        source = grad.detach() if grad.requires_grad else grad
+        try:
+            np.copyto(self._arrays[index], source.numpy())
+        except (TypeError, ValueError, RuntimeError):  # (a layout NumPy cannot share)
+            with no_grad():
+                self._views[index].copy_(grad)
+        if adopt:
+            p.grad = self._views[index]
+
     def _mark_ready(self, index: int) -> None:
-        """Counts parameter ``index``'s gradient as final; launches the buckets that are
-        complete, in order; after the last one, waits and writes the averages back."""
+        """Counts parameter ``index``'s gradient as final (in its bucket); launches the buckets
+        that are complete, in order; after the last one, waits for them all."""
         if self._ready[index]:
             raise RuntimeError(
                 "Expected to mark a variable ready only once. This error is caused by one of the "
@@ -337,30 +379,23 @@ class DistributedDataParallel(Module):
         self._finalize()
 
     def _reducer(self, bucket: _Bucket) -> Any:
-        """The job of the communication thread for ``bucket``: gather its (final) gradients into
-        the flat array, divide by the world size and sum over the ranks, beside the rest of
-        backward (the hooks only count)."""
-        params = [self._params[i] for i in bucket.indices]
+        """The job of the communication thread for ``bucket``: sum its flat array over the ranks
+        in place and divide it by the world size, beside the rest of backward (the gradients'
+        views see the averages)."""
+        buffer = bucket.buffer
         size = self.process_group.size()
         comm = self.process_group._comm
 
         def job() -> None:
-            parts = [
-                p.grad.detach().numpy().reshape(-1)
-                if p.grad is not None
-                else np.zeros(p.numel(), dtype=bucket.dtype)
-                for p in params
-            ]
-            np.concatenate(parts, out=bucket.buffer)
-            np.divide(bucket.buffer, size, out=bucket.buffer)
-            comm.Allreduce(dist._mpi().IN_PLACE, bucket.buffer, op=dist._mpi().SUM)
+            comm.Allreduce(dist._mpi().IN_PLACE, buffer, op=dist._mpi().SUM)
+            np.divide(buffer, size, out=buffer)
 
         return job
 
     def _finalize(self) -> None:
-        """Waits for every bucket's all-reduce and sets the averaged gradients as ``.grad``
-        (views of each bucket's tensor, as ``gradient_as_bucket_view``; a parameter no rank
-        used keeps its gradient)."""
+        """Waits for every bucket's all-reduce; a parameter this rank did not use but another
+        did gets the view of its averaged gradient as ``.grad`` (one no rank used keeps its
+        ``.grad``)."""
         globally_used = None
         if self.find_unused_parameters:
             globally_used = self._locally_used.copy()
@@ -369,12 +404,10 @@ class DistributedDataParallel(Module):
         for bucket in self._buckets:
             assert bucket.work is not None
             bucket.work.wait()
-        for bucket in self._buckets:
-            flat = _core.from_numpy(bucket.buffer)
-            for i, start in zip(bucket.indices, bucket.offsets):
-                if globally_used is None or globally_used[i]:
-                    p = self._params[i]
-                    p.grad = flat[start : start + p.numel()].view(tuple(p.shape))
+        if globally_used is not None:
+            for i in self._unused:
+                if globally_used[i]:
+                    self._params[i].grad = self._views[i]
         self._expect_hooks = False
 
     # ----- gradient accumulation -------------------------------------------------------------
