@@ -132,7 +132,8 @@ mod tests {
         let ptr = v.as_ptr();
         recycle(Buffer::F32(v));
         assert!(held_bytes() <= MAX_BYTES);
-        assert_eq!(buffer::<f32>(big).as_ptr(), ptr, "the newest size is kept");
+        let again = buffer::<f32>(big);
+        assert_eq!(again.as_ptr(), ptr, "the newest size is kept");
         clear();
     }
 }
