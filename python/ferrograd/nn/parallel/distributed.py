@@ -13,14 +13,14 @@ How it works (PyTorch's design, its ``Reducer``, in Python):
 - Each bucket is one flat NumPy array and one tensor sharing its memory (``from_numpy`` makes no
   copy); every parameter's slice of it is a view of the parameter's shape, and the averaged
   gradients are these views (PyTorch's ``gradient_as_bucket_view=True``).
-- Each parameter has a post-accumulate-grad hook. It copies the finished gradient into the
-  parameter's slice of its bucket (``np.copyto``, which releases the GIL for large copies; nothing
-  to copy when ``.grad`` already is that view and backward accumulated into it in place) and sets
-  ``.grad`` to the view. When the last gradient of a bucket is in, the hook hands the bucket to
-  the communication thread, which sums it over all ranks in place with MPI and divides it by the
-  world size while backward goes on (backward runs without the GIL; the MPI call and NumPy's
-  division release it too). Buckets are launched in order, so every rank issues the same
-  all-reduces in the same order.
+- Each parameter has a post-accumulate-grad hook. It writes the finished gradient divided by the
+  world size into the parameter's slice of its bucket (``np.divide(grad, size, out=slice)``: as
+  cheap as a copy, and it releases the GIL for large arrays; divided in place when ``.grad``
+  already is that view and backward accumulated into it) and sets ``.grad`` to the view. When
+  the last gradient of a bucket is in, the hook hands the bucket to the communication thread,
+  which sums it over all ranks in place with MPI while backward goes on (backward runs without
+  the GIL; the MPI call releases it too). Buckets are launched in order, so every rank issues
+  the same all-reduces in the same order.
 - The hook of the last bucket waits for the outstanding all-reduces: when ``loss.backward()``
   returns, every rank's ``.grad`` views hold the same averaged gradients, with no conversion
   after backward.
@@ -335,22 +335,28 @@ class DistributedDataParallel(Module):
             self._mark_ready(index)
 
     def _into_bucket(self, index: int, adopt: bool) -> None:
-        """Puts parameter ``index``'s gradient in its slice of its bucket (zeros if it has none;
-        nothing to do if ``.grad`` is the slice's view, accumulated in place); with ``adopt``,
-        the view becomes ``.grad``."""
+        """Puts parameter ``index``'s gradient, divided by the world size, in its slice of its
+        bucket (zeros if it has none; divided in place if ``.grad`` is the slice's view, which
+        backward accumulated into); with ``adopt``, the view becomes ``.grad``. Dividing while
+        copying costs no more than copying (PyTorch's reducer does the same), and NumPy releases
+        the GIL for large arrays."""
         p = self._params[index]
         grad = p.grad
+        array = self._arrays[index]
         if grad is None:
-            self._arrays[index].fill(0)
+            array.fill(0)
             return
+        size = self.process_group.size()
         if grad.data_ptr() == self._ptrs[index]:
+            if size > 1:
+                np.divide(array, size, out=array)
             return
         source = grad.detach() if grad.requires_grad else grad
         try:
-            np.copyto(self._arrays[index], source.numpy())
+            np.divide(source.numpy(), size, out=array)
         except (TypeError, ValueError, RuntimeError):  # (a layout NumPy cannot share)
             with no_grad():
-                self._views[index].copy_(grad)
+                self._views[index].copy_(grad).div_(size)
         if adopt:
             p.grad = self._views[index]
 
@@ -379,16 +385,14 @@ class DistributedDataParallel(Module):
         self._finalize()
 
     def _reducer(self, bucket: _Bucket) -> Any:
-        """The job of the communication thread for ``bucket``: sum its flat array over the ranks
-        in place and divide it by the world size, beside the rest of backward (the gradients'
-        views see the averages)."""
+        """The job of the communication thread for ``bucket``: sum its flat array (the gradients
+        already divided by the world size) over the ranks in place, beside the rest of backward;
+        the gradients' views see the averages."""
         buffer = bucket.buffer
-        size = self.process_group.size()
         comm = self.process_group._comm
 
         def job() -> None:
             comm.Allreduce(dist._mpi().IN_PLACE, buffer, op=dist._mpi().SUM)
-            np.divide(buffer, size, out=buffer)
 
         return job
 
