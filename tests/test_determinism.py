@@ -145,3 +145,20 @@ def test_double_backward_does_not_depend_on_thread_count():
     ref = _with_threads(1, _double_backward)
     for n in (2, 8, 2, 8, 2):
         assert _with_threads(n, _double_backward).tobytes() == ref.tobytes()
+
+
+def test_lstm_layers_do_not_depend_on_thread_count():
+    """The batch rows of an LSTM layer run in groups on the kernel threads: outputs and every
+    gradient are the same bits with one thread or two (batch 33: uneven groups)."""
+    results, before = [], torch.get_num_threads()
+    for threads in (1, 2):
+        torch.set_num_threads(threads)
+        torch.manual_seed(0)
+        lstm = torch.nn.LSTM(8, 16, num_layers=2)
+        x = torch.randn(7, 33, 8, requires_grad=True)
+        out, (h, c) = lstm(x)
+        (out.sin().sum() + h.sum() + c.pow(2).sum()).backward()
+        grads = [p.grad.tolist() for p in lstm.parameters()]
+        results.append((out.tolist(), x.grad.tolist(), grads))
+    torch.set_num_threads(before)
+    assert results[0] == results[1]

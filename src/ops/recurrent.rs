@@ -532,16 +532,139 @@ impl<T: BufferElement> Drop for LstmTape<T> {
 /// costs more than they save.
 const PARALLEL_PRODUCT: usize = 1 << 21;
 
-/// `c = a·b` (`a` m×k, `b` k×n, `c` m×n), on the kernel threads when it is large enough.
-fn product<T: GemmElement>(dims: (usize, usize, usize), a: Mat<T>, b: Mat<T>, c: &mut [T]) {
+/// `c = a·b` (`a` m×k, `b` k×n, `c` m×n), on up to `threads` threads when it is large enough.
+fn product<T: GemmElement>(
+    dims: (usize, usize, usize),
+    a: Mat<T>,
+    b: Mat<T>,
+    c: &mut [T],
+    threads: usize,
+) {
     let (m, n, k) = dims;
-    let threads = match m * n * k < PARALLEL_PRODUCT {
-        true => 1,
-        false => crate::cpu::parallel::num_threads(),
+    let threads = if m * n * k < PARALLEL_PRODUCT {
+        1
+    } else {
+        threads
     };
     // SAFETY: every caller passes operands borrowed from slices of at least these sizes, alive
     // and unwritten during the call, and `c` of m·n elements
     unsafe { T::gemm(m, n, k, a, b, c, threads) }
+}
+
+/// The groups of batch rows that run a sequence side by side: the rows of a recurrent layer
+/// are independent, so each group runs every step on its own thread, with no wait between
+/// steps (a row's values do not depend on the grouping: the same bits with any thread count).
+fn row_groups(batch: usize, threads: usize) -> Vec<(usize, usize)> {
+    let groups = if batch >= 8 {
+        threads.min(batch / 4).max(1)
+    } else {
+        1
+    };
+    (0..groups)
+        .map(|g| (g * batch / groups, (g + 1) * batch / groups))
+        .collect()
+}
+
+/// Splits every `step_len`-element step block of `buf` into the groups' rows (`row_len`
+/// elements per row): for each group, its slice of every step.
+fn split_steps<'a, T>(
+    buf: &'a mut [T],
+    step_len: usize,
+    groups: &[(usize, usize)],
+    row_len: usize,
+) -> Vec<Vec<&'a mut [T]>> {
+    let mut per: Vec<Vec<&'a mut [T]>> = groups.iter().map(|_| Vec::new()).collect();
+    if step_len == 0 {
+        return per;
+    }
+    for block in buf.chunks_exact_mut(step_len) {
+        let mut rest = block;
+        for (k, &(b0, b1)) in groups.iter().enumerate() {
+            let (head, tail) = rest.split_at_mut((b1 - b0) * row_len);
+            per[k].push(head);
+            rest = tail;
+        }
+    }
+    per
+}
+
+/// [`split_steps`] for a buffer that is only read.
+fn split_steps_ref<'a, T>(
+    buf: &'a [T],
+    step_len: usize,
+    groups: &[(usize, usize)],
+    row_len: usize,
+) -> Vec<Vec<&'a [T]>> {
+    let mut per: Vec<Vec<&'a [T]>> = groups.iter().map(|_| Vec::new()).collect();
+    if step_len == 0 {
+        return per;
+    }
+    for block in buf.chunks_exact(step_len) {
+        let mut rest = block;
+        for (k, &(b0, b1)) in groups.iter().enumerate() {
+            let (head, tail) = rest.split_at((b1 - b0) * row_len);
+            per[k].push(head);
+            rest = tail;
+        }
+    }
+    per
+}
+
+/// Runs `f` on every group's work, one group per unit on the kernel threads.
+fn for_each_group<W: Send>(work: Vec<W>, f: impl Fn(W) + Sync) {
+    if work.len() == 1 {
+        work.into_iter().for_each(f);
+        return;
+    }
+    let slots: Vec<parking_lot::Mutex<Option<W>>> = work
+        .into_iter()
+        .map(|w| parking_lot::Mutex::new(Some(w)))
+        .collect();
+    crate::cpu::parallel::for_each_unit(slots.len(), |k| {
+        if let Some(w) = slots[k].lock().take() {
+            f(w);
+        }
+    });
+}
+
+/// One group of batch rows of an LSTM layer's forward: per step, its rows of the input
+/// projections and of the tape and outputs to write; its states, from the initial ones to the
+/// last.
+struct RowsForward<'a, T> {
+    pre: Vec<&'a [T]>,
+    gates: Vec<&'a mut [T]>,
+    cells: Vec<&'a mut [T]>,
+    hidden_in: Vec<&'a mut [T]>,
+    out: Vec<&'a mut [T]>,
+    h: Vec<T>,
+    c: &'a mut [T],
+}
+
+/// The forward of one group of rows over all steps (`threads` for its matrix products).
+fn rows_forward<T: Gate>(mut r: RowsForward<'_, T>, w: &[T], hidden: usize, threads: usize) {
+    let rows = r.h.len() / hidden.max(1);
+    let g4 = 4 * hidden;
+    let mut proj = vec![T::from_f64(0.0); rows * g4];
+    for t in 0..r.pre.len() {
+        r.hidden_in[t].copy_from_slice(&r.h);
+        if rows == 1 {
+            gemv(w, &r.h, &mut proj);
+        } else {
+            // proj = h · w_hhᵀ
+            let (hm, wt) = (Mat::rows(&r.h, hidden), Mat::transposed(w, hidden));
+            product((rows, g4, hidden), hm, wt, &mut proj, threads);
+        }
+        lstm_cells(LstmCells {
+            gates: &mut *r.gates[t],
+            pre: r.pre[t],
+            proj: &proj,
+            c: &mut *r.c,
+            h: &mut r.h,
+            hidden,
+        });
+        r.cells[t].copy_from_slice(r.c);
+        r.out[t].copy_from_slice(&r.h);
+    }
 }
 
 /// The forward of an LSTM layer over `steps` steps of `batch` samples: `pre` holds each step's
@@ -555,37 +678,88 @@ fn lstm_forward<T: Gate>(
     (steps, batch, hidden): (usize, usize, usize),
 ) -> (Vec<T>, Vec<T>, LstmTape<T>) {
     let (g4, bh) = (4 * hidden, batch * hidden);
-    let (mut h, mut c) = (h0.to_vec(), c0.to_vec());
+    let mut c = c0.to_vec();
     let mut out = pool::buffer::<T>(steps * bh);
     let mut tape = LstmTape {
         gates: pool::buffer::<T>(steps * batch * g4),
         cells: pool::buffer::<T>(steps * bh),
         hidden_in: pool::buffer::<T>(steps * bh),
     };
-    let mut proj = vec![T::from_f64(0.0); batch * g4];
-    for t in 0..steps {
-        tape.hidden_in[t * bh..(t + 1) * bh].copy_from_slice(&h);
-        if batch == 1 {
-            gemv(w, &h, &mut proj);
-        } else {
-            // proj = h · w_hhᵀ
-            let (hm, wt) = (Mat::rows(&h, hidden), Mat::transposed(w, hidden));
-            product((batch, g4, hidden), hm, wt, &mut proj);
-        }
-        let gates = &mut tape.gates[t * batch * g4..(t + 1) * batch * g4];
-        let pre = &pre[t * batch * g4..(t + 1) * batch * g4];
-        lstm_cells(LstmCells {
-            gates,
-            pre,
-            proj: &proj,
-            c: &mut c,
-            h: &mut h,
+    let threads = crate::cpu::parallel::num_threads();
+    let groups = row_groups(batch, threads);
+    let inner = if groups.len() == 1 { threads } else { 1 };
+    let mut pres = split_steps_ref(pre, batch * g4, &groups, g4).into_iter();
+    let mut gates = split_steps(&mut tape.gates, batch * g4, &groups, g4).into_iter();
+    let mut cells = split_steps(&mut tape.cells, bh, &groups, hidden).into_iter();
+    let mut hidden_in = split_steps(&mut tape.hidden_in, bh, &groups, hidden).into_iter();
+    let mut outs = split_steps(&mut out, bh, &groups, hidden).into_iter();
+    let mut c_rows = split_steps(&mut c, bh, &groups, hidden).into_iter();
+    let work: Vec<RowsForward<'_, T>> = groups
+        .iter()
+        .map(|&(b0, b1)| RowsForward {
+            pre: pres.next().unwrap_or_default(),
+            gates: gates.next().unwrap_or_default(),
+            cells: cells.next().unwrap_or_default(),
+            hidden_in: hidden_in.next().unwrap_or_default(),
+            out: outs.next().unwrap_or_default(),
+            h: h0[b0 * hidden..b1 * hidden].to_vec(),
+            c: c_rows.next().and_then(|mut v| v.pop()).unwrap_or_default(),
+        })
+        .collect();
+    for_each_group(work, |r| rows_forward(r, w, hidden, inner));
+    (out, c, tape)
+}
+
+/// One group of batch rows of an LSTM layer's backward: per step, its rows of the tape, of the
+/// output gradient and of the gate gradients to write; the gradients flowing back through its
+/// states.
+struct RowsBackward<'a, T> {
+    gates: Vec<&'a [T]>,
+    cells: Vec<&'a [T]>,
+    c0: &'a [T],
+    d_out: Vec<&'a [T]>,
+    d_pre: Vec<&'a mut [T]>,
+    dh: &'a mut [T],
+    dc: &'a mut [T],
+}
+
+/// The backward of one group of rows over all steps, last step first.
+fn rows_backward<T: Gate>(r: RowsBackward<'_, T>, w_hh: &[T], hidden: usize, threads: usize) {
+    let rows = r.dh.len() / hidden.max(1);
+    let g4 = 4 * hidden;
+    let RowsBackward {
+        gates,
+        cells,
+        c0,
+        d_out,
+        mut d_pre,
+        dh,
+        dc,
+    } = r;
+    let mut next_dh = vec![T::from_f64(0.0); dh.len()];
+    for t in (0..gates.len()).rev() {
+        let before = if t == 0 { c0 } else { cells[t - 1] };
+        let dg = &mut *d_pre[t];
+        lstm_cell_grads(LstmCellGrads {
+            gates: gates[t],
+            cells: cells[t],
+            before,
+            d_step: d_out[t],
+            dg,
+            dh: &*dh,
+            dc: &mut *dc,
             hidden,
         });
-        tape.cells[t * bh..(t + 1) * bh].copy_from_slice(&c);
-        out[t * bh..(t + 1) * bh].copy_from_slice(&h);
+        // dh for the step before: this step's gate gradients through w_hh
+        if rows == 1 {
+            next_dh.iter_mut().for_each(|v| *v = T::from_f64(0.0));
+            gemv_t(w_hh, dg, &mut next_dh);
+        } else {
+            let (dm, wm) = (Mat::rows(dg, g4), Mat::rows(w_hh, hidden));
+            product((rows, hidden, g4), dm, wm, &mut next_dh, threads);
+        }
+        dh.copy_from_slice(&next_dh);
     }
-    (out, c, tape)
 }
 
 /// The backward of an LSTM layer: from the output gradients `d_out` (`[steps, batch, H]`) and
@@ -601,37 +775,29 @@ fn lstm_backward<T: Gate>(
 ) -> (Vec<T>, Vec<T>, Vec<T>) {
     let (g4, bh) = (4 * hidden, batch * hidden);
     let mut d_pre = pool::buffer::<T>(steps * batch * g4);
-    for t in (0..steps).rev() {
-        let gates = &tape.gates[t * batch * g4..(t + 1) * batch * g4];
-        let cells = &tape.cells[t * bh..(t + 1) * bh];
-        let before = if t == 0 {
-            c0
-        } else {
-            &tape.cells[(t - 1) * bh..t * bh]
-        };
-        let d_step = &d_out[t * bh..(t + 1) * bh];
-        let dg = &mut d_pre[t * batch * g4..(t + 1) * batch * g4];
-        lstm_cell_grads(LstmCellGrads {
-            gates,
-            cells,
-            before,
-            d_step,
-            dg,
-            dh: &dh,
-            dc: &mut dc,
-            hidden,
-        });
-        // dh for the step before: this step's gate gradients through w_hh (one matrix
-        // product for a batch)
-        if batch == 1 {
-            dh.iter_mut().for_each(|v| *v = T::from_f64(0.0));
-            gemv_t(w_hh, dg, &mut dh);
-        } else {
-            // dh = dg · w_hh
-            let (dm, wm) = (Mat::rows(dg, g4), Mat::rows(w_hh, hidden));
-            product((batch, hidden, g4), dm, wm, &mut dh);
-        }
-    }
+    let threads = crate::cpu::parallel::num_threads();
+    let groups = row_groups(batch, threads);
+    let inner = if groups.len() == 1 { threads } else { 1 };
+    let mut gates = split_steps_ref(&tape.gates, batch * g4, &groups, g4).into_iter();
+    let mut cells = split_steps_ref(&tape.cells, bh, &groups, hidden).into_iter();
+    let mut c0s = split_steps_ref(c0, bh, &groups, hidden).into_iter();
+    let mut d_outs = split_steps_ref(d_out, bh, &groups, hidden).into_iter();
+    let mut d_pres = split_steps(&mut d_pre, batch * g4, &groups, g4).into_iter();
+    let mut dhs = split_steps(&mut dh, bh, &groups, hidden).into_iter();
+    let mut dcs = split_steps(&mut dc, bh, &groups, hidden).into_iter();
+    let work: Vec<RowsBackward<'_, T>> = groups
+        .iter()
+        .map(|_| RowsBackward {
+            gates: gates.next().unwrap_or_default(),
+            cells: cells.next().unwrap_or_default(),
+            c0: c0s.next().and_then(|mut v| v.pop()).unwrap_or_default(),
+            d_out: d_outs.next().unwrap_or_default(),
+            d_pre: d_pres.next().unwrap_or_default(),
+            dh: dhs.next().and_then(|mut v| v.pop()).unwrap_or_default(),
+            dc: dcs.next().and_then(|mut v| v.pop()).unwrap_or_default(),
+        })
+        .collect();
+    for_each_group(work, |r| rows_backward(r, w_hh, hidden, inner));
     (d_pre, dh, dc)
 }
 
@@ -698,7 +864,13 @@ impl Tensor {
                 with_elements(&xc, |xs: &[$T]| {
                     with_elements(&wi, |ws: &[$T]| {
                         let (xm, wt) = (Mat::rows(xs, input), Mat::transposed(ws, input));
-                        product((sb, g4, input), xm, wt, &mut pre)
+                        product(
+                            (sb, g4, input),
+                            xm,
+                            wt,
+                            &mut pre,
+                            crate::cpu::parallel::num_threads(),
+                        )
                     })
                 });
                 for b in &biases {
@@ -764,13 +936,13 @@ impl Tensor {
                         let mut dwh = pool::buffer::<$T>(g4 * hidden);
                         let (dp, dpt) = (Mat::rows(&d_pre, g4), Mat::transposed(&d_pre, g4));
                         with_elements(&wi, |ws: &[$T]| {
-                            product((sb, input, g4), dp, Mat::rows(ws, input), &mut dx)
+                            product((sb, input, g4), dp, Mat::rows(ws, input), &mut dx, crate::cpu::parallel::num_threads())
                         });
                         with_elements(&xc, |xs: &[$T]| {
-                            product((g4, input, sb), dpt, Mat::rows(xs, input), &mut dwi)
+                            product((g4, input, sb), dpt, Mat::rows(xs, input), &mut dwi, crate::cpu::parallel::num_threads())
                         });
                         let hm = Mat::rows(&tape.hidden_in, hidden);
-                        product((g4, hidden, sb), dpt, hm, &mut dwh);
+                        product((g4, hidden, sb), dpt, hm, &mut dwh, crate::cpu::parallel::num_threads());
                         let d_pre = Tensor::from_vec(d_pre, &[sb, g4])?;
                         let db = no_grad(|| d_pre.sum_dims(&[0], false))?;
                         let mut grads = vec![
