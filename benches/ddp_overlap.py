@@ -24,6 +24,12 @@ steps is reported (rank 0's; the others' are alike). Times:
 - **step**: a whole training step (``zero_grad``, forward, backward with the reduction,
   optimizer step) without and with overlap.
 
+``--link-gbps G`` simulates a network link of G Gbit/s under the shared-memory all-reduce: the
+communication thread sleeps for the time the bucket would take on the link (a ring all-reduce
+sends about ``2 (n - 1) / n`` times the bucket's bytes), which costs no CPU, as a NIC's transfer
+would not. It tells whether DDP overlaps communication that waits rather than computes; it is a
+simulation, not a measurement of a network.
+
 Perfect overlap would make the overlapped time ``max(backward, communication)`` plus the hooks'
 copies; no overlap at all, their sum plus the same. *Closer to* says which of ``max`` and
 ``sum`` the overlapped backward + reduction is nearer to.
@@ -108,7 +114,7 @@ def median_ms(samples):
     return statistics.median(samples) * 1e3
 
 
-def measure(name, steps):
+def measure(name, steps, link_gbps=0.0):
     """The five times of workload ``name`` (ms, medians over ``steps`` after 3 warm-up steps)."""
     rank = dist.get_rank()
     model, opt, forward = make(name, rank)
@@ -139,6 +145,20 @@ def measure(name, steps):
     out = {"backward": backward_of(model)}
     ddp = DDP(model, **kwargs)
     out["buckets"] = len(ddp._bucket_indices())
+    if link_gbps:
+        reducer, world = ddp._reducer, dist.get_world_size()
+
+        def over_link(bucket):  # the all-reduce, then the time the link would take (no CPU)
+            job = reducer(bucket)
+            delay = 2 * (world - 1) / world * bucket.buffer.nbytes * 8 / (link_gbps * 1e9)
+
+            def slow():
+                job()
+                time.sleep(delay)
+
+            return slow
+
+        ddp._reducer = over_link
     buffers = [b.buffer for b in ddp._buckets]
 
     def all_reduces():
@@ -174,18 +194,25 @@ def measure(name, steps):
     return out
 
 
-def table(results, threads, steps, world, took):
+def table(results, threads, steps, world, took, link_gbps=0.0):
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         START,
         "## Data-parallel training: all-reduce overlapping backward (DDP over MPI)",
         "",
         f"- **Command**: `mpirun -n {world} .venv/bin/python benches/ddp_overlap.py --threads "
-        f"{threads} --write` (from the repository root; as root with `--allow-run-as-root`)",
+        f"{threads} --steps {steps}{f' --link-gbps {link_gbps:g}' if link_gbps else ''} --write` "
+        "(from the repository root; as root with `--allow-run-as-root`)",
         f"- **Date (UTC)**: {now}; the run took {took:.0f} s",
         f"- **Machine**: {platform.machine()}, 2 logical cores; {world} ranks (processes) of "
         f"{threads} compute thread(s) each, plus each rank's communication thread; Open MPI over "
-        "shared memory",
+        "shared memory"
+        + (
+            f", **plus a simulated {link_gbps:g} Gbit/s link** (`--link-gbps {link_gbps:g}`: "
+            "the communication thread sleeps for the bucket's time on such a link)"
+            if link_gbps
+            else ""
+        ),
         f"- **Method**: medians over {steps} steps per quantity (rank 0's), ranks lined up by a "
         "barrier before each step; times in ms. *Saved by overlap* is what the overlapped run "
         "gained on the delayed one, as a share of the most it could gain, the shorter of backward "
@@ -219,14 +246,19 @@ def main():
     parser.add_argument("--threads", type=int, default=1, help="compute threads per rank")
     parser.add_argument("--only", nargs="*", default=list(WORKLOADS))
     parser.add_argument("--write", action="store_true", help="replace BENCHMARKS.md's section")
+    parser.add_argument(
+        "--link-gbps", type=float, default=0.0, help="simulate a network link of this speed"
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     torch.set_num_threads(args.threads)
     dist.init_process_group("mpi")
-    results = {name: measure(name, args.steps) for name in args.only}
+    results = {name: measure(name, args.steps, args.link_gbps) for name in args.only}
     took = time.perf_counter() - started
     if dist.get_rank() == 0:
-        lines = table(results, args.threads, args.steps, dist.get_world_size(), took)
+        lines = table(
+            results, args.threads, args.steps, dist.get_world_size(), took, args.link_gbps
+        )
         print("\n".join(lines[1:]))
         print(json.dumps(results))
         if args.write:
