@@ -407,9 +407,7 @@ fn lstm_cells_body<T: Gate>(s: LstmCells<'_, T>) {
             .zip(s.h.chunks_exact_mut(hidden));
     for (((row, p), q), (cb, hb)) in rows.zip(s.proj.chunks_exact(g4)).zip(states) {
         // pre-activations, then each gate's function over its contiguous quarter
-        for ((r, &p), &q) in row.iter_mut().zip(p).zip(q) {
-            *r = p + q;
-        }
+        add_rows(row, p, q);
         let (ifs, rest) = row.split_at_mut(2 * hidden);
         let (gs, os) = rest.split_at_mut(hidden);
         // plain loops (an iterator adapter's fold is not inlined into the vectorized variant)
@@ -423,11 +421,30 @@ fn lstm_cells_body<T: Gate>(s: LstmCells<'_, T>) {
             *v = v.tanh_gate();
         }
         let (is, fs) = ifs.split_at(hidden);
-        for k in 0..hidden {
-            let cell = fs[k] * cb[k] + is[k] * gs[k];
-            cb[k] = cell;
-            hb[k] = os[k] * cell.tanh_gate();
-        }
+        lstm_cell_row(is, fs, gs, os, cb, hb);
+    }
+}
+
+/// `out = a + b` elementwise (separate arguments: no overlap, so it vectorizes).
+#[inline(always)]
+fn add_rows<T: Gate>(out: &mut [T], a: &[T], b: &[T]) {
+    let n = out.len();
+    let (a, b) = (&a[..n], &b[..n]);
+    for k in 0..n {
+        out[k] = a[k] + b[k];
+    }
+}
+
+/// The new cell and hidden state of one sample from its activated gates. Separate slices as
+/// arguments tell the compiler they do not overlap, so the loop vectorizes.
+#[inline(always)]
+fn lstm_cell_row<T: Gate>(is: &[T], fs: &[T], gs: &[T], os: &[T], c: &mut [T], h: &mut [T]) {
+    let n = c.len();
+    let (is, fs, gs, os, h) = (&is[..n], &fs[..n], &gs[..n], &os[..n], &mut h[..n]);
+    for k in 0..n {
+        let cell = fs[k] * c[k] + is[k] * gs[k];
+        c[k] = cell;
+        h[k] = os[k] * cell.tanh_gate();
     }
 }
 
@@ -450,7 +467,6 @@ struct LstmCellGrads<'a, T> {
 fn lstm_cell_grads_body<T: Gate>(s: LstmCellGrads<'_, T>) {
     let hidden = s.hidden;
     let g4 = 4 * hidden;
-    let one = T::from_f64(1.0);
     let per_sample = s
         .gates
         .chunks_exact(g4)
@@ -467,17 +483,49 @@ fn lstm_cell_grads_body<T: Gate>(s: LstmCellGrads<'_, T>) {
         let (di, rest) = dg.split_at_mut(hidden);
         let (df, rest) = rest.split_at_mut(hidden);
         let (dgg, dos) = rest.split_at_mut(hidden);
-        for k in 0..hidden {
-            let (i, f, g, o) = (is[k], fs[k], gs[k], os[k]);
-            let tc = cells[k].tanh_gate();
-            let dht = dh[k] + d_step[k];
-            let dct = dc[k] + dht * o * (one - tc * tc);
-            di[k] = dct * g * i * (one - i);
-            df[k] = dct * before[k] * f * (one - f);
-            dgg[k] = dct * i * (one - g * g);
-            dos[k] = dht * tc * o * (one - o);
-            dc[k] = dct * f;
-        }
+        lstm_cell_grad_row(
+            is, fs, gs, os, cells, before, d_step, dh, di, df, dgg, dos, dc,
+        );
+    }
+}
+
+/// One sample's gate gradients (`[di, df, dg, do]`) from its gates `[i, f, g, o]`, its cell
+/// state after and before the step, the output gradient and the hidden state's gradient; `dc`
+/// goes from the next step's cell gradient to this one's. Separate slices as arguments tell the
+/// compiler they do not overlap, so the loop vectorizes.
+/// (One argument per slice: slices gathered into arrays lose that, and the loop stays scalar.)
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn lstm_cell_grad_row<T: Gate>(
+    is: &[T],
+    fs: &[T],
+    gs: &[T],
+    os: &[T],
+    cells: &[T],
+    before: &[T],
+    d_step: &[T],
+    dh: &[T],
+    di: &mut [T],
+    df: &mut [T],
+    dgg: &mut [T],
+    dos: &mut [T],
+    dc: &mut [T],
+) {
+    let n = dc.len();
+    let one = T::from_f64(1.0);
+    let (is, fs, gs, os) = (&is[..n], &fs[..n], &gs[..n], &os[..n]);
+    let (cells, before, d_step, dh) = (&cells[..n], &before[..n], &d_step[..n], &dh[..n]);
+    let (di, df, dgg, dos) = (&mut di[..n], &mut df[..n], &mut dgg[..n], &mut dos[..n]);
+    for k in 0..n {
+        let (i, f, g, o) = (is[k], fs[k], gs[k], os[k]);
+        let tc = cells[k].tanh_gate();
+        let dht = dh[k] + d_step[k];
+        let dct = dc[k] + dht * o * (one - tc * tc);
+        di[k] = dct * g * i * (one - i);
+        df[k] = dct * before[k] * f * (one - f);
+        dgg[k] = dct * i * (one - g * g);
+        dos[k] = dht * tc * o * (one - o);
+        dc[k] = dct * f;
     }
 }
 
