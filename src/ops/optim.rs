@@ -195,11 +195,57 @@ struct AdamStep {
     step_value: f64,
 }
 
+/// The slices one Adam update walks: parameter, gradient, `exp_avg`, `exp_avg_sq` and the
+/// AMSGrad maximum.
+type Slices<'a, T> = (
+    &'a mut [T],
+    &'a [T],
+    &'a mut [T],
+    &'a mut [T],
+    Option<&'a mut [T]>,
+);
+
 impl AdamStep {
     /// Updates each element: the gradient as read (maximize, L2), AdamW's decay, `exp_avg`
     /// by lerp, `exp_avg_sq`, the AMSGrad maximum, then the parameter.
-    #[allow(clippy::assign_op_pattern)] // `Float` has no compound assignment
     fn apply<T: crate::core::dtype::Float>(
+        &self,
+        p: &mut [T],
+        g: &[T],
+        m: &mut [T],
+        v: &mut [T],
+        max: Option<&mut [T]>,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+            fn wide512<T: crate::core::dtype::Float>(
+                c: &AdamStep,
+                (p, g, m, v, max): Slices<'_, T>,
+            ) {
+                c.apply_body(p, g, m, v, max)
+            }
+            #[target_feature(enable = "avx2,fma")]
+            fn wide256<T: crate::core::dtype::Float>(
+                c: &AdamStep,
+                (p, g, m, v, max): Slices<'_, T>,
+            ) {
+                c.apply_body(p, g, m, v, max)
+            }
+            match crate::cpu::kernels::simd_level() {
+                // SAFETY: the CPU has the features each variant is compiled for
+                2 => return unsafe { wide512(self, (p, g, m, v, max)) },
+                1 => return unsafe { wide256(self, (p, g, m, v, max)) },
+                _ => {}
+            }
+        }
+        self.apply_body(p, g, m, v, max)
+    }
+
+    /// [`AdamStep::apply`]'s loop, inlined into a variant for each instruction set.
+    #[inline(always)]
+    #[allow(clippy::assign_op_pattern)] // `Float` has no compound assignment
+    fn apply_body<T: crate::core::dtype::Float>(
         &self,
         p: &mut [T],
         g: &[T],
