@@ -657,6 +657,13 @@ pub fn write_into(dst: &Tensor, src: &Tensor) {
     })
 }
 
+/// `dst = src` for contiguous tensors of one shape and dtype in different storages (memcpy
+/// blocks, in parallel when large), without autograd; bumps nothing. Returns false, touching
+/// nothing, when that does not hold.
+pub fn copy_contiguous(dst: &Tensor, src: &Tensor) -> bool {
+    with_any!(dst.dtype(), T => update_into(dst, src, |d: &mut [T], s: &[T]| d.copy_from_slice(s)))
+}
+
 /// `dst += src` elementwise (same shape) under one write lock, without autograd; bumps nothing.
 pub fn add_into(dst: &Tensor, src: &Tensor) -> Result<()> {
     // contiguous, same dtype and shape, different storages: straight, no copy of `src`

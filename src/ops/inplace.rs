@@ -291,6 +291,15 @@ impl Tensor {
 
     /// Copies `src` (broadcast to this shape, converted to this dtype) into this tensor.
     pub fn copy_(&self, src: &Tensor) -> Result<()> {
+        // outside autograd, between contiguous tensors of one shape and dtype: memcpy
+        if !is_recording(&[self, src]) && self.shape() == src.shape() {
+            self.check_inplace(&[src])?;
+            self.check_memory_overlap("copy_", &[src])?;
+            if crate::cpu::kernels::copy_contiguous(self, src) {
+                self.storage().bump_version("copy_");
+                return Ok(());
+            }
+        }
         self.apply_inplace("copy_", &[src], |x| {
             let target: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
             let out = src.expand(&target)?.detach().deep_copy();
