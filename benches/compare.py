@@ -31,6 +31,7 @@ import json
 import math
 import os
 import platform
+import re
 import shlex
 import subprocess
 import sys
@@ -1068,23 +1069,21 @@ def write_report(path: str, rows: list[Row], ctx: Ctx, env: dict[str, str]) -> N
         f.write("\n".join(lines))
 
 
-PROFILE_START, PROFILE_END = "<!-- profile-notes -->", "<!-- /profile-notes -->"
-# written by benches/train_steps.py
-TRAINING_START, TRAINING_END = "<!-- training-steps -->", "<!-- /training-steps -->"
+# sections other scripts write (training steps, DDP overlap) or written by hand (profile
+# notes), each between `<!-- name -->` and `<!-- /name -->`: carried over unchanged
+KEPT_SECTION = re.compile(r"<!-- ([a-z0-9-]+) -->.*?<!-- /\1 -->", re.DOTALL)
 
 
 def _kept_profile_notes(path: str) -> list[str]:
-    """The hand-written profile notes and the training-steps section (written by
-    ``benches/train_steps.py``) of the previous report, carried over unchanged."""
+    """Every marked section of the previous report (hand-written profile notes, the sections
+    of ``benches/train_steps.py`` and ``benches/ddp_overlap.py``), carried over unchanged."""
     try:
         old = open(path, encoding="utf-8").read()
     except OSError:
         return []
     kept = []
-    for first, last in ((PROFILE_START, PROFILE_END), (TRAINING_START, TRAINING_END)):
-        start, end = old.find(first), old.find(last)
-        if start >= 0 and end > start:
-            kept += ["", old[start : end + len(last)], ""]
+    for match in KEPT_SECTION.finditer(old):
+        kept += ["", match.group(0), ""]
     return kept
 
 
