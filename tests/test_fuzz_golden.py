@@ -39,7 +39,6 @@ KNOWN = {
     "fz-1163-min": "exception: RuntimeError vs RuntimeError at t**=t",
     # recorded from seeds 1100000..1104999 (after the fixes of the third round)
     "fz-1101440-min": "divergence: requires_grad at first-order grad <- + > t > in-place > rsqrt",
-    "fz-1100185-min": "divergence: value at grad <- prod(dim)",
     "fz-1100868-min": "divergence: value at rsqrt",
     "fz-1102864-min": "divergence: value at second-order grad <- polygamma(0) > abs",
     "fz-1104363-min": "exception: None vs RuntimeError at backward <- hypot > in-place",

@@ -389,7 +389,7 @@ impl Tensor {
                     return Ok(vec![Some(g.clone())]); // as PyTorch: no product to differentiate
                 }
                 let x = if whole { flat(input)? } else { input.clone() };
-                let grad = prod_backward(g, &x, y, d, keepdim)?;
+                let grad = prod_backward(g, &x, y, d, keepdim, whole)?;
                 let shape: Vec<isize> = input.shape().iter().map(|&v| v as isize).collect();
                 Ok(vec![Some(if whole { grad.reshape(&shape)? } else { grad })])
             },
@@ -784,29 +784,43 @@ fn squeeze_dims(s: &Tensor, x: &Tensor, dims: &[isize]) -> Result<Tensor> {
 }
 
 /// The gradient of a product over `d` of `x` with output `y`: `∏ others` (exact with zeros).
-fn prod_backward(g: &Tensor, x: &Tensor, y: &Tensor, d: usize, keepdim: bool) -> Result<Tensor> {
+/// PyTorch's `prod_backward`: `g · out / x` when the input has no zero; otherwise the product
+/// of every other element of the lane, as exclusive prefix and suffix products
+/// (`prod_safe_zeros_backward`, differentiable again), so zeros, infinities and NaN give
+/// PyTorch's values. Over all elements (`whole`) with several zeros and no graph being built,
+/// zeros, as PyTorch's shortcut.
+fn prod_backward(
+    g: &Tensor,
+    x: &Tensor,
+    y: &Tensor,
+    d: usize,
+    keepdim: bool,
+    whole: bool,
+) -> Result<Tensor> {
     let g = unreduce(g, x, d, keepdim)?;
-    let has_zero = x.to_f64_vec().contains(&0.0);
-    if !has_zero {
+    let zeros = x.to_f64_vec().iter().filter(|&&v| v == 0.0).count();
+    if zeros == 0 {
         return g.mul(&unreduce(y, x, d, keepdim)?.div(x)?); // PyTorch's grad * (result / input)
     }
-    if x.shape()[d] == 1 {
-        return Ok(g); // PyTorch's prod_safe_zeros_backward: a lane of one passes the gradient
+    if whole && zeros > 1 && !crate::core::grad_mode::is_grad_enabled() {
+        return Ok(x.zeros_like());
     }
-    // With zeros, out / x is 0/0 at a zero. Away from zeros, out / x_safe is the product of the
-    // others; at the only zero of a lane it is the product of the non-zeros (0 when the lane
-    // has several zeros). Both stay differentiable.
-    let zero = super::pointwise::mask_where(x, |v| v == 0.0)?;
-    let nonzero = zero.rsub_scalar(1.0)?;
-    let x_safe = x.mul(&nonzero)?.add(&zero)?;
-    let count = zero.sum_dims(&[d as isize], true)?;
-    let single = super::pointwise::mask_where(&count, |c| c == 1.0)?;
-    let others_of_zero = x_safe.prod_dim(d as isize, true)?.mul(&single)?;
-    let full: Vec<isize> = x.shape().iter().map(|&v| v as isize).collect();
-    let y_full = unreduce(y, x, d, keepdim)?;
-    let away = y_full.div(&x_safe)?.mul(&nonzero)?;
-    let at_zero = others_of_zero.expand(&full)?.mul(&zero)?;
-    g.mul(&away.add(&at_zero)?)
+    let n = x.shape()[d];
+    if n == 1 {
+        return Ok(g); // a lane of one passes the gradient
+    }
+    let dim = d as isize;
+    let mut ones_shape = x.shape().to_vec();
+    ones_shape[d] = 1;
+    let ones = Tensor::ones(&ones_shape, x.dtype());
+    // before[i] = x[0]·…·x[i-1], after[i] = x[i+1]·…·x[n-1]
+    let head = x.narrow(dim, 0, n as isize - 1)?;
+    let before = Tensor::cat(&[ones.clone(), head], dim)?.cumprod(dim)?;
+    let tail = x.narrow(dim, 1, n as isize - 1)?.flip(&[dim])?;
+    let after = Tensor::cat(&[ones, tail], dim)?
+        .cumprod(dim)?
+        .flip(&[dim])?;
+    g.mul(&before.mul(&after)?)
 }
 
 /// PyTorch's `var_backward`: `(2 / (n - correction)) · g · (x - mean)`, in its order of
