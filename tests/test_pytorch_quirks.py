@@ -289,3 +289,17 @@ def test_prod_over_a_dim_of_one_with_zeros_passes_the_gradient():
     x = torch.tensor([[math.nan, 0.0, -0.626]], requires_grad=True)
     (g,) = torch.autograd.grad(x.prod(dim=0).sum(), [x], create_graph=True)
     assert g.tolist() == [[1.0, 1.0, 1.0]] and not g.requires_grad
+
+
+def test_repr_width_comes_from_the_nonzero_finite_values_only():
+    """PyTorch 2.15's reprs: infinities, NaN and zeros never widen the columns."""
+    nan, inf = float("nan"), float("inf")
+    cases = {
+        (nan, inf, 0.0): "tensor([nan, inf, 0.])",
+        (nan, 1.0, 10.0): "tensor([nan,  1., 10.])",
+        (inf, -inf, 0.0): "tensor([inf, -inf, 0.])",
+        (-inf, 1.0): "tensor([-inf, 1.])",
+        (inf, 0.25, 100.0): "tensor([     inf,   0.2500, 100.0000])",
+    }
+    for values, text in cases.items():
+        assert repr(torch.tensor(list(values))) == text

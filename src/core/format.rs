@@ -100,18 +100,9 @@ impl Formatter {
             .copied()
             .filter(|v| v.is_finite() && *v != 0.0)
             .collect();
-        // non-finite values still take part in the width
-        for v in values.iter().filter(|v| !v.is_finite()) {
-            f.width = f.width.max(non_finite(*v).len());
-        }
+        // as PyTorch's _Formatter: only the non-zero finite values set the width (zeros,
+        // infinities and NaN are padded to it, never widen it)
         if finite.is_empty() {
-            f.width = f.width.max(
-                values
-                    .iter()
-                    .map(|v| if v.is_finite() { 2 } else { 0 })
-                    .max()
-                    .unwrap_or(1),
-            );
             return f;
         }
         let abs: Vec<f64> = finite.iter().map(|v| v.abs()).collect();
