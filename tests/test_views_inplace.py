@@ -34,3 +34,27 @@ def test_view_of_a_tensor_that_comes_to_require_grad():
     assert v.requires_grad and not v.is_leaf
     v.sum().backward()
     assert w.grad.tolist() == [1.0, 0.0]
+
+
+def test_writes_through_views_of_non_contiguous_tensors_reach_autograd():
+    """The base need not be contiguous (a detached transpose or strided slice): CopySlices
+    replays the view in the base's own coordinates (expected values worked out by hand)."""
+    value = torch.tensor([1.5], requires_grad=True)
+    t = torch.zeros(2, 3).t().detach()  # (3, 2), strides (1, 3)
+    t[0] = value[0]
+    assert t.requires_grad and type(t.grad_fn).__name__ == "CopySlices"
+    (t * torch.tensor([[2.0, 3.0], [5.0, 7.0], [11.0, 13.0]])).sum().backward()
+    assert value.grad.tolist() == [5.0]  # 2 + 3: the row the assignment wrote
+
+    value.grad = None
+    s = torch.zeros(2, 3)[0:2, 0].detach()  # shape (2,), stride 3
+    s[torch.tensor([1])] = value
+    assert s.requires_grad
+    (s * torch.tensor([2.0, 3.0])).sum().backward()
+    assert value.grad.tolist() == [3.0]
+
+    w = torch.arange(12.0).reshape(3, 4).requires_grad_()
+    b = (w * 1).t()  # a non-contiguous view of a contiguous base
+    b[1].mul_(2)
+    b.sum().backward()
+    assert w.grad.tolist() == [[1.0, 2.0, 1.0, 1.0]] * 3

@@ -83,11 +83,12 @@ pub fn refresh_view(t: &Tensor) {
         t.set_grad_fn(edge);
         return;
     }
-    if !base.requires_grad() || !base.layout().is_contiguous() {
+    if !base.requires_grad() {
         return;
     }
-    let mut relative = t.layout().clone();
-    relative.offset -= base.layout().offset;
+    let Some(relative) = t.layout().relative_to(base.layout()) else {
+        return;
+    };
     let _recording = crate::core::grad_mode::GradModeGuard::new(true);
     if let Ok(view) = crate::ops::strided::as_strided(base, &relative) {
         t.set_grad_fn(view.meta().grad_fn.clone());

@@ -44,6 +44,80 @@ pub enum Part {
 }
 
 impl Layout {
+    /// This view's layout in the row-major coordinates of `base` (as if `base` were contiguous
+    /// from offset 0): what PyTorch's CopySlices and view regeneration need to replay the view
+    /// on a gradient of `base`'s shape. `None` unless `base` is non-overlapping and the view's
+    /// elements are elements of `base` (every view of `base` taken by select, slice, permute or
+    /// unsqueeze is).
+    pub fn relative_to(&self, base: &Layout) -> Option<Layout> {
+        if base.is_contiguous() {
+            let mut out = self.clone();
+            out.offset = self.offset.checked_sub(base.offset)?;
+            return Some(out);
+        }
+        let logical = contiguous_strides(&base.shape);
+        // base's dimensions that step, outermost (largest stride) first
+        let mut dims: Vec<usize> = (0..base.shape.len())
+            .filter(|&d| base.shape[d] > 1)
+            .collect();
+        if dims.iter().any(|&d| base.strides[d] <= 0) {
+            return None;
+        }
+        dims.sort_by_key(|&d| std::cmp::Reverse(base.strides[d]));
+        let nested = dims
+            .windows(2)
+            .all(|w| base.strides[w[0]] >= base.strides[w[1]] * base.shape[w[1]] as isize);
+        if !nested {
+            return None;
+        }
+        // a distance in storage to the distance in base's row-major coordinates
+        let to_logical = |mut dist: isize| -> Option<isize> {
+            if dist < 0 {
+                return None;
+            }
+            let mut out = 0;
+            for &d in &dims {
+                let q = dist / base.strides[d];
+                if q >= base.shape[d] as isize {
+                    return None;
+                }
+                out += q * logical[d];
+                dist -= q * base.strides[d];
+            }
+            (dist == 0).then_some(out)
+        };
+        let start = self.offset as isize - base.offset as isize;
+        let offset = to_logical(start)?;
+        let mut strides = Strides::new();
+        let (mut far, mut far_logical) = (start, offset);
+        for (&n, &s) in self.shape.iter().zip(&self.strides) {
+            if n <= 1 {
+                strides.push(0);
+                continue;
+            }
+            let step = to_logical(s)?;
+            // each axis's last element must land where the mapped stride says
+            if to_logical(start + (n as isize - 1) * s)? != offset + (n as isize - 1) * step {
+                return None;
+            }
+            far += (n as isize - 1) * s;
+            far_logical += (n as isize - 1) * step;
+            strides.push(step);
+        }
+        if self.shape.contains(&0) {
+            return Some(Layout {
+                shape: self.shape.clone(),
+                strides,
+                offset: offset as usize,
+            });
+        }
+        (to_logical(far)? == far_logical).then(|| Layout {
+            shape: self.shape.clone(),
+            strides,
+            offset: offset as usize,
+        })
+    }
+
     /// The layout of the sub-view `part` of this layout (same storage).
     pub fn part(&self, part: Part) -> Layout {
         let mut out = self.clone();

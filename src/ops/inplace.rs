@@ -86,11 +86,12 @@ impl Tensor {
             if let Some(edge) = result.meta().grad_fn.as_ref() {
                 edge.node.rebind_saved_output(self);
             }
-            match self.base().filter(|b| b.layout().is_contiguous()) {
+            let relative = self
+                .base()
+                .and_then(|b| Some((b, self.layout().relative_to(b.layout())?)));
+            match relative {
                 // written through a view: the base's history records the write (CopySlices)
-                Some(base) => {
-                    let mut relative = self.layout().clone();
-                    relative.offset -= base.layout().offset;
+                Some((base, relative)) => {
                     self.set_grad_fn(copy_slices(base, &result, &relative)?);
                 }
                 None => self.set_grad_fn(result.meta().grad_fn.clone()),
