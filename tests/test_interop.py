@@ -122,3 +122,15 @@ def test_capsules_are_consumed_once():
 def test_dlpack_refuses_tensors_that_require_grad():
     with pytest.raises(BufferError, match="require gradient"):
         torch.ones(2, requires_grad=True).__dlpack__()
+
+
+def test_two_tensors_over_one_array_write_safely():
+    """Two `from_numpy` of one array are two storages over the same memory: in-place ops
+    between them read a snapshot of the source (NumPy's `a[1:] = a[:-1]` result; PyTorch
+    copies forward over what it reads and gives zeros here)."""
+    a = np.arange(6, dtype=np.float32)
+    t, u = torch.from_numpy(a), torch.from_numpy(a)
+    t.add_(u)
+    assert a.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+    torch.from_numpy(a[1:]).copy_(torch.from_numpy(a[:-1]))
+    assert a.tolist() == [0.0, 0.0, 2.0, 4.0, 6.0, 8.0]

@@ -777,6 +777,13 @@ fn update_into<T: BufferElement>(
     ) else {
         return false;
     };
+    // two storages may hold the same memory (two `from_numpy` of one array): then the
+    // element-wise update would read what it writes, so the callers' general path runs instead
+    let (dp, sp) = (dst.data_ptr() as usize, src.data_ptr() as usize);
+    let bytes = dst.numel() * std::mem::size_of::<T>();
+    if dp < sp + bytes && sp < dp + bytes {
+        return false;
+    }
     let apply = |d: &mut [T], s: &[T]| {
         let d = &mut d[rd.clone()];
         let s = &s[rs.clone()];
