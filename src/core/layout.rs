@@ -19,6 +19,19 @@ pub struct Layout {
     pub offset: usize,
 }
 
+/// How many elements from the first to the last (inclusive) a layout of `shape` with the
+/// non-negative `strides` reaches from its offset: the storage it needs (0 when empty).
+pub fn strided_span(shape: &[usize], strides: &[isize]) -> usize {
+    if shape.contains(&0) {
+        return 0;
+    }
+    1 + shape
+        .iter()
+        .zip(strides)
+        .map(|(&n, &s)| (n - 1) * s.max(0) as usize)
+        .sum::<usize>()
+}
+
 /// A sub-view of one dimension: a single index or a strided range (the views `select` and
 /// `slice` take, whose gradients the engine can add straight into part of a sum).
 #[derive(Clone, Copy, Debug)]

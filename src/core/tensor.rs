@@ -183,15 +183,7 @@ impl Tensor {
         strides: &[isize],
     ) -> Result<Tensor> {
         let buffer = Buffer::Foreign(elements);
-        let span = if shape.contains(&0) {
-            0
-        } else {
-            1 + shape
-                .iter()
-                .zip(strides)
-                .map(|(&n, &s)| (n - 1) * s.max(0) as usize)
-                .sum::<usize>()
-        };
+        let span = crate::core::layout::strided_span(shape, strides);
         if shape.len() != strides.len() || strides.iter().any(|&s| s < 0) || span > buffer.len() {
             return Err(Error::runtime(format!(
                 "from_foreign: shape {} with strides {strides:?} does not fit {} elements",

@@ -105,11 +105,7 @@ fn share_numpy(array: &Bound<'_, PyAny>) -> PyResult<Option<Tensor>> {
         return Ok(None);
     }
     let strides: Vec<isize> = byte_strides.iter().map(|&s| s / size as isize).collect();
-    let span = 1 + shape
-        .iter()
-        .zip(&strides)
-        .map(|(&n, &s)| (n - 1) * s as usize)
-        .sum::<usize>();
+    let span = crate::core::layout::strided_span(&shape, &strides);
     let owner: Py<PyAny> = array.clone().unbind();
     // SAFETY: the array interface gives the address of `span` aligned elements of `dtype`
     // (strides checked above), which NumPy keeps while the array (held by `owner`) lives; a
@@ -483,15 +479,7 @@ pub(crate) fn from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     })();
     let (dtype, shape, strides) = checked?;
     let data = (tensor.data as *mut u8).wrapping_add(tensor.byte_offset as usize);
-    let span = if shape.contains(&0) {
-        0
-    } else {
-        1 + shape
-            .iter()
-            .zip(&strides)
-            .map(|(&n, &s)| (n - 1) * s as usize)
-            .sum::<usize>()
-    };
+    let span = crate::core::layout::strided_span(&shape, &strides);
     // the capsule is ours from here on: its memory is freed by `owner`'s drop
     // SAFETY: renaming a valid capsule, GIL held
     unsafe { ffi::PyCapsule_SetName(raw, used.as_ptr()) };
