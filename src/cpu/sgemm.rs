@@ -99,6 +99,10 @@ pub unsafe fn sgemm(
         return;
     }
     let c_ptr = CPtr(c.as_mut_ptr().cast::<f32>());
+    #[cfg(target_arch = "x86_64")]
+    if m * n * k <= THIN_WORK && thin(m, n, k, a, b, c_ptr.0) {
+        return;
+    }
     if threads == 1 || (m.max(n) < MIN_SPLIT * threads) {
         PACKED_B.with(|buf| product(m, n, n, k, a, b, c_ptr, threads, &mut buf.borrow_mut()));
         return;
@@ -139,6 +143,108 @@ pub unsafe fn sgemm(
             )
         });
     });
+}
+
+#[cfg(target_arch = "x86_64")]
+/// Products of at most this many multiply-adds take [`thin`] when their shape allows.
+const THIN_WORK: usize = 1 << 18;
+
+/// Products too thin to pay for packing, with unit-stride operands: a row vector times a
+/// matrix or a matrix times a column vector (`m == 1` or `n == 1`, a recurrent cell's step at
+/// batch 1) and an outer product (`k == 1`, its weight gradient). Writes `c` and returns true,
+/// or returns false (nothing written) when the strides do not fit. The order of the sums
+/// depends on the shape and strides only.
+///
+/// # Safety
+/// As [`sgemm`]; `c` has `m·n` elements.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+unsafe fn thin(m: usize, n: usize, k: usize, a: MatRef, b: MatRef, c: *mut f32) -> bool {
+    if k == 1 && b.cs == 1 {
+        // c[i, :] = a[i, 0]·b[0, :]
+        // (masked stores are slow on some CPUs: only the last partial vector of a row has one)
+        let (full, tail) = (n - n % 16, lanes(n, n - n % 16));
+        for i in 0..m {
+            let ai = _mm512_set1_ps(*a.at_ptr(i, 0));
+            let out = c.add(i * n);
+            for j in (0..full).step_by(16) {
+                _mm512_storeu_ps(out.add(j), _mm512_mul_ps(ai, _mm512_loadu_ps(b.ptr.add(j))));
+            }
+            if tail != 0 {
+                let v = _mm512_maskz_loadu_ps(tail, b.ptr.add(full));
+                _mm512_mask_storeu_ps(out.add(full), tail, _mm512_mul_ps(ai, v));
+            }
+        }
+        return true;
+    }
+    if m == 1 && b.cs == 1 {
+        // c = Σ_p a[0, p]·b[p, :], 128 columns at a time held in registers across the depth
+        for j in (0..n).step_by(128) {
+            let masks: [__mmask16; 8] = std::array::from_fn(|q| lanes(n, j + 16 * q));
+            let mut acc = [_mm512_setzero_ps(); 8];
+            for p in 0..k {
+                let ap = _mm512_set1_ps(*a.at_ptr(0, p));
+                let row = b.at_ptr(p, j);
+                for q in 0..8 {
+                    if masks[q] == u16::MAX {
+                        let v = _mm512_loadu_ps(row.add(16 * q));
+                        acc[q] = _mm512_fmadd_ps(ap, v, acc[q]);
+                    } else if masks[q] != 0 {
+                        let v = _mm512_maskz_loadu_ps(masks[q], row.add(16 * q));
+                        acc[q] = _mm512_fmadd_ps(ap, v, acc[q]);
+                    }
+                }
+            }
+            for q in 0..8 {
+                if masks[q] == u16::MAX {
+                    _mm512_storeu_ps(c.add(j + 16 * q), acc[q]);
+                } else if masks[q] != 0 {
+                    _mm512_mask_storeu_ps(c.add(j + 16 * q), masks[q], acc[q]);
+                }
+            }
+        }
+        return true;
+    }
+    if (m == 1 || n == 1) && a.cs == 1 && b.rs == 1 {
+        // dot products of contiguous vectors (rows of a with columns of b), four at a time
+        let outs = m.max(n);
+        let vector = |t: usize| {
+            let (i, j) = if m == 1 { (0, t) } else { (t, 0) };
+            (a.at_ptr(i, 0), b.at_ptr(0, j))
+        };
+        for t0 in (0..outs).step_by(4) {
+            let count = 4.min(outs - t0);
+            let mut acc = [_mm512_setzero_ps(); 4];
+            for p in (0..k).step_by(16) {
+                let mask = lanes(k, p);
+                for (q, sum) in acc.iter_mut().enumerate().take(count) {
+                    let (x, y) = vector(t0 + q);
+                    let (u, v) = if mask == u16::MAX {
+                        (_mm512_loadu_ps(x.add(p)), _mm512_loadu_ps(y.add(p)))
+                    } else {
+                        (
+                            _mm512_maskz_loadu_ps(mask, x.add(p)),
+                            _mm512_maskz_loadu_ps(mask, y.add(p)),
+                        )
+                    };
+                    *sum = _mm512_fmadd_ps(u, v, *sum);
+                }
+            }
+            for (q, sum) in acc.iter().enumerate().take(count) {
+                *c.add(t0 + q) = _mm512_reduce_add_ps(*sum);
+            }
+        }
+        return true;
+    }
+    false
+}
+
+/// The lanes of a 16-float vector starting at element `at` that lie before `len`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn lanes(len: usize, at: usize) -> __mmask16 {
+    let valid = len.saturating_sub(at).min(16);
+    ((1u32 << valid) - 1) as __mmask16
 }
 
 /// Products with at least this many rows or columns per thread split into one part per thread
@@ -549,6 +655,15 @@ mod tests {
             (3, 600, 33),
             (300, 40, 50),
             (700, 200, 400),
+            // thin shapes (row vector, column vector, outer product): see `thin`
+            (1, 384, 128),
+            (1, 33, 7),
+            (1, 200, 1),
+            (1, 1, 300),
+            (384, 128, 1),
+            (7, 1, 45),
+            (17, 1, 33),
+            (1, 130, 600),
         ] {
             let a: Vec<f32> = (0..m * k)
                 .map(|i| ((i * 37 % 101) as f32 - 50.0) / 25.0)
