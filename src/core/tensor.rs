@@ -4,7 +4,8 @@ use crate::autograd::{self, Edge, Node};
 use crate::core::buffer::{Buffer, BufferElement, ForeignElements};
 use crate::core::dtype::{DType, Element, Scalar};
 use crate::core::error::{Error, Result};
-use crate::core::layout::{fmt_shape, Layout};
+use crate::core::layout::{fmt_shape, Dims, Layout};
+use smallvec::SmallVec;
 use crate::core::storage::Storage;
 use crate::with_any;
 use parking_lot::{Mutex, MutexGuard};
@@ -620,20 +621,84 @@ impl Tensor {
     }
 }
 
-/// Copies the elements described by `layout` out of `data`, in row-major order.
+/// Copies the elements described by `layout` out of `data`, in row-major order: the two
+/// innermost dimensions a matrix at a time (in tiles when that is a transpose), the outer ones
+/// walked with an odometer.
 pub(crate) fn gather<T: Copy>(data: &[T], layout: &Layout) -> Vec<T> {
     if let Some(range) = layout.contiguous_range() {
         return data[range].to_vec();
     }
-    if layout.numel() == 0 {
+    let n = layout.numel();
+    if n == 0 {
         return Vec::new();
     }
     if layout.strides.iter().all(|&s| s == 0) {
-        return vec![data[layout.offset]; layout.numel()];
+        return vec![data[layout.offset]; n];
     }
-    let mut out = Vec::with_capacity(layout.numel());
-    layout.for_each_offset(|p| out.push(data[p]));
+    let nd = layout.ndim();
+    let (shape, strides) = (&layout.shape, &layout.strides);
+    let (dims, steps) = if nd >= 2 {
+        ((shape[nd - 2], shape[nd - 1]), (strides[nd - 2], strides[nd - 1]))
+    } else {
+        ((1, shape[0]), (0, strides[0]))
+    };
+    let outer = nd.saturating_sub(2);
+    let mut out = Vec::with_capacity(n);
+    let mut index: Dims = SmallVec::from_elem(0, outer);
+    let mut pos = layout.offset as isize;
+    for block in out.spare_capacity_mut()[..n].chunks_exact_mut(dims.0 * dims.1) {
+        copy_matrix(data, pos, dims, steps, block);
+        for d in (0..outer).rev() {
+            index[d] += 1;
+            pos += strides[d];
+            if index[d] < shape[d] {
+                break;
+            }
+            pos -= strides[d] * shape[d] as isize;
+            index[d] = 0;
+        }
+    }
+    // SAFETY: every block, so all n elements, was written by `copy_matrix`
+    unsafe { out.set_len(n) };
     out
+}
+
+/// Writes the `rows × cols` matrix at `data[base + i·rs + j·cs]` row-major into `out`. A
+/// transpose (`cs` the larger stride) goes in 32×32 tiles, so that both the reads and the
+/// writes stay within a few cache lines.
+fn copy_matrix<T: Copy>(
+    data: &[T],
+    base: isize,
+    (rows, cols): (usize, usize),
+    (rs, cs): (isize, isize),
+    out: &mut [std::mem::MaybeUninit<T>],
+) {
+    const TILE: usize = 32;
+    let at = |i: usize, j: usize| data[(base + i as isize * rs + j as isize * cs) as usize];
+    if cs == 1 {
+        for (i, row) in out.chunks_exact_mut(cols).enumerate() {
+            let start = (base + i as isize * rs) as usize;
+            for (o, &v) in row.iter_mut().zip(&data[start..start + cols]) {
+                o.write(v);
+            }
+        }
+    } else if rows < 2 || cols < 2 || cs.unsigned_abs() <= rs.unsigned_abs() {
+        for i in 0..rows {
+            for j in 0..cols {
+                out[i * cols + j].write(at(i, j));
+            }
+        }
+    } else {
+        for i0 in (0..rows).step_by(TILE) {
+            for j0 in (0..cols).step_by(TILE) {
+                for i in i0..(i0 + TILE).min(rows) {
+                    for j in j0..(j0 + TILE).min(cols) {
+                        out[i * cols + j].write(at(i, j));
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Marker so that an `Element` bound also gives buffer access.

@@ -12,7 +12,7 @@ use crate::core::grad_mode::{is_grad_enabled, no_grad};
 use crate::core::pool;
 use crate::core::tensor::Tensor;
 use crate::cpu::gemm::{GemmElement, Mat};
-use crate::cpu::kernels::{gemv, gemv_t, simd_level};
+use crate::cpu::kernels::simd_level;
 
 /// `x @ w.T + b` for a cell's input or hidden projection.
 fn project(x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> Result<Tensor> {
@@ -695,13 +695,9 @@ fn rows_forward<T: Gate>(mut r: RowsForward<'_, T>, w: &[T], hidden: usize, thre
     let mut proj = vec![T::from_f64(0.0); rows * g4];
     for t in 0..r.pre.len() {
         r.hidden_in[t].copy_from_slice(&r.h);
-        if rows == 1 {
-            gemv(w, &r.h, &mut proj);
-        } else {
-            // proj = h · w_hhᵀ
-            let (hm, wt) = (Mat::rows(&r.h, hidden), Mat::transposed(w, hidden));
-            product((rows, g4, hidden), hm, wt, &mut proj, threads);
-        }
+        // proj = h · w_hhᵀ
+        let (hm, wt) = (Mat::rows(&r.h, hidden), Mat::transposed(w, hidden));
+        product((rows, g4, hidden), hm, wt, &mut proj, threads);
         lstm_cells(LstmCells {
             gates: &mut *r.gates[t],
             pre: r.pre[t],
@@ -799,13 +795,8 @@ fn rows_backward<T: Gate>(r: RowsBackward<'_, T>, w_hh: &[T], hidden: usize, thr
             hidden,
         });
         // dh for the step before: this step's gate gradients through w_hh
-        if rows == 1 {
-            next_dh.iter_mut().for_each(|v| *v = T::from_f64(0.0));
-            gemv_t(w_hh, dg, &mut next_dh);
-        } else {
-            let (dm, wm) = (Mat::rows(dg, g4), Mat::rows(w_hh, hidden));
-            product((rows, hidden, g4), dm, wm, &mut next_dh, threads);
-        }
+        let (dm, wm) = (Mat::rows(dg, g4), Mat::rows(w_hh, hidden));
+        product((rows, hidden, g4), dm, wm, &mut next_dh, threads);
         dh.copy_from_slice(&next_dh);
     }
 }
