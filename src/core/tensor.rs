@@ -5,10 +5,10 @@ use crate::core::buffer::{Buffer, BufferElement, ForeignElements};
 use crate::core::dtype::{DType, Element, Scalar};
 use crate::core::error::{Error, Result};
 use crate::core::layout::{fmt_shape, Dims, Layout};
-use smallvec::SmallVec;
 use crate::core::storage::Storage;
 use crate::with_any;
 use parking_lot::{Mutex, MutexGuard};
+use smallvec::SmallVec;
 use std::sync::{Arc, Weak};
 
 /// A reference-counted n-dimensional array that can take part in automatic differentiation.
@@ -638,7 +638,10 @@ pub(crate) fn gather<T: Copy>(data: &[T], layout: &Layout) -> Vec<T> {
     let nd = layout.ndim();
     let (shape, strides) = (&layout.shape, &layout.strides);
     let (dims, steps) = if nd >= 2 {
-        ((shape[nd - 2], shape[nd - 1]), (strides[nd - 2], strides[nd - 1]))
+        (
+            (shape[nd - 2], shape[nd - 1]),
+            (strides[nd - 2], strides[nd - 1]),
+        )
     } else {
         ((1, shape[0]), (0, strides[0]))
     };

@@ -136,6 +136,21 @@ pub fn for_each_unit(units: usize, f: impl Fn(usize) + Sync) {
     })
 }
 
+/// Runs `f` on each item of `work` (values owned by one item each, such as disjoint `&mut`
+/// parts of buffers), one item per unit of [`for_each_unit`].
+pub fn for_each_owned<W: Send>(work: Vec<W>, f: impl Fn(W) + Sync) {
+    if work.len() == 1 {
+        work.into_iter().for_each(f);
+        return;
+    }
+    let slots: Vec<Mutex<Option<W>>> = work.into_iter().map(|w| Mutex::new(Some(w))).collect();
+    for_each_unit(slots.len(), |k| {
+        if let Some(w) = slots[k].lock().take() {
+            f(w);
+        }
+    });
+}
+
 /// Pool threads summoned one at a time to help with work that appears over time (see
 /// [`with_crew`]). A handle: clones summon for the same crew.
 #[derive(Clone)]

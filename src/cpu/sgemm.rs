@@ -395,7 +395,10 @@ unsafe fn sum4([v0, v1, v2, v3]: [__m512; 4]) -> __m128 {
     let u = _mm512_add_ps(lo, hi);
     // then across the four 128-bit lanes
     let halves = _mm256_add_ps(_mm512_castps512_ps256(u), _mm512_extractf32x8_ps::<1>(u));
-    _mm_add_ps(_mm256_castps256_ps128(halves), _mm256_extractf128_ps::<1>(halves))
+    _mm_add_ps(
+        _mm256_castps256_ps128(halves),
+        _mm256_extractf128_ps::<1>(halves),
+    )
 }
 
 /// The lanes of a 16-float vector starting at element `at` that lie before `len`.

@@ -183,6 +183,9 @@ impl Sgd {
     }
 }
 
+/// Optimizer updates of at least this many elements split over the kernel threads.
+const PARALLEL_UPDATE: usize = 1 << 15;
+
 /// One Adam step's constants, in PyTorch's order of operations.
 struct AdamStep {
     l2: f64,
@@ -209,6 +212,34 @@ impl AdamStep {
     /// Updates each element: the gradient as read (maximize, L2), AdamW's decay, `exp_avg`
     /// by lerp, `exp_avg_sq`, the AMSGrad maximum, then the parameter.
     fn apply<T: crate::core::dtype::Float>(
+        &self,
+        p: &mut [T],
+        g: &[T],
+        m: &mut [T],
+        v: &mut [T],
+        max: Option<&mut [T]>,
+    ) {
+        let threads = crate::cpu::parallel::num_threads();
+        if p.len() >= PARALLEL_UPDATE && threads > 1 {
+            // each element's update is independent: the same bits with any split
+            let size = p.len().div_ceil(threads).next_multiple_of(64);
+            let mut max_parts = max.map(|x| x.chunks_mut(size));
+            let parts: Vec<Slices<'_, T>> = p
+                .chunks_mut(size)
+                .zip(g.chunks(size))
+                .zip(m.chunks_mut(size).zip(v.chunks_mut(size)))
+                .map(|((p, g), (m, v))| (p, g, m, v, max_parts.as_mut().and_then(|x| x.next())))
+                .collect();
+            crate::cpu::parallel::for_each_owned(parts, |(p, g, m, v, max)| {
+                self.apply_on_thread(p, g, m, v, max)
+            });
+            return;
+        }
+        self.apply_on_thread(p, g, m, v, max)
+    }
+
+    /// [`AdamStep::apply`] on the calling thread.
+    fn apply_on_thread<T: crate::core::dtype::Float>(
         &self,
         p: &mut [T],
         g: &[T],

@@ -658,23 +658,6 @@ fn split_steps_ref<'a, T>(
     per
 }
 
-/// Runs `f` on every group's work, one group per unit on the kernel threads.
-fn for_each_group<W: Send>(work: Vec<W>, f: impl Fn(W) + Sync) {
-    if work.len() == 1 {
-        work.into_iter().for_each(f);
-        return;
-    }
-    let slots: Vec<parking_lot::Mutex<Option<W>>> = work
-        .into_iter()
-        .map(|w| parking_lot::Mutex::new(Some(w)))
-        .collect();
-    crate::cpu::parallel::for_each_unit(slots.len(), |k| {
-        if let Some(w) = slots[k].lock().take() {
-            f(w);
-        }
-    });
-}
-
 /// One group of batch rows of an LSTM layer's forward: per step, its rows of the input
 /// projections and of the tape and outputs to write; its states, from the initial ones to the
 /// last.
@@ -750,7 +733,7 @@ fn lstm_forward<T: Gate>(
             c: c_rows.next().and_then(|mut v| v.pop()).unwrap_or_default(),
         })
         .collect();
-    for_each_group(work, |r| rows_forward(r, w, hidden, inner));
+    crate::cpu::parallel::for_each_owned(work, |r| rows_forward(r, w, hidden, inner));
     (out, c, tape)
 }
 
@@ -836,7 +819,7 @@ fn lstm_backward<T: Gate>(
             dc: dcs.next().and_then(|mut v| v.pop()).unwrap_or_default(),
         })
         .collect();
-    for_each_group(work, |r| rows_backward(r, w_hh, hidden, inner));
+    crate::cpu::parallel::for_each_owned(work, |r| rows_backward(r, w_hh, hidden, inner));
     (d_pre, dh, dc)
 }
 
