@@ -649,8 +649,30 @@ pub fn write_into(dst: &Tensor, src: &Tensor) {
         let values: Vec<T> = src.read(gather);
         let mut guard = dst.storage().write();
         let data = guard.as_mut_slice::<T>();
+        let layout = dst.layout();
+        if let Some(range) = layout.contiguous_range() {
+            data[range].copy_from_slice(&values);
+            return;
+        }
+        let nd = layout.ndim();
+        if layout.strides[nd - 1] == 1 {
+            // rows of the innermost dimension, each one copy
+            let inner = layout.shape[nd - 1];
+            let rows = crate::core::layout::Layout {
+                shape: layout.shape[..nd - 1].into(),
+                strides: layout.strides[..nd - 1].into(),
+                offset: layout.offset,
+            };
+            let mut from = values.chunks_exact(inner.max(1));
+            rows.for_each_offset(|p| {
+                if let Some(row) = from.next() {
+                    data[p..p + inner].copy_from_slice(row);
+                }
+            });
+            return;
+        }
         let mut i = 0;
-        dst.layout().for_each_offset(|p| {
+        layout.for_each_offset(|p| {
             data[p] = values[i];
             i += 1;
         });
