@@ -648,35 +648,36 @@ pub fn write_into(dst: &Tensor, src: &Tensor) {
     with_any!(dst.dtype(), T => {
         let values: Vec<T> = src.read(gather);
         let mut guard = dst.storage().write();
-        let data = guard.as_mut_slice::<T>();
-        let layout = dst.layout();
-        if let Some(range) = layout.contiguous_range() {
-            data[range].copy_from_slice(&values);
-            return;
-        }
-        let nd = layout.ndim();
-        if layout.strides[nd - 1] == 1 {
-            // rows of the innermost dimension, each one copy
-            let inner = layout.shape[nd - 1];
-            let rows = crate::core::layout::Layout {
-                shape: layout.shape[..nd - 1].into(),
-                strides: layout.strides[..nd - 1].into(),
-                offset: layout.offset,
-            };
-            let mut from = values.chunks_exact(inner.max(1));
-            rows.for_each_offset(|p| {
-                if let Some(row) = from.next() {
-                    data[p..p + inner].copy_from_slice(row);
-                }
-            });
-            return;
-        }
-        let mut i = 0;
-        layout.for_each_offset(|p| {
-            data[p] = values[i];
-            i += 1;
+        for_each_run(guard.as_mut_slice::<T>(), dst.layout(), &values, |d, v| {
+            d.copy_from_slice(v)
         });
     })
+}
+
+/// Calls `f(run, values)` on `layout`'s elements of `data` in row-major order, a run of
+/// contiguous elements at a time (all of them, rows of the innermost dimension, or single
+/// elements), with the matching run of `values` (one value per element).
+fn for_each_run<T>(data: &mut [T], layout: &Layout, values: &[T], f: impl Fn(&mut [T], &[T])) {
+    if let Some(range) = layout.contiguous_range() {
+        return f(&mut data[range], values);
+    }
+    let nd = layout.ndim();
+    let (inner, step) = if layout.strides[nd - 1] == 1 {
+        (layout.shape[nd - 1], nd - 1)
+    } else {
+        (1, nd)
+    };
+    let runs = Layout {
+        shape: layout.shape[..step].into(),
+        strides: layout.strides[..step].into(),
+        offset: layout.offset,
+    };
+    let mut from = values.chunks_exact(inner.max(1));
+    runs.for_each_offset(|p| {
+        if let Some(run) = from.next() {
+            f(&mut data[p..p + inner], run);
+        }
+    });
 }
 
 /// `dst = src` for contiguous tensors of one shape and dtype in different storages (memcpy
@@ -696,11 +697,8 @@ pub fn add_into(dst: &Tensor, src: &Tensor) -> Result<()> {
     crate::with_num!(dst.dtype(), T => {
         let values: Vec<T> = src.read(gather);
         let mut guard = dst.storage().write();
-        let data = guard.as_mut_slice::<T>();
-        let mut i = 0;
-        dst.layout().for_each_offset(|p| {
-            data[p] += values[i];
-            i += 1;
+        for_each_run(guard.as_mut_slice::<T>(), dst.layout(), &values, |d, v| {
+            d.iter_mut().zip(v).for_each(|(d, &v)| *d += v)
         });
     });
     Ok(())
