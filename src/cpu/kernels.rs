@@ -862,19 +862,40 @@ pub fn for_each_lane<T: BufferElement + Copy>(x: &Tensor, dim: usize, mut f: imp
 pub fn map_lanes<T: BufferElement + Copy + Default>(
     x: &Tensor,
     dim: usize,
-    mut f: impl FnMut(&[T], &mut [T]),
+    f: impl Fn(&[T], &mut [T]) + Sync,
 ) -> Tensor {
     zip_lanes(x, x, dim, |lane, _, out| f(lane, out))
 }
 
 /// Maps every pair of lanes of `a` and `b` (same shape) along `dim` to a lane of the same
-/// length; the result has their shape. Lanes along the last dimension of contiguous tensors
-/// are read and written in place, without copies.
+/// length; the result has their shape (see [`zip_lane_blocks`]).
 pub fn zip_lanes<T: BufferElement + Copy + Default>(
     a: &Tensor,
     b: &Tensor,
     dim: usize,
-    mut f: impl FnMut(&[T], &[T], &mut [T]),
+    f: impl Fn(&[T], &[T], &mut [T]) + Sync,
+) -> Tensor {
+    zip_lane_blocks(a, b, dim, |a, b, out, n| {
+        for ((la, lb), o) in a
+            .chunks_exact(n)
+            .zip(b.chunks_exact(n))
+            .zip(out.chunks_exact_mut(n))
+        {
+            f(la, lb, o);
+        }
+    })
+}
+
+/// [`zip_lanes`] with `block(a, b, out, n)` mapping a block of consecutive `n`-element lanes
+/// at a time: a kernel compiled for wider vector instructions takes its whole loop there (a
+/// closure called per lane would be compiled apart, for the baseline instruction set). Lanes
+/// along the last dimension of contiguous tensors are read and written in place, without
+/// copies, and shared out over the threads when there are many.
+pub fn zip_lane_blocks<T: BufferElement + Copy + Default>(
+    a: &Tensor,
+    b: &Tensor,
+    dim: usize,
+    block: impl Fn(&[T], &[T], &mut [T], usize) + Sync,
 ) -> Tensor {
     let (outer, n, inner) = lane_geometry(a.shape(), dim);
     let numel = a.numel();
@@ -889,9 +910,13 @@ pub fn zip_lanes<T: BufferElement + Copy + Default>(
         };
         rows(a, &mut |ad| {
             rows(b, &mut |bd| {
-                let lanes = ad.chunks_exact(n).zip(bd.chunks_exact(n));
-                for ((la, lb), o) in lanes.zip(out.chunks_exact_mut(n)) {
-                    f(la, lb, o);
+                if numel >= PARALLEL_ELEMENTS && outer > 1 {
+                    let size = (PARALLEL_ELEMENTS / 4).div_ceil(n) * n;
+                    crate::cpu::parallel::for_each_block(&mut out, size, |at, o| {
+                        block(&ad[at..at + o.len()], &bd[at..at + o.len()], o, n)
+                    });
+                } else {
+                    block(ad, bd, &mut out, n);
                 }
             })
         });
@@ -899,6 +924,9 @@ pub fn zip_lanes<T: BufferElement + Copy + Default>(
     }
     let (ad, bd): (Vec<T>, Vec<T>) = (a.read(gather), b.read(gather));
     let mut out = ad.clone();
+    if n == 0 {
+        return Tensor::from_vec(out, a.shape()).expect("same shape");
+    }
     let (mut la, mut lb) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let mut result = vec![T::default(); n];
     for o in 0..outer {
@@ -907,13 +935,62 @@ pub fn zip_lanes<T: BufferElement + Copy + Default>(
             lb.clear();
             la.extend((0..n).map(|i| ad[(o * n + i) * inner + k]));
             lb.extend((0..n).map(|i| bd[(o * n + i) * inner + k]));
-            f(&la, &lb, &mut result);
+            block(&la, &lb, &mut result, n);
             for (i, &v) in result.iter().enumerate() {
                 out[(o * n + i) * inner + k] = v;
             }
         }
     }
     Tensor::from_vec(out, a.shape()).expect("same shape")
+}
+
+/// `Σ xs` in sixteen partial sums (so the loop vectorizes), then added pairwise: an order
+/// fixed by the length alone.
+#[inline(always)]
+#[allow(clippy::assign_op_pattern)] // `Float` has no compound assignment
+pub fn lane_sum<T: crate::core::dtype::Float>(xs: &[T]) -> T {
+    let mut acc = [T::zero(); 16];
+    let body = xs.len() - xs.len() % 16;
+    for chunk in xs[..body].chunks_exact(16) {
+        for k in 0..16 {
+            acc[k] = acc[k] + chunk[k];
+        }
+    }
+    for (k, &v) in xs[body..].iter().enumerate() {
+        acc[k] = acc[k] + v;
+    }
+    let mut width = 8;
+    while width > 0 {
+        for k in 0..width {
+            acc[k] = acc[k] + acc[k + width];
+        }
+        width /= 2;
+    }
+    acc[0]
+}
+
+/// The largest of `xs` (`-inf` when empty; NaN when one is NaN), sixteen lanes at a time.
+#[inline(always)]
+pub fn lane_max<T: crate::core::dtype::Float>(xs: &[T]) -> T {
+    let mut acc = [T::neg_infinity(); 16];
+    let body = xs.len() - xs.len() % 16;
+    for chunk in xs[..body].chunks_exact(16) {
+        for k in 0..16 {
+            // NaN wins, as in PyTorch's max
+            acc[k] = if chunk[k] > acc[k] || chunk[k].is_nan() {
+                chunk[k]
+            } else {
+                acc[k]
+            };
+        }
+    }
+    for (k, &v) in xs[body..].iter().enumerate() {
+        acc[k] = if v > acc[k] || v.is_nan() { v } else { acc[k] };
+    }
+    acc.iter().fold(
+        T::neg_infinity(),
+        |m, &v| if v > m || v.is_nan() { v } else { m },
+    )
 }
 
 /// Element type marker used by generic kernels.
@@ -923,6 +1000,19 @@ impl<T: BufferElement + Element> Kernel for T {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lane_sums_and_maxima_cover_every_element() {
+        for len in [0usize, 1, 15, 16, 17, 64, 100] {
+            let xs: Vec<f64> = (0..len).map(|i| ((i * 7) % 11) as f64 - 3.0).collect();
+            assert_eq!(lane_sum(&xs), xs.iter().sum::<f64>(), "sum of {len}");
+            let max = xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            assert_eq!(lane_max(&xs), max, "max of {len}");
+        }
+        let mut xs = vec![1.0f32; 40];
+        xs[33] = f32::NAN;
+        assert!(lane_max(&xs).is_nan());
+    }
 
     #[test]
     fn zip_broadcasts_and_sums_reduce() {

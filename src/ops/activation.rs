@@ -5,11 +5,13 @@ use super::float_dtype;
 use super::pointwise::{bool_where, mask_where};
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dtype::Element;
+use crate::core::dtype::Float;
 use crate::core::error::{Error, Result};
 use crate::core::layout::normalize_dim;
 use crate::core::tensor::Tensor;
+use crate::cpu::fastmath::FastMath;
 use crate::cpu::kernels::{cast, map};
-use crate::cpu::kernels::{map_lanes, zip_lanes};
+use crate::cpu::kernels::{lane_max, lane_sum, zip_lane_blocks};
 use crate::with_float;
 use std::f64::consts::{FRAC_1_SQRT_2, PI};
 
@@ -352,6 +354,95 @@ fn elu_backward(g: &Tensor, x: &Tensor, alpha: f64) -> Result<Tensor> {
     ))
 }
 
+// The lane kernels of softmax and log_softmax: plain functions inlined into `zip_lanes`'s
+// vectorized variants (a closure would be compiled apart, for the baseline instruction set).
+// `lane_max`/`lane_sum` keep sixteen partial results, so the loops vectorize. The lane maximum
+// is used as it is: an infinite one gives NaN, as in PyTorch. (The second lane argument is the
+// same lane in the forward kernels: lanes come in pairs.)
+
+/// `out = exp(x - max) / Σ exp(x - max)` of one lane.
+#[inline(always)]
+fn softmax_lane<T: Float + FastMath>(lane: &[T], _: &[T], out: &mut [T]) {
+    let m = lane_max(lane);
+    for (o, &v) in out.iter_mut().zip(lane) {
+        *o = (v - m).fast_exp();
+    }
+    let total = lane_sum(out);
+    out.iter_mut().for_each(|o| *o = *o / total);
+}
+
+/// Softmax's input gradient `y (g - Σ g y)` of one lane.
+#[inline(always)]
+fn softmax_grad_lane<T: Float + FastMath>(g: &[T], y: &[T], out: &mut [T]) {
+    for ((o, &g), &y) in out.iter_mut().zip(g).zip(y) {
+        *o = g * y;
+    }
+    let dot = lane_sum(out);
+    for ((o, &g), &y) in out.iter_mut().zip(g).zip(y) {
+        *o = y * (g - dot);
+    }
+}
+
+/// `out = x - max - log Σ exp(x - max)` of one lane.
+#[inline(always)]
+fn log_softmax_lane<T: Float + FastMath>(lane: &[T], _: &[T], out: &mut [T]) {
+    let m = lane_max(lane);
+    for (o, &v) in out.iter_mut().zip(lane) {
+        *o = (v - m).fast_exp();
+    }
+    let lse = lane_sum(out).ln() + m;
+    for (o, &v) in out.iter_mut().zip(lane) {
+        *o = v - lse;
+    }
+}
+
+/// Log-softmax's input gradient `g - exp(y) Σ g` of one lane.
+#[inline(always)]
+fn log_softmax_grad_lane<T: Float + FastMath>(g: &[T], y: &[T], out: &mut [T]) {
+    let total = lane_sum(g);
+    for ((o, &g), &y) in out.iter_mut().zip(g).zip(y) {
+        *o = g - y.fast_exp() * total;
+    }
+}
+
+/// `$blocks(a, b, out, n)`: `$lane` on each `n`-element lane of a block, compiled for the
+/// widest vector instructions the CPU has (chosen at run time).
+macro_rules! lane_blocks {
+    ($blocks:ident, $lane:ident) => {
+        fn $blocks<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], n: usize) {
+            #[inline(always)]
+            fn body<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], n: usize) {
+                let lanes = a.chunks_exact(n).zip(b.chunks_exact(n));
+                for ((la, lb), o) in lanes.zip(out.chunks_exact_mut(n)) {
+                    $lane(la, lb, o);
+                }
+            }
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+                fn wide512<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], n: usize) {
+                    body(a, b, out, n)
+                }
+                #[target_feature(enable = "avx2,fma")]
+                fn wide256<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], n: usize) {
+                    body(a, b, out, n)
+                }
+                match crate::cpu::kernels::simd_level() {
+                    // SAFETY: the CPU has the features each variant is compiled for
+                    2 => return unsafe { wide512(a, b, out, n) },
+                    1 => return unsafe { wide256(a, b, out, n) },
+                    _ => {}
+                }
+            }
+            body(a, b, out, n)
+        }
+    };
+}
+lane_blocks!(softmax_lanes, softmax_lane);
+lane_blocks!(softmax_grad_lanes, softmax_grad_lane);
+lane_blocks!(log_softmax_lanes, log_softmax_lane);
+lane_blocks!(log_softmax_grad_lanes, log_softmax_grad_lane);
+
 impl Tensor {
     /// `exp(x) / Σ exp(x)` along `dim`, stable for large inputs.
     pub fn softmax(&self, dim: isize) -> Result<Tensor> {
@@ -363,16 +454,7 @@ impl Tensor {
             )));
         }
         let x = crate::cpu::kernels::cast(self, crate::ops::float_dtype(self.dtype()));
-        let out = with_float!(x.dtype(), T => map_lanes::<T>(&x, d, |lane, out| {
-            let m = lane.iter().cloned().fold(T::NEG_INFINITY, T::max);
-            // the lane maximum as it is: an infinite one gives NaN, as in PyTorch
-            let mut total = 0.0 as T;
-            for (o, &v) in out.iter_mut().zip(lane) {
-                *o = (v - m).exp();
-                total += *o;
-            }
-            out.iter_mut().for_each(|o| *o /= total);
-        }));
+        let out = with_float!(x.dtype(), T => zip_lane_blocks::<T>(&x, &x, d, softmax_lanes::<T>));
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -385,12 +467,7 @@ impl Tensor {
                 let (g, y) = (ctx.grad(0), ctx.saved(0));
                 if !is_recording(&[g, y]) && g.dtype() == y.dtype() {
                     // one pass per lane: y (g - Σ g y)
-                    let dx = with_float!(y.dtype(), T => zip_lanes::<T>(g, y, d, |g, y, out| {
-                        let dot: T = g.iter().zip(y).map(|(&g, &y)| g * y).sum();
-                        for ((o, &g), &y) in out.iter_mut().zip(g).zip(y) {
-                            *o = y * (g - dot);
-                        }
-                    }));
+                    let dx = with_float!(y.dtype(), T => zip_lane_blocks::<T>(g, y, d, softmax_grad_lanes::<T>));
                     return Ok(vec![Some(dx)]);
                 }
                 let dot = g.mul(y)?.sum_dims(&[d as isize], true)?;
@@ -409,14 +486,8 @@ impl Tensor {
             )));
         }
         let x = crate::cpu::kernels::cast(self, crate::ops::float_dtype(self.dtype()));
-        let out = with_float!(x.dtype(), T => map_lanes::<T>(&x, d, |lane, out| {
-            let m = lane.iter().cloned().fold(T::NEG_INFINITY, T::max);
-            // the lane maximum as it is: an infinite one gives NaN, as in PyTorch
-            let lse = lane.iter().map(|&v| (v - m).exp()).sum::<T>().ln() + m;
-            for (o, &v) in out.iter_mut().zip(lane) {
-                *o = v - lse;
-            }
-        }));
+        let out =
+            with_float!(x.dtype(), T => zip_lane_blocks::<T>(&x, &x, d, log_softmax_lanes::<T>));
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -429,12 +500,7 @@ impl Tensor {
                 let (g, y) = (ctx.grad(0), ctx.saved(0));
                 if !is_recording(&[g, y]) && g.dtype() == y.dtype() {
                     // one pass per lane: g - e^y Σ g
-                    let dx = with_float!(y.dtype(), T => zip_lanes::<T>(g, y, d, |g, y, out| {
-                        let total: T = g.iter().copied().sum();
-                        for ((o, &g), &y) in out.iter_mut().zip(g).zip(y) {
-                            *o = g - y.exp() * total;
-                        }
-                    }));
+                    let dx = with_float!(y.dtype(), T => zip_lane_blocks::<T>(g, y, d, log_softmax_grad_lanes::<T>));
                     return Ok(vec![Some(dx)]);
                 }
                 let total = g.sum_dims(&[d as isize], true)?;
