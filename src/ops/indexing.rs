@@ -100,8 +100,14 @@ fn positions(shape: &[usize], index: &Tensor, dim: usize) -> Result<Vec<usize>> 
 }
 
 fn take<T: BufferElement + Copy>(x: &Tensor, pos: &[usize], shape: &[usize]) -> Result<Tensor> {
-    let data: Vec<T> = x.to_vec()?;
-    Tensor::from_vec(pos.iter().map(|&p| data[p]).collect(), shape)
+    // positions count in row-major order: a contiguous tensor is read in place
+    let picked: Vec<T> = if x.is_contiguous() {
+        x.read(|data: &[T], l| pos.iter().map(|&p| data[l.offset + p]).collect())
+    } else {
+        let data: Vec<T> = x.to_vec()?;
+        pos.iter().map(|&p| data[p]).collect()
+    };
+    Tensor::from_vec(picked, shape)
 }
 
 fn add_at<T: BufferElement + crate::core::dtype::Num>(
