@@ -957,14 +957,27 @@ impl Tensor {
                         let mut dwi = pool::buffer::<$T>(g4 * input);
                         let mut dwh = pool::buffer::<$T>(g4 * hidden);
                         let (dp, dpt) = (Mat::rows(&d_pre, g4), Mat::transposed(&d_pre, g4));
-                        with_elements(&wi, |ws: &[$T]| {
-                            product((sb, input, g4), dp, Mat::rows(ws, input), &mut dx, crate::cpu::parallel::num_threads())
-                        });
-                        with_elements(&xc, |xs: &[$T]| {
-                            product((g4, input, sb), dpt, Mat::rows(xs, input), &mut dwi, crate::cpu::parallel::num_threads())
-                        });
                         let hm = Mat::rows(&tape.hidden_in, hidden);
-                        product((g4, hidden, sb), dpt, hm, &mut dwh, crate::cpu::parallel::num_threads());
+                        with_elements(&wi, |ws: &[$T]| with_elements(&xc, |xs: &[$T]| {
+                            let (wm, xm) = (Mat::rows(ws, input), Mat::rows(xs, input));
+                            let threads = crate::cpu::parallel::num_threads();
+                            if sb * g4 * (2 * input + hidden) >= 8 * PARALLEL_PRODUCT {
+                                // large: each product on all threads, one after the other
+                                product((sb, input, g4), dp, wm, &mut dx, threads);
+                                product((g4, input, sb), dpt, xm, &mut dwi, threads);
+                                product((g4, hidden, sb), dpt, hm, &mut dwh, threads);
+                            } else {
+                                // small: the three products side by side, one thread each
+                                let work: Vec<(&mut [$T], (usize, usize, usize), Mat<$T>, Mat<$T>)> = vec![
+                                    (&mut dwh, (g4, hidden, sb), dpt, hm),
+                                    (&mut dx, (sb, input, g4), dp, wm),
+                                    (&mut dwi, (g4, input, sb), dpt, xm),
+                                ];
+                                crate::cpu::parallel::for_each_owned(work, |(c, dims, a, b)| {
+                                    product(dims, a, b, c, 1)
+                                });
+                            }
+                        }));
                         let d_pre = Tensor::from_vec(d_pre, &[sb, g4])?;
                         let db = no_grad(|| d_pre.sum_dims(&[0], false))?;
                         let mut grads = vec![
