@@ -1468,7 +1468,7 @@ def _adam_step(
     exp_avgs: list[Tensor],
     exp_avg_sqs: list[Tensor],
     max_exp_avg_sqs: list[Tensor | None],
-    steps: list[builtins.int],
+    steps: list[Tensor],
     lr: builtins.float,
     betas: tuple[builtins.float, builtins.float],
     eps: builtins.float,
@@ -1476,9 +1476,9 @@ def _adam_step(
     amsgrad: builtins.bool,
     maximize: builtins.bool,
     decoupled: builtins.bool,
-) -> list[builtins.int]:
+) -> None:
     """One `Adam`/`AdamW` step over parameters, their gradients and their state (in the core);
-    returns the step counts."""
+    advances each parameter's step tensor in place."""
 
 def _push_saved_tensors_hooks(pack_hook: Any, unpack_hook: Any) -> None:
     """Installs Python `pack_hook`/`unpack_hook` for the tensors saved on this thread

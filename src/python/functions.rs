@@ -411,7 +411,7 @@ fn _adam_step(
     exp_avgs: Vec<PyRef<'_, PyTensor>>,
     exp_avg_sqs: Vec<PyRef<'_, PyTensor>>,
     max_exp_avg_sqs: Vec<Option<PyRef<'_, PyTensor>>>,
-    mut steps: Vec<u64>,
+    steps: Vec<PyRef<'_, PyTensor>>,
     lr: f64,
     betas: (f64, f64),
     eps: f64,
@@ -419,7 +419,7 @@ fn _adam_step(
     amsgrad: bool,
     maximize: bool,
     decoupled: bool,
-) -> PyResult<Vec<u64>> {
+) -> PyResult<()> {
     let adam = crate::ops::optim::Adam {
         lr,
         beta1: betas.0,
@@ -433,6 +433,7 @@ fn _adam_step(
     let inner = |ts: &[PyRef<'_, PyTensor>]| ts.iter().map(|t| t.inner.clone()).collect::<Vec<_>>();
     let (params, grads) = (inner(&params), inner(&grads));
     let (exp_avgs, exp_avg_sqs) = (inner(&exp_avgs), inner(&exp_avg_sqs));
+    let step_tensors = inner(&steps);
     let maxes: Vec<Option<Tensor>> = max_exp_avg_sqs
         .iter()
         .map(|b| b.as_ref().map(|t| t.inner.clone()))
@@ -454,18 +455,20 @@ fn _adam_step(
     py.detach(|| {
         run(|| {
             for (i, p) in params.iter().enumerate() {
+                // the step count lives in a tensor, as PyTorch's `state["step"]`, advanced in place
+                let mut step = step_tensors[i].item()?.to_f64() as u64;
                 let state = crate::ops::optim::AdamState {
-                    step: &mut steps[i],
+                    step: &mut step,
                     exp_avg: &exp_avgs[i],
                     exp_avg_sq: &exp_avg_sqs[i],
                     max_exp_avg_sq: maxes[i].as_ref(),
                 };
                 adam.step(p, &grads[i], state)?;
+                step_tensors[i].fill_(crate::core::dtype::Scalar::Float(step as f64))?;
             }
             Ok(())
         })
-    })?;
-    Ok(steps)
+    })
 }
 
 /// Concatenates tensors along `dim`.

@@ -232,13 +232,13 @@ class Adam(Optimizer):
                     if group["amsgrad"]:
                         state["max_exp_avg_sq"] = _core.zeros_like(p)
             states = [self.state[p] for p in params]
-            steps = _core._adam_step(
+            _core._adam_step(
                 params,
                 [p.grad for p in params],
                 [s["exp_avg"] for s in states],
                 [s["exp_avg_sq"] for s in states],
                 [s.get("max_exp_avg_sq") for s in states],
-                [int(s["step"].item()) for s in states],
+                [s["step"] for s in states],
                 group["lr"],
                 tuple(group["betas"]),
                 group["eps"],
@@ -247,8 +247,6 @@ class Adam(Optimizer):
                 group["maximize"],
                 self._decoupled,
             )
-            for s, step in zip(states, steps):
-                s["step"] = _core.tensor(float(step))
         return loss
 
 
