@@ -39,3 +39,15 @@ def test_deeply_nested_data_is_refused_not_a_stack_overflow():
         data = [data]
     with pytest.raises(RuntimeError, match="nested"):
         torch.tensor(data)
+
+
+def test_lane_ops_on_an_empty_view_with_an_offset():
+    # fuzzer fz-106920: a (0, 1) chunk starting at column 2 of a (0, 3) tensor; PyTorch 2.15
+    # returns empty results and a zero (0, 3) gradient
+    x = torch.zeros((0, 3), dtype=torch.float64, requires_grad=True)
+    _, right = x.chunk(2, 1)
+    assert right.cumsum(1).shape == (0, 1)
+    assert right.softmax(1).shape == (0, 1)
+    assert right.log_softmax(1).shape == (0, 1)
+    x.sum().backward()
+    assert x.grad.shape == (0, 3)

@@ -899,6 +899,9 @@ pub fn zip_lane_blocks<T: BufferElement + Copy + Default>(
 ) -> Tensor {
     let (outer, n, inner) = lane_geometry(a.shape(), dim);
     let numel = a.numel();
+    if numel == 0 {
+        return Tensor::from_vec(Vec::<T>::new(), a.shape()).expect("no elements");
+    }
     if inner == 1 && n > 0 {
         let mut out = crate::core::pool::buffer::<T>(numel);
         let rows = |x: &Tensor, g: &mut dyn FnMut(&[T])| {

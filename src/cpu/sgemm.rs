@@ -222,18 +222,20 @@ unsafe fn thin_range(
     let c = c.0;
     match kind {
         Thin::Outer => {
-            // (masked stores are slow on some CPUs: only a row's last partial vector has one)
+            // (masked stores are slow on some CPUs: only a row's last partial vector has one).
+            // 0 + a·b, as the packed kernel's sums start from zero: -0.0 products give +0.0
             let (full, tail) = (n - n % 16, lanes(n, n - n % 16));
+            let zero = _mm512_setzero_ps();
             for i in from..to {
                 let ai = _mm512_set1_ps(*a.at_ptr(i, 0));
                 let out = c.add(i * n);
                 for j in (0..full).step_by(16) {
                     let v = _mm512_loadu_ps(b.ptr.add(j));
-                    _mm512_storeu_ps(out.add(j), _mm512_mul_ps(ai, v));
+                    _mm512_storeu_ps(out.add(j), _mm512_fmadd_ps(ai, v, zero));
                 }
                 if tail != 0 {
                     let v = _mm512_maskz_loadu_ps(tail, b.ptr.add(full));
-                    _mm512_mask_storeu_ps(out.add(full), tail, _mm512_mul_ps(ai, v));
+                    _mm512_mask_storeu_ps(out.add(full), tail, _mm512_fmadd_ps(ai, v, zero));
                 }
             }
         }
@@ -798,6 +800,34 @@ mod tests {
                 assert_eq!(out[16 * k + i], m[16 * i + k]);
             }
         }
+    }
+
+    #[test]
+    fn thin_products_of_negative_zeros_are_positive_zeros() {
+        if !available() {
+            return;
+        }
+        // PyTorch's 0.001 / (x @ y) with x = [[-0.257]], y = [[-2.758, 0.0, -1.544]]: the middle
+        // element is +0.0 (a sum starting from zero), so +inf after the division
+        let (a, b) = ([-0.257f32], [-2.758f32, 0.0, -1.544]);
+        let mut c = [MaybeUninit::new(f32::NAN); 3];
+        let (aref, bref) = (
+            MatRef {
+                ptr: a.as_ptr(),
+                rs: 1,
+                cs: 1,
+            },
+            MatRef {
+                ptr: b.as_ptr(),
+                rs: 3,
+                cs: 1,
+            },
+        );
+        // SAFETY: AVX-512F is available; 1x1 and 1x3 operands, a 1x3 output
+        unsafe { sgemm(1, 3, 1, aref, bref, &mut c, 1) };
+        // SAFETY: sgemm wrote every element
+        let middle = unsafe { c[1].assume_init() };
+        assert_eq!(middle.to_bits(), 0.0f32.to_bits());
     }
 
     #[test]
