@@ -51,3 +51,14 @@ def test_lane_ops_on_an_empty_view_with_an_offset():
     assert right.log_softmax(1).shape == (0, 1)
     x.sum().backward()
     assert x.grad.shape == (0, 3)
+
+
+def test_signs_of_zero_as_pytorch():
+    # fuzzer fz-109270 and fz-317632: PyTorch 2.15's -0.0 and +0.0 from products with one
+    # term and from relu (the sign decides inf/-inf after a division and atan2's +-pi)
+    neg = [math.copysign(1.0, v) < 0 for v in torch.tensor([-0.0, 0.0, -1.0]).relu().tolist()]
+    assert neg == [True, False, False]
+    row = torch.tensor([[-0.257]]).mm(torch.tensor([[-2.758, 0.0, -1.544]]))
+    assert math.copysign(1.0, row[0, 1].item()) > 0  # a matrix-vector product: +0.0
+    outer = torch.tensor([[0.0], [-0.176]]).mm(torch.tensor([[0.176, 2.76, 0.0]]))
+    assert math.copysign(1.0, outer[1, 2].item()) < 0  # a matrix product's one term: -0.0

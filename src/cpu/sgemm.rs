@@ -223,9 +223,15 @@ unsafe fn thin_range(
     match kind {
         Thin::Outer => {
             // (masked stores are slow on some CPUs: only a row's last partial vector has one).
-            // 0 + a·b, as the packed kernel's sums start from zero: -0.0 products give +0.0
+            // The sign of a zero product follows PyTorch's CPU BLAS: a matrix-vector product
+            // (one row or one column) starts its sums from zero, so -0.0 products give +0.0; a
+            // larger product's single term is the product itself (-0.0 stays)
             let (full, tail) = (n - n % 16, lanes(n, n - n % 16));
-            let zero = _mm512_setzero_ps();
+            let zero = if m == 1 || n == 1 {
+                _mm512_setzero_ps()
+            } else {
+                _mm512_set1_ps(-0.0)
+            };
             for i in from..to {
                 let ai = _mm512_set1_ps(*a.at_ptr(i, 0));
                 let out = c.add(i * n);
@@ -803,7 +809,7 @@ mod tests {
     }
 
     #[test]
-    fn thin_products_of_negative_zeros_are_positive_zeros() {
+    fn thin_products_sign_zeros_as_pytorch() {
         if !available() {
             return;
         }
@@ -828,6 +834,26 @@ mod tests {
         // SAFETY: sgemm wrote every element
         let middle = unsafe { c[1].assume_init() };
         assert_eq!(middle.to_bits(), 0.0f32.to_bits());
+        // a larger outer product keeps -0.0 (fz-317632: PyTorch's atan2 of it gives -pi)
+        let (a, b) = ([0.0f32, -0.176], [0.176f32, 2.76, 0.0]);
+        let mut c = [MaybeUninit::new(f32::NAN); 6];
+        let (aref, bref) = (
+            MatRef {
+                ptr: a.as_ptr(),
+                rs: 1,
+                cs: 1,
+            },
+            MatRef {
+                ptr: b.as_ptr(),
+                rs: 3,
+                cs: 1,
+            },
+        );
+        // SAFETY: as above, 2x1 by 1x3 into 2x3
+        unsafe { sgemm(2, 3, 1, aref, bref, &mut c, 1) };
+        // SAFETY: sgemm wrote every element
+        let last = unsafe { c[5].assume_init() };
+        assert_eq!(last.to_bits(), (-0.0f32).to_bits());
     }
 
     #[test]

@@ -98,8 +98,8 @@ macro_rules! unary_table {
             /// logistic sigmoid `1 / (1 + e^-x)`
             sigmoid, sigmoid_, "SigmoidBackward0", float |v| 1.0 / (1.0 + (-v).fast_exp()),
                 |g, y| g.sigmoid_backward(y);
-            /// `max(x, 0)` (NaN stays NaN); `relu'(0) = 0`
-            relu, relu_, "ReluBackward0", num |v| if v <= T::default() { T::default() } else { v },
+            /// `max(x, 0)` (NaN stays NaN, -0.0 stays -0.0 as in PyTorch); `relu'(0) = 0`
+            relu, relu_, "ReluBackward0", num |v| if v < T::default() { T::default() } else { v },
                 |g, y| g.threshold_backward(y);
             /// the error function
             erf, erf_, "ErfBackward0", float |v| T::from_f64(libm::erf(v.to_f64())),
