@@ -25,6 +25,8 @@ def test_zero_dim_and_empty_results():
         ("torch.zeros(2**45)", RuntimeError),
         ("torch.rand(2**45)", RuntimeError),
         ("torch.ones(3).repeat(2**62)", RuntimeError),
+        # fuzzer fz-307724: the default p is 'fro', which PyTorch refuses over three dims
+        ("torch.ones(2, 1, 3).norm(dim=(2, 0, 1))", RuntimeError),
     ],
 )
 def test_refused_without_a_panic(code, error):

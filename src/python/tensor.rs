@@ -681,9 +681,10 @@ impl PyTensor {
     ) -> TResult {
         let dtype = dtype_arg(dtype)?;
         let dims = dims_arg(dim)?;
+        // PyTorch's default p is 'fro'
+        let fro = p.is_none_or(|p| p.extract::<String>().is_ok_and(|s| s == "fro"));
         let p = match p {
-            None => 2.0,
-            Some(p) if p.extract::<String>().is_ok_and(|s| s == "fro") => {
+            _ if fro => {
                 if dims.len() > 2 {
                     // PyTorch hands 'fro' over more than two dims to matrix_norm, which refuses
                     let listed: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
@@ -694,6 +695,7 @@ impl PyTensor {
                 }
                 2.0
             }
+            None => 2.0,
             Some(p) => p
                 .extract::<f64>()
                 .map_err(|_| PyValueError::new_err("norm: p must be a number or 'fro'"))?,
