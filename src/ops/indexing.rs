@@ -221,6 +221,22 @@ impl Tensor {
         );
         let n = shape[d];
         shape[d] = idx.len();
+        if self.is_contiguous() && inner > 1 {
+            // whole rows of `inner` elements, copied (an embedding lookup)
+            return with_any!(self.dtype(), T => {
+                let mut out: Vec<T> = Vec::with_capacity(outer * idx.len() * inner);
+                self.read(|data: &[T], l| {
+                    let data = &data[l.offset..l.offset + self.numel()];
+                    for o in 0..outer {
+                        for &i in &idx {
+                            let at = (o * n + i) * inner;
+                            out.extend_from_slice(&data[at..at + inner]);
+                        }
+                    }
+                });
+                Tensor::from_vec(out, &shape)
+            });
+        }
         let pos = slice_positions(outer, n, inner, &idx);
         Ok(with_any!(self.dtype(), T => take::<T>(self, &pos, &shape)?))
     }
@@ -234,9 +250,30 @@ impl Tensor {
             shape[dim + 1..].iter().product::<usize>(),
         );
         let n = shape[dim];
-        let pos = slice_positions(outer, n, inner, &idx);
         let src_c = cast(src, self.dtype());
-        let out = with_num!(self.dtype(), T => add_at::<T>(self, &pos, &src_c)?);
+        let out =
+            if inner > 1 && src_c.shape().iter().product::<usize>() == outer * idx.len() * inner {
+                // whole rows of `inner` elements, added in index order (an embedding's gradient)
+                with_num!(self.dtype(), T => {
+                    let mut data: Vec<T> = self.to_vec()?;
+                    let values: Vec<T> = src_c.to_vec()?;
+                    let mut rows = values.chunks_exact(inner);
+                    for o in 0..outer {
+                        for &i in &idx {
+                            let at = (o * n + i) * inner;
+                            if let Some(row) = rows.next() {
+                                for (d, &v) in data[at..at + inner].iter_mut().zip(row) {
+                                    *d += v;
+                                }
+                            }
+                        }
+                    }
+                    Tensor::from_vec(data, shape)?
+                })
+            } else {
+                let pos = slice_positions(outer, n, inner, &idx);
+                with_num!(self.dtype(), T => add_at::<T>(self, &pos, &src_c)?)
+            };
         if !is_recording(&[self, src]) {
             return Ok(out);
         }
