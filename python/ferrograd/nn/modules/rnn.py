@@ -208,8 +208,13 @@ class RNNBase(Module):
 
     def _layer_weights(self, layer, direction):
         suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
-        names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
-        return tuple(getattr(self, n + suffix, None) for n in names)
+        names = [n + suffix for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+        # straight from the parameter dict when all are there (Module.__getattr__ per name is
+        # a few percent of a small layer's step); otherwise looked up as usual
+        params = self._parameters
+        if all(n in params for n in names):
+            return tuple(params[n] for n in names)
+        return tuple(getattr(self, n, None) for n in names)
 
     def _run(self, input, hx):
         """Runs the stack; ``hx`` is ``(layers·directions, batch, hidden)`` (a pair for LSTM).
@@ -268,7 +273,7 @@ class RNNBase(Module):
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                 f"got {input.shape[2]}"
             )
-        weight_dtype = self.weight_ih_l0.dtype
+        weight_dtype = self._layer_weights(0, 0)[0].dtype
         if input.dtype != weight_dtype:
             raise ValueError(
                 f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
