@@ -808,52 +808,37 @@ mod tests {
         }
     }
 
+    /// The outer product of a column `a` and a row `b` through [`sgemm`] (`k == 1`).
+    fn outer(a: &[f32], b: &[f32]) -> Vec<f32> {
+        let mut c = vec![MaybeUninit::new(f32::NAN); a.len() * b.len()];
+        let aref = MatRef {
+            ptr: a.as_ptr(),
+            rs: 1,
+            cs: 1,
+        };
+        let bref = MatRef {
+            ptr: b.as_ptr(),
+            rs: b.len() as isize,
+            cs: 1,
+        };
+        // SAFETY: AVX-512F is available (checked by the callers); an m x 1 and a 1 x n operand
+        unsafe { sgemm(a.len(), b.len(), 1, aref, bref, &mut c, 1) };
+        // SAFETY: sgemm wrote every element
+        c.iter().map(|v| unsafe { v.assume_init() }).collect()
+    }
+
     #[test]
     fn thin_products_sign_zeros_as_pytorch() {
         if !available() {
             return;
         }
         // PyTorch's 0.001 / (x @ y) with x = [[-0.257]], y = [[-2.758, 0.0, -1.544]]: the middle
-        // element is +0.0 (a sum starting from zero), so +inf after the division
-        let (a, b) = ([-0.257f32], [-2.758f32, 0.0, -1.544]);
-        let mut c = [MaybeUninit::new(f32::NAN); 3];
-        let (aref, bref) = (
-            MatRef {
-                ptr: a.as_ptr(),
-                rs: 1,
-                cs: 1,
-            },
-            MatRef {
-                ptr: b.as_ptr(),
-                rs: 3,
-                cs: 1,
-            },
-        );
-        // SAFETY: AVX-512F is available; 1x1 and 1x3 operands, a 1x3 output
-        unsafe { sgemm(1, 3, 1, aref, bref, &mut c, 1) };
-        // SAFETY: sgemm wrote every element
-        let middle = unsafe { c[1].assume_init() };
-        assert_eq!(middle.to_bits(), 0.0f32.to_bits());
+        // element is +0.0 (a matrix-vector product's sum starts from zero), so +inf after it
+        let row = outer(&[-0.257], &[-2.758, 0.0, -1.544]);
+        assert_eq!(row[1].to_bits(), 0.0f32.to_bits());
         // a larger outer product keeps -0.0 (fz-317632: PyTorch's atan2 of it gives -pi)
-        let (a, b) = ([0.0f32, -0.176], [0.176f32, 2.76, 0.0]);
-        let mut c = [MaybeUninit::new(f32::NAN); 6];
-        let (aref, bref) = (
-            MatRef {
-                ptr: a.as_ptr(),
-                rs: 1,
-                cs: 1,
-            },
-            MatRef {
-                ptr: b.as_ptr(),
-                rs: 3,
-                cs: 1,
-            },
-        );
-        // SAFETY: as above, 2x1 by 1x3 into 2x3
-        unsafe { sgemm(2, 3, 1, aref, bref, &mut c, 1) };
-        // SAFETY: sgemm wrote every element
-        let last = unsafe { c[5].assume_init() };
-        assert_eq!(last.to_bits(), (-0.0f32).to_bits());
+        let block = outer(&[0.0, -0.176], &[0.176, 2.76, 0.0]);
+        assert_eq!(block[5].to_bits(), (-0.0f32).to_bits());
     }
 
     #[test]
