@@ -372,7 +372,7 @@ class Tensor:
     def sigmoid_(self) -> Self:
         """In-place `sigmoid`."""
     def relu(self) -> Tensor:
-        """`max(x, 0)` (NaN stays NaN); `relu'(0) = 0`."""
+        """`max(x, 0)` (NaN stays NaN, -0.0 stays -0.0 as in PyTorch); `relu'(0) = 0`."""
     def relu_(self) -> Self:
         """In-place `relu`."""
     def erf(self) -> Tensor:
