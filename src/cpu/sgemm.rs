@@ -867,6 +867,10 @@ mod tests {
             (7, 1, 45),
             (17, 1, 33),
             (1, 130, 600),
+            // thin shapes large enough to split their outputs over threads
+            (1, 3000, 200),
+            (700, 600, 1),
+            (3000, 1, 200),
         ] {
             let a: Vec<f32> = (0..m * k)
                 .map(|i| ((i * 37 % 101) as f32 - 50.0) / 25.0)
