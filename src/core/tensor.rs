@@ -4,11 +4,10 @@ use crate::autograd::{self, Edge, Node};
 use crate::core::buffer::{Buffer, BufferElement, ForeignElements};
 use crate::core::dtype::{DType, Element, Scalar};
 use crate::core::error::{Error, Result};
-use crate::core::layout::{fmt_shape, Dims, Layout};
+use crate::core::layout::{fmt_shape, Layout};
 use crate::core::storage::Storage;
 use crate::with_any;
 use parking_lot::{Mutex, MutexGuard};
-use smallvec::SmallVec;
 use std::sync::{Arc, Weak};
 
 /// A reference-counted n-dimensional array that can take part in automatic differentiation.
@@ -622,8 +621,8 @@ impl Tensor {
 }
 
 /// Copies the elements described by `layout` out of `data`, in row-major order: the two
-/// innermost dimensions a matrix at a time (in tiles when that is a transpose), the outer ones
-/// walked with an odometer.
+/// innermost dimensions a matrix at a time (in tiles when that is a transpose), the matrices
+/// where the outer dimensions put them.
 pub(crate) fn gather<T: Copy>(data: &[T], layout: &Layout) -> Vec<T> {
     if let Some(range) = layout.contiguous_range() {
         return data[range].to_vec();
@@ -645,22 +644,20 @@ pub(crate) fn gather<T: Copy>(data: &[T], layout: &Layout) -> Vec<T> {
     } else {
         ((1, shape[0]), (0, strides[0]))
     };
+    // the matrices' first elements: the layout of the outer dimensions
     let outer = nd.saturating_sub(2);
+    let bases = Layout {
+        shape: shape[..outer].into(),
+        strides: strides[..outer].into(),
+        offset: layout.offset,
+    };
     let mut out = Vec::with_capacity(n);
-    let mut index: Dims = SmallVec::from_elem(0, outer);
-    let mut pos = layout.offset as isize;
-    for block in out.spare_capacity_mut()[..n].chunks_exact_mut(dims.0 * dims.1) {
-        copy_matrix(data, pos, dims, steps, block);
-        for d in (0..outer).rev() {
-            index[d] += 1;
-            pos += strides[d];
-            if index[d] < shape[d] {
-                break;
-            }
-            pos -= strides[d] * shape[d] as isize;
-            index[d] = 0;
+    let mut blocks = out.spare_capacity_mut()[..n].chunks_exact_mut(dims.0 * dims.1);
+    bases.for_each_offset(|base| {
+        if let Some(block) = blocks.next() {
+            copy_matrix(data, base as isize, dims, steps, block);
         }
-    }
+    });
     // SAFETY: every block, so all n elements, was written by `copy_matrix`
     unsafe { out.set_len(n) };
     out

@@ -902,7 +902,7 @@ pub fn zip_lane_blocks<T: BufferElement + Copy + Default>(
     if numel == 0 {
         return Tensor::from_vec(Vec::<T>::new(), a.shape()).expect("no elements");
     }
-    if inner == 1 && n > 0 {
+    if inner == 1 {
         let mut out = crate::core::pool::buffer::<T>(numel);
         let rows = |x: &Tensor, g: &mut dyn FnMut(&[T])| {
             if x.is_contiguous() {
@@ -927,9 +927,6 @@ pub fn zip_lane_blocks<T: BufferElement + Copy + Default>(
     }
     let (ad, bd): (Vec<T>, Vec<T>) = (a.read(gather), b.read(gather));
     let mut out = ad.clone();
-    if n == 0 {
-        return Tensor::from_vec(out, a.shape()).expect("same shape");
-    }
     let (mut la, mut lb) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let mut result = vec![T::default(); n];
     for o in 0..outer {
@@ -975,25 +972,19 @@ pub fn lane_sum<T: crate::core::dtype::Float>(xs: &[T]) -> T {
 /// The largest of `xs` (`-inf` when empty; NaN when one is NaN), sixteen lanes at a time.
 #[inline(always)]
 pub fn lane_max<T: crate::core::dtype::Float>(xs: &[T]) -> T {
+    // NaN wins, as in PyTorch's max
+    let larger = |m: T, v: T| if v > m || v.is_nan() { v } else { m };
     let mut acc = [T::neg_infinity(); 16];
     let body = xs.len() - xs.len() % 16;
     for chunk in xs[..body].chunks_exact(16) {
         for k in 0..16 {
-            // NaN wins, as in PyTorch's max
-            acc[k] = if chunk[k] > acc[k] || chunk[k].is_nan() {
-                chunk[k]
-            } else {
-                acc[k]
-            };
+            acc[k] = larger(acc[k], chunk[k]);
         }
     }
     for (k, &v) in xs[body..].iter().enumerate() {
-        acc[k] = if v > acc[k] || v.is_nan() { v } else { acc[k] };
+        acc[k] = larger(acc[k], v);
     }
-    acc.iter().fold(
-        T::neg_infinity(),
-        |m, &v| if v > m || v.is_nan() { v } else { m },
-    )
+    acc.iter().fold(T::neg_infinity(), |m, &v| larger(m, v))
 }
 
 /// Element type marker used by generic kernels.
