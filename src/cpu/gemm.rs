@@ -4,7 +4,7 @@
 //! instead of wrapping slices in tensors.
 
 use crate::core::dtype::Float;
-use crate::cpu::parallel;
+use crate::cpu::{parallel, sgemm};
 
 /// A strided read-only matrix operand: element `(i, j)` is at `ptr + i·rs + j·cs`.
 #[derive(Clone, Copy)]
@@ -56,6 +56,60 @@ pub trait GemmElement: Float {
         c: &mut [Self],
         threads: usize,
     );
+
+    /// A right-hand operand packed once for many products (see [`SharedRhs`]), where the
+    /// element type's kernel packs its operands.
+    type Packed: Send + Sync;
+
+    /// `b` (k×n) packed, or None when this CPU's kernel for the type has no packed form.
+    ///
+    /// # Safety
+    /// `b` addresses valid elements for every index in range, not written during the call.
+    unsafe fn pack_rhs(k: usize, n: usize, b: Mat<Self>, threads: usize) -> Option<Self::Packed>;
+
+    /// `c = a·b` for a packed `b`, the same sums in the same order as [`GemmElement::gemm`].
+    ///
+    /// # Safety
+    /// As [`GemmElement::gemm`], with `c` of `m·n` elements for `b`'s `n`.
+    unsafe fn gemm_packed(m: usize, a: Mat<Self>, b: &Self::Packed, c: &mut [Self], threads: usize);
+}
+
+/// The right-hand operand of many products (a recurrent layer's `w_hh`, multiplied at every
+/// step): packed once when the kernel packs, instead of at every product. Products of one row
+/// (batch 1) read it unpacked, as [`GemmElement::gemm`] does.
+pub struct SharedRhs<T: GemmElement> {
+    b: Mat<T>,
+    k: usize,
+    n: usize,
+    packed: Option<T::Packed>,
+}
+
+impl<T: GemmElement> SharedRhs<T> {
+    /// The k×n operand `b`, packed if products of `rows` rows will pack it.
+    ///
+    /// # Safety
+    /// `b` addresses valid elements for every index in range, neither freed nor written while
+    /// the returned value lives.
+    pub unsafe fn new(k: usize, n: usize, b: Mat<T>, rows: usize, threads: usize) -> Self {
+        let packed = if rows > 1 && k > 1 && n > 1 {
+            T::pack_rhs(k, n, b, threads)
+        } else {
+            None
+        };
+        SharedRhs { b, k, n, packed }
+    }
+
+    /// `c = a·b` for `a` m×k (`c` m×n row-major), on up to `threads` threads.
+    ///
+    /// # Safety
+    /// `a` addresses valid elements for every index in range, not written during the call;
+    /// `c` has `m·n` elements.
+    pub unsafe fn product(&self, m: usize, a: Mat<T>, c: &mut [T], threads: usize) {
+        match &self.packed {
+            Some(packed) if m > 1 => T::gemm_packed(m, a, packed, c, threads),
+            _ => T::gemm(m, self.n, self.k, a, self.b, c, threads),
+        }
+    }
 }
 
 /// `c = a·b` through the `gemm` crate (the caller has handled empty sizes).
@@ -133,6 +187,16 @@ impl GemmElement for f64 {
             crate_gemm(m, n, k, a, b, c, threads)
         }
     }
+
+    type Packed = std::convert::Infallible;
+
+    unsafe fn pack_rhs(_: usize, _: usize, _: Mat<f64>, _: usize) -> Option<Self::Packed> {
+        None
+    }
+
+    unsafe fn gemm_packed(_: usize, _: Mat<f64>, b: &Self::Packed, _: &mut [f64], _: usize) {
+        match *b {}
+    }
 }
 
 impl GemmElement for f32 {
@@ -151,19 +215,37 @@ impl GemmElement for f32 {
         if !crate::cpu::sgemm::available() {
             return crate_gemm(m, n, k, a, b, c, threads);
         }
-        let mat = |x: Mat<f32>| crate::cpu::sgemm::MatRef {
-            ptr: x.ptr,
-            rs: x.rs,
-            cs: x.cs,
-        };
-        // SAFETY: f32 and MaybeUninit<f32> share their layout; sgemm writes every element
-        let dst = unsafe {
-            std::slice::from_raw_parts_mut(
-                c.as_mut_ptr().cast::<std::mem::MaybeUninit<f32>>(),
-                c.len(),
-            )
-        };
         // SAFETY: AVX-512 is available (checked above) and the caller's contract
-        unsafe { crate::cpu::sgemm::sgemm(m, n, k, mat(a), mat(b), dst, threads) }
+        unsafe { sgemm::sgemm(m, n, k, a.to_sgemm(), b.to_sgemm(), uninit(c), threads) }
     }
+
+    type Packed = sgemm::PackedB;
+
+    unsafe fn pack_rhs(k: usize, n: usize, b: Mat<f32>, threads: usize) -> Option<Self::Packed> {
+        // SAFETY: AVX-512 is available (checked first) and the caller's contract
+        sgemm::available().then(|| unsafe { sgemm::PackedB::new(k, n, b.to_sgemm(), threads) })
+    }
+
+    unsafe fn gemm_packed(m: usize, a: Mat<f32>, b: &Self::Packed, c: &mut [f32], threads: usize) {
+        // SAFETY: a PackedB exists only where AVX-512 is available; the caller's contract
+        unsafe { sgemm::sgemm_packed(m, a.to_sgemm(), b, uninit(c), threads) }
+    }
+}
+
+impl Mat<f32> {
+    /// The same matrix as the AVX-512 kernel's operand type.
+    fn to_sgemm(self) -> sgemm::MatRef {
+        sgemm::MatRef {
+            ptr: self.ptr,
+            rs: self.rs,
+            cs: self.cs,
+        }
+    }
+}
+
+/// `c` as the uninitialized output the AVX-512 kernel writes in full.
+fn uninit(c: &mut [f32]) -> &mut [std::mem::MaybeUninit<f32>] {
+    // SAFETY: f32 and MaybeUninit<f32> share their layout, and every writer of the returned
+    // slice writes only initialized values
+    unsafe { std::slice::from_raw_parts_mut(c.as_mut_ptr().cast(), c.len()) }
 }

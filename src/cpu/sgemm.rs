@@ -104,7 +104,10 @@ pub unsafe fn sgemm(
         return;
     }
     if threads == 1 || (m.max(n) < MIN_SPLIT * threads) {
-        PACKED_B.with(|buf| product(m, n, n, k, a, b, c_ptr, threads, &mut buf.borrow_mut()));
+        PACKED_B.with(|buf| {
+            let rhs = Rhs::Strided(b, &mut buf.borrow_mut());
+            product(m, n, n, k, a, rhs, c_ptr, threads)
+        });
         return;
     }
     // each thread takes its own rows (when A is at least as tall as B is wide) or columns and
@@ -130,17 +133,8 @@ pub unsafe fn sgemm(
             (m, take, a, b_cols, c_ptr.add(at))
         };
         PACKED_B.with(|buf| {
-            product(
-                rows,
-                cols,
-                n,
-                k,
-                a_part,
-                b_part,
-                c_part,
-                1,
-                &mut buf.borrow_mut(),
-            )
+            let rhs = Rhs::Strided(b_part, &mut buf.borrow_mut());
+            product(rows, cols, n, k, a_part, rhs, c_part, 1)
         });
     });
 }
@@ -421,8 +415,89 @@ fn lanes(len: usize, at: usize) -> __mmask16 {
 /// (see [`sgemm`]).
 const MIN_SPLIT: usize = 64;
 
-/// The blocked loops of [`sgemm`] for an m×n part of `C` whose rows are `ldc` apart, packing
-/// `B` into `packed_b`.
+/// `B` packed once for many products with it (a recurrent layer's weights, multiplied at
+/// every step): the slivers [`product`] would pack, for every depth and column block, in the
+/// order it walks them. Its buffer comes from and goes back to the buffer pool.
+pub struct PackedB {
+    k: usize,
+    n: usize,
+    data: Vec<f32>,
+}
+
+impl PackedB {
+    /// Packs the k×n matrix `b` (on up to `threads` threads).
+    ///
+    /// # Safety
+    /// [`available`] must be true; `b` must address valid `f32`s for every index in range that
+    /// nobody writes during the call.
+    pub unsafe fn new(k: usize, n: usize, b: MatRef, threads: usize) -> PackedB {
+        let mut data = crate::core::pool::buffer::<f32>(n.div_ceil(NR) * NR * k);
+        let mut at = 0;
+        for_each_block(k, n, |(pc, kc), (jc, nc)| {
+            let len = nc.div_ceil(NR) * NR * kc;
+            pack_b(&mut data[at..at + len], b, pc, kc, jc, nc, threads);
+            at += len;
+        });
+        PackedB { k, n, data }
+    }
+}
+
+impl Drop for PackedB {
+    fn drop(&mut self) {
+        use crate::core::buffer::BufferElement;
+        crate::core::pool::recycle(f32::into_buffer(std::mem::take(&mut self.data)));
+    }
+}
+
+/// `c = a·b` for `a` m×k and a packed `b` (k×n), `c` m×n row-major (every element written):
+/// the same sums in the same order as [`sgemm`]'s packing path.
+///
+/// # Safety
+/// [`available`] must be true; `a` must address valid `f32`s for every index in range that
+/// nobody writes during the call.
+pub unsafe fn sgemm_packed(
+    m: usize,
+    a: MatRef,
+    b: &PackedB,
+    c: &mut [MaybeUninit<f32>],
+    threads: usize,
+) {
+    let (n, k) = (b.n, b.k);
+    assert_eq!(c.len(), m * n, "output size");
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        c.fill(MaybeUninit::new(0.0));
+        return;
+    }
+    let c_ptr = CPtr(c.as_mut_ptr().cast::<f32>());
+    product(m, n, n, k, a, Rhs::Packed(&b.data), c_ptr, threads);
+}
+
+/// Calls `f((pc, kc), (jc, nc))` for the blocks of a k×n `B` in the order [`product`] walks
+/// them: column blocks of at most `NC`, and within each, equal depth blocks of at most about
+/// `KC` (784 = 392 + 392, not 384 + 384 + 16: a thin last block would read and write all of
+/// `C` for little arithmetic).
+fn for_each_block(k: usize, n: usize, mut f: impl FnMut((usize, usize), (usize, usize))) {
+    let depth = k.div_ceil(k.div_ceil(KC).max(1)).max(1);
+    for jc in (0..n).step_by(NC) {
+        let nc = NC.min(n - jc);
+        for pc in (0..k).step_by(depth) {
+            f((pc, depth.min(k - pc)), (jc, nc));
+        }
+    }
+}
+
+/// Where [`product`] finds `B`'s slivers.
+enum Rhs<'a> {
+    /// A strided `B`, packed block by block into the buffer.
+    Strided(MatRef, &'a mut Vec<f32>),
+    /// Every block already packed ([`PackedB`]'s layout).
+    Packed(&'a [f32]),
+}
+
+/// The blocked loops of [`sgemm`] for an m×n part of `C` whose rows are `ldc` apart.
 #[allow(clippy::too_many_arguments)]
 unsafe fn product(
     m: usize,
@@ -430,50 +505,51 @@ unsafe fn product(
     ldc: usize,
     k: usize,
     a: MatRef,
-    b: MatRef,
+    mut rhs: Rhs<'_>,
     c_ptr: CPtr,
     threads: usize,
-    packed_b: &mut Vec<f32>,
 ) {
-    // equal depth blocks of at most about KC (784 = 392 + 392, not 384 + 384 + 16: a thin last
-    // block would read and write all of C for little arithmetic)
-    let depth = k.div_ceil(k.div_ceil(KC));
-    for jc in (0..n).step_by(NC) {
-        let nc = NC.min(n - jc);
-        for pc in (0..k).step_by(depth) {
-            let kc = depth.min(k - pc);
-            let panels = nc.div_ceil(NR);
-            fit(packed_b, panels * NR * kc);
-            pack_b(packed_b, b, pc, kc, jc, nc, threads);
-            let units = split(m, panels, threads);
-            let run = |&(i0, i1, p0, p1): &(usize, usize, usize, usize)| {
-                PACKED_A.with(|buf| {
-                    let mut buf = buf.borrow_mut();
-                    let packed_b = &packed_b[..];
-                    // SAFETY: every unit writes a disjoint tile range of `c` (rows i0..i1 of
-                    // columns jc + p0·NR ..), and the operands are valid per the caller
-                    unsafe {
-                        block(
-                            &mut buf,
-                            a,
-                            packed_b,
-                            (i0, i1),
-                            (p0, p1),
-                            (pc, kc),
-                            (jc, nc),
-                            c_ptr,
-                            ldc,
-                        )
-                    }
-                })
-            };
-            if threads > 1 && units.len() > 1 {
-                crate::cpu::parallel::for_each_unit(units.len(), |u| run(&units[u]));
-            } else {
-                units.iter().for_each(run);
+    let mut at = 0;
+    for_each_block(k, n, |(pc, kc), (jc, nc)| {
+        let panels = nc.div_ceil(NR);
+        let packed_b: &[f32] = match &mut rhs {
+            Rhs::Strided(b, buf) => {
+                fit(buf, panels * NR * kc);
+                pack_b(buf, *b, pc, kc, jc, nc, threads);
+                buf
             }
+            Rhs::Packed(all) => {
+                at += panels * NR * kc;
+                &all[at - panels * NR * kc..at]
+            }
+        };
+        let units = split(m, panels, threads);
+        let run = |&(i0, i1, p0, p1): &(usize, usize, usize, usize)| {
+            PACKED_A.with(|buf| {
+                let mut buf = buf.borrow_mut();
+                // SAFETY: every unit writes a disjoint tile range of `c` (rows i0..i1 of
+                // columns jc + p0·NR ..), and the operands are valid per the caller
+                unsafe {
+                    block(
+                        &mut buf,
+                        a,
+                        packed_b,
+                        (i0, i1),
+                        (p0, p1),
+                        (pc, kc),
+                        (jc, nc),
+                        c_ptr,
+                        ldc,
+                    )
+                }
+            })
+        };
+        if threads > 1 && units.len() > 1 {
+            crate::cpu::parallel::for_each_unit(units.len(), |u| run(&units[u]));
+        } else {
+            units.iter().for_each(run);
         }
-    }
+    });
 }
 
 /// The output pointer, shared by units that write disjoint tiles.
@@ -916,6 +992,55 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn packed_b_gives_the_same_bits_as_packing_per_product() {
+        if !available() {
+            return;
+        }
+        // several depth blocks (k > KC), several column blocks (n > NC), ragged edges
+        for &(m, n, k, threads) in &[
+            (16, 512, 128, 1),
+            (16, 128, 512, 1),
+            (2, 33, 7, 1),
+            (29, 1100, 900, 2),
+            (200, 70, 800, 3),
+        ] {
+            let a: Vec<f32> = (0..m * k)
+                .map(|i| ((i * 37 % 101) as f32 - 50.0) / 25.0)
+                .collect();
+            let b: Vec<f32> = (0..k * n)
+                .map(|i| ((i * 53 % 97) as f32 - 48.0) / 30.0)
+                .collect();
+            let aref = MatRef {
+                ptr: a.as_ptr(),
+                rs: k as isize,
+                cs: 1,
+            };
+            // b read transposed, as a recurrent layer's h·w_hhᵀ reads w_hh
+            let bt: Vec<f32> = (0..n * k).map(|q| b[(q % k) * n + q / k]).collect();
+            let bref = MatRef {
+                ptr: bt.as_ptr(),
+                rs: 1,
+                cs: k as isize,
+            };
+            let mut want = vec![MaybeUninit::new(f32::NAN); m * n];
+            let mut got = vec![MaybeUninit::new(f32::NAN); m * n];
+            // SAFETY: the operands hold m·k and k·n floats, read within range
+            unsafe {
+                sgemm(m, n, k, aref, bref, &mut want, threads);
+                let packed = PackedB::new(k, n, bref, threads);
+                sgemm_packed(m, aref, &packed, &mut got, threads);
+            }
+            // SAFETY: both products wrote every element
+            let bits = |c: &[MaybeUninit<f32>]| -> Vec<u32> {
+                c.iter()
+                    .map(|v| unsafe { v.assume_init() }.to_bits())
+                    .collect()
+            };
+            assert_eq!(bits(&got), bits(&want), "{m}x{n}x{k}");
         }
     }
 }

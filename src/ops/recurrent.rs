@@ -11,7 +11,7 @@ use crate::core::error::{Error, Result};
 use crate::core::grad_mode::{is_grad_enabled, no_grad};
 use crate::core::pool;
 use crate::core::tensor::Tensor;
-use crate::cpu::gemm::{GemmElement, Mat};
+use crate::cpu::gemm::{GemmElement, Mat, SharedRhs};
 use crate::cpu::kernels::simd_level;
 
 /// `x @ w.T + b` for a cell's input or hidden projection.
@@ -580,6 +580,16 @@ impl<T: BufferElement> Drop for LstmTape<T> {
 /// costs more than they save.
 const PARALLEL_PRODUCT: usize = 1 << 21;
 
+/// The threads for a product of `dims = (m, n, k)`: 1 when it is too small to pay for waking
+/// the others.
+fn product_threads((m, n, k): (usize, usize, usize), threads: usize) -> usize {
+    if m * n * k < PARALLEL_PRODUCT {
+        1
+    } else {
+        threads
+    }
+}
+
 /// `c = a·b` (`a` m×k, `b` k×n, `c` m×n), on up to `threads` threads when it is large enough.
 fn product<T: GemmElement>(
     dims: (usize, usize, usize),
@@ -589,14 +599,24 @@ fn product<T: GemmElement>(
     threads: usize,
 ) {
     let (m, n, k) = dims;
-    let threads = if m * n * k < PARALLEL_PRODUCT {
-        1
-    } else {
-        threads
-    };
     // SAFETY: every caller passes operands borrowed from slices of at least these sizes, alive
     // and unwritten during the call, and `c` of m·n elements
-    unsafe { T::gemm(m, n, k, a, b, c, threads) }
+    unsafe { T::gemm(m, n, k, a, b, c, product_threads(dims, threads)) }
+}
+
+/// A recurrent weight `b` (`k×n` for `dims = (k, n)`) as the right-hand operand of every
+/// step's product of the groups' rows: packed once per layer call, not once per step.
+///
+/// # Safety
+/// `b` addresses valid elements, neither freed nor written while the result lives.
+unsafe fn shared_rhs<T: GemmElement>(
+    b: Mat<T>,
+    (k, n): (usize, usize),
+    groups: &[(usize, usize)],
+    threads: usize,
+) -> SharedRhs<T> {
+    let rows = groups.iter().map(|&(b0, b1)| b1 - b0).min().unwrap_or(0);
+    SharedRhs::new(k, n, b, rows, threads)
 }
 
 /// The groups of batch rows that run a sequence side by side: the rows of a recurrent layer
@@ -672,15 +692,21 @@ struct RowsForward<'a, T> {
 }
 
 /// The forward of one group of rows over all steps (`threads` for its matrix products).
-fn rows_forward<T: Gate>(mut r: RowsForward<'_, T>, w: &[T], hidden: usize, threads: usize) {
+fn rows_forward<T: Gate>(
+    mut r: RowsForward<'_, T>,
+    w: &SharedRhs<T>,
+    hidden: usize,
+    threads: usize,
+) {
     let rows = r.h.len() / hidden.max(1);
     let g4 = 4 * hidden;
     let mut proj = vec![T::from_f64(0.0); rows * g4];
     for t in 0..r.pre.len() {
         r.hidden_in[t].copy_from_slice(&r.h);
         // proj = h · w_hhᵀ
-        let (hm, wt) = (Mat::rows(&r.h, hidden), Mat::transposed(w, hidden));
-        product((rows, g4, hidden), hm, wt, &mut proj, threads);
+        let threads = product_threads((rows, g4, hidden), threads);
+        // SAFETY: h has rows·hidden elements, proj rows·4H
+        unsafe { w.product(rows, Mat::rows(&r.h, hidden), &mut proj, threads) };
         lstm_cells(LstmCells {
             gates: &mut *r.gates[t],
             pre: r.pre[t],
@@ -715,6 +741,8 @@ fn lstm_forward<T: Gate>(
     let threads = crate::cpu::parallel::num_threads();
     let groups = row_groups(batch, threads);
     let inner = if groups.len() == 1 { threads } else { 1 };
+    // SAFETY: w is w_hh (4H×H), borrowed for the whole call
+    let w = unsafe { shared_rhs(Mat::transposed(w, hidden), (hidden, g4), &groups, threads) };
     let mut pres = split_steps_ref(pre, batch * g4, &groups, g4).into_iter();
     let mut gates = split_steps(&mut tape.gates, batch * g4, &groups, g4).into_iter();
     let mut cells = split_steps(&mut tape.cells, bh, &groups, hidden).into_iter();
@@ -733,7 +761,7 @@ fn lstm_forward<T: Gate>(
             c: c_rows.next().and_then(|mut v| v.pop()).unwrap_or_default(),
         })
         .collect();
-    crate::cpu::parallel::for_each_owned(work, |r| rows_forward(r, w, hidden, inner));
+    crate::cpu::parallel::for_each_owned(work, |r| rows_forward(r, &w, hidden, inner));
     (out, c, tape)
 }
 
@@ -751,7 +779,12 @@ struct RowsBackward<'a, T> {
 }
 
 /// The backward of one group of rows over all steps, last step first.
-fn rows_backward<T: Gate>(r: RowsBackward<'_, T>, w_hh: &[T], hidden: usize, threads: usize) {
+fn rows_backward<T: Gate>(
+    r: RowsBackward<'_, T>,
+    w_hh: &SharedRhs<T>,
+    hidden: usize,
+    threads: usize,
+) {
     let rows = r.dh.len() / hidden.max(1);
     let g4 = 4 * hidden;
     let RowsBackward {
@@ -778,8 +811,9 @@ fn rows_backward<T: Gate>(r: RowsBackward<'_, T>, w_hh: &[T], hidden: usize, thr
             hidden,
         });
         // dh for the step before: this step's gate gradients through w_hh
-        let (dm, wm) = (Mat::rows(dg, g4), Mat::rows(w_hh, hidden));
-        product((rows, hidden, g4), dm, wm, &mut next_dh, threads);
+        let threads = product_threads((rows, hidden, g4), threads);
+        // SAFETY: dg has rows·4H elements, next_dh rows·hidden
+        unsafe { w_hh.product(rows, Mat::rows(dg, g4), &mut next_dh, threads) };
         dh.copy_from_slice(&next_dh);
     }
 }
@@ -800,6 +834,8 @@ fn lstm_backward<T: Gate>(
     let threads = crate::cpu::parallel::num_threads();
     let groups = row_groups(batch, threads);
     let inner = if groups.len() == 1 { threads } else { 1 };
+    // SAFETY: w_hh (4H×H) is borrowed for the whole call
+    let w_hh = unsafe { shared_rhs(Mat::rows(w_hh, hidden), (g4, hidden), &groups, threads) };
     let mut gates = split_steps_ref(&tape.gates, batch * g4, &groups, g4).into_iter();
     let mut cells = split_steps_ref(&tape.cells, bh, &groups, hidden).into_iter();
     let mut c0s = split_steps_ref(c0, bh, &groups, hidden).into_iter();
@@ -819,7 +855,7 @@ fn lstm_backward<T: Gate>(
             dc: dcs.next().and_then(|mut v| v.pop()).unwrap_or_default(),
         })
         .collect();
-    crate::cpu::parallel::for_each_owned(work, |r| rows_backward(r, w_hh, hidden, inner));
+    crate::cpu::parallel::for_each_owned(work, |r| rows_backward(r, &w_hh, hidden, inner));
     (d_pre, dh, dc)
 }
 
