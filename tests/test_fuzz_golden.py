@@ -34,9 +34,7 @@ ENTRIES = GOLDEN["programs"]
 KNOWN = {
     "fz-2403-min": "divergence: value at n/t",
     "fz-825-min": "exception: RuntimeError vs None at getitem[basic]",
-    "fz-2982-min": "exception: RuntimeError vs None at t-=t",
     "fz-761-min": "exception: RuntimeError vs None at tanh",
-    "fz-1163-min": "exception: RuntimeError vs RuntimeError at t**=t",
     # recorded from seeds 1100000..1104999 (after the fixes of the third round)
     "fz-1101440-min": "divergence: requires_grad at first-order grad <- + > t > in-place > rsqrt",
     "fz-1100868-min": "divergence: value at rsqrt",
@@ -48,7 +46,6 @@ KNOWN = {
     "fz-1104352-min": "exception: RuntimeError vs RuntimeError at index_select",
     "fz-1101389-min": "exception: RuntimeError vs RuntimeError at norm(dim)",
     "fz-1104380-min": "exception: RuntimeError vs RuntimeError at square",
-    "fz-1101442-min": "exception: RuntimeError vs RuntimeError at t/=t",
 }
 
 

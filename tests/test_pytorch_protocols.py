@@ -30,6 +30,35 @@ def test_copy_between_partly_overlapping_views_is_refused():
     assert x.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
 
 
+# (shape, op, whether PyTorch 2.15 refuses it as a partial overlap)
+SAME_RANGE_CASES = [
+    ((3,), lambda x: x.unsqueeze(0).add_(x), True),
+    ((1, 3), lambda y: y.sub_(y[0]), True),
+    ((1, 1), lambda u: u.add_(u.view(1)), True),
+    ((1, 1), lambda u: u.add_(u[0, 0]), True),
+    ((1, 1), lambda u: u.add_(u.t()), False),
+    ((2, 3), lambda w: w.add_(w.view(2, 3)), False),
+    ((2, 3), lambda w: w[0].add_(w[0]), False),
+    ((3, 1), lambda v: v.add_(v.squeeze(1).unsqueeze(1)), False),
+]
+
+
+@pytest.mark.parametrize("shape,op,refused", SAME_RANGE_CASES)
+def test_an_input_over_the_same_elements_with_other_strides_is_a_partial_overlap(
+    shape, op, refused
+):
+    """PyTorch compares the strides of two tensors over the same memory range as they are: only
+    equal strides are the same elements in the same order (size-1 dimensions included)."""
+    t = torch.randn(*shape)
+    before = t.tolist()
+    if refused:
+        with pytest.raises(RuntimeError, match="some elements of the input tensor and the"):
+            op(t)
+        assert t.tolist() == before
+    else:
+        op(t)
+
+
 def test_data_is_an_untracked_alias_and_can_be_assigned():
     x = torch.ones(2, requires_grad=True)
     d = x.data

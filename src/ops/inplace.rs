@@ -121,9 +121,11 @@ impl Tensor {
                 continue;
             }
             if let (Some(a), Some(b)) = (mine.dense_extent(), theirs.dense_extent()) {
-                // the same elements in the same order are a full overlap (allowed, as PyTorch);
-                // a shared part, or the same range in another order (`x.t()`), is not
-                let same_order = a == b && same_strides(mine, theirs);
+                // the same range with the same strides is a full overlap (allowed); a shared
+                // part, or the same range with other strides, is not - strides compared as they
+                // are, as PyTorch does, so `x.add_(x.t())` and also `y.sub_(y[0])` for a (1, n)
+                // `y` are refused
+                let same_order = a == b && mine.strides == theirs.strides;
                 if !same_order && a.start < b.end && b.start < a.end {
                     return Err(Error::runtime(
                         "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.",
@@ -320,17 +322,4 @@ impl Tensor {
             ))
         })
     }
-}
-
-/// Whether two layouts step through their elements alike (size-1 dimensions aside).
-fn same_strides(a: &crate::core::layout::Layout, b: &crate::core::layout::Layout) -> bool {
-    let steps = |l: &crate::core::layout::Layout| -> Vec<(usize, isize)> {
-        l.shape
-            .iter()
-            .zip(&l.strides)
-            .filter(|(&n, _)| n != 1)
-            .map(|(&n, &s)| (n, s))
-            .collect()
-    };
-    steps(a) == steps(b)
 }
