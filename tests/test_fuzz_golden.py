@@ -39,8 +39,6 @@ KNOWN = {
     "fz-1101440-min": "divergence: requires_grad at first-order grad <- + > t > in-place > rsqrt",
     "fz-1100868-min": "divergence: value at rsqrt",
     "fz-1102864-min": "divergence: value at second-order grad <- polygamma(0) > abs",
-    "fz-1104363-min": "exception: None vs RuntimeError at backward <- hypot > in-place",
-    "fz-1103860-min": "exception: None vs RuntimeError at grad1 <- hypot > in-place",
     "fz-1100403-min": "exception: RuntimeError vs None at backward <- in-place > gather > in-place",
     "fz-1104836-min": "exception: RuntimeError vs RuntimeError at bmm",
     "fz-1104352-min": "exception: RuntimeError vs RuntimeError at index_select",

@@ -59,6 +59,23 @@ def test_an_input_over_the_same_elements_with_other_strides_is_a_partial_overlap
         op(t)
 
 
+def test_an_in_place_change_to_an_input_that_no_running_formula_reads_is_no_error():
+    """hypot's gradient for each input reads only that input (and the output): PyTorch saves
+    an input only when it needs a gradient, so changing the other one in place is fine."""
+    x = torch.tensor([3.0, 5.0], requires_grad=True)
+    c = torch.tensor([4.0, 12.0])
+    out = torch.hypot(c, x)
+    c.clamp_(max=1.0)
+    out.sum().backward()
+    assert x.grad.tolist() == pytest.approx([3.0 / 5.0, 5.0 / 13.0])
+    y = torch.tensor([3.0, 5.0], requires_grad=True)
+    d = torch.tensor([4.0, 12.0], requires_grad=True) * 1.0
+    out = torch.hypot(y, d)
+    d.mul_(2.0)  # d needs a gradient: its formula reads it, so the change is refused
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
 def test_data_is_an_untracked_alias_and_can_be_assigned():
     x = torch.ones(2, requires_grad=True)
     d = x.data

@@ -23,7 +23,10 @@ use crate::with_float;
 /// `forward` is the value for one pair of elements (of float type `T`); `d_a` and `d_b` are
 /// the gradients of the two inputs given the incoming gradient `g`, written with
 /// differentiable ops (each evaluated only when its input needs a gradient). Both inputs are
-/// saved, and the output when the derivative reads it (named `out`, not `_out`). A row whose op also takes a Python number on either side (as
+/// saved, and the output when the derivative reads it (named `out`, not `_out`); a row ending
+/// in `own_inputs` has formulas that each read only their own input, which is then saved only
+/// when it needs a gradient (as PyTorch, so changing the other input in place afterwards is
+/// no error). A row whose op also takes a Python number on either side (as
 /// `torch.xlogy(2, x)`) names those forms' nodes after the main one:
 /// `"Node0" numbers("NodeNumberSelf", "NodeNumberOther")`; the same formula serves them, with
 /// the number as a 0-d constant. Invoked with a macro's path, it expands to that macro applied
@@ -38,7 +41,7 @@ macro_rules! binary_table {
                 |g, x, y, _out| (xlogy_self_part(g, x, y), g.mul(x)?.div(y));
             /// `sqrt(x² + y²)`
             hypot, hypot_, "HypotBackward0", |x, y| x.hypot(y),
-                |g, x, y, out| (g.mul(x)?.div(out), g.mul(y)?.div(out));
+                |g, x, y, out| (g.mul(x)?.div(out), g.mul(y)?.div(out)) own_inputs;
             /// the angle of the point `(other, self)`: `atan(self / other)` in the right quadrant
             atan2, atan2_, "Atan2Backward0", |y, x| y.atan2(x),
                 |g, y, x, _out| (atan2_part(g, x, y, x), atan2_part(g, &y.neg()?, y, x));
@@ -65,11 +68,30 @@ macro_rules! backward_table {
     };
 }
 
+/// `t` saved for the backward when `needed`, else a placeholder.
+fn save_if(t: &Tensor, needed: bool) -> Save<'_> {
+    if needed {
+        Save::Tensor(t)
+    } else {
+        Save::Skip
+    }
+}
+
+/// Whether a row's formulas may read both inputs: true unless the row ends in `own_inputs`.
+macro_rules! reads_both {
+    () => {
+        true
+    };
+    (own_inputs) => {
+        false
+    };
+}
+
 /// Defines the ops of the rows: each method, its in-place twin (or, for `-`, a fused method
 /// of [`Grad`]), the form taking operands that may be numbers, and the list of rows.
 macro_rules! define_binary_ops {
     ($list:ident: $( $(#[$doc:meta])* $name:ident, $inplace:tt, $node:literal $(numbers($self_node:literal, $other_node:literal))?,
-        |$a:ident, $b:ident| $fwd:expr, |$g:ident, $sa:ident, $sb:ident, $so:ident| ($da:expr, $db:expr); )*) => {
+        |$a:ident, $b:ident| $fwd:expr, |$g:ident, $sa:ident, $sb:ident, $so:ident| ($da:expr, $db:expr) $($own:ident)?; )*) => {
         impl Tensor {
             $(
                 $(#[$doc])*
@@ -80,11 +102,22 @@ macro_rules! define_binary_ops {
                     if !is_recording(&[self, other]) {
                         return Ok(out);
                     }
-                    let saves = [Save::Tensor(self), Save::Tensor(other), output_save!($so)];
+                    let both = reads_both!($($own)?);
+                    let saves = [
+                        save_if(self, both || self.requires_grad()),
+                        save_if(other, both || other.requires_grad()),
+                        output_save!($so),
+                    ];
                     Ok(record(out, $node, &[self, other], &saves, |ctx| {
                         // a plain tensor: the two formulas both read it, neither may write over it
                         let $g = ctx.grad(0);
-                        let ($sa, $sb) = (ctx.saved(0), ctx.saved(1));
+                        // an input left unsaved is read by no formula that runs (`own_inputs`):
+                        // an empty stand-in, which would fail loudly if one did
+                        let none = Tensor::zeros(&[0], $g.dtype());
+                        let ($sa, $sb) = (
+                            ctx.saved_opt(0).unwrap_or(&none),
+                            ctx.saved_opt(1).unwrap_or(&none),
+                        );
                         bind_output!(ctx, 2, $so);
                         let da = if ctx.needs_input_grad(0) { Some($da?) } else { None };
                         let db = if ctx.needs_input_grad(1) { Some($db?) } else { None };
@@ -104,7 +137,7 @@ macro_rules! define_binary_ops {
 /// number, for the rows that allow it (`numbers(...)`); others refuse numbers, as PyTorch.
 macro_rules! define_operand_forms {
     ($( $(#[$doc:meta])* $name:ident, $inplace:ident, $node:literal $(numbers($self_node:literal, $other_node:literal))?,
-        |$a:ident, $b:ident| $fwd:expr, |$g:ident, $sa:ident, $sb:ident, $so:ident| ($da:expr, $db:expr); )*) => {
+        |$a:ident, $b:ident| $fwd:expr, |$g:ident, $sa:ident, $sb:ident, $so:ident| ($da:expr, $db:expr) $($own:ident)?; )*) => {
         /// The ops of the rows with operands that may be Python numbers.
         pub mod operands {
             use super::*;
@@ -227,7 +260,7 @@ macro_rules! twin {
 /// Each fused backward op as a method of [`Grad`], written over the gradient when allowed.
 macro_rules! define_fused_methods {
     ($list:ident: $( $(#[$doc:meta])* $name:ident, -, $node:literal, |$a:ident, $b:ident| $fwd:expr,
-        |$g:ident, $sa:ident, $sb:ident, $so:ident| ($da:expr, $db:expr); )*) => {
+        |$g:ident, $sa:ident, $sb:ident, $so:ident| ($da:expr, $db:expr) $($own:ident)?; )*) => {
         impl Grad<'_, '_> {
             $(
                 $(#[$doc])*

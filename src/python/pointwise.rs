@@ -36,7 +36,7 @@ macro_rules! bind_unary_ops {
 /// Python number on either side where the row allows it).
 macro_rules! bind_binary_ops {
     ($( $(#[$doc:meta])* $name:ident, $inplace:ident, $node:literal $(numbers($self_node:literal, $other_node:literal))?,
-        |$a:ident, $b:ident| $fwd:expr, |$g:ident, $sa:ident, $sb:ident, $so:ident| ($da:expr, $db:expr); )*) => {
+        |$a:ident, $b:ident| $fwd:expr, |$g:ident, $sa:ident, $sb:ident, $so:ident| ($da:expr, $db:expr) $($own:ident)?; )*) => {
         #[pymethods]
         impl PyTensor {
             $(
