@@ -64,3 +64,27 @@ def test_signs_of_zero_as_pytorch():
     assert math.copysign(1.0, row[0, 1].item()) > 0  # a matrix-vector product: +0.0
     outer = torch.tensor([[0.0], [-0.176]]).mm(torch.tensor([[0.176, 2.76, 0.0]]))
     assert math.copysign(1.0, outer[1, 2].item()) < 0  # a matrix product's one term: -0.0
+
+
+def _signs(t):
+    return ["-0" if v == 0 and math.copysign(1.0, v) < 0 else "+0" for v in t.flatten().tolist()]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_zero_sums_of_products_have_pytorchs_signs_in_both_float_types(dtype):
+    """Sums of -0.0 terms are +0.0 (PyTorch's BLAS starts every sum from +0.0), except an outer
+    product's single term (fuzzer fz-9074: float64 products kept -0.0, and rsqrt gave -inf)."""
+
+    def t(*rows):
+        return torch.tensor(list(rows), dtype=dtype)
+
+    z = lambda *shape: torch.zeros(*shape, dtype=dtype)  # noqa: E731
+    assert _signs(t([-2.0]) @ z(1, 3)) == ["+0"] * 3
+    assert _signs(t([-2.0], [-3.0]) @ z(1, 1)) == ["+0"] * 2
+    assert _signs(t([-2.0], [-3.0]) @ z(1, 2)) == ["-0"] * 4  # an outer product: the term
+    assert _signs(t([-2.0, -1.0]) @ z(2, 2)) == ["+0"] * 2
+    assert _signs(t([-2.0, -1.0], [-1.0, -3.0]) @ z(2, 2)) == ["+0"] * 4
+    assert _signs(t([-2.0, -1.0], [-1.0, -3.0]) @ z(2)) == ["+0"] * 2
+    assert _signs(torch.tensor([-2.0, -1.0], dtype=dtype) @ z(2)) == ["+0"]
+    assert _signs(t([[-2.0]]) @ z(1, 1, 2)) == ["+0"] * 2
+    assert (t([[-2.0]]) @ z(1, 1, 2)).rsqrt().tolist() == [[[math.inf, math.inf]]]

@@ -122,6 +122,7 @@ unsafe fn crate_gemm<T: Float>(
     c: &mut [T],
     threads: usize,
 ) {
+    let out = &mut *c;
     let mut run = move |threads: usize| {
         let (a, b) = (a, b);
         let parallelism = if threads > 1 {
@@ -135,7 +136,7 @@ unsafe fn crate_gemm<T: Float>(
                 m,
                 n,
                 k,
-                c.as_mut_ptr(),
+                out.as_mut_ptr(),
                 1,
                 n as isize,
                 false,
@@ -158,6 +159,25 @@ unsafe fn crate_gemm<T: Float>(
         parallel::install(run);
     } else {
         run(1);
+    }
+    signed_zeros_as_blas((m, n, k), T::zero(), c);
+}
+
+/// Gives a product's zero sums PyTorch's CPU BLAS signs: its sums start from +0.0 (`C = 0`,
+/// then `+=` each term), so a sum of -0.0 terms is +0.0, except that an outer product
+/// (`k == 1` with `m, n > 1`) is its single term (-0.0 stays). The `gemm` crate keeps -0.0
+/// sums; adding +0.0 afterwards changes exactly those (the AVX-512 `sgemm` follows the rule
+/// itself).
+pub fn signed_zeros_as_blas<T: Copy + std::ops::Add<Output = T>>(
+    (m, n, k): (usize, usize, usize),
+    zero: T,
+    c: &mut [T],
+) {
+    if k == 1 && m > 1 && n > 1 {
+        return;
+    }
+    for v in c.iter_mut() {
+        *v = *v + zero;
     }
 }
 

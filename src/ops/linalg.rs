@@ -72,6 +72,7 @@ fn gemm<T: BufferElement + LinalgScalar>(
                 } else {
                     run(1);
                 }
+                crate::cpu::gemm::signed_zeros_as_blas((m, n, k), T::zero(), &mut out);
                 return;
             }
             let view = |data: &[T], l: &Layout| {
