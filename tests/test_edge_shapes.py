@@ -88,3 +88,19 @@ def test_zero_sums_of_products_have_pytorchs_signs_in_both_float_types(dtype):
     assert _signs(torch.tensor([-2.0, -1.0], dtype=dtype) @ z(2)) == ["+0"]
     assert _signs(t([[-2.0]]) @ z(1, 1, 2)) == ["+0"] * 2
     assert (t([[-2.0]]) @ z(1, 1, 2)).rsqrt().tolist() == [[[math.inf, math.inf]]]
+
+
+def test_matmul_folds_a_batch_as_pytorch_which_decides_the_graph_and_zero_signs():
+    """PyTorch 2.15's matmul folds the larger operand's batch into one mm when the smaller
+    operand requires grad (or the larger one is a viewable 3-D+ left operand), else it runs a
+    batched product: the graphs differ, and so do the signs of zero sums (an mm outer product
+    keeps -0.0 terms, a batched one starts from +0.0)."""
+    a, z = -torch.ones(3, 1), torch.zeros(2, 1, 3)
+    assert _signs(a @ z) == ["+0"] * 18  # batched
+    out = a.requires_grad_() @ z
+    assert _signs(out) == ["-0"] * 18 and out.is_contiguous()
+    assert out.grad_fn.name() == "CloneBackward0"  # (zᵀ @ aᵀ)ᵀ made contiguous
+    x = torch.randn(2, 3, 4, requires_grad=True)
+    y = x @ torch.randn(4, 5)
+    assert y.grad_fn.name() == "UnsafeViewBackward0"
+    assert y.grad_fn.next_functions[0][0].name() == "MmBackward0"

@@ -32,7 +32,6 @@ ENTRIES = GOLDEN["programs"]
 # difference ("kind: first difference at op", "<- ops" for the shrunk program's chain when only
 # the gradients or backward differ). Written from the output of ``tools/run_fuzz.py --record``.
 KNOWN = {
-    "fz-2403-min": "divergence: value at n/t",
     "fz-825-min": "exception: RuntimeError vs None at getitem[basic]",
     "fz-761-min": "exception: RuntimeError vs None at tanh",
     # recorded from seeds 1100000..1104999 (after the fixes of the third round)

@@ -38,9 +38,6 @@ KNOWN_GRAPH_DIFFERENCES = {
         "clamp with tensor bounds records maximum/minimum, not one ClampBackward0",
         {"names", "tree"},
     ),
-    "b @ m": ("issue 14: matmul folds a batch into mm (view, mm, _unsafe_view)", {"tree"}),
-    "b @ v": ("issue 14: matmul folds a batch into mv", {"tree"}),
-    "torch.matmul(b, m)": ("issue 14: matmul folds a batch into mm", {"tree"}),
     "x.scatter_add(1, i, y)": (
         "issue 12: scatter_add with an index smaller than src",
         {"flags", "names", "tree"},

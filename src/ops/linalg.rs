@@ -340,6 +340,11 @@ impl Tensor {
                 let lb = other.select(0, i as isize)?.layout().clone();
                 data.extend(gemm::<T>(self, &la, other, &lb));
             }
+            if k == 1 {
+                // PyTorch's batched product starts every sum from +0.0, outer products too
+                // (mm keeps an outer product's -0.0 terms, see `signed_zeros_as_blas`)
+                data.iter_mut().for_each(|v| *v += <T as num_traits::Zero>::zero());
+            }
             Tensor::from_vec(data, &[b, n, m])?
         });
         if !is_recording(&[self, other]) {
@@ -380,23 +385,50 @@ impl Tensor {
             (2, 1) => self.mv(other),
             (1, 2) => squeeze_fresh(&self.unsqueeze(0)?.mm(other)?, 0),
             (2, 2) => self.mm(other),
-            // the batched product's result seen without the temporary dimension, not a view
-            (_, 1) => {
-                let out = self.matmul(&other.unsqueeze(1)?)?;
-                out.unsafe_view(&out.shape()[..out.dim() - 1])
-            }
-            (1, _) => {
-                let out = self.unsqueeze(0)?.matmul(other)?;
-                let mut shape = out.shape().to_vec();
-                shape.remove(shape.len() - 2);
-                out.unsafe_view(&shape)
-            }
-            _ => self.batched_matmul(other),
+            _ if should_fold(self, other) => self.folded_matmul(other),
+            // a vector operand gets a temporary dimension, absent from the result's shape
+            (_, 1) => self.batched_matmul(&other.unsqueeze(1)?, Some(1)),
+            (1, _) => self.unsqueeze(0)?.batched_matmul(other, Some(2)),
+            _ => self.batched_matmul(other, None),
         }
     }
 
-    /// `@` of operands of at least 2 dimensions, one of them at least 3.
-    fn batched_matmul(&self, other: &Tensor) -> Result<Tensor> {
+    /// `@` with the larger operand's batch folded into its rows, as PyTorch: one `mm` (or `mv`)
+    /// instead of a batched product; a 2-D (or 1-D) `self` times a batch is computed transposed
+    /// (`(otherᵀ @ selfᵀ)ᵀ`, made contiguous).
+    fn folded_matmul(&self, other: &Tensor) -> Result<Tensor> {
+        let transpose = other.dim() > self.dim();
+        let (t1, t2) = if transpose {
+            let t2 = if self.dim() == 2 {
+                self.t()?
+            } else {
+                self.clone()
+            };
+            (other.transpose(-2, -1)?, t2)
+        } else {
+            (self.clone(), other.clone())
+        };
+        let sizes = t1.shape();
+        let mut out_shape = sizes[..sizes.len() - 1].to_vec();
+        let rows: usize = out_shape.iter().product();
+        let depth = sizes[sizes.len() - 1];
+        let folded = t1.reshape(&[rows as isize, depth as isize])?;
+        if t2.dim() == 1 {
+            return folded.mv(&t2)?.unsafe_view(&out_shape);
+        }
+        out_shape.push(t2.shape()[1]);
+        let out = folded.mm(&t2)?.unsafe_view(&out_shape)?;
+        if transpose {
+            out.transpose(-2, -1)?.contiguous()
+        } else {
+            Ok(out)
+        }
+    }
+
+    /// `@` of operands of at least 2 dimensions, one of them at least 3, through one batched
+    /// product; the result is seen (not as a view) without the dimension `drop` places from the
+    /// end, a vector operand's temporary one.
+    fn batched_matmul(&self, other: &Tensor, drop: Option<usize>) -> Result<Tensor> {
         let (sa, sb) = (self.shape(), other.shape());
         let (n, k) = (sa[sa.len() - 2], sa[sa.len() - 1]);
         let (k2, m) = (sb[sb.len() - 2], sb[sb.len() - 1]);
@@ -420,9 +452,39 @@ impl Tensor {
         let b = other
             .expand(&dims([k, m]))?
             .reshape(&[count as isize, k as isize, m as isize])?;
-        let shape: Vec<usize> = batch.iter().chain(&[n, m]).copied().collect();
+        let mut shape: Vec<usize> = batch.iter().chain(&[n, m]).copied().collect();
+        if let Some(from_end) = drop {
+            shape.remove(shape.len() - from_end);
+        }
         a.bmm(&b)?.unsafe_view(&shape)
     }
+}
+
+/// Whether `a @ b` folds the larger operand's batch into a matrix (PyTorch's `should_fold`):
+/// one operand at least 3-D and the other 1-D or 2-D, and either the smaller one requires grad
+/// (its gradient is then one product, not a batch summed) or, for a larger `a`, its leading
+/// dimensions can be merged without a copy.
+fn should_fold(a: &Tensor, b: &Tensor) -> bool {
+    let a_larger = a.dim() >= b.dim();
+    let (larger, smaller) = if a_larger { (a, b) } else { (b, a) };
+    if !(larger.dim() >= 3 && smaller.dim() <= 2) {
+        return false;
+    }
+    if smaller.requires_grad() {
+        return true;
+    }
+    // a 2-D `a` would need the product transposed back and copied
+    if a.dim() == 2 || larger.numel() == 0 {
+        return a.dim() != 2;
+    }
+    // the larger operand as the folded product reads it (transposed when it is `b`)
+    let (mut shape, mut strides) = (larger.shape().to_vec(), larger.layout().strides.to_vec());
+    if !a_larger {
+        let n = shape.len();
+        shape.swap(n - 2, n - 1);
+        strides.swap(n - 2, n - 1);
+    }
+    (0..shape.len() - 2).all(|i| strides[i] == strides[i + 1] * shape[i + 1] as isize)
 }
 
 /// PyTorch's `t.squeeze_(dim)` on a fresh product (`SqueezeBackward4`): the result owns the
