@@ -416,7 +416,7 @@ fn lanes(len: usize, at: usize) -> __mmask16 {
 const MIN_SPLIT: usize = 64;
 
 /// `B` packed once for many products with it (a recurrent layer's weights, multiplied at
-/// every step): the slivers [`product`] would pack, for every depth and column block, in the
+/// every step): the slivers a product would pack, for every depth and column block, in the
 /// order it walks them. Its buffer comes from and goes back to the buffer pool.
 pub struct PackedB {
     k: usize,
