@@ -35,7 +35,7 @@ OTHER_FUNCTIONS = [
     "clone", "detach", "numel", "where", "isclose", "allclose", "equal",
     "floor_divide", "remainder", "fmod", "tril", "triu", "diag", "diagonal", "trace", "cumprod",
     "sort", "argsort", "topk", "kthvalue", "median", "mode", "unique", "cross", "roll",
-    "broadcast_to", "addmm", "addmv", "baddbmm",
+    "broadcast_to", "addmm", "addmv", "baddbmm", "lerp", "addcmul", "addcdiv",
 ]  # fmt: skip
 
 # torch.xxx functions of the native module itself (they take numbers where Tensor's methods
@@ -49,6 +49,7 @@ OTHER_INPLACE = [
     "random_", "bernoulli_", "exponential_", "clamp_min_", "clamp_max_",
     "clamp_", "masked_fill_", "scatter_add_", "polygamma_", "logit_",
     "floor_divide_", "remainder_", "fmod_", "tril_", "triu_", "cumprod_", "cumsum_",
+    "lerp_", "addcmul_", "addcdiv_",
 ]  # fmt: skip
 
 # Names of ferrograd's namespace that are not function aliases (for ``__all__``).

@@ -119,6 +119,16 @@ CASES = [
         "torch.xlogy(2, x)", "torch.xlogy(x, 2)", "x.xlogy(2)", "x.mul(1).xlogy_(2)",
         "torch.xlogy(x, y.detach())", "torch.hypot(x, y.detach())", "torch.atan2(x.detach(), y)",
     ),
+    # ---- three-tensor pointwise ops (an EMA's lerp_, an optimizer's addcmul_/addcdiv_)
+    *values(
+        "x.lerp(y, 0.3)", "x.lerp(y, 0.7)", "torch.lerp(x, y, 0.25)", "x.lerp(y, v)",
+        "x.lerp(y, v.detach())", "torch.lerp(x.detach(), y, v)", "x.mul(1).lerp_(y, 0.6)",
+        "x.mul(1).lerp_(y, v)",
+        "x.addcmul(y, v)", "x.addcmul(y, v, value=-0.5)", "torch.addcmul(x, y, p, value=2)",
+        "x.addcmul(y.detach(), v)", "x.mul(1).addcmul_(y, p, value=0.3)",
+        "x.addcdiv(y, p)", "x.addcdiv(y, p, value=-0.5)", "torch.addcdiv(x, v, p, value=2)",
+        "x.addcdiv(y, p.detach())", "x.mul(1).addcdiv_(y, p, value=0.3)",
+    ),
     # ---- reductions
     *graph(
         "x.sum()", "x.sum(1)", "x.sum(dim=0, keepdim=True)", "x.sum((0, 1))", "torch.sum(x)",

@@ -73,6 +73,8 @@ abs = Tensor.abs
 acos = Tensor.acos
 acosh = Tensor.acosh
 add = Tensor.add
+addcdiv = Tensor.addcdiv
+addcmul = Tensor.addcmul
 addmm = Tensor.addmm
 addmv = Tensor.addmv
 all = Tensor.all
@@ -126,6 +128,7 @@ isfinite = Tensor.isfinite
 isinf = Tensor.isinf
 isnan = Tensor.isnan
 kthvalue = Tensor.kthvalue
+lerp = Tensor.lerp
 lgamma = Tensor.lgamma
 log = Tensor.log
 log10 = Tensor.log10
@@ -244,6 +247,8 @@ __all__ = [
     "acos",
     "acosh",
     "add",
+    "addcdiv",
+    "addcmul",
     "addmm",
     "addmv",
     "all",
@@ -333,6 +338,7 @@ __all__ = [
     "isinf",
     "isnan",
     "kthvalue",
+    "lerp",
     "lgamma",
     "linalg",
     "linspace",

@@ -811,6 +811,26 @@ class Tensor:
         self, mat: Tensor, vec: Tensor, *, beta: builtins.float = 1.0, alpha: builtins.float = 1.0
     ) -> Tensor:
         """`beta · self + alpha · (mat @ vec)`."""
+    def lerp(self, end: Tensor, weight: builtins.float | Tensor) -> Tensor:
+        """`self + weight · (end - self)` (`weight` a number or a tensor)."""
+    def lerp_(self, end: Tensor, weight: builtins.float | Tensor) -> Self:
+        """In-place `lerp`."""
+    def addcmul(
+        self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1.0
+    ) -> Tensor:
+        """`self + value · tensor1 · tensor2`."""
+    def addcmul_(
+        self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1.0
+    ) -> Self:
+        """In-place `addcmul`."""
+    def addcdiv(
+        self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1.0
+    ) -> Tensor:
+        """`self + value · tensor1 / tensor2`."""
+    def addcdiv_(
+        self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1.0
+    ) -> Self:
+        """In-place `addcdiv`."""
     def baddbmm(
         self,
         batch1: Tensor,

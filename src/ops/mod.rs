@@ -6,6 +6,7 @@
 //! |---|---|
 //! | `pointwise` | the one-tensor derivative table (`exp`, `sin`, `relu`, `lgamma`, ...), `clamp`, `polygamma`, `logit`, `clone`, `to` |
 //! | `pointwise_binary` | the two-tensor table (`xlogy`, `hypot`, `atan2`) and the fused backward ops (`tanh_backward`, ...) |
+//! | `pointwise_ternary` | `lerp`, `addcmul`, `addcdiv` (and in place) |
 //! | `arithmetic` | `+ - * / **` with tensors and numbers, `add(alpha=)` |
 //! | `activation` | `nn.functional` activations: `gelu`, `silu`, `softplus`, `leaky_relu`, `elu`, `softmax`, `log_softmax` |
 //! | `reduction` | `sum`, `mean`, `norm`, `prod`, `max`/`min`/`amax`/`amin`/`argmax`, `var`, `std`, `logsumexp`, `cumsum` |
@@ -49,6 +50,7 @@ pub mod operators;
 pub mod optim;
 pub mod pointwise;
 pub mod pointwise_binary;
+pub mod pointwise_ternary;
 pub mod pooling;
 pub mod random;
 pub mod recurrent;

@@ -14,6 +14,7 @@ mod random;
 mod tensor;
 mod tensor_new;
 mod tensor_ops;
+mod ternary;
 
 use crate::core::error::{Error, ErrorKind};
 use pyo3::exceptions::{
