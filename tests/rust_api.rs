@@ -275,3 +275,18 @@ fn operators_and_ndarray_views_carry_gradients() -> Result<()> {
     );
     Ok(())
 }
+
+#[test]
+fn frobenius_norm_is_the_2_norm_and_refuses_more_than_two_dims_as_pytorch() -> Result<()> {
+    let x = Tensor::from_vec(vec![3.0f64, 4.0, 0.0, 12.0], &[2, 1, 2])?;
+    assert_eq!(x.norm_fro(&[], false, None)?.item()?.to_f64(), 13.0);
+    let rows = x.norm_fro(&[0, 2], false, None)?;
+    assert_eq!(rows.to_vec::<f64>()?, vec![13.0]);
+    let err = x.norm_fro(&[0, 1, 2], false, None).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 2"),
+        "{err}"
+    );
+    Ok(())
+}

@@ -193,6 +193,20 @@ impl Tensor {
         self.norm_p_as(p, dims, keepdim, None)
     }
 
+    /// The Frobenius norm (`p='fro'`, PyTorch's default for `Tensor.norm`): the 2-norm over
+    /// `dims` (all when empty). More than two dims are refused, as PyTorch hands 'fro' over a
+    /// dim list to `linalg.matrix_norm`.
+    pub fn norm_fro(&self, dims: &[isize], keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+        if dims.len() > 2 {
+            let listed: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+            return Err(Error::runtime(format!(
+                "linalg.matrix_norm: dim must be a 2-tuple. Got {}",
+                listed.join(" ")
+            )));
+        }
+        self.norm_p_as(2.0, dims, keepdim, dtype)
+    }
+
     /// [`Tensor::norm_p`] computed in `dtype` when given (PyTorch's `dtype=`: the conversion
     /// belongs to the norm's node, the gradient is converted back).
     pub fn norm_p_as(

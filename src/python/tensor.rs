@@ -683,18 +683,10 @@ impl PyTensor {
         let dims = dims_arg(dim)?;
         // PyTorch's default p is 'fro'
         let fro = p.is_none_or(|p| p.extract::<String>().is_ok_and(|s| s == "fro"));
+        if fro {
+            return wrap(run(|| self.inner.norm_fro(&dims, keepdim, dtype)));
+        }
         let p = match p {
-            _ if fro => {
-                if dims.len() > 2 {
-                    // PyTorch hands 'fro' over more than two dims to matrix_norm, which refuses
-                    let listed: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
-                    return Err(PyRuntimeError::new_err(format!(
-                        "linalg.matrix_norm: dim must be a 2-tuple. Got {}",
-                        listed.join(" ")
-                    )));
-                }
-                2.0
-            }
             None => 2.0,
             Some(p) => p
                 .extract::<f64>()
