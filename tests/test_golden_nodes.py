@@ -54,10 +54,7 @@ KNOWN_GRAPH_DIFFERENCES = {
     "mul_through_view(x.clone(), (slice(None), 1), y[:, 1])": (VIEWS_AND_INPLACE, {"tree"}),
     "mul_through_view(x.mul(1), (0,), 2.0)": (VIEWS_AND_INPLACE, {"tree"}),
     "setitem(x.clone(), (0,), y[1])": (VIEWS_AND_INPLACE, {"tree"}),
-    "setitem(x.clone(), ([0, 1], [2, 0]), v[:2])": (VIEWS_AND_INPLACE, {"names", "tree"}),
     "setitem(x.clone(), (slice(None), 1), v[:2])": (VIEWS_AND_INPLACE, {"tree"}),
-    "setitem(x.clone(), mask, 0.5)": (VIEWS_AND_INPLACE, {"names", "tree"}),
-    "setitem(x.clone(), mask, y[mask])": (VIEWS_AND_INPLACE, {"names", "tree"}),
     "setitem(x.detach().clone(), (0,), y[1])": (VIEWS_AND_INPLACE, {"tree"}),
     "setitem(x.mul(1), (..., 0), 1.0)": (VIEWS_AND_INPLACE, {"tree"}),
 }

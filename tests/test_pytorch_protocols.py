@@ -378,3 +378,53 @@ def test_pickled_model_and_optimizer_resume_identically():
         train(m, o, 4)
         for a, b in zip(m.parameters(), model.parameters()):
             assert a.tolist() == b.tolist()
+
+
+# (index, value, PyTorch 2.15's grad_fn of x after `x[index] = value` on a non-leaf (3, 4) x)
+SETITEM_NODES = [
+    ("mask", 2.0, "MaskedFillBackward0"),
+    ("mask", "0-d", "IndexPutBackward0"),
+    ("row mask", 2.0, "MaskedFillBackward0"),
+    ("row mask", "row", "IndexPutBackward0"),
+    ("index", "row", "IndexPutBackward0"),
+    ("column index", "columns", "IndexPutBackward0"),
+    ("two indices", "pair", "IndexPutBackward0"),
+    ("two indices", 1.0, "IndexPutBackward0"),
+    ("slice and index", 2.0, "torch::autograd::CopySlices"),
+    ("int and index", 2.0, "torch::autograd::CopySlices"),
+    ("ellipsis and mask", 2.0, "MaskedFillBackward0"),
+    ("True", 2.0, "torch::autograd::CopySlices"),
+]
+
+
+@pytest.mark.parametrize("index,value,node", SETITEM_NODES)
+def test_setitem_writes_into_the_tensor_itself_unless_the_index_takes_a_view(index, value, node):
+    """``x[index] = value`` is ``index_put_`` on ``x`` itself (or ``masked_fill_`` for a lone
+    bool mask and a Python number) when the basic part of the index selects everything, and
+    goes through a view (CopySlices on ``x``) when it selects less."""
+    x0 = torch.randn(3, 4, requires_grad=True)
+    x = x0 * 1
+    index = {
+        "mask": x.detach() > 0,
+        "row mask": torch.tensor([True, False, True]),
+        "index": torch.tensor([0, 2]),
+        "column index": (slice(None), torch.tensor([0, 2])),
+        "two indices": (torch.tensor([0, 2]), torch.tensor([1, 3])),
+        "slice and index": (slice(1, None), torch.tensor([0, 2])),
+        "int and index": (0, torch.tensor([0, 2])),
+        "ellipsis and mask": (Ellipsis, torch.tensor([True, False, True, False])),
+        "True": True,
+    }[index]
+    value = {
+        "0-d": torch.tensor(2.0),
+        "row": torch.ones(4),
+        "columns": torch.ones(3, 2),
+        "pair": torch.ones(2),
+    }.get(value, value)
+    expected = x.detach().clone()
+    expected[index] = value if not isinstance(value, torch.Tensor) else value.detach()
+    x[index] = value
+    assert x.grad_fn.name() == node
+    assert x.tolist() == expected.tolist()
+    x.sum().backward()
+    assert x0.grad.shape == (3, 4)

@@ -1,6 +1,7 @@
 //! Basic indexing (`x[0]`, `x[1:3]`, `x[..., None]`): a chain of select/slice/unsqueeze views.
 
 use crate::autograd::{is_recording, record};
+use crate::core::dtype::Scalar;
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::GradModeGuard;
 use crate::core::tensor::Tensor;
@@ -287,8 +288,13 @@ impl Tensor {
             )));
         }
         let (basic, advanced) = self.split_index(items)?;
-        let view = if advanced.is_none() && self.covers_all(&basic) {
-            // `x[:] = v`, `x[...] = v`: PyTorch writes into `x` itself, not through a view
+        // an integer selects (a view) before the advanced part, as PyTorch's slicing does
+        let selects = items
+            .iter()
+            .any(|i| matches!(i, Index::Basic(IndexItem::Int(_))));
+        let view = if !selects && self.covers_all(&basic) {
+            // `x[:] = v`, `x[...] = v`, `x[idx] = v`, `x[mask] = v`: PyTorch writes into `x`
+            // itself (IndexPutBackward0), not through a view (CopySlices)
             self.clone()
         } else {
             self.index(&basic)?
@@ -306,6 +312,67 @@ impl Tensor {
 }
 
 impl Tensor {
+    /// `self[items] = value` for a Python number: as [`Tensor::index_assign`], except that a
+    /// lone bool mask (with only `...` or whole-dimension slices beside it) fills in place as
+    /// `masked_fill_`, as PyTorch does (`MaskedFillBackward0`).
+    pub fn index_assign_number(&self, items: &[Index], value: Scalar) -> Result<()> {
+        if let Some((mask, from)) = self.lone_mask(items) {
+            // PyTorch's IndexError for a mask whose shape does not match the dims it covers
+            self.split_index(items)?;
+            // the mask covers dims from..from + mask.dim(): trailing ones broadcast it
+            let mut shape: Vec<isize> = mask.shape().iter().map(|&n| n as isize).collect();
+            let after = self.dim().saturating_sub(from + mask.dim());
+            shape.extend(std::iter::repeat_n(1, after));
+            let mask = mask.reshape(&shape)?;
+            return self.apply_inplace("masked_fill_", &[], |x| x.masked_fill(&mask, value));
+        }
+        self.index_assign(items, &Tensor::scalar_of(value.to_f64(), self.dtype()))
+    }
+
+    /// The bool mask of `items` and the first dim it covers, when it is the only entry besides
+    /// `...` and whole-dimension slices (so no view is taken).
+    fn lone_mask(&self, items: &[Index]) -> Option<(Tensor, usize)> {
+        let masks: Vec<(usize, &Tensor)> = items
+            .iter()
+            .enumerate()
+            .filter_map(|(k, i)| match i {
+                Index::Tensor(t) => Some((k, t)),
+                Index::Basic(_) => None,
+            })
+            .collect();
+        let [(at, mask)] = masks[..] else {
+            return None;
+        };
+        if mask.dtype() != crate::DType::Bool || mask.dim() == 0 {
+            return None;
+        }
+        let whole = |i: &Index| {
+            matches!(
+                i,
+                Index::Basic(IndexItem::Ellipsis) | Index::Basic(IndexItem::Slice(None, None, 1))
+            )
+        };
+        if !items.iter().enumerate().all(|(k, i)| k == at || whole(i)) {
+            return None;
+        }
+        // dims before the mask: the slices before it, or with an ellipsis before it, all the
+        // dims the items after it leave
+        let before = &items[..at];
+        let from = if before
+            .iter()
+            .any(|i| matches!(i, Index::Basic(IndexItem::Ellipsis)))
+        {
+            let after: usize = items[at + 1..]
+                .iter()
+                .filter(|i| !matches!(i, Index::Basic(IndexItem::Ellipsis)))
+                .count();
+            self.dim().checked_sub(after + mask.dim())?
+        } else {
+            before.len()
+        };
+        (from + mask.dim() <= self.dim()).then(|| (mask.clone(), from))
+    }
+
     /// Whether a basic index selects this whole tensor as it is: only `...` and slices that start
     /// at 0 and reach the end with step 1 (PyTorch's slice optimization in assignment).
     fn covers_all(&self, items: &[IndexItem]) -> bool {

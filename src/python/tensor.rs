@@ -734,7 +734,7 @@ impl PyTensor {
         let src = match value.cast::<PyTensor>() {
             Ok(t) => t.get().inner.clone(),
             Err(_) => match scalar_arg(value) {
-                Some(s) => Tensor::scalar_of(s.to_f64(), self.inner.dtype()),
+                Some(s) => return run(|| self.inner.index_assign_number(&items, s)),
                 None => tensor_from_data(value, Some(self.inner.dtype()))?,
             },
         };
