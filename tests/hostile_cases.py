@@ -288,6 +288,7 @@ CASES = [
     ("getitem_zero_step", "v[::0]"),
     ("setitem_index", "a[5] = 1.0"),
     ("setitem_mask_shape", "a[m[:, :2]] = 0.0"),
+    ("setitem_column_index_number_out_of_range", "a[:, torch.tensor([-4])] = 1.0"),
     ("setitem_value_shape", "a[0] = torch.ones(4)"),
     ("setitem_col_value_shape", "a[:, 0] = b"),
     ("setitem_tensor_index", "a[torch.tensor([2])] = 0.0"),

@@ -387,6 +387,8 @@ SETITEM_NODES = [
     ("row mask", 2.0, "MaskedFillBackward0"),
     ("row mask", "row", "IndexPutBackward0"),
     ("index", "row", "IndexPutBackward0"),
+    ("index", 2.0, "IndexFillBackward0"),
+    ("column index", 2.0, "IndexFillBackward0"),
     ("column index", "columns", "IndexPutBackward0"),
     ("two indices", "pair", "IndexPutBackward0"),
     ("two indices", 1.0, "IndexPutBackward0"),
@@ -399,9 +401,9 @@ SETITEM_NODES = [
 
 @pytest.mark.parametrize("index,value,node", SETITEM_NODES)
 def test_setitem_writes_into_the_tensor_itself_unless_the_index_takes_a_view(index, value, node):
-    """``x[index] = value`` is ``index_put_`` on ``x`` itself (or ``masked_fill_`` for a lone
-    bool mask and a Python number) when the basic part of the index selects everything, and
-    goes through a view (CopySlices on ``x``) when it selects less."""
+    """``x[index] = value`` is ``index_put_`` on ``x`` itself (or ``masked_fill_``/``index_fill_``
+    for a lone bool mask/integer index and a Python number) when the basic part of the index
+    selects everything, and goes through a view (CopySlices on ``x``) when it selects less."""
     x0 = torch.randn(3, 4, requires_grad=True)
     x = x0 * 1
     index = {

@@ -601,6 +601,47 @@ impl Tensor {
         ))
     }
 
+    /// The slices at positions `index` (any shape; negative positions count from the end)
+    /// along `dim` filled with `value` (`IndexFillBackward0`: the gradient is zero there), as
+    /// PyTorch's `index_fill`. A position outside the dimension is PyTorch's IndexError.
+    pub fn index_fill(&self, dim: usize, index: &Tensor, value: Scalar) -> Result<Tensor> {
+        let size = *self.shape().get(dim).ok_or_else(|| {
+            Error::index(format!(
+                "index_fill: dimension {dim} out of range for a {}-D tensor",
+                self.dim()
+            ))
+        })?;
+        let mut hit = vec![false; size];
+        for v in index.to_vec::<i64>()? {
+            let at = if v < 0 { v + size as i64 } else { v };
+            if at < 0 || at >= size as i64 {
+                return Err(Error::index(format!(
+                    "index {v} is out of bounds for dimension {dim} with size {size}"
+                )));
+            }
+            hit[at as usize] = true;
+        }
+        let mut shape = vec![1usize; self.dim()];
+        shape[dim] = size;
+        let mask = Tensor::from_vec(hit, &shape)?;
+        let fill = Tensor::scalar_of(value.to_f64(), self.dtype());
+        let out = select_values(&mask, &fill, &self.detach())?;
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        Ok(record(
+            out,
+            "IndexFillBackward0",
+            &[self],
+            &[],
+            move |ctx| {
+                let g = ctx.grad(0);
+                let zero = Tensor::scalar_of(0.0, g.dtype());
+                Ok(vec![Some(Tensor::where_(&mask, &zero, g)?)])
+            },
+        ))
+    }
+
     /// Elements replaced by `value` where `mask` is true; the gradient is zero there.
     pub fn masked_fill(&self, mask: &Tensor, value: Scalar) -> Result<Tensor> {
         let fill = Tensor::scalar_of(value.to_f64(), self.dtype());

@@ -313,10 +313,14 @@ impl Tensor {
 
 impl Tensor {
     /// `self[items] = value` for a Python number: as [`Tensor::index_assign`], except that a
-    /// lone bool mask (with only `...` or whole-dimension slices beside it) fills in place as
-    /// `masked_fill_`, as PyTorch does (`MaskedFillBackward0`).
+    /// lone bool mask or integer index tensor (with only `...` or whole-dimension slices beside
+    /// it) fills in place as `masked_fill_` or `index_fill_`, as PyTorch does
+    /// (`MaskedFillBackward0`, `IndexFillBackward0`).
     pub fn index_assign_number(&self, items: &[Index], value: Scalar) -> Result<()> {
-        if let Some((mask, from)) = self.lone_mask(items) {
+        if let Some((index, dim)) = self.lone_tensor_index(items, crate::DType::Int64) {
+            return self.apply_inplace("index_fill_", &[], |x| x.index_fill(dim, &index, value));
+        }
+        if let Some((mask, from)) = self.lone_tensor_index(items, crate::DType::Bool) {
             // PyTorch's IndexError for a mask whose shape does not match the dims it covers
             self.split_index(items)?;
             // the mask covers dims from..from + mask.dim(): trailing ones broadcast it
@@ -329,9 +333,10 @@ impl Tensor {
         self.index_assign(items, &Tensor::scalar_of(value.to_f64(), self.dtype()))
     }
 
-    /// The bool mask of `items` and the first dim it covers, when it is the only entry besides
-    /// `...` and whole-dimension slices (so no view is taken).
-    fn lone_mask(&self, items: &[Index]) -> Option<(Tensor, usize)> {
+    /// The tensor index of `items` (a bool mask or int64 positions, as `dtype` asks) and the
+    /// first dim it covers, when it is the only entry besides `...` and whole-dimension slices
+    /// (so no view is taken).
+    fn lone_tensor_index(&self, items: &[Index], dtype: crate::DType) -> Option<(Tensor, usize)> {
         let masks: Vec<(usize, &Tensor)> = items
             .iter()
             .enumerate()
@@ -343,9 +348,15 @@ impl Tensor {
         let [(at, mask)] = masks[..] else {
             return None;
         };
-        if mask.dtype() != crate::DType::Bool || mask.dim() == 0 {
+        if mask.dtype() != dtype || mask.dim() == 0 {
             return None;
         }
+        // an int64 index covers one dim whatever its shape; a mask as many as it has
+        let covered = if dtype == crate::DType::Bool {
+            mask.dim()
+        } else {
+            1
+        };
         let whole = |i: &Index| {
             matches!(
                 i,
@@ -366,11 +377,11 @@ impl Tensor {
                 .iter()
                 .filter(|i| !matches!(i, Index::Basic(IndexItem::Ellipsis)))
                 .count();
-            self.dim().checked_sub(after + mask.dim())?
+            self.dim().checked_sub(after + covered)?
         } else {
             before.len()
         };
-        (from + mask.dim() <= self.dim()).then(|| (mask.clone(), from))
+        (from + covered <= self.dim()).then(|| (mask.clone(), from))
     }
 
     /// Whether a basic index selects this whole tensor as it is: only `...` and slices that start
