@@ -90,12 +90,7 @@ pub unsafe fn sgemm(
     c: &mut [MaybeUninit<f32>],
     threads: usize,
 ) {
-    assert_eq!(c.len(), m * n, "output size");
-    if m == 0 || n == 0 {
-        return;
-    }
-    if k == 0 {
-        c.fill(MaybeUninit::new(0.0));
+    if empty_product((m, n, k), c) {
         return;
     }
     let c_ptr = CPtr(c.as_mut_ptr().cast::<f32>());
@@ -137,6 +132,16 @@ pub unsafe fn sgemm(
             product(rows, cols, n, k, a_part, rhs, c_part, 1)
         });
     });
+}
+
+/// Checks that `c` holds the m×n output, and handles the products with nothing to multiply:
+/// true (and `c` written: zeros when the depth is 0) when there is nothing left to do.
+fn empty_product((m, n, k): (usize, usize, usize), c: &mut [MaybeUninit<f32>]) -> bool {
+    assert_eq!(c.len(), m * n, "output size");
+    if k == 0 {
+        c.fill(MaybeUninit::new(0.0));
+    }
+    m == 0 || n == 0 || k == 0
 }
 
 /// Thin products of more than this many multiply-adds split their outputs over the threads.
@@ -463,12 +468,7 @@ pub unsafe fn sgemm_packed(
     threads: usize,
 ) {
     let (n, k) = (b.n, b.k);
-    assert_eq!(c.len(), m * n, "output size");
-    if m == 0 || n == 0 {
-        return;
-    }
-    if k == 0 {
-        c.fill(MaybeUninit::new(0.0));
+    if empty_product((m, n, k), c) {
         return;
     }
     let c_ptr = CPtr(c.as_mut_ptr().cast::<f32>());

@@ -624,49 +624,35 @@ impl Tensor {
         let mut shape = vec![1usize; self.dim()];
         shape[dim] = size;
         let mask = Tensor::from_vec(hit, &shape)?;
-        let fill = Tensor::scalar_of(value.to_f64(), self.dtype());
-        let out = select_values(&mask, &fill, &self.detach())?;
-        if !is_recording(&[self]) {
-            return Ok(out);
-        }
-        Ok(record(
-            out,
-            "IndexFillBackward0",
-            &[self],
-            &[],
-            move |ctx| {
-                let g = ctx.grad(0);
-                let zero = Tensor::scalar_of(0.0, g.dtype());
-                Ok(vec![Some(Tensor::where_(&mask, &zero, g)?)])
-            },
-        ))
+        self.fill_where(mask, value, "IndexFillBackward0")
     }
 
     /// Elements replaced by `value` where `mask` is true; the gradient is zero there.
     pub fn masked_fill(&self, mask: &Tensor, value: Scalar) -> Result<Tensor> {
-        let fill = Tensor::scalar_of(value.to_f64(), self.dtype());
-        let out = select_values(mask, &fill, &self.detach())?;
-        if out.shape() != self.shape() {
+        // (a mask that does not broadcast at all gets the broadcasting error from the fill)
+        let shape = crate::core::layout::broadcast_shapes(mask.shape(), self.shape());
+        if shape.is_ok_and(|shape| shape[..] != *self.shape()) {
             return Err(Error::runtime(format!(
                 "masked_fill: the mask of shape {:?} does not broadcast to the tensor's shape {:?}",
                 mask.shape(),
                 self.shape()
             )));
         }
+        self.fill_where(mask.clone(), value, "MaskedFillBackward0")
+    }
+
+    /// `value` where `mask` (broadcast to this tensor's shape) is true, this tensor elsewhere,
+    /// recorded as `node` (the gradient is zero where filled): `masked_fill`, `index_fill`.
+    fn fill_where(&self, mask: Tensor, value: Scalar, node: &'static str) -> Result<Tensor> {
+        let fill = Tensor::scalar_of(value.to_f64(), self.dtype());
+        let out = select_values(&mask, &fill, &self.detach())?;
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        let mask = mask.clone();
-        Ok(record(
-            out,
-            "MaskedFillBackward0",
-            &[self],
-            &[],
-            move |ctx| {
-                let g = ctx.grad(0);
-                let zero = Tensor::scalar_of(0.0, g.dtype());
-                Ok(vec![Some(Tensor::where_(&mask, &zero, g)?)])
-            },
-        ))
+        Ok(record(out, node, &[self], &[], move |ctx| {
+            let g = ctx.grad(0);
+            let zero = Tensor::scalar_of(0.0, g.dtype());
+            Ok(vec![Some(Tensor::where_(&mask, &zero, g)?)])
+        }))
     }
 }
