@@ -37,6 +37,19 @@ pub enum Save<'a> {
     Skip,
 }
 
+impl<'a> Save<'a> {
+    /// `t` when a formula that will run reads it (`needed`), else [`Save::Skip`]: PyTorch saves
+    /// an input only for the gradients that are computed, so changing it in place afterwards
+    /// is no error otherwise.
+    pub fn when(t: &'a Tensor, needed: bool) -> Save<'a> {
+        if needed {
+            Save::Tensor(t)
+        } else {
+            Save::Skip
+        }
+    }
+}
+
 /// True when an op on `inputs` must record a node: grad mode is on and some input requires grad.
 pub fn is_recording(inputs: &[&Tensor]) -> bool {
     is_grad_enabled()

@@ -847,6 +847,13 @@ unsafe fn kernel<const R: usize>(
 mod tests {
     use super::*;
 
+    /// Fixed row-major operands `a` (m×k) and `b` (k×n) with varied values.
+    fn operands(m: usize, n: usize, k: usize) -> (Vec<f32>, Vec<f32>) {
+        let a = (0..m * k).map(|i| ((i * 37 % 101) as f32 - 50.0) / 25.0);
+        let b = (0..k * n).map(|i| ((i * 53 % 97) as f32 - 48.0) / 30.0);
+        (a.collect(), b.collect())
+    }
+
     fn naive(m: usize, n: usize, k: usize, a: &[f32], b: &[f32]) -> Vec<f64> {
         let mut c = vec![0.0f64; m * n];
         for i in 0..m {
@@ -948,12 +955,7 @@ mod tests {
             (700, 600, 1),
             (3000, 1, 200),
         ] {
-            let a: Vec<f32> = (0..m * k)
-                .map(|i| ((i * 37 % 101) as f32 - 50.0) / 25.0)
-                .collect();
-            let b: Vec<f32> = (0..k * n)
-                .map(|i| ((i * 53 % 97) as f32 - 48.0) / 30.0)
-                .collect();
+            let (a, b) = operands(m, n, k);
             let want = naive(m, n, k, &a, &b);
             // b also given transposed: bt (n×k) read with swapped strides
             let bt: Vec<f32> = (0..n * k).map(|q| b[(q % k) * n + q / k]).collect();
@@ -1008,12 +1010,7 @@ mod tests {
             (29, 1100, 900, 2),
             (200, 70, 800, 3),
         ] {
-            let a: Vec<f32> = (0..m * k)
-                .map(|i| ((i * 37 % 101) as f32 - 50.0) / 25.0)
-                .collect();
-            let b: Vec<f32> = (0..k * n)
-                .map(|i| ((i * 53 % 97) as f32 - 48.0) / 30.0)
-                .collect();
+            let (a, b) = operands(m, n, k);
             let aref = MatRef {
                 ptr: a.as_ptr(),
                 rs: k as isize,

@@ -237,7 +237,7 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
             ])
         }),
         BinaryOp::Mul => {
-            let saves = [save_if(nb, a), save_if(na, b)];
+            let saves = [Save::when(a, nb), Save::when(b, na)];
             record(out, "MulBackward0", &[a, b], &saves, |ctx| {
                 let gb = if ctx.needs_input_grad(1) {
                     Some(ctx.grad(0).mul(ctx.saved(0))?)
@@ -257,7 +257,7 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         BinaryOp::Div => {
             // d(a/b)/da = 1/b ; d(a/b)/db = -(a/b)/b (PyTorch's order of operations, which
             // decides the infinities of second derivatives at b = 0)
-            let saves = [save_if(nb, a), Save::Tensor(b)];
+            let saves = [Save::when(a, nb), Save::Tensor(b)];
             record(out, "DivBackward0", &[a, b], &saves, |ctx| {
                 let (g, b) = (ctx.grad(0), ctx.saved(1));
                 let ga = if ctx.needs_input_grad(0) {
@@ -311,14 +311,6 @@ fn zero_base(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let dtype = float_dtype(result_type(a, b));
     let (ca, cb) = (cast_ref(a, dtype), cast_ref(b, dtype));
     crate::with_float!(dtype, T => zip(&ca, &cb, |x: T, y: T| x == 0.0 && y >= 0.0))
-}
-
-fn save_if(cond: bool, t: &Tensor) -> Save<'_> {
-    if cond {
-        Save::Tensor(t)
-    } else {
-        Save::Skip
-    }
 }
 
 /// Elementwise `x op s` (or `s op x` when `reversed`) computed in `dtype`; no autograd.

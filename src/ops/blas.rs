@@ -190,16 +190,8 @@ fn fused(
     }
     let saves = [
         Save::Skip,
-        if b.requires_grad() {
-            Save::Tensor(a)
-        } else {
-            Save::Skip
-        },
-        if a.requires_grad() {
-            Save::Tensor(b)
-        } else {
-            Save::Skip
-        },
+        Save::when(a, b.requires_grad()),
+        Save::when(b, a.requires_grad()),
     ];
     let scale = move |t: Tensor, s: f64| if s == 1.0 { Ok(t) } else { t.mul_scalar(s) };
     let columns = (

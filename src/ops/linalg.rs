@@ -502,8 +502,10 @@ fn squeeze_fresh(t: &Tensor, dim: usize) -> Result<Tensor> {
 /// What a product of `a` and `b` saves: each operand only when the other one needs a gradient
 /// (the only formula that reads it), as PyTorch.
 fn saved_for_partner<'a>(a: &'a Tensor, b: &'a Tensor) -> [Save<'a>; 2] {
-    let keep = |t: &'a Tensor, needed: bool| if needed { Save::Tensor(t) } else { Save::Skip };
-    [keep(a, b.requires_grad()), keep(b, a.requires_grad())]
+    [
+        Save::when(a, b.requires_grad()),
+        Save::when(b, a.requires_grad()),
+    ]
 }
 
 /// `a @ v` for a floating row-major (or column-major: a transposed view) matrix and a contiguous

@@ -68,15 +68,6 @@ macro_rules! backward_table {
     };
 }
 
-/// `t` saved for the backward when `needed`, else a placeholder.
-fn save_if(t: &Tensor, needed: bool) -> Save<'_> {
-    if needed {
-        Save::Tensor(t)
-    } else {
-        Save::Skip
-    }
-}
-
 /// Whether a row's formulas may read both inputs: true unless the row ends in `own_inputs`.
 macro_rules! reads_both {
     () => {
@@ -104,8 +95,8 @@ macro_rules! define_binary_ops {
                     }
                     let both = reads_both!($($own)?);
                     let saves = [
-                        save_if(self, both || self.requires_grad()),
-                        save_if(other, both || other.requires_grad()),
+                        Save::when(self, both || self.requires_grad()),
+                        Save::when(other, both || other.requires_grad()),
                         output_save!($so),
                     ];
                     Ok(record(out, $node, &[self, other], &saves, |ctx| {

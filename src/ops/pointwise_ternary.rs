@@ -11,15 +11,6 @@ use crate::core::error::{Error, Result};
 use crate::core::grad_mode::no_grad;
 use crate::core::tensor::Tensor;
 
-/// `t` saved for the backward when `needed`, else a placeholder.
-fn save_if(t: &Tensor, needed: bool) -> Save<'_> {
-    if needed {
-        Save::Tensor(t)
-    } else {
-        Save::Skip
-    }
-}
-
 /// PyTorch's check that `other` (named `what`) has `self`'s dtype (lerp does not promote), with
 /// its message (the C++ names, lower-case: `float`, `double`).
 fn same_dtype(this: DType, other: &Tensor, what: &str) -> Result<()> {
@@ -87,9 +78,9 @@ impl Tensor {
         }
         let ends_need = self.requires_grad() || end.requires_grad();
         let saves = [
-            save_if(self, weight.requires_grad()),
-            save_if(end, weight.requires_grad()),
-            save_if(weight, ends_need),
+            Save::when(self, weight.requires_grad()),
+            Save::when(end, weight.requires_grad()),
+            Save::when(weight, ends_need),
         ];
         Ok(record(
             out,
@@ -123,8 +114,8 @@ impl Tensor {
             return Ok(out);
         }
         let saves = [
-            save_if(tensor1, tensor2.requires_grad()),
-            save_if(tensor2, tensor1.requires_grad()),
+            Save::when(tensor1, tensor2.requires_grad()),
+            Save::when(tensor2, tensor1.requires_grad()),
         ];
         Ok(record(
             out,
@@ -159,8 +150,8 @@ impl Tensor {
             return Ok(out);
         }
         let saves = [
-            save_if(tensor1, tensor2.requires_grad()),
-            save_if(tensor2, tensor1.requires_grad() || tensor2.requires_grad()),
+            Save::when(tensor1, tensor2.requires_grad()),
+            Save::when(tensor2, tensor1.requires_grad() || tensor2.requires_grad()),
         ];
         Ok(record(
             out,

@@ -184,18 +184,7 @@ impl Tensor {
                 }
                 Index::Tensor(t) => {
                     if t.dtype() == crate::DType::Bool && t.dim() > 0 {
-                        let end = (source_dim + t.dim()).min(self.dim());
-                        let covered = &self.shape()[source_dim.min(end)..end];
-                        for (k, (&m, &s)) in t.shape().iter().zip(covered).enumerate() {
-                            if m != s {
-                                return Err(Error::index(format!(
-                                    "The shape of the mask {} at index {k} does not match the shape of the indexed tensor {} at index {}",
-                                    crate::core::layout::fmt_shape(t.shape()),
-                                    crate::core::layout::fmt_shape(self.shape()),
-                                    source_dim + k
-                                )));
-                            }
-                        }
+                        self.check_mask_shape(t, source_dim)?;
                     }
                     source_dim += if t.dtype() == crate::DType::Bool {
                         t.dim()
@@ -321,8 +310,7 @@ impl Tensor {
             return self.apply_inplace("index_fill_", &[], |x| x.index_fill(dim, &index, value));
         }
         if let Some((mask, from)) = self.lone_tensor_index(items, crate::DType::Bool) {
-            // PyTorch's IndexError for a mask whose shape does not match the dims it covers
-            self.split_index(items)?;
+            self.check_mask_shape(&mask, from)?;
             // the mask covers dims from..from + mask.dim(): trailing ones broadcast it
             let mut shape: Vec<isize> = mask.shape().iter().map(|&n| n as isize).collect();
             let after = self.dim().saturating_sub(from + mask.dim());
@@ -331,6 +319,24 @@ impl Tensor {
             return self.apply_inplace("masked_fill_", &[], |x| x.masked_fill(&mask, value));
         }
         self.index_assign(items, &Tensor::scalar_of(value.to_f64(), self.dtype()))
+    }
+
+    /// PyTorch's IndexError for a bool `mask` whose shape does not match the dims it covers,
+    /// from dim `from` on.
+    fn check_mask_shape(&self, mask: &Tensor, from: usize) -> Result<()> {
+        let end = (from + mask.dim()).min(self.dim());
+        let covered = &self.shape()[from.min(end)..end];
+        for (k, (&m, &s)) in mask.shape().iter().zip(covered).enumerate() {
+            if m != s {
+                return Err(Error::index(format!(
+                    "The shape of the mask {} at index {k} does not match the shape of the indexed tensor {} at index {}",
+                    crate::core::layout::fmt_shape(mask.shape()),
+                    crate::core::layout::fmt_shape(self.shape()),
+                    from + k
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// The tensor index of `items` (a bool mask or int64 positions, as `dtype` asks) and the
