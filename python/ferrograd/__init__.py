@@ -202,7 +202,7 @@ xlogy = _core.xlogy
 clamp_min = Tensor.clamp_min
 clamp_max = Tensor.clamp_max
 
-from . import autograd, distributed, linalg, nn, optim, utils, viz  # noqa: E402
+from . import autograd, distributed, linalg, nn, optim, profiler, utils, viz  # noqa: E402
 from ._creation import (  # noqa: E402
     BoolTensor,
     DoubleTensor,
@@ -222,7 +222,20 @@ from ._creation import (  # noqa: E402
     set_printoptions,
     set_rng_state,
 )
-from ._device import backends, cuda, device  # noqa: E402
+from ._device import accelerator, backends, cuda, device  # noqa: E402
+from ._layout import (  # noqa: E402
+    _mkldnn as _mkldnn,
+)
+from ._layout import (  # noqa: E402
+    jagged,
+    layout,
+    sparse_bsc,
+    sparse_bsr,
+    sparse_coo,
+    sparse_csc,
+    sparse_csr,
+    strided,
+)
 from ._tensor_functions import broadcast_tensors, einsum, meshgrid  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
@@ -244,6 +257,7 @@ __all__ = [
     "Size",
     "Tensor",
     "abs",
+    "accelerator",
     "acos",
     "acosh",
     "add",
@@ -337,7 +351,9 @@ __all__ = [
     "isfinite",
     "isinf",
     "isnan",
+    "jagged",
     "kthvalue",
+    "layout",
     "lerp",
     "lgamma",
     "linalg",
@@ -384,6 +400,7 @@ __all__ = [
     "polygamma",
     "pow",
     "prod",
+    "profiler",
     "rand",
     "rand_like",
     "randint",
@@ -412,12 +429,18 @@ __all__ = [
     "sinh",
     "softmax",
     "sort",
+    "sparse_bsc",
+    "sparse_bsr",
+    "sparse_coo",
+    "sparse_csc",
+    "sparse_csr",
     "split",
     "sqrt",
     "square",
     "squeeze",
     "stack",
     "std",
+    "strided",
     "sub",
     "sum",
     "t",

@@ -71,4 +71,18 @@ def _no_accelerator(name):
 
 
 cuda = _no_accelerator("cuda")
-backends = types.SimpleNamespace(mps=_no_accelerator("backends.mps"))
+backends = types.SimpleNamespace(
+    mps=_no_accelerator("backends.mps"),
+    # libraries PyTorch may be built with; ferrograd uses none of them
+    mkldnn=_no_accelerator("backends.mkldnn"),
+    cudnn=_no_accelerator("backends.cudnn"),
+)
+
+
+# ``torch.accelerator``: the current accelerator, of which a CPU-only build has none
+accelerator = types.SimpleNamespace(
+    is_available=lambda: False,
+    device_count=lambda: 0,
+    current_accelerator=lambda check_available=False: None,
+    __doc__="``accelerator``: none (ferrograd computes on the CPU).",
+)

@@ -34,6 +34,32 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _backward(tensors, grad_tensors, retain_graph, create_graph, inputs)
 
 
+_view_replay = [False]
+
+
+class _force_original_view_tracking:
+    """Sets whether a view modified in place regenerates its history by replaying its own
+    view op (``True``) or by ``as_strided`` (``False``, the default); takes effect at once, and
+    restores the previous setting when used as a context manager."""
+
+    def __init__(self, mode):
+        self._prev = _view_replay[0]
+        _view_replay[0] = bool(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _view_replay[0] = self._prev
+        return False
+
+
+def is_view_replay_enabled():
+    """Whether views modified in place replay their own view op (see
+    ``_force_original_view_tracking``)."""
+    return _view_replay[0]
+
+
 def Variable(data, requires_grad=False, volatile=False):
     """Legacy ``Variable(tensor)``: since PyTorch 0.4 simply the tensor itself."""
     if requires_grad:
@@ -47,6 +73,7 @@ __all__ = [
     "GradcheckError",
     "Node",
     "Variable",
+    "is_view_replay_enabled",
     "backward",
     "enable_grad",
     "functional",

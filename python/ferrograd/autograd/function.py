@@ -5,6 +5,8 @@ themselves are Python. Saved tensors are version-checked, and ``backward`` may i
 differentiated (``create_graph=True``).
 """
 
+import functools
+
 from .. import _core
 from .._core import Tensor
 from .._grad_mode import no_grad
@@ -40,6 +42,17 @@ class FunctionCtx:
     def set_materialize_grads(self, value):
         """Missing output gradients reach ``backward`` as zeros (always, in ferrograd)."""
         self.materialize_grads = value
+
+
+def once_differentiable(fn):
+    """Marks a ``backward`` that cannot itself be differentiated: it runs with grad mode off."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            return fn(ctx, *args)
+
+    return wrapper
 
 
 class Function:
@@ -96,4 +109,4 @@ class Function:
         return wrapped[0] if single else tuple(wrapped)
 
 
-__all__ = ["Function", "FunctionCtx"]
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]

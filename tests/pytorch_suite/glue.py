@@ -1,0 +1,1097 @@
+"""What PyTorch's test files import from ``torch.testing._internal``, written with public API.
+
+PyTorch's own test files (kept unmodified under ``upstream/``) import their test-case class,
+parametrization, device instantiation and skip decorators from ``torch.testing._internal``, a
+private package that ferrograd does not have. This module provides those names, written here
+against the public API only, so that the same glue runs under PyTorch (which decides which
+tests form the suite) and under ferrograd (the library measured).
+
+``install(lib)`` makes ``import torch`` give ``lib`` (``"torch"`` or ``"ferrograd"``), registers
+the glue modules under their ``torch.testing._internal`` names, and turns every name a test file
+imports at its top level that ``lib`` lacks into a ``Missing`` placeholder that raises when used:
+a missing feature fails the tests that use it, never the whole file.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import gc
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import inspect
+import math
+import os
+import random
+import sys
+import types
+import unittest
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+torch = None  # the library under test, set by install()
+
+SEED = 1234
+
+
+# ---------------------------------------------------------------------------------------------
+# Placeholders for what the library under test lacks
+# ---------------------------------------------------------------------------------------------
+
+
+class MissingFeature(NotImplementedError):
+    """Raised when a test touches a name the library under test does not provide."""
+
+
+class Missing:
+    """Stands for ``qualname``, which the library lacks: importing it works, using it raises."""
+
+    def __init__(self, qualname):
+        object.__setattr__(self, "_qualname", qualname)
+
+    def _fail(self, *args, **kwargs):
+        raise MissingFeature(f"{self._qualname} is not provided by the library under test")
+
+    __call__ = __enter__ = __iter__ = __len__ = _fail
+    __add__ = __radd__ = __mul__ = __rmul__ = __getitem__ = _fail
+
+    def __exit__(self, *args):
+        return False
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Missing(f"{self._qualname}.{name}")
+
+    def __mro_entries__(self, bases):
+        self._fail()
+
+    def __bool__(self):
+        return False
+
+    def __repr__(self):
+        return f"<missing {self._qualname}>"
+
+
+class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports ``torch.X`` as ``ferrograd.X``; a module ferrograd lacks that the test files
+    import (``wanted``) becomes a placeholder module whose attributes are ``Missing``."""
+
+    def __init__(self, wanted):
+        self.wanted = set(wanted)
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "torch" and not name.startswith("torch."):
+            return None
+        real = "ferrograd" + name[len("torch") :]
+        try:
+            exists = importlib.util.find_spec(real) is not None
+        except ImportError:
+            exists = False
+        if not exists and name not in self.wanted:
+            return None
+        return importlib.machinery.ModuleSpec(name, self, is_package=True)
+
+    def create_module(self, spec):
+        real = "ferrograd" + spec.name[len("torch") :]
+        try:
+            return importlib.import_module(real)
+        except ImportError:
+            module = types.ModuleType(spec.name)
+            module.__path__ = []
+            module.__getattr__ = lambda attr: (
+                Missing(f"{spec.name}.{attr}") if not attr.startswith("__") else _raise(attr)
+            )
+            return module
+
+    def exec_module(self, module):
+        pass
+
+
+def _raise(attr):
+    raise AttributeError(attr)
+
+
+def _top_level_imports(path):
+    """(module, [names]) of every ``from torch... import ...`` and ``import torch...`` at the
+    top level of the file at ``path``."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("torch"):
+            found.append((node.module, [a.name for a in node.names]))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("torch"):
+                    found.append((alias.name, []))
+    return found
+
+
+def _attribute_chains(path):
+    """Every ``torch.a.b...`` attribute chain written in the file at ``path``, as name lists."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    chains = set()
+    for node in ast.walk(tree):
+        names = []
+        while isinstance(node, ast.Attribute):
+            names.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and node.id == "torch" and names:
+            chains.add(tuple(reversed(names)))
+    return chains
+
+
+def fill_missing_names(paths):
+    """Makes the files in ``paths`` loadable when the library lacks names they use: every
+    ``from torch.M import name`` at their top level, and every ``torch.a.b`` they write, whose
+    name a module (or namespace) of the library lacks, becomes a ``Missing`` placeholder there."""
+    for path in paths:
+        for chain in _attribute_chains(path):
+            owner, qual = torch, "torch"
+            for name in chain:
+                if not hasattr(owner, name):
+                    if isinstance(owner, (types.ModuleType, types.SimpleNamespace)):
+                        setattr(owner, name, Missing(f"{qual}.{name}"))
+                    break
+                owner, qual = getattr(owner, name), f"{qual}.{name}"
+                if isinstance(owner, Missing):
+                    break
+        for module_name, names in _top_level_imports(path):
+            if module_name.startswith("torch.testing._internal"):
+                continue
+            module = importlib.import_module(module_name)
+            for name in names:
+                if name == "*" or hasattr(module, name):
+                    continue
+                try:
+                    importlib.import_module(f"{module_name}.{name}")
+                except ImportError:
+                    setattr(module, name, Missing(f"{module_name}.{name}"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparison (assertEqual): torch.testing.assert_close's rules, via NumPy
+# ---------------------------------------------------------------------------------------------
+
+_TOLERANCES = {  # dtype name -> (rtol, atol), as torch.testing.assert_close's defaults
+    "float16": (1e-3, 1e-5),
+    "bfloat16": (1.6e-2, 1e-5),
+    "float32": (1.3e-6, 1e-5),
+    "float64": (1e-7, 1e-7),
+    "complex32": (1e-3, 1e-5),
+    "complex64": (1.3e-6, 1e-5),
+    "complex128": (1e-7, 1e-7),
+}
+
+
+def _dtype_key(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def _is_tensor(x):
+    return isinstance(x, torch.Tensor)
+
+
+def _as_numpy(t):
+    while type(t) is not torch.Tensor and isinstance(getattr(t, "elem", None), torch.Tensor):
+        t = t.elem  # a wrapper subclass (LoggingTensor): compare what it wraps
+    t = t.detach()
+    if t.dtype == getattr(torch, "bfloat16", None) or t.dtype == getattr(torch, "float16", None):
+        t = t.to(torch.float32)
+    try:
+        return np.asarray(t.numpy())
+    except RuntimeError:  # a subclass without .numpy(): its values through tolist()
+        return np.asarray(t.tolist())
+
+
+def _tolerance(dtypes, rtol, atol, precision, rel_tol):
+    if (rtol is None) != (atol is None):
+        raise ValueError(
+            "Both 'rtol' and 'atol' must be either specified or omitted, "
+            f"but got no {'rtol' if rtol is None else 'atol'}."
+        )
+    if rtol is None:
+        pairs = [_TOLERANCES.get(_dtype_key(d), (0.0, 0.0)) for d in dtypes]
+        rtol = max(p[0] for p in pairs)
+        atol = max(p[1] for p in pairs)
+    return max(rtol, rel_tol), max(atol, precision)
+
+
+class _Mismatch(AssertionError):
+    pass
+
+
+def _compare(x, y, *, rtol, atol, equal_nan, exact_dtype, precision, rel_tol, path=""):
+    """Raises ``_Mismatch`` where ``x`` and ``y`` differ as assert_close/assertEqual judge."""
+    if x is None or y is None:
+        if x is not y:
+            raise _Mismatch(f"None mismatch{path}: {x!r} is not {y!r}")
+        return
+    if _is_tensor(x) and isinstance(y, Sequence) and not isinstance(y, str):
+        y = torch.as_tensor(y, dtype=x.dtype)
+    elif _is_tensor(y) and isinstance(x, Sequence) and not isinstance(x, str):
+        x = torch.as_tensor(x, dtype=y.dtype)
+    if isinstance(x, np.ndarray) and _is_tensor(y):
+        x = torch.from_numpy(np.ascontiguousarray(x))
+    if isinstance(y, np.ndarray) and _is_tensor(x):
+        y = torch.from_numpy(np.ascontiguousarray(y))
+    number = (int, float, complex, bool, np.number, np.bool_)
+    if _is_tensor(x) or _is_tensor(y):
+        # a number against a single-element tensor compares as numbers
+        if isinstance(x, number) and _is_tensor(y) and y.numel() == 1:
+            y = y.item()
+        elif isinstance(y, number) and _is_tensor(x) and x.numel() == 1:
+            x = x.item()
+        elif isinstance(x, number) or isinstance(y, number):
+            t, n = (x, y) if _is_tensor(x) else (y, x)
+            raise _Mismatch(
+                f"Comparing a tensor of shape {tuple(t.shape)} with the number {n}{path}"
+            )
+        else:
+            _compare_tensors(x, y, rtol, atol, equal_nan, exact_dtype, precision, rel_tol, path)
+            return
+    if isinstance(x, (bool, np.bool_)) or isinstance(y, (bool, np.bool_)):
+        if bool(x) != bool(y) or not isinstance(x, number) or not isinstance(y, number):
+            raise _Mismatch(f"Booleans mismatch{path}: {x} is not {y}")
+        return
+    if isinstance(x, number) and isinstance(y, number):
+        r, a = _tolerance([torch.float64], rtol, atol, precision, rel_tol)
+        if isinstance(x, int) and isinstance(y, int) and rtol is None:
+            r = a = max(0.0, rel_tol), max(0.0, precision)
+            r, a = r
+        xf, yf = complex(x), complex(y)
+        if (math.isnan(xf.real) or math.isnan(yf.real)) and equal_nan:
+            if math.isnan(xf.real) and math.isnan(yf.real):
+                return
+        if xf == yf:
+            return
+        if not abs(xf - yf) <= a + r * abs(yf):
+            raise _Mismatch(f"Scalars are not close{path}: {x} vs {y}")
+        return
+    if isinstance(x, str) or isinstance(y, str):
+        if x != y:
+            raise _Mismatch(f"Strings differ{path}: {x!r} != {y!r}")
+        return
+    if isinstance(x, Mapping) and isinstance(y, Mapping):
+        if set(x.keys()) != set(y.keys()):
+            raise _Mismatch(f"Keys differ{path}: {sorted(map(str, x))} vs {sorted(map(str, y))}")
+        for k in x:
+            _compare(
+                x[k],
+                y[k],
+                rtol=rtol,
+                atol=atol,
+                equal_nan=equal_nan,
+                exact_dtype=exact_dtype,
+                precision=precision,
+                rel_tol=rel_tol,
+                path=f"{path}[{k!r}]",
+            )
+        return
+    if isinstance(x, (set, frozenset)) and isinstance(y, (set, frozenset)):
+        if x != y:
+            raise _Mismatch(f"Sets differ{path}")
+        return
+    seq = (Sequence, getattr(torch.nn, "ModuleList", ()), getattr(torch.nn, "Sequential", ()))
+    seq = tuple(s for s in seq if isinstance(s, type))
+    if isinstance(x, seq) and isinstance(y, seq):
+        if len(x) != len(y):
+            raise _Mismatch(f"Sequences differ in length{path}: {len(x)} vs {len(y)}")
+        for i, (a, b) in enumerate(zip(x, y)):
+            _compare(
+                a,
+                b,
+                rtol=rtol,
+                atol=atol,
+                equal_nan=equal_nan,
+                exact_dtype=exact_dtype,
+                precision=precision,
+                rel_tol=rel_tol,
+                path=f"{path}[{i}]",
+            )
+        return
+    if isinstance(x, type) or isinstance(y, type):
+        if x is not y:
+            raise _Mismatch(f"Types differ{path}: {x} vs {y}")
+        return
+    if x != y:
+        raise _Mismatch(f"Objects differ{path}: {x!r} != {y!r}")
+
+
+def _compare_tensors(x, y, rtol, atol, equal_nan, exact_dtype, precision, rel_tol, path):
+    if tuple(x.shape) != tuple(y.shape):
+        raise _Mismatch(
+            f"The values for attribute 'shape' do not match{path}: "
+            f"{tuple(x.shape)} != {tuple(y.shape)}."
+        )
+    if exact_dtype and x.dtype != y.dtype:
+        raise _Mismatch(
+            f"The values for attribute 'dtype' do not match{path}: {x.dtype} != {y.dtype}."
+        )
+    if getattr(x, "is_sparse", False) or getattr(y, "is_sparse", False):
+        x = x.to_dense() if getattr(x, "is_sparse", False) else x
+        y = y.to_dense() if getattr(y, "is_sparse", False) else y
+    r, a = _tolerance([x.dtype, y.dtype], rtol, atol, precision, rel_tol)
+    xn, yn = _as_numpy(x), _as_numpy(y)
+    if xn.dtype == np.bool_ or yn.dtype == np.bool_ or (r == 0 and a == 0):
+        bad = ~((xn == yn) | (equal_nan & _isnan(xn) & _isnan(yn)))
+    else:
+        xf = xn.astype(np.complex128 if np.iscomplexobj(xn) or np.iscomplexobj(yn) else np.float64)
+        yf = yn.astype(xf.dtype)
+        with np.errstate(invalid="ignore", over="ignore"):
+            close = (xf == yf) | (np.abs(xf - yf) <= a + r * np.abs(yf))
+        if equal_nan:
+            close |= _isnan(xf) & _isnan(yf)
+        bad = ~close
+    if np.any(bad):
+        n = int(np.sum(bad))
+        raise _Mismatch(
+            f"Tensor-likes are not close!{path}\n\nMismatched elements: {n} / {xn.size}\n"
+            f"actual: {xn!r}\nexpected: {yn!r}"
+        )
+
+
+def _isnan(a):
+    return np.isnan(a) if a.dtype.kind in "fc" else np.zeros(a.shape, dtype=bool)
+
+
+# ---------------------------------------------------------------------------------------------
+# common_utils
+# ---------------------------------------------------------------------------------------------
+
+IS_WINDOWS = sys.platform == "win32"
+IS_MACOS = sys.platform == "darwin"
+IS_LINUX = sys.platform.startswith("linux")
+IS_FBCODE = IS_SANDCASTLE = IS_REMOTE_GPU = IS_ARM64 = IS_S390X = False
+TEST_WITH_TORCHDYNAMO = TEST_WITH_ROCM = TEST_WITH_ASAN = TEST_WITH_TSAN = False
+TEST_WITH_UBSAN = TEST_WITH_SLOW_GRADCHECK = TEST_WITH_CROSSREF = TEST_WITH_TORCHINDUCTOR = False
+TEST_WITH_SLOW = os.environ.get("PYTORCH_TEST_WITH_SLOW") == "1"
+TEST_NUMPY = True
+TEST_SCIPY = False
+TEST_CUDA = TEST_MPS = TEST_XPU = TEST_PRIVATEUSE1 = TEST_MULTIGPU = False
+TEST_MKL = False
+TEST_CUDNN = False
+TEST_NUMBA = False
+TEST_CUDA_GRAPH = False
+TEST_WITH_DEV_DBG_ASAN = False
+GRADCHECK_NONDET_TOL = 1e-12
+
+
+def set_rng_seed(seed=None):
+    seed = SEED if seed is None else seed
+    torch.manual_seed(seed)
+    random.seed(seed)
+    np.random.seed(seed)
+
+
+class TestCase(unittest.TestCase):
+    """PyTorch's test-case class as the test files use it: seeded, grad mode restored,
+    ``assertEqual`` with assert_close's tolerances, expect files."""
+
+    precision = 0.0
+    rel_tol = 0.0
+    _default_dtype_check_enabled = False
+    longMessage = True
+
+    def setUp(self):
+        set_rng_seed()
+        self._prev_grad_state = torch.is_grad_enabled()
+
+    def tearDown(self):
+        if hasattr(self, "_prev_grad_state"):
+            torch.set_grad_enabled(self._prev_grad_state)
+
+    def assertEqual(
+        self,
+        x,
+        y,
+        msg=None,
+        *,
+        atol=None,
+        rtol=None,
+        equal_nan=True,
+        exact_dtype=True,
+        exact_device=False,
+        exact_layout=False,
+        exact_stride=False,
+        exact_is_coalesced=False,
+    ):
+        try:
+            _compare(
+                x,
+                y,
+                rtol=rtol,
+                atol=atol,
+                equal_nan=equal_nan,
+                exact_dtype=exact_dtype,
+                precision=self.precision,
+                rel_tol=self.rel_tol,
+            )
+        except _Mismatch as e:
+            text = str(e)
+            if callable(msg):
+                text = msg(text)
+            elif msg:
+                text = f"{text}\n{msg}"
+            raise self.failureException(text) from None
+
+    def assertNotEqual(self, x, y, msg=None, *, atol=None, rtol=None, **kwargs):
+        with self.assertRaises(AssertionError, msg=msg):
+            self.assertEqual(x, y, msg, atol=atol, rtol=rtol, **kwargs)
+
+    def assertEqualIgnoreType(self, *args, **kwargs):
+        return self.assertEqual(*args, exact_dtype=False, **kwargs)
+
+    def assertExpected(self, s, subname=None):
+        module = sys.modules[self.__class__.__module__]
+        name = self.id()[len(self.__class__.__module__) + 1 :]
+        path = os.path.join(os.path.dirname(os.path.realpath(module.__file__)), "expect", name)
+        if subname:
+            path += "-" + subname
+        path += ".expect"
+        with open(path, encoding="utf-8") as f:
+            expected = f.read()
+        self.assertEqual(s, expected)
+
+    def assertExpectedInline(self, actual, expect, skip=0):
+        self.assertEqual(str(actual).strip(), str(expect).strip())
+
+    def assertExpectedRaisesInline(self, exc_type, callable, expect, *args, **kwargs):
+        try:
+            callable(*args, **kwargs)
+        except exc_type as e:
+            self.assertExpectedInline(str(e), expect)
+            return
+        self.fail(msg="Did not raise when expected to")
+
+    @contextlib.contextmanager
+    def assertNotWarn(self, callable=None, msg=""):
+        import warnings
+
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter("always")
+            if callable is not None:
+                callable()
+                self.assertTrue(len(ws) == 0, msg)
+                yield
+                return
+            yield
+        self.assertTrue(len(ws) == 0, msg or f"unexpected warnings: {[str(w.message) for w in ws]}")
+
+    @contextlib.contextmanager
+    def assertWarnsOnceRegex(self, category, regex=""):
+        import re
+        import warnings
+
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter("always")
+            yield
+        pattern = re.compile(regex)
+        found = [
+            w for w in ws if issubclass(w.category, category) and pattern.search(str(w.message))
+        ]
+        if not found:
+            self.fail(f'"{regex}" not found in warnings {[str(w.message) for w in ws]}')
+
+    @contextlib.contextmanager
+    def assertLeaksNoCudaTensors(self, name=None):
+        yield
+
+    def assertRaisesRegexWithHighlight(self, exception, regex, highlight):
+        return self.assertRaisesRegex(exception, regex)
+
+
+def run_tests(argv=None):
+    unittest.main(argv=argv)
+
+
+@contextlib.contextmanager
+def disable_gc():
+    if gc.isenabled():
+        try:
+            gc.disable()
+            yield
+        finally:
+            gc.enable()
+    else:
+        yield
+
+
+def gradcheck(fn, inputs, **kwargs):
+    """``autograd.gradcheck`` with the testing defaults (batched gradients, fast mode)."""
+    for key, value in {"check_batched_grad": True, "fast_mode": True}.items():
+        if kwargs.get(key) is None:
+            kwargs[key] = value
+    return torch.autograd.gradcheck(fn, inputs, **kwargs)
+
+
+def gradgradcheck(fn, inputs, grad_outputs=None, **kwargs):
+    """``autograd.gradgradcheck`` with the testing defaults (batched gradients, fast mode)."""
+    for key, value in {"check_batched_grad": True, "fast_mode": True}.items():
+        if kwargs.get(key) is None:
+            kwargs[key] = value
+    return torch.autograd.gradgradcheck(fn, inputs, grad_outputs, **kwargs)
+
+
+def _skip(reason):
+    def decorator(fn):
+        return unittest.skip(reason)(fn)
+
+    return decorator
+
+
+def _keep(*args, **kwargs):
+    """A decorator that keeps the test as it is, used bare (``@skipIfXpu``) or with
+    arguments (``@skipIfXpu(msg=...)``)."""
+    if len(args) == 1 and callable(args[0]) and not kwargs:
+        return args[0]
+    return lambda fn: fn
+
+
+def slowTest(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if not TEST_WITH_SLOW:
+            raise unittest.SkipTest("test is slow; run with PYTORCH_TEST_WITH_SLOW to enable test")
+        return fn(*args, **kwargs)
+
+    wrapper.__dict__["slow_test"] = True
+    return wrapper
+
+
+# decorators that skip only on platforms or modes this suite never runs in (Windows, MPS,
+# XPU, Dynamo, a slow-gradcheck environment, non-default CUDA streams): on a CPU they keep the test
+skipIfMPS = skipIfXpu = skipIfSlowGradcheckEnv = skipIfNoLapack = _keep
+skipIfRocm = skipIfTorchInductor = skipIfCrossRef = skipIfNoSciPy = _keep
+
+
+skipIfTorchDynamo = skipIfWindows = skipCUDANonDefaultStreamIf = skipIfNoNumpy = _keep
+
+
+@contextlib.contextmanager
+def set_warn_always_context(new_val):
+    old = torch.is_warn_always_enabled()
+    torch.set_warn_always(new_val)
+    try:
+        yield
+    finally:
+        torch.set_warn_always(old)
+
+
+def scoped_load_inline(func):
+    """C++ extensions are outside the suite: the tests that build one are skipped."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        raise unittest.SkipTest("builds a C++ extension (excluded kind)")
+
+    return wrapper
+
+
+_DTYPE_ALIASES = {
+    "cdouble": "complex128",
+    "cfloat": "complex64",
+    "chalf": "complex32",
+    "half": "float16",
+    "double": "float64",
+    "float": "float32",
+    "long": "int64",
+    "int": "int32",
+    "short": "int16",
+}
+
+
+def dtype_name(dtype):
+    if isinstance(dtype, Missing):  # a dtype the library lacks: named as PyTorch names it
+        short = dtype._qualname.split(".")[-1]
+        return _DTYPE_ALIASES.get(short, short)
+    return str(dtype).split(".")[-1]
+
+
+class subtest:
+    """An explicitly named (and possibly decorated) case of ``parametrize``."""
+
+    __slots__ = ["arg_values", "decorators", "name"]
+
+    def __init__(self, arg_values, name=None, decorators=None):
+        self.arg_values = arg_values
+        self.name = name
+        self.decorators = decorators or []
+
+
+class parametrize:
+    """``@parametrize("x,y", values, name_fn=None)``: one test per value, named as PyTorch's."""
+
+    def __init__(self, arg_str, arg_values, name_fn=None):
+        self.arg_names = [s.strip() for s in arg_str.split(",") if s != ""]
+        self.arg_values = arg_values
+        self.name_fn = name_fn
+
+    def _value_name(self, idx, name, value):
+        if isinstance(value, torch.dtype):
+            return dtype_name(value)
+        if isinstance(value, torch.device):
+            return str(value)
+        if isinstance(value, (int, float, str)):
+            return f"{name}_{str(value).replace('.', '_')}"
+        return f"{name}{idx}"
+
+    def _cases(self, test):
+        for idx, values in enumerate(self.arg_values):
+            explicit, decorators, gen = None, [], test
+            if isinstance(values, subtest):
+                explicit, decorators, values = values.name, values.decorators, values.arg_values
+
+                @functools.wraps(test)
+                def gen(*args, __test=test, **kwargs):
+                    return __test(*args, **kwargs)
+
+            values = list(values) if len(self.arg_names) > 1 else [values]
+            kwargs = dict(zip(self.arg_names, values))
+            if explicit:
+                suffix = explicit
+            elif self.name_fn:
+                suffix = self.name_fn(*values)
+            else:
+                suffix = "_".join(
+                    self._value_name(idx, a, v) for a, v in zip(self.arg_names, values)
+                )
+            for d in decorators:
+                gen = d(gen)
+            yield gen, suffix, kwargs
+
+    def __call__(self, fn):
+        previous = getattr(fn, "_glue_parametrizations", [])
+        fn._glue_parametrizations = [self, *previous]
+        return fn
+
+
+def _expand(fn):
+    """(test, suffix, kwargs) for every combination of a test's ``parametrize`` decorators,
+    the outermost decorator's values first (as PyTorch composes them)."""
+    layers = getattr(fn, "_glue_parametrizations", [])
+    combos = [(fn, "", {})]
+    for layer in reversed(layers):
+        new = []
+        for test, suffix, kwargs in combos:
+            for gen, s, kw in layer._cases(test):
+                new.append((gen, f"{s}_{suffix}" if suffix else s, {**kwargs, **kw}))
+        combos = new
+    return combos
+
+
+def _bind(test, kwargs):
+    @functools.wraps(test)
+    def instantiated(self):
+        return test(self, **kwargs)
+
+    return instantiated
+
+
+def instantiate_parametrized_tests(generic_cls):
+    for name in list(vars(generic_cls)):
+        fn = vars(generic_cls)[name]
+        if not callable(fn) or not hasattr(fn, "_glue_parametrizations"):
+            continue
+        delattr(generic_cls, name)
+        for test, suffix, kwargs in _expand(fn):
+            setattr(generic_cls, f"{name}_{suffix}", _bind(test, kwargs))
+    return generic_cls
+
+
+@contextlib.contextmanager
+def freeze_rng_state():
+    state = torch.get_rng_state()
+    try:
+        yield
+    finally:
+        torch.set_rng_state(state)
+
+
+def make_tensor(*args, **kwargs):
+    return torch.testing.make_tensor(*args, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# common_device_type: CPU only
+# ---------------------------------------------------------------------------------------------
+
+
+class dtypes:
+    """``@dtypes(torch.float, torch.double)``: one test per dtype (``_cpu_float32``...)."""
+
+    def __init__(self, *args, device_type="all"):
+        self.args = args
+        self.device_type = device_type
+
+    def __call__(self, fn):
+        if self.device_type in ("all", "cpu"):
+            fn._glue_dtypes = self.args
+        return fn
+
+
+class dtypesIfCPU(dtypes):
+    def __init__(self, *args):
+        super().__init__(*args, device_type="cpu")
+
+
+class _ignored_dtypes:
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __call__(self, fn):
+        return fn
+
+
+dtypesIfCUDA = dtypesIfMPS = dtypesIfXPU = _ignored_dtypes
+
+
+def onlyCUDA(fn):
+    return unittest.skip("only on CUDA")(fn)
+
+
+def onlyCPU(fn):
+    return fn
+
+
+onlyNativeDeviceTypes = onlyCPU
+expectedFailureMPS = skipMeta = skipCUDAIfRocm = skipCUDAIf = _keep
+
+
+def deviceCountAtLeast(num_required_devices):
+    def decorator(fn):
+        if num_required_devices > 1:
+            return unittest.skip(f"needs {num_required_devices} devices")(fn)
+        fn.num_required_devices = num_required_devices
+        return fn
+
+    return decorator
+
+
+def instantiate_device_type_tests(generic_test_class, scope, except_for=None, only_for=None, **_):
+    """Makes ``<Class>CPU`` from a device-generic class (tests get ``device='cpu'``, and one
+    copy per dtype of ``@dtypes``), and removes the generic class from ``scope``."""
+    scope.pop(generic_test_class.__name__, None)
+    if only_for is not None and "cpu" not in (
+        only_for if not isinstance(only_for, str) else [only_for]
+    ):
+        return
+    if except_for is not None and "cpu" in (
+        except_for if not isinstance(except_for, str) else [except_for]
+    ):
+        return
+    name = generic_test_class.__name__ + "CPU"
+    members = {}
+    for attr in dir(generic_test_class):
+        if not attr.startswith("test"):
+            continue
+        fn = getattr(generic_test_class, attr)
+        if not callable(fn):
+            continue
+        params = inspect.signature(fn).parameters
+        dts = getattr(fn, "_glue_dtypes", None)
+        for test, suffix, kwargs in _expand(fn):
+            kwargs = dict(kwargs)
+            if "device" in params:
+                kwargs["device"] = "cpu"
+            if "devices" in params:
+                kwargs["devices"] = ["cpu"]
+            base = f"{attr}_{suffix}" if suffix else attr
+            for dt in dts if dts is not None else [None]:
+                kw = dict(kwargs)
+                tail = ""
+                if dt is not None:
+                    if isinstance(dt, (list, tuple)):
+                        kw["dtypes"] = dt
+                        tail = "_" + "_".join(dtype_name(d) for d in dt)
+                    else:
+                        kw["dtype"] = dt
+                        tail = "_" + dtype_name(dt)
+                members[f"{base}_cpu{tail}"] = _bind(test, kw)
+    # the generic tests themselves are not run (only their CPU instances)
+    for attr in dir(generic_test_class):
+        if attr.startswith("test") and attr not in members:
+            members[attr] = None
+    cls = type(name, (generic_test_class,), members)
+    cls.device_type = "cpu"
+    cls.__module__ = scope.get("__name__", generic_test_class.__module__)
+    scope[name] = cls
+
+
+# ---------------------------------------------------------------------------------------------
+# common_dtype, common_cuda, common_methods_invocations
+# ---------------------------------------------------------------------------------------------
+
+
+def _dtypes(*names):
+    return tuple(getattr(torch, n) for n in names if hasattr(torch, n))
+
+
+def floating_types():
+    return _dtypes("float32", "float64")
+
+
+def floating_types_and(*dtypes):
+    return floating_types() + dtypes
+
+
+def floating_and_complex_types():
+    return _dtypes("float32", "float64", "complex64", "complex128")
+
+
+def floating_and_complex_types_and(*dtypes):
+    return floating_and_complex_types() + dtypes
+
+
+def all_types_and(*dtypes):
+    return _dtypes("uint8", "int8", "int16", "int32", "int64", "float32", "float64") + dtypes
+
+
+def mask_not_all_zeros(shape):
+    assert len(shape) > 0
+    while True:
+        result = torch.randn(shape).gt(0)
+        if result.sum() > 0:
+            return result
+
+
+# ---------------------------------------------------------------------------------------------
+# logging_utils: capture the records a library logs under ``torch._logging.set_logs``
+# ---------------------------------------------------------------------------------------------
+
+
+class LoggingTestCase(TestCase):
+    """Base class of tests that read the library's log records."""
+
+
+def make_logging_test(**log_settings):
+    """Runs the test with ``torch._logging.set_logs(**log_settings)`` and passes it the
+    records logged under the ``torch`` logger."""
+    import logging
+
+    def decorator(fn):
+        @functools.wraps(fn)
+        def test(self):
+            records = []
+
+            class _Capture(logging.Handler):
+                def emit(self, record):
+                    records.append(record)
+
+            handler = _Capture(level=logging.DEBUG)
+            torch._logging.set_logs(**log_settings)
+            loggers = [logging.getLogger(f"torch.{name}") for name in log_settings]
+            for logger in loggers:
+                logger.addHandler(handler)
+            try:
+                fn(self, records)
+            finally:
+                torch._logging.set_logs()
+                for logger in loggers:
+                    logger.removeHandler(handler)
+
+        return test
+
+    return decorator
+
+
+# ---------------------------------------------------------------------------------------------
+# logging_tensor: a wrapper subclass that runs every op on the tensor it wraps
+# ---------------------------------------------------------------------------------------------
+
+
+def _make_logging_tensor_module():
+    """``LoggingTensor`` written with the subclass API (``_make_wrapper_subclass``,
+    ``__torch_dispatch__``, ``utils._pytree``); the class is built when the module is made, so
+    a library without subclass support fails only the tests that instantiate it."""
+    module = types.ModuleType("torch.testing._internal.logging_tensor")
+
+    class LoggingTensor(torch.Tensor):
+        context = contextlib.nullcontext
+
+        @staticmethod
+        def __new__(cls, elem, *args, **kwargs):
+            r = torch.Tensor._make_wrapper_subclass(
+                cls,
+                elem.size(),
+                strides=elem.stride(),
+                storage_offset=elem.storage_offset(),
+                dtype=elem.dtype,
+                layout=elem.layout,
+                device=elem.device,
+                requires_grad=kwargs.get("requires_grad", False),
+            )
+            r.elem = elem.detach() if r.requires_grad else elem
+            return r
+
+        def __repr__(self):
+            return f"LoggingTensor({self.elem})"
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            tree_map = torch.utils._pytree.tree_map
+
+            def unwrap(e):
+                return e.elem if isinstance(e, cls) else e
+
+            def wrap(e):
+                return cls(e) if isinstance(e, torch.Tensor) else e
+
+            with cls.context():
+                out = func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs or {}))
+            return tree_map(wrap, out)
+
+    module.LoggingTensor = LoggingTensor
+    module.__getattr__ = functools.partial(_missing_glue_name, "logging_tensor")
+    return module
+
+
+# ---------------------------------------------------------------------------------------------
+# Installation
+# ---------------------------------------------------------------------------------------------
+
+_GLUE_MODULES = {
+    "common_utils": [
+        "TestCase",
+        "run_tests",
+        "disable_gc",
+        "gradcheck",
+        "gradgradcheck",
+        "slowTest",
+        "skipIfMPS",
+        "skipIfXpu",
+        "skipIfSlowGradcheckEnv",
+        "skipIfNoLapack",
+        "skipIfRocm",
+        "skipIfTorchDynamo",
+        "skipIfWindows",
+        "skipCUDANonDefaultStreamIf",
+        "skipIfNoNumpy",
+        "skipIfTorchInductor",
+        "skipIfCrossRef",
+        "skipIfNoSciPy",
+        "set_warn_always_context",
+        "scoped_load_inline",
+        "subtest",
+        "parametrize",
+        "instantiate_parametrized_tests",
+        "IS_WINDOWS",
+        "IS_MACOS",
+        "IS_LINUX",
+        "IS_FBCODE",
+        "IS_SANDCASTLE",
+        "IS_REMOTE_GPU",
+        "IS_ARM64",
+        "IS_S390X",
+        "TEST_WITH_TORCHDYNAMO",
+        "TEST_WITH_ROCM",
+        "TEST_WITH_ASAN",
+        "TEST_WITH_TSAN",
+        "TEST_WITH_UBSAN",
+        "TEST_WITH_SLOW",
+        "TEST_WITH_SLOW_GRADCHECK",
+        "TEST_WITH_CROSSREF",
+        "TEST_WITH_TORCHINDUCTOR",
+        "TEST_NUMPY",
+        "TEST_SCIPY",
+        "TEST_CUDA",
+        "TEST_MPS",
+        "TEST_XPU",
+        "TEST_PRIVATEUSE1",
+        "TEST_MKL",
+        "TEST_CUDNN",
+        "TEST_NUMBA",
+        "TEST_CUDA_GRAPH",
+        "TEST_WITH_DEV_DBG_ASAN",
+        "SEED",
+        "set_rng_seed",
+        "freeze_rng_state",
+        "dtype_name",
+        "GRADCHECK_NONDET_TOL",
+        "make_tensor",
+    ],
+    "common_device_type": [
+        "instantiate_device_type_tests",
+        "dtypes",
+        "dtypesIfCPU",
+        "dtypesIfCUDA",
+        "dtypesIfMPS",
+        "dtypesIfXPU",
+        "onlyCUDA",
+        "onlyCPU",
+        "onlyNativeDeviceTypes",
+        "expectedFailureMPS",
+        "skipMeta",
+        "skipCUDAIfRocm",
+        "skipCUDAIf",
+        "deviceCountAtLeast",
+    ],
+    "common_dtype": [
+        "floating_types",
+        "floating_types_and",
+        "floating_and_complex_types",
+        "floating_and_complex_types_and",
+        "all_types_and",
+    ],
+    "common_cuda": ["TEST_CUDA", "TEST_MULTIGPU", "TEST_CUDNN"],
+    "common_methods_invocations": ["mask_not_all_zeros"],
+    "logging_utils": ["LoggingTestCase", "make_logging_test"],
+}
+
+
+def install(lib, test_files=()):
+    """Makes ``import torch`` give ``lib`` and registers the glue under
+    ``torch.testing._internal``; then fills in the names ``test_files`` import that ``lib``
+    lacks (``Missing`` placeholders)."""
+    global torch
+    if lib == "ferrograd":
+        wanted = set()
+        for path in test_files:
+            for module_name, _ in _top_level_imports(path):
+                parts = module_name.split(".")
+                wanted.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+        sys.meta_path.insert(0, _AliasFinder(wanted))
+    torch = importlib.import_module("torch")
+    torch.set_default_dtype(torch.float32)
+    this = sys.modules[__name__]
+    for name in [m for m in sys.modules if m.startswith("torch.testing._internal")]:
+        del sys.modules[name]
+    package = types.ModuleType("torch.testing._internal")
+    package.__path__ = []
+    sys.modules["torch.testing._internal"] = package
+    for short, names in _GLUE_MODULES.items():
+        module = types.ModuleType(f"torch.testing._internal.{short}")
+        for n in names:
+            setattr(module, n, getattr(this, n))
+        module.__getattr__ = functools.partial(_missing_glue_name, short)
+        sys.modules[module.__name__] = module
+        setattr(package, short, module)
+    try:
+        logging_tensor = _make_logging_tensor_module()
+    except Exception:  # the library's Tensor cannot be subclassed
+        logging_tensor = types.ModuleType("torch.testing._internal.logging_tensor")
+        logging_tensor.__getattr__ = functools.partial(_missing_glue_name, "logging_tensor")
+    sys.modules[logging_tensor.__name__] = logging_tensor
+    package.logging_tensor = logging_tensor
+    package.__getattr__ = functools.partial(_missing_glue_module, package)
+    if lib != "torch":  # PyTorch has every name (torch.ops namespaces appear when registered)
+        fill_missing_names(test_files)
+    return torch
+
+
+def _missing_glue_name(module, name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return Missing(f"torch.testing._internal.{module}.{name}")
+
+
+def _missing_glue_module(package, name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return Missing(f"torch.testing._internal.{name}")

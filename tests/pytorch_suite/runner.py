@@ -1,0 +1,387 @@
+"""Runs PyTorch's own test files (``upstream/``) under PyTorch or ferrograd, one test per process.
+
+    python tests/pytorch_suite/runner.py --lib ferrograd --list
+    python tests/pytorch_suite/runner.py --lib ferrograd --one TestAutograd.test_grad
+    python tests/pytorch_suite/runner.py --lib torch --all --out results-torch.json
+    python tests/pytorch_suite/runner.py --lib ferrograd --all --status status.json
+
+``--all`` runs every test (``--jobs`` at once, each in its own interpreter with a timeout) and
+writes ``{test id: outcome}``; with ``--status`` it runs the tests the status list names and
+fails (exit 1) when a test listed as ``pass`` does not pass. ``--record-status`` writes a new
+status list from a PyTorch run (the tests that pass under PyTorch on a CPU) and a ferrograd run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+UPSTREAM = os.path.join(HERE, "upstream", "test")
+MAIN_FILE = os.path.join(UPSTREAM, "test_autograd.py")
+IMPORTED_FILES = [
+    MAIN_FILE,
+    os.path.join(UPSTREAM, "autograd", "test_functional.py"),
+    os.path.join(UPSTREAM, "autograd", "test_complex.py"),
+    os.path.join(UPSTREAM, "autograd", "test_logging.py"),
+]
+
+
+def load_module(lib):
+    """Imports the upstream test file as ``test_autograd`` with ``import torch`` giving ``lib``."""
+    sys.path.insert(0, UPSTREAM)
+    sys.path.insert(0, HERE)
+    import glue
+
+    glue.install(lib, IMPORTED_FILES)
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("test_autograd", MAIN_FILE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["test_autograd"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def list_tests(lib):
+    module = load_module(lib)
+    suite = unittest.defaultTestLoader.loadTestsFromModule(module)
+    ids = []
+
+    def walk(s):
+        for t in s:
+            if isinstance(t, unittest.TestSuite):
+                walk(t)
+            else:
+                ids.append(f"{type(t).__name__}.{t._testMethodName}")
+
+    walk(suite)
+    return ids
+
+
+class _Result(unittest.TestResult):
+    def __init__(self):
+        super().__init__()
+        self.outcome = None
+        self.detail = ""
+
+    def addSuccess(self, test):
+        self.outcome = self.outcome or "pass"
+
+    def addError(self, test, err):
+        self.outcome, self.detail = "error", self._exc_info_to_string(err, test)
+
+    def addFailure(self, test, err):
+        self.outcome, self.detail = "fail", self._exc_info_to_string(err, test)
+
+    def addSkip(self, test, reason):
+        self.outcome, self.detail = "skip", reason
+
+    def addExpectedFailure(self, test, err):
+        self.outcome = "expected-failure"
+
+    def addUnexpectedSuccess(self, test):
+        self.outcome = "unexpected-success"
+
+    def addSubTest(self, test, subtest, err):
+        if err is not None:
+            kind = "fail" if issubclass(err[0], test.failureException) else "error"
+            self.outcome, self.detail = kind, self._exc_info_to_string(err, test)
+
+
+def run_one(lib, test_id):
+    """Runs one test in this process; prints its outcome as one JSON line."""
+    try:
+        module = load_module(lib)
+    except BaseException as e:  # the whole file failed to import
+        print(json.dumps({"outcome": "error", "detail": f"import: {type(e).__name__}: {e}"}))
+        return
+    try:
+        cls_name, method = test_id.split(".")
+        cls = getattr(module, cls_name)
+        test = cls(method)
+    except BaseException as e:
+        print(json.dumps({"outcome": "error", "detail": f"load: {type(e).__name__}: {e}"}))
+        return
+    result = _Result()
+    test.run(result)
+    sys.stdout.flush()
+    print(
+        "\n@@RESULT@@" + json.dumps({"outcome": result.outcome or "error", "detail": result.detail})
+    )
+
+
+def _last_line(text):
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1][:300] if lines else ""
+
+
+def run_isolated(python, lib, test_id, timeout):
+    cmd = [python, os.path.abspath(__file__), "--lib", lib, "--one", test_id]
+    env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1")
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=UPSTREAM
+        )
+    except subprocess.TimeoutExpired:
+        return {"outcome": "timeout", "detail": f"more than {timeout} s"}
+    marker = proc.stdout.rfind("@@RESULT@@")
+    if marker < 0:
+        tail = _last_line(proc.stderr) or _last_line(proc.stdout)
+        return {"outcome": "crash", "detail": f"exit {proc.returncode}: {tail}"}
+    result = json.loads(proc.stdout[marker + len("@@RESULT@@") :].strip().splitlines()[0])
+    result["detail"] = _last_line(result.get("detail", ""))
+    return result
+
+
+def _run_in_child(module, test_id, write_fd):
+    """In a forked child: runs one test, writes its outcome as JSON to ``write_fd``, exits."""
+    try:
+        cls_name, method = test_id.split(".")
+        result = _Result()
+        getattr(module, cls_name)(method).run(result)
+        out = {"outcome": result.outcome or "error", "detail": _last_line(result.detail)}
+    except BaseException as e:
+        out = {"outcome": "error", "detail": f"load: {type(e).__name__}: {e}"}
+    data = json.dumps(out).encode()
+    view = memoryview(data)
+    while view:
+        view = view[os.write(write_fd, view) :]
+    os._exit(0)
+
+
+def run_forked(lib, ids, jobs, timeout):
+    """Runs each test in its own process forked from one that loaded the file once (as
+    fresh as a new interpreter for the test, without paying the import for every test)."""
+    import select
+    import signal
+
+    module = load_module(lib)
+    results, pending, running = {}, list(ids), {}
+    start = time.time()
+    while pending or running:
+        while pending and len(running) < jobs:
+            test_id = pending.pop(0)
+            read_fd, write_fd = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(read_fd)
+                _run_in_child(module, test_id, write_fd)
+            os.close(write_fd)
+            running[read_fd] = (pid, test_id, time.time(), [])
+        ready, _, _ = select.select(list(running), [], [], 0.2)
+        for fd in ready:
+            chunk = os.read(fd, 65536)
+            if chunk:
+                running[fd][3].append(chunk)
+                continue
+            pid, test_id, _, chunks = running.pop(fd)
+            os.close(fd)
+            _, status = os.waitpid(pid, 0)
+            if chunks:
+                results[test_id] = json.loads(b"".join(chunks))
+            else:
+                results[test_id] = {"outcome": "crash", "detail": f"exit status {status}"}
+        for fd, (pid, test_id, began, _) in list(running.items()):
+            if time.time() - began > timeout:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                os.close(fd)
+                del running[fd]
+                results[test_id] = {"outcome": "timeout", "detail": f"more than {timeout} s"}
+        if len(results) and len(results) % 100 == 0 and not ready:
+            pass
+    print(f"  {len(results)} tests in {time.time() - start:.0f} s", file=sys.stderr)
+    return dict(sorted(results.items()))
+
+
+def run_many(lib, ids, jobs, timeout, python):
+    results = {}
+    start = time.time()
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        futures = {pool.submit(run_isolated, python, lib, t, timeout): t for t in ids}
+        for n, fut in enumerate(concurrent.futures.as_completed(futures), 1):
+            results[futures[fut]] = fut.result()
+            if n % 100 == 0:
+                print(f"  {n}/{len(ids)} tests, {time.time() - start:.0f} s", file=sys.stderr)
+    return dict(sorted(results.items()))
+
+
+# Kinds the suite leaves to other issues or excludes (the issue's "excluded kinds"), recognised
+# in a test's own source; the first that matches names the kind. A test that passes under
+# PyTorch on a CPU is never a CUDA test, whatever it mentions, so CUDA is no kind here.
+EXCLUDED_KINDS = [
+    (
+        "excluded: forward-mode AD / torch.func (the transforms issue)",
+        (
+            "fwAD",
+            "forward_ad",
+            "torch.func",
+            "vmap",
+            "check_forward_ad=True",
+            "jvp(",
+            "jacfwd",
+            "_vmap_internals",
+            "check_batched_grad=True",
+            "ForwardMode",
+        ),
+    ),
+    (
+        "excluded: sparse layouts other than COO",
+        ("sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "to_sparse_csr", "layout"),
+    ),
+    ("excluded: TorchScript", ("torch.jit", "jit.script", "jit.trace")),
+    ("excluded: C++ extensions", ("load_inline", "cpp_extension")),
+    (
+        "excluded: dispatch internals (torch._C, dispatch keys, torch.ops)",
+        (
+            "torch._C",
+            "DispatchKey",
+            "torch.ops.",
+            "torch.library",
+            "_python_dispatch",
+            "TorchDispatchMode",
+            "no_dispatch",
+        ),
+    ),
+]
+
+
+def _test_sources():
+    """{test method name: its source} for every test function in the upstream files."""
+    import ast
+
+    sources = {}
+    for path in IMPORTED_FILES:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef) and item.name.startswith("test"):
+                        sources[(node.name, item.name)] = ast.get_source_segment(text, item)
+    return sources
+
+
+def _source_of(sources, test_id):
+    cls, method = test_id.split(".")
+    cls = cls[:-3] if cls.endswith("CPU") else cls
+    best = ""
+    for (c, name), src in sources.items():
+        if c == cls and method.startswith(name) and len(name) > len(best):
+            best, found = name, src
+    return (cls + " " + found) if best else cls
+
+
+def record_status(torch_results, ferrograd_results):
+    """The status list: every test that passes under PyTorch on a CPU with this glue, as
+    ``pass`` or the reason it does not pass under ferrograd (its kind when excluded)."""
+    sources = _test_sources()
+    tests = {}
+    for test_id, result in sorted(torch_results.items()):
+        if result["outcome"] != "pass":
+            continue
+        mine = ferrograd_results[test_id]
+        if mine["outcome"] == "pass":
+            tests[test_id] = "pass"
+            continue
+        src = _source_of(sources, test_id)
+        kind = next((k for k, words in EXCLUDED_KINDS if any(w in src for w in words)), None)
+        reason = f"{mine['outcome']}: {mine['detail']}"[:240]
+        tests[test_id] = f"{kind} | {reason}" if kind else f"fails | {reason}"
+    counted = [t for t, s in tests.items() if not s.startswith("excluded")]
+    passing = sum(1 for t in counted if tests[t] == "pass")
+    summary = {
+        "pass under PyTorch on a CPU (the suite)": len(tests),
+        "excluded kinds": len(tests) - len(counted),
+        "counted": len(counted),
+        "pass under ferrograd (of counted)": passing,
+        "pass under ferrograd (of all)": sum(1 for s in tests.values() if s == "pass"),
+    }
+    return {"summary": summary, "tests": tests}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--lib", choices=["torch", "ferrograd"], default="ferrograd")
+    p.add_argument("--python", default=sys.executable)
+    p.add_argument("--list", action="store_true")
+    p.add_argument("--one")
+    p.add_argument("--all", action="store_true")
+    p.add_argument("--only", nargs="*", help="test ids (or prefixes) to run with --all")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument(
+        "--fresh-interpreters",
+        action="store_true",
+        help="start a new interpreter per test instead of forking one that loaded the file",
+    )
+    p.add_argument("--timeout", type=float, default=60)
+    p.add_argument("--out")
+    p.add_argument("--status", help="status list: fail when a listed pass does not pass")
+    p.add_argument(
+        "--record-status",
+        nargs=3,
+        metavar=("TORCH_JSON", "FERROGRAD_JSON", "OUT"),
+        help="write the status list from a PyTorch run and a ferrograd run",
+    )
+    args = p.parse_args()
+
+    if args.record_status:
+        with open(args.record_status[0]) as f:
+            torch_results = json.load(f)
+        with open(args.record_status[1]) as f:
+            ferrograd_results = json.load(f)
+        status = record_status(torch_results, ferrograd_results)
+        with open(args.record_status[2], "w") as f:
+            json.dump(status, f, indent=1, sort_keys=True)
+            f.write("\n")
+        print(json.dumps(status["summary"], indent=1))
+        return 0
+    if args.one:
+        run_one(args.lib, args.one)
+        return 0
+    if args.list:
+        for t in list_tests(args.lib):
+            print(t)
+        return 0
+    if args.status:
+        with open(args.status) as f:
+            status = json.load(f)["tests"]
+        ids = sorted(status)
+    else:
+        ids = list_tests(args.lib)
+    if args.only:
+        ids = [t for t in ids if any(t == o or t.startswith(o) for o in args.only)]
+    if args.fresh_interpreters:
+        results = run_many(args.lib, ids, args.jobs, args.timeout, args.python)
+    else:
+        results = run_forked(args.lib, ids, args.jobs, args.timeout)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(results, f, indent=1, sort_keys=True)
+    counts = {}
+    for r in results.values():
+        counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+    print(f"{args.lib}: {len(results)} tests: {counts}")
+    if not args.status:
+        return 0
+    regressions = [t for t in ids if status[t] == "pass" and results[t]["outcome"] != "pass"]
+    listed_pass = sum(1 for t in ids if status[t] == "pass")
+    now_pass = [t for t in ids if status[t] != "pass" and results[t]["outcome"] == "pass"]
+    for t in regressions:
+        print(f"REGRESSION {t}: {results[t]['outcome']}: {results[t]['detail']}")
+    for t in now_pass:
+        print(f"now passes (update the status list): {t}")
+    passed = listed_pass - len(regressions)
+    print(f"{passed} passed, {len(regressions)} failed")
+    return 1 if regressions else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
