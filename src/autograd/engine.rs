@@ -65,12 +65,14 @@ pub fn backward(
         create_graph,
         accumulate: true,
     }
-    .execute(roots, &[])?;
+    .execute(roots, &[], &[])?;
     Ok(())
 }
 
 /// `backward(inputs=...)`: accumulates the gradients of `tensors` into the `.grad` of `inputs`
-/// only (leaves or not), leaving every other tensor's `.grad` alone, as PyTorch.
+/// only (leaves or not), leaving every other tensor's `.grad` alone, as PyTorch: a non-leaf
+/// input is made to retain its gradient (`retain_grad()`, which stays set), and only the nodes
+/// that lead to an input, and the inputs' own nodes, run (with all their hooks).
 pub fn backward_to(
     tensors: &[Tensor],
     grad_tensors: &[Option<Tensor>],
@@ -83,24 +85,26 @@ pub fn backward_to(
             "'inputs' argument to backward() cannot be empty.",
         ));
     }
-    let options = GradOptions {
-        retain_graph,
+    let mut targets = Vec::with_capacity(inputs.len());
+    for (i, t) in inputs.iter().enumerate() {
+        let Some(edge) = gradient_edge(t) else {
+            return Err(Error::runtime(format!(
+                "One of the differentiated Tensors does not require grad (input {i}, a {})",
+                t.type_description()
+            )));
+        };
+        if !t.is_leaf() {
+            t.retain_grad()?;
+        }
+        targets.push(edge);
+    }
+    let roots = make_roots(tensors, grad_tensors)?;
+    GraphTask {
+        keep_graph: retain_graph.unwrap_or(create_graph),
         create_graph,
-        allow_unused: true,
-    };
-    // each tensor once, however often it is listed (one AccumulateGrad each in PyTorch)
-    let mut unique: Vec<Tensor> = Vec::with_capacity(inputs.len());
-    for t in inputs {
-        if !unique.iter().any(|u| u.same(t)) {
-            unique.push(t.clone());
-        }
+        accumulate: true,
     }
-    let grads = grad(tensors, &unique, grad_tensors, options)?;
-    for (input, g) in unique.iter().zip(grads) {
-        if let Some(g) = g {
-            super::accumulate::accumulate_grad(input, g, create_graph)?;
-        }
-    }
+    .execute(roots, &[], &targets)?;
     Ok(())
 }
 
@@ -136,7 +140,7 @@ pub fn grad(
         create_graph: options.create_graph,
         accumulate: false,
     };
-    let results = task.execute(roots, &input_edges)?;
+    let results = task.execute(roots, &input_edges, &[])?;
     if !options.allow_unused {
         if let Some(i) = results.iter().position(|r| r.is_none()) {
             return Err(Error::runtime(format!(
@@ -220,10 +224,13 @@ pub(super) struct GraphTask {
 
 impl GraphTask {
     /// Runs the task; returns the gradients captured at `captures` (empty for `backward`).
+    /// With `targets` (`backward(inputs=...)`), only the nodes leading to a target's node and
+    /// the targets' nodes themselves run.
     fn execute(
         &self,
         roots: Vec<(Edge, Tensor)>,
         captures: &[Edge],
+        targets: &[Edge],
     ) -> Result<Vec<Option<Tensor>>> {
         let _mode = GradModeGuard::new(self.create_graph);
         let mut graph = TaskGraph::build(roots.iter().map(|(edge, _)| &edge.node));
@@ -241,7 +248,21 @@ impl GraphTask {
                 captured[i as usize] = true;
             }
         }
-        let needed = (!self.accumulate).then(|| nodes_leading_to_captures(&graph, &captured));
+        let needed = if !targets.is_empty() {
+            let mut marked = vec![false; graph.len()];
+            for e in targets {
+                if let Some(i) = graph.index_of(&e.node) {
+                    marked[i as usize] = true;
+                }
+            }
+            let mut needed = nodes_leading_to_captures(&graph, &marked);
+            for (n, m) in needed.iter_mut().zip(&marked) {
+                *n |= *m;
+            }
+            Some(needed)
+        } else {
+            (!self.accumulate).then(|| nodes_leading_to_captures(&graph, &captured))
+        };
 
         let mut ready: Vec<(Index, InputBuffer)> = Vec::new();
         let mut root_nodes: SmallVec<[Index; 1]> = SmallVec::new();
@@ -323,8 +344,25 @@ impl GraphTask {
         spent: bool,
     ) -> Result<NodeOutcome> {
         let mut grads = buffer.0;
+        // Note [Hooks ordering] (as PyTorch's engine): a node that neither runs nor has a
+        // captured gradient is only passed through; a captured one that does not run (a
+        // leaf's AccumulateGrad under grad()) runs its tensor hooks only; a node that runs
+        // runs tensor hooks, then its own pre-hooks, its formula (or the accumulation and the
+        // post-accumulate hooks) and its post-hooks.
+        if !runs && spent {
+            return Ok(NodeOutcome {
+                seen: grads,
+                outputs: Vec::new(),
+                part: None,
+            });
+        }
         match node.kind() {
-            NodeKind::Function(_) | NodeKind::Part(_) => node.run_pre_hooks(&mut grads)?,
+            NodeKind::Function(_) | NodeKind::Part(_) => {
+                node.run_pre_hooks(&mut grads)?;
+                // retained gradients see the tensor hooks' result, not the node pre-hooks'
+                // (under grad() too, as PyTorch)
+                node.store_retained_grads(&grads)?;
+            }
             NodeKind::AccumulateGrad(variable) => {
                 if let Some(slot) = grads.get_mut(0) {
                     if let Some(g) = slot.take() {
@@ -333,7 +371,6 @@ impl GraphTask {
                 }
             }
         }
-        node.run_node_pre_hooks(&mut grads)?;
         let mut outcome = NodeOutcome {
             seen: grads,
             outputs: Vec::new(),
@@ -342,6 +379,7 @@ impl GraphTask {
         if !runs {
             return Ok(outcome);
         }
+        node.run_node_pre_hooks(&mut outcome.seen)?;
         let _evaluate = crate::core::profiler::Range::new(|| {
             format!(
                 "autograd::engine::evaluate_function: {}",
@@ -358,16 +396,21 @@ impl GraphTask {
                     false => outcome.seen.first().cloned().flatten(),
                 };
                 if let Some(g) = g {
+                    let had_grad = variable.grad().is_some();
+                    // post-hooks see the gradient that arrived: the new `.grad` itself when
+                    // there was none (PyTorch's AccumulateGrad steals it)
+                    let arrived = (node.has_post_hooks() && had_grad).then(|| g.clone());
                     accumulate_grad(variable, g, self.create_graph)?;
                     if self.accumulate {
                         variable.run_post_accumulate_hooks()?;
                     }
+                    if node.has_post_hooks() {
+                        let arrived = arrived.or_else(|| variable.grad());
+                        node.run_post_hooks(&mut [], &[arrived])?;
+                    }
                 }
             }
             NodeKind::Part(f) if self.passes_part_on(node, &outcome.seen) => {
-                if self.accumulate {
-                    node.store_retained_grads(&outcome.seen)?;
-                }
                 let grad = outcome.seen[0].clone().expect("checked by passes_part_on");
                 outcome.outputs = vec![None];
                 outcome.part = Some(PartGrad {
@@ -378,9 +421,6 @@ impl GraphTask {
                 });
             }
             NodeKind::Function(_) | NodeKind::Part(_) => {
-                if self.accumulate {
-                    node.store_retained_grads(&outcome.seen)?;
-                }
                 outcome.outputs = if outcome.seen.iter().all(|g| g.is_none()) {
                     vec![None; node.next_edges().len()]
                 } else {

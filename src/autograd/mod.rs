@@ -35,6 +35,10 @@ pub enum Save<'a> {
     OutputAt(usize),
     /// Nothing (keeps positions stable when a tensor is saved only if some input needs it).
     Skip,
+    /// A value PyTorch keeps as a saved tensor and this op keeps in its formula (a wrapped
+    /// number): nothing is stored, but the node is freed and refuses a second backward as
+    /// PyTorch's does.
+    Marker,
 }
 
 impl<'a> Save<'a> {
@@ -372,6 +376,7 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
             Save::Output => SavedVariable::output(&outs.as_ref()[0], 0),
             Save::OutputAt(n) => SavedVariable::output(&outs.as_ref()[*n], *n),
             Save::Skip => SavedVariable::none(),
+            Save::Marker => SavedVariable::marker(),
         });
     }
     let mut node = Node::new(name, next_edges, metas, saved, backward);

@@ -47,6 +47,8 @@ enum Saved {
     Tensor(Tensor),
     /// The pack hook's value (or its error, raised when the tensor is needed).
     Packed(std::result::Result<Arc<dyn PackedTensor>, Error>),
+    /// A value the formula keeps itself ([`SavedVariable::marker`]).
+    Marker,
 }
 
 /// A tensor kept for the backward pass, with the version it had when saved.
@@ -98,6 +100,19 @@ impl SavedVariable {
         }
     }
 
+    /// A value the node's formula keeps itself (a wrapped number) but PyTorch keeps as a saved
+    /// tensor: it unpacks to `None` until released, and like any saved tensor it is released
+    /// after a backward pass without `retain_graph`, which a second pass then reports.
+    pub fn marker() -> SavedVariable {
+        SavedVariable {
+            slot: Mutex::new(Some(Saved::Marker)),
+            empty: false,
+            version: AtomicU64::new(0),
+            output_nr: NOT_AN_OUTPUT,
+            producer: None,
+        }
+    }
+
     /// A placeholder saving nothing.
     pub fn none() -> SavedVariable {
         SavedVariable {
@@ -121,12 +136,14 @@ impl SavedVariable {
                 Saved::Tensor(t) => Saved::Tensor(t.clone()),
                 Saved::Packed(Ok(p)) => Saved::Packed(Ok(p.clone())),
                 Saved::Packed(Err(e)) => Saved::Packed(Err(e.clone())),
+                Saved::Marker => Saved::Marker,
             }),
         };
         let tensor = match held {
             Some(Saved::Tensor(t)) => Some(t),
             // a hook's value is trusted as it is (PyTorch checks no version through hooks)
             Some(Saved::Packed(packed)) => return Ok(Some(packed?.unpack()?)),
+            Some(Saved::Marker) => return Ok(None),
             None => None,
         };
         let Some(tensor) = tensor else {

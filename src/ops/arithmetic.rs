@@ -372,10 +372,12 @@ fn tensor_scalar(op: BinaryOp, x: &Tensor, s: Scalar) -> Result<Tensor> {
         BinaryOp::Sub => record_with_number(out, "SubBackward0", x, &[], |ctx| {
             Ok(vec![Some(ctx.grad(0).clone()), None])
         }),
-        BinaryOp::Mul => record_with_number(out, "MulBackward0", x, &[], move |ctx| {
+        // PyTorch saves the wrapped number `other` (MulBackward0/DivBackward0 refuse a second
+        // backward once it is freed)
+        BinaryOp::Mul => record_with_number(out, "MulBackward0", x, &[Save::Marker], move |ctx| {
             Ok(vec![Some(ctx.grad(0).mul_scalar(v)?), None])
         }),
-        BinaryOp::Div => record_with_number(out, "DivBackward0", x, &[], move |ctx| {
+        BinaryOp::Div => record_with_number(out, "DivBackward0", x, &[Save::Marker], move |ctx| {
             Ok(vec![Some(ctx.grad(0).div_scalar(v)?), None])
         }),
         BinaryOp::Pow => record(out, "PowBackward0", &[x], &[Save::Tensor(x)], move |ctx| {

@@ -3,7 +3,7 @@
 //! mask: `where`, `masked_fill`.
 
 use super::result_type;
-use crate::autograd::{is_recording, record};
+use crate::autograd::{is_recording, record, Save};
 use crate::core::buffer::BufferElement;
 use crate::core::dtype::{DType, Scalar};
 use crate::core::error::{Error, Result};
@@ -133,12 +133,18 @@ impl Tensor {
             return Ok(out);
         }
         let (shape, index) = (self.shape().to_vec(), index.clone());
-        Ok(record(out, "GatherBackward0", &[self], &[], move |ctx| {
-            let g = ctx.grad(0);
-            Ok(vec![Some(
-                Tensor::zeros(&shape, g.dtype()).scatter_add(d as isize, &index, g)?,
-            )])
-        }))
+        Ok(record(
+            out,
+            "GatherBackward0",
+            &[self],
+            &[Save::Tensor(&index.clone())],
+            move |ctx| {
+                let g = ctx.grad(0);
+                Ok(vec![Some(
+                    Tensor::zeros(&shape, g.dtype()).scatter_add(d as isize, &index, g)?,
+                )])
+            },
+        ))
     }
 
     /// A copy of `self` with `src` added at the positions `index` names along `dim`
@@ -201,7 +207,7 @@ impl Tensor {
             out,
             "IndexSelectBackward0",
             &[self],
-            &[],
+            &[Save::Tensor(&index.clone())],
             move |ctx| {
                 let g = ctx.grad(0);
                 Ok(vec![Some(
@@ -649,10 +655,16 @@ impl Tensor {
         if !is_recording(&[self]) {
             return Ok(out);
         }
-        Ok(record(out, node, &[self], &[], move |ctx| {
-            let g = ctx.grad(0);
-            let zero = Tensor::scalar_of(0.0, g.dtype());
-            Ok(vec![Some(Tensor::where_(&mask, &zero, g)?)])
-        }))
+        Ok(record(
+            out,
+            node,
+            &[self],
+            &[Save::Tensor(&mask.clone())],
+            move |ctx| {
+                let g = ctx.grad(0);
+                let zero = Tensor::scalar_of(0.0, g.dtype());
+                Ok(vec![Some(Tensor::where_(&mask, &zero, g)?)])
+            },
+        ))
     }
 }

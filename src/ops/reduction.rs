@@ -576,20 +576,26 @@ impl Tensor {
         }
         let name = if max { "MaxBackward0" } else { "MinBackward0" };
         let (in_shape, idx) = (self.shape().to_vec(), indices.clone());
-        let values = record(values, name, &[self], &[], move |ctx| {
-            let g = ctx.grad(0);
-            if in_shape.is_empty() {
-                return Ok(vec![Some(g.clone())]);
-            }
-            let (g, idx) = if keepdim {
-                (g.clone(), idx.clone())
-            } else {
-                (g.unsqueeze(d as isize)?, idx.unsqueeze(d as isize)?)
-            };
-            Ok(vec![Some(
-                Tensor::zeros(&in_shape, g.dtype()).scatter_add(d as isize, &idx, &g)?,
-            )])
-        });
+        let values = record(
+            values,
+            name,
+            &[self],
+            &[Save::Tensor(&indices)],
+            move |ctx| {
+                let g = ctx.grad(0);
+                if in_shape.is_empty() {
+                    return Ok(vec![Some(g.clone())]);
+                }
+                let (g, idx) = if keepdim {
+                    (g.clone(), idx.clone())
+                } else {
+                    (g.unsqueeze(d as isize)?, idx.unsqueeze(d as isize)?)
+                };
+                Ok(vec![Some(
+                    Tensor::zeros(&in_shape, g.dtype()).scatter_add(d as isize, &idx, &g)?,
+                )])
+            },
+        );
         Ok((values, indices))
     }
 

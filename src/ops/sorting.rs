@@ -114,7 +114,7 @@ fn record_selection(
         return values;
     }
     let (shape, idx) = (x.shape().to_vec(), indices.clone());
-    record(values, node, &[x], &[], move |ctx| {
+    record(values, node, &[x], &[Save::Tensor(indices)], move |ctx| {
         Ok(vec![Some(selected_backward(
             ctx.grad(0),
             &idx,

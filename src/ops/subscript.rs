@@ -1,6 +1,6 @@
 //! Basic indexing (`x[0]`, `x[1:3]`, `x[..., None]`): a chain of select/slice/unsqueeze views.
 
-use crate::autograd::{is_recording, record};
+use crate::autograd::{is_recording, record, Save};
 use crate::core::dtype::Scalar;
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::GradModeGuard;
@@ -256,12 +256,21 @@ impl Tensor {
             return Ok(out);
         }
         let (shape, dtype) = (view.shape().to_vec(), view.dtype());
-        Ok(record(out, "IndexBackward0", &[&view], &[], move |ctx| {
-            let zeros = Tensor::zeros(&shape, dtype);
-            let (moved, first) = zeros.gather_advanced_dims(&dims)?;
-            let summed = moved.index_put(first, &tensors, ctx.grad(0), true)?;
-            Ok(vec![Some(undo_gather_advanced_dims(summed, &dims)?)])
-        }))
+        // the indices are saved (version-checked, freed after backward) as PyTorch's
+        let kept = tensors.clone();
+        let saves: Vec<Save> = kept.iter().map(Save::Tensor).collect();
+        Ok(record(
+            out,
+            "IndexBackward0",
+            &[&view],
+            &saves,
+            move |ctx| {
+                let zeros = Tensor::zeros(&shape, dtype);
+                let (moved, first) = zeros.gather_advanced_dims(&dims)?;
+                let summed = moved.index_put(first, &tensors, ctx.grad(0), true)?;
+                Ok(vec![Some(undo_gather_advanced_dims(summed, &dims)?)])
+            },
+        ))
     }
 
     /// `self[items] = value` (in place, differentiable with respect to both sides).

@@ -61,10 +61,12 @@ def is_view_replay_enabled():
 
 
 def Variable(data, requires_grad=False, volatile=False):
-    """Legacy ``Variable(tensor)``: since PyTorch 0.4 simply the tensor itself."""
+    """Legacy ``Variable(tensor)``: a new leaf sharing ``data``'s elements (its history and
+    ``.grad`` are not carried over), requiring grad when asked, as PyTorch's."""
+    leaf = data.detach()
     if requires_grad:
-        data.requires_grad_(True)
-    return data
+        leaf.requires_grad_(True)
+    return leaf
 
 
 __all__ = [

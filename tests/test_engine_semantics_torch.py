@@ -1,0 +1,120 @@
+"""Engine semantics where ferrograd once gave silent wrong answers, against PyTorch 2.15's
+recorded behaviour (each value and refusal below was printed by PyTorch on the same program)."""
+
+import pytest
+
+import ferrograd as torch
+from ferrograd.autograd import Variable
+
+F = torch.nn.functional
+
+SECOND_TIME = "Trying to backward through the graph a second time"
+
+# ops whose node PyTorch frees after a backward without retain_graph (it saves a wrapped number,
+# indices or a mask), so a second backward is refused
+REFUSED_TWICE = {
+    "x*2": lambda x: x * 2,
+    "2*x": lambda x: 2 * x,
+    "x/2": lambda x: x / 2,
+    "x[[0,2]]": lambda x: x[[0, 2]],
+    "x[mask]": lambda x: x[x > 0],
+    "max(0)": lambda x: x.max(0)[0],
+    "index_select": lambda x: x.index_select(0, torch.tensor([0, 1])),
+    "gather": lambda x: x.gather(0, torch.tensor([0, 1])),
+    "masked_fill": lambda x: x.masked_fill(x > 0, 0.0),
+    "sort": lambda x: x.sort()[0],
+    "topk": lambda x: x.topk(2)[0],
+}
+# ops whose nodes save nothing in PyTorch: a second backward runs and accumulates again
+ALLOWED_TWICE = {
+    "x+2": lambda x: x + 2,
+    "x-2": lambda x: x - 2,
+    "x[0]": lambda x: x[0],
+    "x[1:]": lambda x: x[1:],
+    "sum": lambda x: x.sum(),
+    "clone": lambda x: x.clone(),
+    "neg": lambda x: -x,
+    "cat": lambda x: torch.cat([x, x]),
+    "reshape": lambda x: x.reshape(3, 1),
+    "flip": lambda x: x.flip(0),
+    "cumsum": lambda x: x.cumsum(0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_TWICE))
+def test_second_backward_refused_where_pytorch_freed_the_node(name):
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = REFUSED_TWICE[name](x).sum()
+    y.backward()
+    first = x.grad.clone()
+    with pytest.raises(RuntimeError, match=SECOND_TIME):
+        y.backward()
+    assert torch.equal(x.grad, first)  # the refused pass left the gradient alone
+
+
+@pytest.mark.parametrize("name", sorted(ALLOWED_TWICE))
+def test_second_backward_allowed_where_pytorch_saved_nothing(name):
+    x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = ALLOWED_TWICE[name](x).sum()
+    y.backward()
+    first = x.grad.clone()
+    y.backward()
+    assert torch.equal(x.grad, first * 2)
+
+
+def test_retain_grad_under_autograd_grad():
+    # PyTorch: retained gradients are stored by autograd.grad too, for every node it visits
+    a = torch.tensor(1.0, requires_grad=True)
+    b = a * 2
+    b.retain_grad()
+    c = b * 3
+    torch.autograd.grad(c, a, retain_graph=True)
+    assert b.grad.item() == 3.0
+    torch.autograd.grad(c, b, retain_graph=True)
+    assert b.grad.item() == 6.0
+    c.backward(inputs=[a], retain_graph=True)
+    assert (b.grad.item(), a.grad.item()) == (9.0, 6.0)
+
+
+def test_backward_inputs_non_leaf_retains_its_grad():
+    a = torch.tensor(1.0, requires_grad=True)
+    b = a.clone()
+    log = []
+    b.register_hook(lambda g: log.append("tensor") or g * 3)
+    b.grad_fn.register_prehook(lambda gs: log.append("node") or tuple(g * 2 for g in gs))
+    b.sum().backward(inputs=(b,))
+    # the retained gradient sees the tensor hook's result, not the node pre-hook's
+    assert log == ["tensor", "node"]
+    assert b.grad.item() == 3.0 and b.retains_grad and a.grad is None
+
+
+def test_variable_is_a_new_leaf():
+    x = torch.ones(3, requires_grad=True)
+    v = Variable(x, requires_grad=True)
+    assert v is not x and v.is_leaf and v.requires_grad
+    (v * 2).sum().backward()
+    assert x.grad is None and v.grad.tolist() == [2.0, 2.0, 2.0]
+    with torch.no_grad():
+        v.add_(1)
+    assert x.tolist() == [2.0, 2.0, 2.0]  # the elements are shared
+
+
+def test_accumulate_grad_hook_order():
+    # PyTorch: tensor pre-hook, AccumulateGrad pre-hook, post-accumulate hook, AccumulateGrad
+    # post-hook, so .grad is ((1 - 2) / 5 + 0.5) * 10 = 3
+    t = torch.tensor([1.0, 1.0, 1.0], requires_grad=True)
+    acc = t.view_as(t).grad_fn.next_functions[0][0]
+    t.register_hook(lambda g: g.sub(2.0))
+    acc.register_prehook(lambda gs: (gs[0].div(5.0),))
+
+    def post_accumulate(x):
+        x.grad.add_(0.5)
+
+    t.register_post_accumulate_grad_hook(post_accumulate)
+
+    def post(grad_in, grad_out):
+        t.grad = grad_out[0].mul(10)
+
+    acc.register_hook(post)
+    t.sum().backward()
+    assert [round(v, 5) for v in t.grad.tolist()] == [3.0, 3.0, 3.0]
