@@ -603,6 +603,10 @@ OPS = [
 
 # Public methods that are not ops with values to check, each with the reason.
 NOT_OPS = {
+    **{
+        name: "a comparison method, the operator by name (tests/test_surface_additions.py)"
+        for name in ("lt", "le", "gt", "ge", "eq", "ne")
+    },
     "isclose": "a bool comparison (tests/test_pytorch_protocols.py)",
     "allclose": "returns a Python bool (tests/test_pytorch_protocols.py)",
     "equal": "returns a Python bool (tests/test_pytorch_protocols.py)",

@@ -1,9 +1,8 @@
 """Engine semantics where ferrograd once gave silent wrong answers, against PyTorch 2.15's
 recorded behaviour (each value and refusal below was printed by PyTorch on the same program)."""
 
-import pytest
-
 import ferrograd as torch
+import pytest
 from ferrograd.autograd import Variable
 
 F = torch.nn.functional

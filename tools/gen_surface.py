@@ -68,7 +68,8 @@ OTHER_EXPORTS = [
     "set_default_dtype", "set_printoptions", "set_rng_state",
     "set_grad_enabled", "set_num_threads", "stack", "tensor", "zeros", "zeros_like",
     "eye", "einsum", "meshgrid", "broadcast_tensors", "linalg", "distributed", "viz",
-    "accelerator", "profiler", "layout", "strided", "sparse_coo", "sparse_csr", "sparse_csc",
+    "accelerator", "profiler", "lt", "le", "gt", "ge", "eq", "ne", "layout", "strided",
+    "sparse_coo", "sparse_csr", "sparse_csc",
     "sparse_bsr", "sparse_bsc", "jagged",
 ]  # fmt: skip
 

@@ -201,6 +201,7 @@ xlogy = _core.xlogy
 
 clamp_min = Tensor.clamp_min
 clamp_max = Tensor.clamp_max
+lt, le, gt, ge, eq, ne = Tensor.lt, Tensor.le, Tensor.gt, Tensor.ge, Tensor.eq, Tensor.ne
 
 from . import autograd, distributed, linalg, nn, optim, profiler, utils, viz  # noqa: E402
 from ._creation import (  # noqa: E402
@@ -316,6 +317,7 @@ __all__ = [
     "empty",
     "empty_like",
     "enable_grad",
+    "eq",
     "equal",
     "erf",
     "exp",
@@ -336,9 +338,11 @@ __all__ = [
     "full",
     "full_like",
     "gather",
+    "ge",
     "get_default_dtype",
     "get_num_threads",
     "get_rng_state",
+    "gt",
     "hypot",
     "index_select",
     "inference_mode",
@@ -354,6 +358,7 @@ __all__ = [
     "jagged",
     "kthvalue",
     "layout",
+    "le",
     "lerp",
     "lgamma",
     "linalg",
@@ -371,6 +376,7 @@ __all__ = [
     "logit",
     "logsumexp",
     "long",
+    "lt",
     "manual_seed",
     "masked_fill",
     "matmul",
@@ -386,6 +392,7 @@ __all__ = [
     "mul",
     "multinomial",
     "mv",
+    "ne",
     "neg",
     "nn",
     "no_grad",

@@ -509,6 +509,18 @@ class Tensor:
         ...
     def __ne__(self, other: object, /) -> Tensor:  # type: ignore[override]
         ...
+    def lt(self, other: _Operand) -> Tensor:
+        """`self < other` elementwise, as a bool tensor (`torch.lt`)."""
+    def le(self, other: _Operand) -> Tensor:
+        """`self <= other` elementwise, as a bool tensor (`torch.le`)."""
+    def gt(self, other: _Operand) -> Tensor:
+        """`self > other` elementwise, as a bool tensor (`torch.gt`)."""
+    def ge(self, other: _Operand) -> Tensor:
+        """`self >= other` elementwise, as a bool tensor (`torch.ge`)."""
+    def eq(self, other: _Operand) -> Tensor:
+        """`self == other` elementwise, as a bool tensor (`torch.eq`)."""
+    def ne(self, other: _Operand) -> Tensor:
+        """`self != other` elementwise, as a bool tensor (`torch.ne`)."""
     # Logical ops on the truthiness of the elements (bool results, for every dtype); `~` takes
     # bool tensors only. pyo3 also exposes the reflected slots, but they only handle a tensor on
     # the left (`True & x` raises TypeError), hence `other: Tensor` there.
@@ -1541,7 +1553,8 @@ def _record_function(
     outputs: Sequence[Tensor],
     differentiable: Sequence[builtins.bool],
     saved: Sequence[Tensor],
-    backward: Callable[[tuple[Tensor, ...], tuple[Tensor, ...]], _FunctionGrads],
+    backward: Callable[[tuple[Tensor | None, ...], tuple[Tensor, ...]], _FunctionGrads],
+    materialize_grads: builtins.bool,
 ) -> tuple[Tensor, ...]:
     """Records a custom `autograd.Function` call: a node named `name` whose backward calls `backward(grads, saved)` in Python."""  # noqa: E501
 

@@ -8,10 +8,11 @@ use crate::core::tensor::Tensor;
 use std::sync::Arc;
 
 /// A custom function's backward: the gradients of all its outputs (zeros where none arrived,
-/// as PyTorch materializes them) and its saved tensors in; one entry per forward argument out,
-/// `None` for "no gradient".
+/// as PyTorch materializes them, unless the call says not to: then `None`) and its saved
+/// tensors in; one entry per forward argument out, `None` for "no gradient" (extra trailing
+/// `None`s are accepted, as PyTorch).
 pub type CustomBackward =
-    Arc<dyn Fn(Vec<Tensor>, Vec<Tensor>) -> Result<Vec<Option<Tensor>>> + Send + Sync>;
+    Arc<dyn Fn(Vec<Option<Tensor>>, Vec<Tensor>) -> Result<Vec<Option<Tensor>>> + Send + Sync>;
 
 /// One call of a custom function, as its forward left it.
 pub struct CustomCall<'a> {
@@ -29,6 +30,9 @@ pub struct CustomCall<'a> {
     pub differentiable: &'a [bool],
     /// `ctx.save_for_backward(...)`.
     pub saved: &'a [Tensor],
+    /// Whether output gradients that did not arrive reach the backward as zeros
+    /// (`ctx.set_materialize_grads`, on by default) or as `None`.
+    pub materialize_grads: bool,
 }
 
 /// Records `call` with `backward` as its formula when grad mode is on and an input requires
@@ -77,18 +81,23 @@ pub fn record_custom(call: CustomCall<'_>, backward: CustomBackward) -> Vec<Tens
         .collect();
     let (name, n_args, positions) = (call.name.clone(), call.n_args, call.positions.to_vec());
     let which = recorded.clone();
+    let materialize = call.materialize_grads;
     let formula: BackwardFn = Box::new(move |ctx| {
-        let mut grads: Vec<Tensor> = metas
+        let mut grads: Vec<Option<Tensor>> = metas
             .iter()
-            .map(|(shape, dtype)| Tensor::zeros(shape, *dtype))
+            .map(|(shape, dtype)| materialize.then(|| Tensor::zeros(shape, *dtype)))
             .collect();
         for (j, &k) in which.iter().enumerate() {
             if let Some(g) = ctx.grad_opt(j) {
-                grads[k] = g.clone();
+                grads[k] = Some(g.clone());
             }
         }
         let saved: Vec<Tensor> = (0..n_saved).map(|i| ctx.saved(i).clone()).collect();
-        let returned = backward(grads, saved)?;
+        let mut returned = backward(grads, saved)?;
+        // more gradients than arguments are fine when the extra ones are None
+        if returned.len() > n_args && returned[n_args..].iter().all(Option::is_none) {
+            returned.truncate(n_args);
+        }
         if returned.len() != n_args {
             return Err(Error::runtime(format!(
                 "function {name} returned an incorrect number of gradients (expected {n_args}, got {})",

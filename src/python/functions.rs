@@ -732,6 +732,7 @@ fn _record_function(
     differentiable: Vec<bool>,
     saved: Vec<PyRef<'_, PyTensor>>,
     backward: Py<PyAny>,
+    materialize_grads: bool,
 ) -> PyResult<Py<PyTuple>> {
     let tensors =
         |ts: &[PyRef<'_, PyTensor>]| ts.iter().map(|t| t.inner.clone()).collect::<Vec<_>>();
@@ -744,6 +745,7 @@ fn _record_function(
         outputs: &outputs,
         differentiable: &differentiable,
         saved: &saved,
+        materialize_grads,
     };
     let python_backward: CustomBackward = Arc::new(move |grads, saved| {
         Python::attach(|py| {
@@ -755,7 +757,14 @@ fn _record_function(
                         .collect::<PyResult<Vec<_>>>()?;
                     PyTuple::new(py, items)
                 };
-                let r = backward.call1(py, (to_py(grads)?, to_py(saved)?))?;
+                let grads = grads
+                    .into_iter()
+                    .map(|g| match g {
+                        Some(t) => to_object(py, t),
+                        None => Ok(py.None()),
+                    })
+                    .collect::<PyResult<Vec<_>>>()?;
+                let r = backward.call1(py, (PyTuple::new(py, grads)?, to_py(saved)?))?;
                 let r = r.bind(py);
                 let items: Vec<Bound<'_, PyAny>> = match r.cast::<PyTuple>() {
                     Ok(t) => t.iter().collect(),

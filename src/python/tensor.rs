@@ -198,6 +198,24 @@ fn compare(
     to_object(py, out)
 }
 
+/// A named comparison (`x.gt(y)`): as the operator, but a bad operand is a TypeError (an
+/// operator returns NotImplemented so Python can try the other side).
+fn compare_method(
+    py: Python<'_>,
+    t: &Tensor,
+    op: CompareOp,
+    other: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let out = compare(py, t, op, other)?;
+    if out.is(&py.NotImplemented()) {
+        return Err(PyTypeError::new_err(format!(
+            "comparison received an invalid combination of arguments: got (Tensor, {})",
+            other.get_type().name()?
+        )));
+    }
+    Ok(out)
+}
+
 fn scalar_to_py(py: Python<'_>, s: Scalar) -> PyResult<Py<PyAny>> {
     Ok(match s {
         Scalar::Bool(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
@@ -469,6 +487,31 @@ impl PyTensor {
             PyCompareOp::Ne => CompareOp::Ne,
         };
         compare(py, &self.inner, op, o)
+    }
+
+    /// `self < other` elementwise, as a bool tensor (`torch.lt`).
+    fn lt(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        compare_method(py, &self.inner, CompareOp::Lt, other)
+    }
+    /// `self <= other` elementwise, as a bool tensor (`torch.le`).
+    fn le(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        compare_method(py, &self.inner, CompareOp::Le, other)
+    }
+    /// `self > other` elementwise, as a bool tensor (`torch.gt`).
+    fn gt(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        compare_method(py, &self.inner, CompareOp::Gt, other)
+    }
+    /// `self >= other` elementwise, as a bool tensor (`torch.ge`).
+    fn ge(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        compare_method(py, &self.inner, CompareOp::Ge, other)
+    }
+    /// `self == other` elementwise, as a bool tensor (`torch.eq`).
+    fn eq(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        compare_method(py, &self.inner, CompareOp::Eq, other)
+    }
+    /// `self != other` elementwise, as a bool tensor (`torch.ne`).
+    fn ne(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        compare_method(py, &self.inner, CompareOp::Ne, other)
     }
 
     /// `self + alpha * other`.

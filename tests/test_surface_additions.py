@@ -1,0 +1,138 @@
+"""Names PyTorch's own autograd tests touch, each doing what PyTorch's does (values as PyTorch
+2.15 prints them; the file also passes with ``torch`` in place of ``ferrograd``)."""
+
+import ferrograd as torch
+import pytest
+from ferrograd.autograd import Function
+from ferrograd.autograd.function import once_differentiable
+
+
+def test_named_comparisons_are_the_operators():
+    x = torch.tensor([1.0, 2.0, 3.0])
+    y = torch.tensor([2.0, 2.0, 2.0])
+    assert x.lt(y).tolist() == [True, False, False]
+    assert x.le(2).tolist() == [True, True, False]
+    assert torch.gt(x, y).tolist() == [False, False, True]
+    assert torch.ge(x, 2.0).tolist() == [False, True, True]
+    assert x.eq(y).tolist() == [False, True, False]
+    assert torch.ne(x, y).tolist() == [True, False, True]
+    with pytest.raises(TypeError):
+        x.gt("a")
+
+
+def test_layouts_and_devices_of_a_cpu_build():
+    assert repr(torch.strided) == "torch.strided" and repr(torch.sparse_coo) == "torch.sparse_coo"
+    assert torch.sparse_csr != torch.strided
+    assert torch.profiler.itt.is_available() in (False, True)
+    assert torch.accelerator.is_available() is False
+    assert torch.backends.mkldnn.is_available() in (False, True)
+
+
+def test_view_replay_setting_is_scoped():
+    assert torch.autograd.is_view_replay_enabled() is False
+    with torch.autograd._force_original_view_tracking(True):
+        assert torch.autograd.is_view_replay_enabled() is True
+    assert torch.autograd.is_view_replay_enabled() is False
+    torch.autograd._force_original_view_tracking(True)
+    assert torch.autograd.is_view_replay_enabled() is True
+    torch.autograd._force_original_view_tracking(False)
+    assert torch.autograd.is_view_replay_enabled() is False
+
+
+class _Square(Function):
+    @staticmethod
+    def forward(x):
+        return x * x
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (x,) = inputs
+        ctx.save_for_backward(x, None)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, nothing = ctx.saved_tensors
+        assert nothing is None
+        return g * 2 * x
+
+
+def test_function_setup_context_style_and_saved_none():
+    x = torch.tensor([1.0, 3.0], requires_grad=True)
+    _Square.apply(x).sum().backward()
+    assert x.grad.tolist() == [2.0, 6.0]
+
+
+class _NonTensors(Function):
+    @staticmethod
+    def forward(ctx, x, scale):
+        ctx.scale = scale
+        return scale, x * scale, "tag"
+
+    @staticmethod
+    def backward(ctx, g_scale, g_out, g_tag):
+        assert g_scale is None and g_tag is None
+        return g_out * ctx.scale, None, None  # a trailing extra None is accepted
+
+
+def test_function_non_tensor_outputs():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    scale, out, tag = _NonTensors.apply(x, 3)
+    assert (scale, tag) == (3, "tag") and out.tolist() == [3.0, 6.0]
+    out.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+
+
+class _NoMaterialize(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        return x.clone(), x.clone()
+
+    @staticmethod
+    def backward(ctx, g0, g1):
+        assert g1 is None
+        return g0
+
+
+def test_function_grads_not_materialized():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    a, _ = _NoMaterialize.apply(x)
+    a.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+
+
+class _Once(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, g):
+        assert not torch.is_grad_enabled()
+        (x,) = ctx.saved_tensors
+        return g * 2 * x
+
+
+def test_once_differentiable_refuses_double_backward():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    # a plain output gradient: backward's results need no graph
+    (g,) = torch.autograd.grad(_Once.apply(x).sum(), x, create_graph=True)
+    assert g.tolist() == [2.0, 4.0] and not g.requires_grad
+    # an output gradient that requires grad: the results lead to an Error node
+    go = torch.ones((), requires_grad=True)
+    (g,) = torch.autograd.grad(_Once.apply(x).sum(), x, go, create_graph=True)
+    assert g.tolist() == [2.0, 4.0] and g.requires_grad
+    assert type(g.grad_fn).__name__ == "Error"
+    with pytest.raises(RuntimeError, match="marked with @once_differentiable"):
+        g.sum().backward()
+
+
+def test_legacy_function_call_is_refused():
+    class Legacy(Function):
+        def forward(self, x):
+            return x
+
+    with pytest.raises(RuntimeError, match="Legacy autograd function with non-static forward"):
+        Legacy()(torch.ones(2))
