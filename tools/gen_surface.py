@@ -70,7 +70,7 @@ OTHER_EXPORTS = [
     "eye", "einsum", "meshgrid", "broadcast_tensors", "linalg", "distributed", "viz",
     "accelerator", "profiler", "lt", "le", "gt", "ge", "eq", "ne", "layout", "strided",
     "sparse_coo", "sparse_csr", "sparse_csc",
-    "sparse_bsr", "sparse_bsc", "jagged",
+    "sparse_bsr", "sparse_bsc", "jagged", "set_warn_always", "is_warn_always_enabled",
 ]  # fmt: skip
 
 

@@ -203,6 +203,17 @@ clamp_min = Tensor.clamp_min
 clamp_max = Tensor.clamp_max
 lt, le, gt, ge, eq, ne = Tensor.lt, Tensor.le, Tensor.gt, Tensor.ge, Tensor.eq, Tensor.ne
 
+
+def set_warn_always(b: _builtins.bool) -> None:
+    """Gives the warnings PyTorch gives once per process every time (``True``) or once."""
+    _core._set_warn_always(_builtins.bool(b))
+
+
+def is_warn_always_enabled() -> _builtins.bool:
+    """Whether ``set_warn_always(True)`` is in effect."""
+    return _core._is_warn_always_enabled()
+
+
 from . import autograd, distributed, linalg, nn, optim, profiler, utils, viz  # noqa: E402
 from ._creation import (  # noqa: E402
     BoolTensor,
@@ -351,6 +362,7 @@ __all__ = [
     "is_grad_enabled",
     "is_inference_mode_enabled",
     "is_tensor",
+    "is_warn_always_enabled",
     "isclose",
     "isfinite",
     "isinf",
@@ -430,6 +442,7 @@ __all__ = [
     "set_num_threads",
     "set_printoptions",
     "set_rng_state",
+    "set_warn_always",
     "sigmoid",
     "sign",
     "sin",

@@ -86,6 +86,8 @@ __all__ = [
     "_profiler_start",
     "_profiler_stop",
     "_record_function",
+    "_set_warn_always",
+    "_is_warn_always_enabled",
     "_register_size",
     "_register_types",
     "_set_grad_enabled",
@@ -1001,8 +1003,11 @@ class Tensor:
         """Tiles the tensor along each dimension."""
     @overload
     def repeat(self, *sizes: builtins.int) -> Tensor: ...
-    def gather(self, dim: builtins.int, index: Tensor) -> Tensor:
-        """Values of `self` at `index` along `dim`."""
+    def gather(
+        self, dim: builtins.int, index: Tensor, *, sparse_grad: builtins.bool = False
+    ) -> Tensor:
+        """Values of `self` at `index` along `dim` (`sparse_grad=True`, a sparse gradient, is
+        refused: ferrograd's gradients are dense)."""
     def scatter_add(self, dim: builtins.int, index: Tensor, src: Tensor) -> Tensor:
         """A copy with `src` added at `index` along `dim`."""
     def scatter_add_(self, dim: builtins.int, index: Tensor, src: Tensor) -> Self:
@@ -1541,6 +1546,12 @@ def _optim_step(
 ) -> None:
     """One step of the optimizer `name` over a parameter group: each parameter with its gradient,
     its state tensors (updated in place) and its step number."""
+
+def _set_warn_always(b: builtins.bool) -> None:
+    """`torch.set_warn_always(b)`: warnings PyTorch gives once per process are given every time."""
+
+def _is_warn_always_enabled() -> builtins.bool:
+    """`torch.is_warn_always_enabled()`."""
 
 # Records a custom `autograd.Function` call: a node named `name` whose backward calls
 # `backward(grads, saved)` in Python. `positions` are the indices of the tensor arguments among

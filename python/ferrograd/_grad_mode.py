@@ -2,6 +2,7 @@
 
 import functools
 import inspect
+import warnings
 
 from ._core import _set_grad_enabled, is_grad_enabled
 
@@ -26,6 +27,20 @@ class _GradModeContext:
         return False
 
     def __call__(self, func):
+        if inspect.isclass(func):
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You "
+                "should only decorate functions or methods. To preserve the current behavior of "
+                "class decoration, you can directly decorate the `__init__` method and nothing "
+                "else.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            cls = func
+
+            def func(*args, **kwargs):
+                return cls(*args, **kwargs)
+
         if inspect.isgeneratorfunction(func):
             return _in_mode_on_each_step(self.clone, func)
 

@@ -172,10 +172,14 @@ fn make_roots(tensors: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge,
         let g = match grads.get(i).cloned().flatten() {
             Some(g) => {
                 if g.shape() != t.shape() {
+                    let size = |s: &[usize]| {
+                        let dims: Vec<String> = s.iter().map(|d| d.to_string()).collect();
+                        format!("torch.Size([{}])", dims.join(", "))
+                    };
                     return Err(Error::runtime(format!(
                         "Mismatch in shape: grad_output[{i}] has a shape of {} and output[{i}] has a shape of {}.",
-                        fmt_shape(g.shape()),
-                        fmt_shape(t.shape())
+                        size(g.shape()),
+                        size(t.shape())
                     )));
                 }
                 if !g.dtype().is_floating_point() {

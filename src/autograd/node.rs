@@ -334,14 +334,14 @@ impl Node {
         // a copy, so the lock is not held while hooks run (they may register more)
         let hooks = extras.lock().pre_hooks.clone();
         for (_, output_nr, hook) in hooks {
-            // an output without a gradient (a sibling of a multi-output op was used) still
-            // calls its hooks, with None, as PyTorch; they cannot make one up
-            let Some(slot) = grads.get(output_nr) else {
-                continue;
-            };
-            match (hook(slot.as_ref())?, slot) {
-                (Some(new), Some(_)) => grads[output_nr] = Some(new),
-                (Some(_), None) => {
+            // an output without a gradient (a sibling of a multi-output op was used, or an
+            // undefined gradient arrived) still calls its hooks, with None, as PyTorch; they
+            // cannot make one up
+            let replacement = hook(grads.get(output_nr).and_then(Option::as_ref))?;
+            let had = grads.get(output_nr).is_some_and(Option::is_some);
+            match (replacement, had) {
+                (Some(new), true) => grads[output_nr] = Some(new),
+                (Some(_), false) => {
                     return Err(crate::Error::runtime(
                         "can't replace a None gradient with a non-None value",
                     ))

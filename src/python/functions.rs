@@ -323,6 +323,41 @@ fn grad<'py>(
     PyTuple::new(py, items)
 }
 
+static WARN_ALWAYS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static WARNED_CREATE_GRAPH: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// `torch.set_warn_always(b)`: warnings PyTorch gives once per process are given every time.
+#[pyfunction]
+fn _set_warn_always(b: bool) {
+    WARN_ALWAYS.store(b, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// `torch.is_warn_always_enabled()`.
+#[pyfunction]
+fn _is_warn_always_enabled() -> bool {
+    WARN_ALWAYS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// PyTorch's warning for `backward(create_graph=True)` (once per process unless
+/// `set_warn_always(True)`): the leaves' gradients then hold graphs that hold the leaves.
+pub(crate) fn warn_create_graph_cycle(py: Python<'_>) -> PyResult<()> {
+    use std::sync::atomic::Ordering::Relaxed;
+    if WARNED_CREATE_GRAPH.swap(true, Relaxed) && !WARN_ALWAYS.load(Relaxed) {
+        return Ok(());
+    }
+    let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+    PyErr::warn(
+        py,
+        &category,
+        c"Using backward() with create_graph=True will create a reference cycle between the \
+parameter and its gradient which can cause a memory leak. We recommend using autograd.grad \
+when creating the graph to avoid this. If you have to use this function, make sure to reset \
+the .grad fields of your parameters to None after use to break the cycle and avoid the leak.",
+        1,
+    )
+}
+
 /// `autograd.backward(tensors, grad_tensors, ...)`: accumulates into the leaves' `.grad`.
 #[pyfunction]
 #[pyo3(signature = (tensors, grad_tensors=None, retain_graph=None, create_graph=false, inputs=None))]
@@ -335,6 +370,9 @@ fn backward(
     inputs: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
     let ts = tensor_list(tensors, "tensors")?;
+    if create_graph {
+        warn_create_graph_cycle(py)?;
+    }
     let mut gs = optional_tensor_list(grad_tensors, "grad_tensors")?;
     gs.truncate(ts.len().max(1)); // extra gradients are ignored, as PyTorch's zip
     match inputs.filter(|i| !i.is_none()) {
@@ -818,6 +856,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_sgd_step, m)?)?;
     m.add_function(wrap_pyfunction!(_adam_step, m)?)?;
     m.add_function(wrap_pyfunction!(_record_function, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_warn_always, m)?)?;
+    m.add_function(wrap_pyfunction!(_is_warn_always_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_default_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(_set_printoptions, m)?)?;
     m.add_function(wrap_pyfunction!(_get_printoptions, m)?)?;

@@ -60,7 +60,8 @@ pub(crate) fn to_numpy<'py>(
     t: &Tensor,
     force: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if t.requires_grad() && !force {
+    // as PyTorch: refused only while grad mode is on
+    if t.requires_grad() && crate::core::grad_mode::is_grad_enabled() && !force {
         return Err(PyRuntimeError::new_err(
             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
         ));

@@ -979,8 +979,15 @@ impl PyTensor {
         let sizes: Vec<usize> = super::convert::size_args(sizes)?;
         wrap(run(|| self.inner.repeat(&sizes)))
     }
-    /// Values of `self` at `index` along `dim`.
-    fn gather(&self, dim: isize, index: &Bound<'_, PyAny>) -> TResult {
+    /// Values of `self` at `index` along `dim` (`sparse_grad=True`, a sparse gradient, is
+    /// refused: ferrograd's gradients are dense).
+    #[pyo3(signature = (dim, index, *, sparse_grad=false))]
+    fn gather(&self, dim: isize, index: &Bound<'_, PyAny>, sparse_grad: bool) -> TResult {
+        if sparse_grad {
+            return Err(pyo3::exceptions::PyNotImplementedError::new_err(
+                "gather(sparse_grad=True): ferrograd has no sparse gradients",
+            ));
+        }
         let index = tensor_arg(index, "gather() argument 'index'")?;
         wrap(run(|| self.inner.gather(dim, &index)))
     }
@@ -1666,6 +1673,9 @@ impl PyTensor {
             Some(g) if !g.is_none() => Some(tensor_arg(g, "gradient")?),
             _ => None,
         };
+        if create_graph {
+            super::functions::warn_create_graph_cycle(py)?;
+        }
         let me = self.inner.clone();
         if let Some(inputs) = inputs.filter(|i| !i.is_none()) {
             let inputs = super::functions::tensor_list(inputs, "inputs")?;

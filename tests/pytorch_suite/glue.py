@@ -1058,6 +1058,13 @@ def install(lib, test_files=()):
                 wanted.update(".".join(parts[: i + 1]) for i in range(len(parts)))
         sys.meta_path.insert(0, _AliasFinder(wanted))
     torch = importlib.import_module("torch")
+    if lib == "ferrograd":
+        # ferrograd's submodules loaded so far under their torch names too, so that importing
+        # one again (``from torch.autograd.gradcheck import X``) does not rebind its parent's
+        # attribute of the same name (the function ``autograd.gradcheck``) to the module
+        for name, module in list(sys.modules.items()):
+            if name.startswith("ferrograd.") and module is not None:
+                sys.modules.setdefault("torch" + name[len("ferrograd") :], module)
     torch.set_default_dtype(torch.float32)
     this = sys.modules[__name__]
     for name in [m for m in sys.modules if m.startswith("torch.testing._internal")]:

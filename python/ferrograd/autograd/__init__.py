@@ -1,10 +1,12 @@
 """``ferrograd.autograd``: gradients of tensors (``grad``, ``backward``) and graph inspection."""
 
-from .._core import Node
+import warnings
+
+from .._core import Node, Tensor, stack, zeros_like
 from .._core import backward as _backward
 from .._core import grad as _grad
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled
-from . import functional, graph, profiler
+from . import functional, graph, profiler, profiler_util
 from .function import Function, FunctionCtx
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
@@ -15,16 +17,67 @@ def grad(
     grad_outputs=None,
     retain_graph=None,
     create_graph=False,
+    only_inputs=True,
     allow_unused=None,
+    is_grads_batched=False,
     materialize_grads=False,
 ):
-    """Returns the gradients of ``outputs`` with respect to ``inputs`` as a tuple.
+    """Returns the gradients of ``outputs`` with respect to ``inputs`` as a tuple (a dict for a
+    dict of inputs).
 
     A tuple of outputs sums their gradients; ``inputs`` may be a single tensor. Saved tensors are
     freed unless ``retain_graph``; ``create_graph`` records the computation for higher orders.
+    ``is_grads_batched``: the first dimension of each ``grad_outputs`` tensor is a batch of
+    vectors, one vector-Jacobian product each (computed one after the other). With
+    ``materialize_grads``, unused inputs get zeros (requiring grad under ``create_graph``).
     """
-    return _grad(
-        outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if not only_inputs:
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.",
+            FutureWarning,
+            stacklevel=2,
+        )
+    keys = None
+    if type(inputs) is dict:
+        keys, inputs = list(inputs.keys()), tuple(inputs.values())
+    elif isinstance(inputs, Tensor):
+        inputs = (inputs,)
+    else:
+        inputs = tuple(inputs)
+    if is_grads_batched:
+        result = _batched_grad(outputs, inputs, grad_outputs, create_graph, allow_unused)
+    else:
+        result = _grad(
+            outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, False
+        )
+    if materialize_grads:
+        result = tuple(
+            r if r is not None else zeros_like(i).requires_grad_(create_graph)
+            for r, i in zip(result, inputs)
+        )
+    return dict(zip(keys, result)) if keys is not None else result
+
+
+def _batched_grad(outputs, inputs, grad_outputs, create_graph, allow_unused):
+    """``grad`` for each vector of a batch of ``grad_outputs`` (dimension 0), stacked."""
+    outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    grad_outputs = (grad_outputs,) if isinstance(grad_outputs, Tensor) else tuple(grad_outputs)
+    batch = next(g.shape[0] for g in grad_outputs if g is not None)
+    rows = []
+    for b in range(batch):
+        gos = [None if g is None else g[b] for g in grad_outputs]
+        rows.append(_grad(outputs, inputs, gos, True, create_graph, allow_unused, False))
+    return tuple(
+        None if rows[0][k] is None else stack([row[k] for row in rows]) for k in range(len(inputs))
     )
 
 
@@ -32,6 +85,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     """Accumulates the gradients of ``tensors`` into the ``.grad`` of the graph leaves (only
     of ``inputs`` when given)."""
     _backward(tensors, grad_tensors, retain_graph, create_graph, inputs)
+
+
+def kineto_available():
+    """Whether the Kineto profiler backend is available: ferrograd's profiler is its own."""
+    return False
 
 
 _view_replay = [False]
@@ -76,6 +134,8 @@ __all__ = [
     "Node",
     "Variable",
     "is_view_replay_enabled",
+    "kineto_available",
+    "profiler_util",
     "backward",
     "enable_grad",
     "functional",

@@ -171,8 +171,7 @@ class Function:
         tensors = [outputs[k] for k in tensor_at]
         non_diff = ctx.non_differentiable
         differentiable = [
-            o.is_floating_point() and not any(o is n for n in non_diff)
-            for o in tensors
+            o.is_floating_point() and not any(o is n for n in non_diff) for o in tensors
         ]
         # save_for_backward may hold None: only the tensors go to the core, put back in place
         to_save = list(ctx.to_save)
