@@ -615,6 +615,7 @@ NOT_OPS = {
     "register_post_accumulate_grad_hook": "autograd API (tests/test_autograd_hooks.py)",
     "requires_grad_": "autograd flag",
     "retain_grad": "autograd API",
+    "is_inference": "inference-mode flag (tests/test_inference_mode_torch.py)",
     "detach_": "autograd API",
     "normal_": "random sampling (tests/test_semantics.py checks its moments)",
     "uniform_": "random sampling",

@@ -87,6 +87,9 @@ __all__ = [
     "_profiler_stop",
     "_record_function",
     "_set_warn_always",
+    "_set_inference_mode",
+    "_restore_inference_mode",
+    "is_inference_mode_enabled",
     "_is_warn_always_enabled",
     "_register_size",
     "_register_types",
@@ -1111,7 +1114,9 @@ class Tensor:
         """Whether `retain_grad()` was called."""
     @property
     def _version(self) -> builtins.int:
-        """Number of in-place modifications of the storage."""
+        """Number of in-place modifications of the storage (inference tensors have no counter)."""
+    def is_inference(self) -> builtins.bool:
+        """Whether this is an inference tensor (made in `inference_mode`)."""
     @property
     def output_nr(self) -> builtins.int:
         """Which output of `grad_fn` this tensor is."""
@@ -1546,6 +1551,16 @@ def _optim_step(
 ) -> None:
     """One step of the optimizer `name` over a parameter group: each parameter with its gradient,
     its state tensors (updated in place) and its step number."""
+
+def _set_inference_mode(enabled: builtins.bool) -> tuple[builtins.bool, builtins.bool]:
+    """Enters or leaves inference mode on this thread (grad mode set to the opposite); returns the
+    previous (grad mode, inference mode) for `_restore_inference_mode`."""
+
+def _restore_inference_mode(grad: builtins.bool, inference: builtins.bool) -> None:
+    """Restores what `_set_inference_mode` returned."""
+
+def is_inference_mode_enabled() -> builtins.bool:
+    """Whether this thread is in inference mode."""
 
 def _set_warn_always(b: builtins.bool) -> None:
     """`torch.set_warn_always(b)`: warnings PyTorch gives once per process are given every time."""

@@ -206,9 +206,11 @@ BoolTensor = _typed("BoolTensor", "bool")
 
 
 class inference_mode(_GradModeContext):
-    """``torch.inference_mode``: no graph is recorded (ferrograd treats it as ``no_grad``);
-    ``inference_mode(False)`` leaves grad mode alone. A context manager or a decorator (with
-    or without parentheses)."""
+    """``torch.inference_mode``: no graph is recorded and the tensors made inside are
+    inference tensors (``is_inference()``: never part of a graph; outside inference mode they
+    refuse in-place updates, ``requires_grad_()`` and being saved for backward).
+    ``inference_mode(False)`` leaves inference mode and turns grad mode on, as PyTorch's. A
+    context manager or a decorator (with or without parentheses)."""
 
     def __new__(cls, mode=True):
         if isinstance(mode, bool):
@@ -219,8 +221,12 @@ class inference_mode(_GradModeContext):
         self.mode = mode
 
     def __enter__(self):
-        self._prev = _core._set_grad_enabled(False if self.mode else _core.is_grad_enabled())
+        self._prev_state = _core._set_inference_mode(bool(self.mode))
         return self
+
+    def __exit__(self, *exc):
+        _core._restore_inference_mode(*self._prev_state)
+        return False
 
     def clone(self):
         """A fresh context manager with the same mode (for the decorator form)."""
@@ -228,5 +234,10 @@ class inference_mode(_GradModeContext):
 
 
 def is_inference_mode_enabled():
-    """Whether ``inference_mode`` is on (ferrograd: whether grad mode is off inside it)."""
-    return not _core.is_grad_enabled()
+    """Whether ``inference_mode`` is on on this thread."""
+    return _core.is_inference_mode_enabled()
+
+
+def is_inference(input):
+    """Whether ``input`` is an inference tensor (made in ``inference_mode``)."""
+    return input.is_inference()

@@ -14,8 +14,8 @@ pub use node::{
     BackwardCtx, BackwardFn, Edge, Grad, InputMeta, Node, NodeKind, NodePostHook, NodePreHook,
     PartFunction,
 };
-pub use saved::SavedVariable;
 pub use saved::{pop_saved_tensors_hooks, push_saved_tensors_hooks, PackHook, PackedTensor};
+pub use saved::{take_refused_save, SavedVariable};
 
 use crate::core::error::Result;
 use crate::core::grad_mode::is_grad_enabled;

@@ -64,8 +64,29 @@ pub struct SavedVariable {
     empty: bool,
 }
 
+thread_local! {
+    /// An op tried to save an inference tensor outside inference mode (see
+    /// [`take_refused_save`]).
+    static REFUSED_SAVE: std::cell::RefCell<Option<Error>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The refusal of the last op on this thread that tried to save an inference tensor for
+/// backward outside inference mode, taken (PyTorch raises it at the op: a binding calls this
+/// after each op; the node's saved value also refuses at backward).
+pub fn take_refused_save() -> Option<Error> {
+    REFUSED_SAVE.with(|r| r.borrow_mut().take())
+}
+
 /// `kept` as a saved value: packed by the pack hook in effect (which sees `original`), or as it is.
 fn saved(original: &Tensor, kept: &Tensor) -> Saved {
+    if original.is_inference() && !crate::core::grad_mode::is_inference_mode_enabled() {
+        let refusal = Error::runtime(
+            "Inference tensors cannot be saved for backward. To work around you can make a clone to get a \
+             normal tensor and use it in autograd.",
+        );
+        REFUSED_SAVE.with(|r| *r.borrow_mut() = Some(refusal.clone()));
+        return Saved::Packed(Err(refusal));
+    }
     match pack_hook() {
         Some(pack) => Saved::Packed(pack(original)),
         None => Saved::Tensor(kept.clone()),

@@ -4,6 +4,27 @@ use std::cell::Cell;
 
 thread_local! {
     static GRAD_ENABLED: Cell<bool> = const { Cell::new(true) };
+    static INFERENCE_MODE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether this thread is in inference mode (PyTorch's `InferenceMode`): tensors made in it are
+/// inference tensors, which never record history and refuse some uses outside it.
+pub fn is_inference_mode_enabled() -> bool {
+    INFERENCE_MODE.with(|m| m.get())
+}
+
+/// Enters (`true`) or leaves inference mode on this thread, as PyTorch's
+/// `inference_mode(enabled)`: grad mode is set to the opposite; returns the previous
+/// (grad mode, inference mode) for [`restore_inference_mode`].
+pub fn set_inference_mode(enabled: bool) -> (bool, bool) {
+    let grad = set_grad_enabled(!enabled);
+    (grad, INFERENCE_MODE.with(|m| m.replace(enabled)))
+}
+
+/// Restores what [`set_inference_mode`] returned.
+pub fn restore_inference_mode((grad, inference): (bool, bool)) {
+    set_grad_enabled(grad);
+    INFERENCE_MODE.with(|m| m.set(inference));
 }
 
 /// Whether ops on this thread record autograd history.

@@ -31,6 +31,8 @@ pub struct Storage {
     last_writer: Mutex<&'static str>,
     /// The storage whose elements these are, for a `.data` alias (then `data` is empty).
     elements_of: Option<Arc<Storage>>,
+    /// Made in inference mode: the tensors over it (views included) are inference tensors.
+    inference: bool,
 }
 
 impl Storage {
@@ -42,7 +44,13 @@ impl Storage {
             version: AtomicU64::new(0),
             last_writer: Mutex::new(""),
             elements_of: None,
+            inference: crate::core::grad_mode::is_inference_mode_enabled(),
         }
+    }
+
+    /// Whether the storage was made in inference mode (its tensors are inference tensors).
+    pub fn is_inference(&self) -> bool {
+        self.inference
     }
 
     /// A storage with `other`'s elements and a version counter of its own, at 0 (PyTorch's
@@ -54,6 +62,7 @@ impl Storage {
             data: RwLock::new(Buffer::Bool(Vec::new())),
             version: AtomicU64::new(0),
             last_writer: Mutex::new(""),
+            inference: owner.inference,
             elements_of: Some(owner),
         }
     }

@@ -312,6 +312,11 @@ impl Tensor {
         &self.0.layout
     }
 
+    /// Whether this is an inference tensor: its elements were made in inference mode.
+    pub fn is_inference(&self) -> bool {
+        self.storage().is_inference()
+    }
+
     /// The shared storage.
     pub fn storage(&self) -> &Arc<Storage> {
         &self.0.storage
@@ -419,6 +424,14 @@ impl Tensor {
 
     /// Sets the leaf flag, with PyTorch's checks (floating dtype; only leaves can stop requiring grad).
     pub fn set_requires_grad(&self, requires_grad: bool) -> Result<()> {
+        if requires_grad
+            && self.is_inference()
+            && !crate::core::grad_mode::is_inference_mode_enabled()
+        {
+            return Err(Error::runtime(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.",
+            ));
+        }
         let mut meta = self.meta();
         if meta.grad_fn.is_some() {
             if !requires_grad {

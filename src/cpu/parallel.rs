@@ -59,9 +59,26 @@ pub fn num_threads() -> usize {
         .map_or_else(default_threads, |p| p.threads)
 }
 
-/// Sets the number of threads parallel kernels use (at least 1).
+/// The thread count last asked for with [`set_num_threads`] (0: never asked).
+static REQUESTED: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets the number of threads parallel kernels use (at least 1). As with PyTorch's OpenMP
+/// pool, the request is remembered as given ([`requested_threads`]) while the pool itself is
+/// capped at four threads per CPU: more only adds threads that wait (`set_num_threads(100000)`
+/// would otherwise start 100,000 of them).
 pub fn set_num_threads(threads: usize) {
-    *POOL.lock() = Some(build(threads.max(1)));
+    let threads = threads.max(1);
+    REQUESTED.store(threads, Relaxed);
+    *POOL.lock() = Some(build(threads.min(4 * default_threads())));
+}
+
+/// The thread count as set by [`set_num_threads`] (PyTorch's `get_num_threads`), or the
+/// pool's when it was never set.
+pub fn requested_threads() -> usize {
+    match REQUESTED.load(Relaxed) {
+        0 => num_threads(),
+        n => n,
+    }
 }
 
 /// Runs `f` with the kernel pool's thread count. With more threads than one, `f` runs inside

@@ -17,6 +17,13 @@ impl Tensor {
     /// Checks PyTorch's preconditions for writing into this tensor while grad mode is on;
     /// `others` are the op's other tensor inputs.
     fn check_inplace(&self, others: &[&Tensor]) -> Result<()> {
+        if self.is_inference() && !crate::core::grad_mode::is_inference_mode_enabled() {
+            return Err(Error::runtime(
+                "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to \
+                 get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for \
+                 more details.",
+            ));
+        }
         let requires_grad = self.requires_grad() || others.iter().any(|t| t.requires_grad());
         if !is_grad_enabled() || !requires_grad {
             return Ok(());

@@ -482,6 +482,9 @@ impl Tensor {
 impl Tensor {
     /// A copy with its own storage; the gradient passes through unchanged.
     pub fn clone_tensor(&self) -> Result<Tensor> {
+        // a copy of a large expanded view may be more than the system gives: an error, not
+        // an abort
+        crate::core::tensor::check_allocation(self.shape(), self.dtype())?;
         let out = self.deep_copy();
         if !is_recording(&[self]) {
             return Ok(out);

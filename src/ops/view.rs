@@ -293,6 +293,14 @@ impl Tensor {
                 target.push(t);
             }
         }
+        // an element count that overflows is refused here, as PyTorch's numel()
+        if target
+            .iter()
+            .try_fold(1usize, |n, &s| n.checked_mul(s))
+            .is_none_or(|n| n > isize::MAX as usize)
+        {
+            return Err(Error::runtime("numel: integer multiplication overflow"));
+        }
         // the same shape is still a new view with its own node, as in PyTorch
         let out = self.alias_with_layout(self.layout().broadcast_to(&target));
         if !is_recording(&[self]) {

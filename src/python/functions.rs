@@ -240,7 +240,7 @@ fn set_num_threads(threads: i64) -> PyResult<()> {
 /// The number of threads used by parallel kernels.
 #[pyfunction]
 fn get_num_threads() -> usize {
-    crate::num_threads()
+    crate::cpu::parallel::requested_threads()
 }
 
 /// Whether this thread records autograd history.
@@ -356,6 +356,25 @@ when creating the graph to avoid this. If you have to use this function, make su
 the .grad fields of your parameters to None after use to break the cycle and avoid the leak.",
         1,
     )
+}
+
+/// Enters or leaves inference mode on this thread (grad mode set to the opposite); returns the
+/// previous (grad mode, inference mode) for `_restore_inference_mode`.
+#[pyfunction]
+fn _set_inference_mode(enabled: bool) -> (bool, bool) {
+    crate::core::grad_mode::set_inference_mode(enabled)
+}
+
+/// Restores what `_set_inference_mode` returned.
+#[pyfunction]
+fn _restore_inference_mode(grad: bool, inference: bool) {
+    crate::core::grad_mode::restore_inference_mode((grad, inference));
+}
+
+/// Whether this thread is in inference mode.
+#[pyfunction]
+fn is_inference_mode_enabled() -> bool {
+    crate::core::grad_mode::is_inference_mode_enabled()
 }
 
 /// `autograd.backward(tensors, grad_tensors, ...)`: accumulates into the leaves' `.grad`.
@@ -857,6 +876,9 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_adam_step, m)?)?;
     m.add_function(wrap_pyfunction!(_record_function, m)?)?;
     m.add_function(wrap_pyfunction!(_set_warn_always, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_inference_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(_restore_inference_mode, m)?)?;
+    m.add_function(wrap_pyfunction!(is_inference_mode_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_is_warn_always_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_default_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(_set_printoptions, m)?)?;

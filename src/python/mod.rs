@@ -54,7 +54,14 @@ pub(crate) fn run_as<T>(op: &str, f: impl FnOnce() -> crate::Result<T>) -> PyRes
 /// `run` without a profiler event (the engine's entry points: their nodes are the events).
 pub(crate) fn run_unnamed<T>(f: impl FnOnce() -> crate::Result<T>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(result) => result.map_err(to_py_err),
+        Ok(result) => {
+            let result = result.map_err(to_py_err)?;
+            // an op that saved an inference tensor for backward is refused, as PyTorch's
+            match crate::autograd::take_refused_save() {
+                Some(refusal) => Err(to_py_err(refusal)),
+                None => Ok(result),
+            }
+        }
         Err(payload) => {
             let msg = payload
                 .downcast_ref::<String>()

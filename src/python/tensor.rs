@@ -207,7 +207,7 @@ fn compare_method(
     other: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
     let out = compare(py, t, op, other)?;
-    if out.is(&py.NotImplemented()) {
+    if out.is(py.NotImplemented()) {
         return Err(PyTypeError::new_err(format!(
             "comparison received an invalid combination of arguments: got (Tensor, {})",
             other.get_type().name()?
@@ -1597,10 +1597,19 @@ impl PyTensor {
     fn retains_grad(&self) -> bool {
         self.inner.retains_grad()
     }
-    /// Number of in-place modifications of the storage.
+    /// Number of in-place modifications of the storage (inference tensors have no counter).
     #[getter]
-    fn _version(&self) -> u64 {
-        self.inner.version()
+    fn _version(&self) -> PyResult<u64> {
+        if self.inner.is_inference() {
+            return Err(PyRuntimeError::new_err(
+                "Inference tensors do not track version counter.",
+            ));
+        }
+        Ok(self.inner.version())
+    }
+    /// Whether this is an inference tensor (made in `inference_mode`).
+    fn is_inference(&self) -> bool {
+        self.inner.is_inference()
     }
     /// Which output of `grad_fn` this tensor is.
     #[getter]
