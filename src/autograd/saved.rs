@@ -175,6 +175,15 @@ impl SavedVariable {
                  graph a second time or if you need to access saved tensors after calling backward.",
             ));
         };
+        if self.output_nr == NOT_AN_OUTPUT
+            && self.producer.is_some()
+            && tensor.meta().grad_fn.is_none()
+        {
+            return Err(Error::runtime(
+                "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not \
+                 supported, please use out-of-place `.detach()` instead",
+            ));
+        }
         let current = tensor.version();
         let saved_at = self.version.load(Ordering::Acquire);
         if current != saved_at {

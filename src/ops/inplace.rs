@@ -24,7 +24,10 @@ impl Tensor {
                  more details.",
             ));
         }
-        let requires_grad = self.requires_grad() || others.iter().any(|t| t.requires_grad());
+        // a view made before its base required grad still writes into a tensor that does
+        let requires_grad = self.requires_grad()
+            || self.base().is_some_and(|b| b.requires_grad())
+            || others.iter().any(|t| t.requires_grad());
         if !is_grad_enabled() || !requires_grad {
             return Ok(());
         }

@@ -1566,6 +1566,19 @@ impl PyTensor {
     /// The accumulated gradient, or None.
     #[getter]
     fn get_grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        if !self.inner.is_leaf() && !self.inner.retains_grad() {
+            let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+            PyErr::warn(
+                py,
+                &category,
+                c"The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its \
+.grad attribute won't be populated during autograd.backward(). If you indeed want the .grad field \
+to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access \
+the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See \
+github.com/pytorch/pytorch/pull/30531 for more information.",
+                1,
+            )?;
+        }
         self.inner.grad().map(|g| to_object(py, g)).transpose()
     }
     #[setter(grad)]

@@ -27,6 +27,8 @@ class FunctionCtx:
         self.non_differentiable = ()
         self.dirty_tensors = ()
         self.materialize_grads = True
+        self._clear_on_access = False
+        self._accessed = False
 
     def save_for_backward(self, *tensors):
         """Keeps ``tensors`` (or ``None``s) for ``backward``: read them back as
@@ -44,6 +46,16 @@ class FunctionCtx:
         """The tensors given to ``save_for_backward`` (unpacked, with ``None`` kept in place)."""
         if self._saved is None:
             return tuple(self.to_save)
+        if self._clear_on_access:
+            # the Function's `clear_saved_tensors_on_access = True`: handed out once
+            if self._accessed:
+                raise RuntimeError(
+                    "saved_tensors can only be accessed once when clear_saved_tensors_on_access "
+                    "is True"
+                )
+            self._accessed = True
+            saved, self._saved = self._saved, ()
+            return saved
         return self._saved
 
     def mark_non_differentiable(self, *tensors):
@@ -154,6 +166,7 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = FunctionCtx()
+        ctx._clear_on_access = bool(getattr(cls, "clear_saved_tensors_on_access", False))
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         inputs = [args[i] for i in positions]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)

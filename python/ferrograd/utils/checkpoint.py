@@ -1,42 +1,101 @@
-"""``utils.checkpoint``: activation checkpointing. A checkpointed segment keeps only its inputs;
-backward runs the segment's forward again (with the random stream as it was, by default) and
-differentiates that recomputation, trading compute for memory.
+"""``utils.checkpoint``: activation checkpointing. A checkpointed segment does not keep the
+tensors its operations save for backward; backward runs the segment again (with the random
+stream as the forward saw it, by default) to get them back, trading compute for memory.
 
 Two variants, chosen by ``use_reentrant`` as in PyTorch:
 
 * ``use_reentrant=True`` (PyTorch's default when the argument is omitted, with its warning):
-  the forward runs under ``no_grad``; backward recomputes the segment and calls
-  ``autograd.backward`` on it from inside the outer backward, so parameters used by the
-  segment receive their ``.grad`` directly. As in PyTorch, outputs require grad only when an
-  input does, keyword arguments are refused, and it is meant for ``.backward()`` (ferrograd
-  cannot detect ``autograd.grad`` through it, where PyTorch raises; the gradients with respect
-  to the inputs are right but the segment's parameters also get ``.grad``).
-* ``use_reentrant=False``: ferrograd has no saved-tensor hooks yet, so it checkpoints
-  differently from PyTorch with the same results: the forward runs with grad mode on, the
-  leaves the outputs depend on (the segment's parameters) are read from that graph, and the
-  graph is dropped at once (only one segment's activations live at a time). The segment
-  becomes one autograd node whose inputs are the tensor arguments and those leaves; its
-  backward recomputes the segment and returns the gradients through ``autograd.grad``. So it
-  works with ``autograd.grad`` and ``backward(inputs=...)``, gives parameters gradients when no
-  input requires grad, and accepts keyword arguments. Limitation: a non-leaf tensor that
-  requires grad and reaches the segment through its closure (not as an argument) has its
-  history traversed again by the recomputation.
+  the segment is one autograd ``Function`` whose forward runs under ``no_grad``; its backward
+  recomputes the segment with grad on and calls ``autograd.backward`` on it from inside the
+  outer backward. As in PyTorch, outputs require grad only when an input does, keyword
+  arguments are refused, and it is meant for ``.backward()`` (ferrograd cannot detect
+  ``autograd.grad`` through it, where PyTorch raises).
+* ``use_reentrant=False``: the forward records its graph as usual, under saved-tensor hooks
+  (``autograd.graph.saved_tensors_hooks``) that keep an empty holder in place of each tensor
+  an operation saves. When backward needs a holder's tensor, the segment runs again and the
+  n-th tensor it saves goes into the n-th holder; backward takes each tensor once. The graph
+  being the ordinary one, everything works as without checkpointing: ``autograd.grad``,
+  ``backward(inputs=...)``, hooks on tensors and nodes (each fires once), gradients of any
+  order, keyword arguments, nested checkpoints and backward inside the segment.
+
+Details of the non-reentrant variant, as PyTorch's:
+
+* The segment's tensor arguments are themselves saved tensors (of a small node), so inside
+  another checkpoint they are recomputed by it, and an in-place change to them is reported.
+* Determinism check: the recomputation must save as many tensors as the forward did, with the
+  same shapes, dtypes and devices, or backward raises ``CheckpointError``; with ``debug``
+  (or ``set_checkpoint_debug_enabled``) the error lists where each tensor was saved in both.
+* With early stop (``early_stop``, ``set_checkpoint_early_stop``) a recomputation that saves
+  more tensors than the forward is not an error.
+
+Differences from PyTorch, which need the core:
+
+* PyTorch's recomputation stops as soon as every holder is filled (early stop), by raising
+  from the pack hook. ferrograd's core keeps an exception raised by a pack hook for the
+  backward instead of raising it at the operation, so the segment always runs to its end.
+* PyTorch recomputes a segment once per backward call, and raises when one call reads a saved
+  tensor twice. The engine does not tell Python which backward call is running, so here a new
+  recomputation runs when backward needs a holder that is already empty: two backward calls
+  over disjoint parts of a retained graph share one recomputation (as under PyTorch's
+  ``GraphExecGroup``).
+* PyTorch gives an unpacked tensor back its place in the graph; ferrograd's core uses the
+  unpack hook's tensor as it is. So the holders get the recomputed tensors attached to the
+  recomputed graph (PyTorch detaches them), which is what differentiates them at higher orders.
 """
 
 import contextlib
+import enum
+import functools
+import os
+import traceback
 import warnings
+import weakref
 
 from .. import _core
 from .._core import Tensor
 from .._grad_mode import enable_grad, no_grad
+from ..autograd import backward as _autograd_backward
 from ..autograd import grad as _autograd_grad
 from ..autograd.function import Function
-
-_DETERMINISM_CHECKS = ("default", "none")
+from ..autograd.graph import saved_tensors_hooks
 
 
 class CheckpointError(RuntimeError):
     """The recomputation in backward did not reproduce the forward (non-reentrant variant)."""
+
+
+# ---- global settings --------------------------------------------------------------------------
+
+_early_stop_setting = None  # set_checkpoint_early_stop's value while its block runs
+_debug_setting = None  # set_checkpoint_debug_enabled's value while its block runs
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable):
+    """Within the block, non-reentrant checkpoints run with ``early_stop=enable`` whatever
+    their ``early_stop`` argument (see the module for what early stop does here). Only the
+    forward needs to run in the block: a checkpoint keeps the setting it was called with."""
+    global _early_stop_setting
+    previous, _early_stop_setting = _early_stop_setting, enable
+    try:
+        yield
+    finally:
+        _early_stop_setting = previous
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled):
+    """Within the block, non-reentrant checkpoints run with ``debug=enabled`` whatever their
+    ``debug`` argument (``None``: their argument decides)."""
+    global _debug_setting
+    previous, _debug_setting = _debug_setting, enabled
+    try:
+        yield
+    finally:
+        _debug_setting = previous
+
+
+# ---- helpers shared by both variants ----------------------------------------------------------
 
 
 def noop_context_fn():
@@ -90,6 +149,9 @@ def _stream_state(preserve):
     return _core.default_generator.get_state() if preserve else None
 
 
+# ---- the reentrant variant --------------------------------------------------------------------
+
+
 class CheckpointFunction(Function):
     """The reentrant checkpoint as an autograd function:
     ``CheckpointFunction.apply(run_function, preserve_rng_state, *args)``."""
@@ -125,9 +187,7 @@ class CheckpointFunction(Function):
             raise RuntimeError(
                 "none of output has requires_grad=True, this checkpoint() is not necessary"
             )
-        from ..autograd import backward
-
-        backward([o for o, _ in pairs], [g for _, g in pairs])
+        _autograd_backward([o for o, _ in pairs], [g for _, g in pairs])
         grads = tuple(t.grad if isinstance(t, Tensor) else None for t in detached)
         return (None, None, *grads)
 
@@ -135,154 +195,295 @@ class CheckpointFunction(Function):
 # ---- the non-reentrant variant ----------------------------------------------------------------
 
 
-def _leaves_reached(outputs, exclude):
-    """The leaf tensors that require grad and that ``outputs``' graph reaches (in the order
-    first met), other than those in ``exclude``."""
-    seen = set()
-    leaves = []
-    stack = [o.grad_fn for o in outputs if o.grad_fn is not None]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        variable = getattr(node, "variable", None)
-        if variable is not None:
-            if not any(variable is e for e in exclude) and not any(variable is v for v in leaves):
-                leaves.append(variable)
-            continue
-        stack.extend(n for n, _ in node.next_functions if n is not None)
-    return leaves
+def _metadata(tensor):
+    """What the default determinism check compares."""
+    return {"shape": tensor.shape, "dtype": tensor.dtype, "device": tensor.device}
 
 
-def _split_outputs(outputs):
-    """``(rebuild, tensors)``: the tensors among the outputs and a function putting tensors
-    back in their places (a single tensor, or a tuple/list holding tensors and other values)."""
-    if isinstance(outputs, Tensor):
-        return (lambda ts: ts[0]), [outputs]
-    if isinstance(outputs, (tuple, list)):
-        kind = type(outputs)
-        where = [i for i, o in enumerate(outputs) if isinstance(o, Tensor)]
+_METADATA_FNS = {"default": _metadata, "none": lambda tensor: None}
 
-        def rebuild(tensors):
-            items = list(outputs)
-            for i, t in zip(where, tensors):
-                items[i] = t
-            return kind(items) if kind in (tuple, list) else kind(*items)
+_DEBUG_TIP = (
+    "\nTip: To see a more detailed error message, either pass `debug=True` to "
+    "`torch.utils.checkpoint.checkpoint(...)` or wrap the code block with "
+    "`with torch.utils.checkpoint.set_checkpoint_debug_enabled(True):` to enable "
+    "checkpoint-debug mode globally."
+)
 
-        return rebuild, [outputs[i] for i in where]
-    return (lambda ts: outputs), []
+_FERROGRAD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-class _Segment:
-    """What the non-reentrant node needs to recompute its segment."""
-
-    def __init__(self, function, args, kwargs, rng_state, context, check):
-        self.function = function
-        self.args = args
-        self.kwargs = kwargs
-        self.rng_state = rng_state
-        self.context = context
-        self.check = check
-        self.arg_positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        self.kwarg_names = [k for k, v in kwargs.items() if isinstance(v, Tensor)]
-
-    def call(self, tensors):
-        """Runs the segment on ``tensors`` in place of its tensor arguments (positional, then
-        keyword)."""
-        args = list(self.args)
-        kwargs = dict(self.kwargs)
-        n = len(self.arg_positions)
-        for i, t in zip(self.arg_positions, tensors[:n]):
-            args[i] = t
-        for k, t in zip(self.kwarg_names, tensors[n:]):
-            kwargs[k] = t
-        return self.function(*args, **kwargs)
-
-    def tensors(self):
-        return [self.args[i] for i in self.arg_positions] + [
-            self.kwargs[k] for k in self.kwarg_names
-        ]
+def _describe(position, tensor):
+    """A line for the debug report: the saved tensor's metadata and the innermost line of code
+    outside ferrograd that saved it."""
+    place = "?"
+    for frame in reversed(traceback.extract_stack()):
+        if not frame.filename.startswith(_FERROGRAD_DIR):
+            place = f"{frame.filename}:{frame.lineno} in {frame.name}: {frame.line}"
+            break
+    return f"  {position}: {_metadata(tensor)}\n     saved at {place}"
 
 
-def _fresh(tensors):
-    return [t.detach().requires_grad_(t.requires_grad) for t in tensors]
+class _Holder:
+    """Kept in the graph in place of a tensor the segment saved: empty, except between the
+    recomputation that fills it and the unpack that takes its tensor."""
+
+    __slots__ = ("__weakref__", "tensor")
+
+    def __init__(self):
+        self.tensor = None
 
 
-class _NonReentrantCheckpoint(Function):
-    """One node for a checkpointed segment: inputs are the segment's tensor arguments and the
-    leaves its outputs depend on; outputs are the forward's results."""
+class _KeepInputs(Function):
+    """A node that saves the segment's tensor arguments for backward, so that they go through
+    the saved-tensor hooks in effect (an enclosing checkpoint's included). Differentiating its
+    output puts them, unpacked, into ``box``."""
 
     @staticmethod
-    def forward(ctx, segment, results, differentiable, n_args, *inputs):
-        ctx.segment = segment
-        ctx.differentiable = differentiable
-        ctx.n_args = n_args
-        ctx.metadata = [(tuple(r.shape), r.dtype) for r in results]
-        ctx.save_for_backward(*inputs[:n_args])
-        ctx.leaves = inputs[n_args:]
-        ctx.mark_non_differentiable(*(r for r, d in zip(results, differentiable) if not d))
-        return tuple(results)
+    def forward(ctx, box, anchor, *tensors):
+        ctx.box = box
+        ctx.save_for_backward(*tensors)
+        return anchor.clone()
 
     @staticmethod
-    def backward(ctx, *grad_outputs):
-        segment = ctx.segment
-        args = _fresh(ctx.saved_tensors)
-        with _random_stream_as(segment.rng_state), enable_grad(), segment.context:
-            _, outputs = _split_outputs(segment.call(args))
-        if segment.check == "default":
-            recomputed = [(tuple(o.shape), o.dtype) for o in outputs]
-            if recomputed != ctx.metadata:
-                raise CheckpointError(
-                    "torch.utils.checkpoint: Recomputed values have different metadata than "
-                    f"during the forward pass: forward gave {ctx.metadata}, recomputation gave "
-                    f"{recomputed}"
-                )
-        pairs = [
-            (o, g)
-            for o, g, d in zip(outputs, grad_outputs, ctx.differentiable)
-            if d and o.requires_grad
-        ]
-        targets = args + list(ctx.leaves)
-        wanted = [t for t in targets if t.requires_grad]
-        found = iter(())
-        if pairs and wanted:
-            found = iter(
-                _autograd_grad(
-                    [o for o, _ in pairs],
-                    wanted,
-                    [g for _, g in pairs],
-                    create_graph=_core.is_grad_enabled(),
-                    allow_unused=True,
-                )
-            )
-        grads = tuple(next(found) if t.requires_grad else None for t in targets)
-        return (None, None, None, None, *grads)
+    def backward(ctx, grad):
+        ctx.box.extend(ctx.saved_tensors)
+        return (None, grad) + (None,) * (len(ctx.needs_input_grad) - 2)
 
 
-def _checkpoint_non_reentrant(function, args, kwargs, preserve, context_fn, check):
-    if check not in _DETERMINISM_CHECKS:
-        raise ValueError(
-            f"determinism_check should be one of {list(_DETERMINISM_CHECKS)}, but got {check}"
+class _Frame:
+    """One non-reentrant checkpointed call: its arguments, how to run it again, and a holder
+    (weakly referenced: the graph owns it) and the metadata of each tensor its forward saved,
+    in order. Its ``pack`` and ``unpack`` are the forward's saved-tensor hooks."""
+
+    def __init__(self, rerun, args, early_stop, metadata_fn, debug):
+        self.rerun = rerun
+        self.early_stop = early_stop
+        self.metadata_fn = metadata_fn
+        self.debug = debug
+        self.holders = []
+        self.metadata = []
+        self.forward_log = []  # with debug: where each tensor was saved, forward
+        self.recompute_log = []  # and latest recomputation
+        self.forward_done = False
+        # backward ran inside the forward, whose recomputation then saves more than the
+        # forward had so far: the counts are not compared
+        self.counts_may_differ = False
+        self.args = list(args)
+        self.tensor_positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        self.box = []
+        self.anchor = _core.zeros((), requires_grad=True)
+        self.keeper = _KeepInputs.apply(
+            self.box, self.anchor, *(args[i] for i in self.tensor_positions)
         )
+
+    def inputs(self):
+        """The call's arguments, its tensors read back from the keeper node."""
+        with enable_grad():
+            _autograd_grad(self.keeper, self.anchor, retain_graph=True)
+        args = list(self.args)
+        for position, tensor in zip(self.tensor_positions, self.box):
+            args[position] = tensor
+        self.box.clear()
+        return args
+
+    def pack(self, tensor):
+        """The forward's pack hook: an empty holder in place of ``tensor``."""
+        holder = _Holder()
+        self.holders.append(weakref.ref(holder))
+        self.metadata.append(self.metadata_fn(tensor))
+        if self.debug:
+            self.forward_log.append(_describe(len(self.forward_log), tensor))
+        return holder
+
+    def unpack(self, holder):
+        """The forward's unpack hook: the holder's tensor, recomputed first if it is empty."""
+        if holder.tensor is None:
+            try:
+                self.refill()
+            except CheckpointError as error:
+                if self.debug:
+                    raise CheckpointError(self.debug_report(error)) from error
+                raise
+        tensor, holder.tensor = holder.tensor, None
+        return tensor
+
+    def refill(self):
+        """Recomputes the call, puts each tensor it saved into the holder of the tensor the
+        forward saved in its place (if still alive), and checks them against the forward's."""
+        saved = self.recompute()
+        self.check(saved)
+        for ref, tensor in zip(self.holders, saved):
+            holder = ref()
+            if holder is not None:
+                holder.tensor = tensor
+
+    def recompute(self):
+        """Runs the call again (with grad on) and returns the tensors it saved for backward, in
+        order, attached to the recomputed graph.
+
+        The operations of the recomputed graph keep what they save as ``_Resaved``: that
+        graph is what differentiates the tensors at higher orders (``create_graph``)."""
+        saved = []
+        kept = []
+
+        def pack(tensor):
+            saved.append(tensor)
+            if self.debug:
+                self.recompute_log.append(_describe(len(saved) - 1, tensor))
+            if len(saved) > len(self.holders) and not self.forward_done:
+                self.counts_may_differ = True
+            kept.append(_Resaved(self, len(saved) - 1, tensor))
+            return kept[-1]
+
+        self.recompute_log = []
+        try:
+            with saved_tensors_hooks(pack, _Resaved.unpack), enable_grad():
+                self.rerun(*self.inputs())
+        finally:
+            for resaved in kept:
+                resaved.settle()
+        return saved
+
+    def check(self, saved):
+        """Raises ``CheckpointError`` when the recomputation saved a different number of
+        tensors than the forward, or tensors with different metadata."""
+        if self.counts_may_differ:
+            return
+        if len(saved) > len(self.holders) and not self.early_stop:
+            raise CheckpointError(
+                "torch.utils.checkpoint: trying to save more tensors during recomputation "
+                f"than during the original forward pass.\n{_DEBUG_TIP}"
+            )
+        if len(saved) < len(self.holders):
+            raise CheckpointError(
+                "torch.utils.checkpoint: A different number of tensors was saved during the "
+                "original forward and recomputation.\n"
+                f"Number of tensors saved during forward: {len(self.holders)}\n"
+                f"Number of tensors saved during recomputation: {len(saved)}.\n{_DEBUG_TIP}"
+            )
+        differences = ""
+        for position, (ref, expected, tensor) in enumerate(zip(self.holders, self.metadata, saved)):
+            if ref() is not None and self.metadata_fn(tensor) != expected:
+                differences += (
+                    f"tensor at position {position}:\nsaved metadata: {expected}\n"
+                    f"recomputed metadata: {self.metadata_fn(tensor)}\n"
+                )
+        if differences:
+            raise CheckpointError(
+                "torch.utils.checkpoint: Recomputed values for the following tensors have "
+                f"different metadata than during the forward pass.\n{differences}.\n{_DEBUG_TIP}"
+            )
+
+    def debug_report(self, error):
+        """``error``'s message followed by where each tensor was saved in the forward and in
+        the recomputation."""
+        forward = "\n".join(self.forward_log) or "  (none)"
+        recomputed = "\n".join(self.recompute_log) or "  (none)"
+        message = str(error).replace(_DEBUG_TIP, "")
+        return (
+            f"{message}\n\n"
+            f"Tensors saved for backward during the original forward:\n{forward}\n\n"
+            f"Tensors saved for backward during the recomputation:\n{recomputed}\n\n"
+            "You are seeing this error because you passed `debug=True` to checkpoint (or "
+            "enabled set_checkpoint_debug_enabled) and the tensors saved during the original "
+            "forward differ from those saved during the recomputation: the segment ran "
+            "different operations. The first position where the two lists above differ shows "
+            "where."
+        )
+
+
+class _Resaved:
+    """A tensor saved in a recomputed graph. Until the recomputation ends it is the tensor
+    itself. Then a tensor that became the output of the operation saving it is kept detached,
+    since keeping it would make a reference cycle through that operation's node; differentiating
+    through it at a higher order takes it from a new recomputation instead."""
+
+    __slots__ = ("frame", "grad_fn", "is_output", "position", "tensor")
+
+    def __init__(self, frame, position, tensor):
+        self.frame = frame
+        self.position = position
+        self.tensor = tensor
+        self.grad_fn = tensor.grad_fn  # to tell, once the operation is done, if it changed
+        self.is_output = False
+
+    def settle(self):
+        """Called when the recomputation ends, once each operation has attached its outputs."""
+        if self.tensor.grad_fn is not None and self.tensor.grad_fn != self.grad_fn:
+            self.tensor = self.tensor.detach()
+            self.is_output = True
+        self.grad_fn = None
+
+    def unpack(self):
+        """The recomputed graph's unpack hook."""
+        if self.is_output and _core.is_grad_enabled():
+            return self.frame.recompute()[self.position]
+        return self.tensor
+
+
+def _checkpoint_without_reentrant(function, args, kwargs, settings):
+    """``checkpoint`` with ``use_reentrant=False``: ``function`` runs under the hooks of a new
+    ``_Frame``."""
+    check = settings["determinism_check"]
+    if check not in _METADATA_FNS:
+        raise ValueError(
+            f"determinism_check should be one of {list(_METADATA_FNS)}, but got {check}"
+        )
+    debug = settings["debug"] if _debug_setting is None else _debug_setting
+    context_fn = settings["context_fn"]
+    if debug and context_fn is not noop_context_fn:
+        raise ValueError("debug=True is incompatible with non-default context_fn")
+    early_stop = settings["early_stop"] if _early_stop_setting is None else _early_stop_setting
+    forward_context, recompute_context = context_fn()
+    rng_state = _stream_state(settings["preserve_rng_state"])
     if not _core.is_grad_enabled():
         return function(*args, **kwargs)
-    forward_context, recompute_context = context_fn()
-    segment = _Segment(function, args, kwargs, _stream_state(preserve), recompute_context, check)
-    originals = segment.tensors()
-    copies = _fresh(originals)
-    with enable_grad(), forward_context:
-        outputs = segment.call(copies)
-    rebuild, results = _split_outputs(outputs)
-    differentiable = [r.requires_grad for r in results]
-    if not any(differentiable):
-        return outputs
-    leaves = _leaves_reached([r for r in results if r.requires_grad], copies)
-    detached = [r.detach() for r in results]
-    wrapped = _NonReentrantCheckpoint.apply(
-        segment, detached, differentiable, len(originals), *originals, *leaves
+
+    def rerun(*inputs):
+        with _random_stream_as(rng_state), recompute_context:
+            function(*inputs, **kwargs)
+
+    frame = _Frame(rerun, args, early_stop, _METADATA_FNS[check], debug)
+    with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
+        outputs = function(*args, **kwargs)
+        frame.forward_done = True
+    if not frame.forward_done:
+        raise RuntimeError(
+            "torch.utils.checkpoint: the forward context provided by context_fn suppressed an "
+            "exception raised during the checkpointed forward. This is not supported because "
+            "checkpoint cannot return a value for a failed forward."
+        )
+    return outputs
+
+
+# ---- selective checkpointing ------------------------------------------------------------------
+
+
+class CheckpointPolicy(enum.Enum):
+    """What selective checkpointing does with an operation's output: save it in the forward
+    (``*_SAVE``), recompute it in backward (``*_RECOMPUTE``) or offload it to the CPU
+    (``*_CPU_OFFLOAD``); ``MUST_*`` may not be overridden by other systems, ``PREFER_*`` may."""
+
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mutation=False):
+    """PyTorch's selective checkpointing, which is not available: its policy decides for each
+    ATen operator call, and ferrograd has no operator dispatch for Python to intercept
+    (``TorchDispatchMode``). Raises ``NotImplementedError`` (``TypeError`` for an argument
+    that is neither a function nor a list, as PyTorch)."""
+    if not isinstance(policy_fn_or_list, list) and not callable(policy_fn_or_list):
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
+    raise NotImplementedError(
+        "torch.utils.checkpoint.create_selective_checkpoint_contexts: selective activation "
+        "checkpointing decides per operator call, which needs operator dispatch modes "
+        "(TorchDispatchMode) that ferrograd does not have; checkpoint the segment whole instead."
     )
-    return rebuild(list(wrapped))
 
 
 # ---- public functions -------------------------------------------------------------------------
@@ -296,22 +497,26 @@ _OMITTED_WARNING = (
 )
 
 
-def _checkpoint(
-    function, args, kwargs, use_reentrant, preserve_rng_state, context_fn, check, debug
-):
+def _checkpoint(function, args, kwargs, settings):
+    """``checkpoint(function, *args, **kwargs)`` with its keyword-only ``settings``."""
+    use_reentrant = settings["use_reentrant"]
     if use_reentrant is None:
         warnings.warn(_OMITTED_WARNING, stacklevel=3)
         use_reentrant = True
-    if use_reentrant:
-        if kwargs:
-            raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
-        if context_fn is not noop_context_fn or debug is not False:
-            raise ValueError(
-                "Passing `context_fn`, `debug`, or `respect_saved_tensors_hooks` is only "
-                "supported when use_reentrant=False."
-            )
-        return CheckpointFunction.apply(function, preserve_rng_state, *args)
-    return _checkpoint_non_reentrant(function, args, kwargs, preserve_rng_state, context_fn, check)
+    if not use_reentrant:
+        return _checkpoint_without_reentrant(function, args, kwargs, settings)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    if (
+        settings["context_fn"] is not noop_context_fn
+        or settings["debug"] is not False
+        or settings["respect_saved_tensors_hooks"] is not None
+    ):
+        raise ValueError(
+            "Passing `context_fn`, `debug`, or `respect_saved_tensors_hooks` is only "
+            "supported when use_reentrant=False."
+        )
+    return CheckpointFunction.apply(function, settings["preserve_rng_state"], *args)
 
 
 def checkpoint(
@@ -323,46 +528,39 @@ def checkpoint(
     determinism_check="default",
     debug=False,
     early_stop=True,
+    respect_saved_tensors_hooks=None,
     **kwargs,
 ):
-    """Runs ``function(*args, **kwargs)`` without keeping its intermediate results, which
-    backward recomputes. ``preserve_rng_state`` replays the random stream as the forward saw it
-    (dropout masks match). Without ``function`` (and arguments), returns a decorator applying
-    the same settings. See the module for the two ``use_reentrant`` variants; ``early_stop``
-    is accepted and has no effect."""
-    if function is None and not args:
-        if kwargs:
-            raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    """Runs ``function(*args, **kwargs)`` without keeping the tensors it saves for backward,
+    which backward recomputes. ``preserve_rng_state`` replays the random stream as the forward
+    saw it (dropout masks match). The other settings concern the non-reentrant variant (see the
+    module): ``context_fn`` returns the contexts to run the forward and the recomputation in,
+    ``determinism_check`` is ``"default"`` or ``"none"``, ``debug`` details a failed check,
+    ``early_stop`` lets the recomputation save more than the forward, and
+    ``respect_saved_tensors_hooks`` only matters to selective checkpointing. Without
+    ``function`` (and arguments), returns a decorator applying the same settings."""
+    settings = {
+        "use_reentrant": use_reentrant,
+        "preserve_rng_state": preserve_rng_state,
+        "context_fn": context_fn,
+        "determinism_check": determinism_check,
+        "debug": debug,
+        "early_stop": early_stop,
+        "respect_saved_tensors_hooks": respect_saved_tensors_hooks,
+    }
+    if function is not None or args:
+        return _checkpoint(function, args, kwargs, settings)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
 
-        def decorate(fn):
-            def checkpointed(*a, **kw):
-                return _checkpoint(
-                    fn,
-                    a,
-                    kw,
-                    use_reentrant,
-                    preserve_rng_state,
-                    context_fn,
-                    determinism_check,
-                    debug,
-                )
+    def decorate(fn):
+        @functools.wraps(fn)
+        def checkpointed(*a, **kw):
+            return _checkpoint(fn, a, kw, settings)
 
-            checkpointed.__wrapped__ = fn
-            checkpointed.__name__ = getattr(fn, "__name__", "checkpointed")
-            checkpointed.__doc__ = getattr(fn, "__doc__", None)
-            return checkpointed
+        return checkpointed
 
-        return decorate
-    return _checkpoint(
-        function,
-        args,
-        kwargs,
-        use_reentrant,
-        preserve_rng_state,
-        context_fn,
-        determinism_check,
-        debug,
-    )
+    return decorate
 
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
@@ -407,9 +605,13 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
 __all__ = [
     "CheckpointError",
     "CheckpointFunction",
+    "CheckpointPolicy",
     "check_backward_validity",
     "checkpoint",
     "checkpoint_sequential",
+    "create_selective_checkpoint_contexts",
     "detach_variable",
     "noop_context_fn",
+    "set_checkpoint_debug_enabled",
+    "set_checkpoint_early_stop",
 ]
