@@ -136,3 +136,39 @@ def test_legacy_function_call_is_refused():
 
     with pytest.raises(RuntimeError, match="Legacy autograd function with non-static forward"):
         Legacy()(torch.ones(2))
+
+
+class _NanBackward(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * float("nan")
+
+
+def test_detect_anomaly_nan_check_and_forward_trace():
+    import warnings
+
+    x = torch.ones(3, requires_grad=True)
+    _NanBackward.apply(x).sum().backward()  # outside anomaly mode: no check
+    assert not torch.is_anomaly_enabled()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with torch.autograd.detect_anomaly():
+            assert torch.is_anomaly_enabled() and torch.is_anomaly_check_nan_enabled()
+            out = _NanBackward.apply(x).sum()
+            with pytest.raises(
+                RuntimeError, match="Function '_NanBackwardBackward' returned nan values in its 0th"
+            ):
+                out.backward()
+    messages = [str(m.message) for m in w]
+    assert "Anomaly Detection has been enabled" in messages[0]
+    # the failing node is reported with the forward call that made it
+    assert "Error detected in _NanBackwardBackward" in messages[1]
+    assert "_NanBackward.apply(x)" in messages[1]
+    assert not torch.is_anomaly_enabled()
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        assert torch.is_anomaly_enabled() and not torch.is_anomaly_check_nan_enabled()
+        _NanBackward.apply(x).sum().backward()  # no NaN check

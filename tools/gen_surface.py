@@ -71,7 +71,7 @@ OTHER_EXPORTS = [
     "accelerator", "profiler", "lt", "le", "gt", "ge", "eq", "ne", "layout", "strided",
     "sparse_coo", "sparse_csr", "sparse_csc",
     "sparse_bsr", "sparse_bsc", "jagged", "set_warn_always", "is_warn_always_enabled",
-    "is_inference",
+    "is_inference", "set_anomaly_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
 ]  # fmt: skip
 
 

@@ -204,6 +204,15 @@ clamp_max = Tensor.clamp_max
 lt, le, gt, ge, eq, ne = Tensor.lt, Tensor.le, Tensor.gt, Tensor.ge, Tensor.eq, Tensor.ne
 
 
+def set_anomaly_enabled(enabled: _builtins.bool, check_nan: _builtins.bool = True) -> None:
+    """Turns anomaly detection on or off (``autograd.detect_anomaly`` as a plain switch)."""
+    _core._set_anomaly_enabled(_builtins.bool(enabled), _builtins.bool(check_nan))
+
+
+is_anomaly_enabled = _core.is_anomaly_enabled
+is_anomaly_check_nan_enabled = _core.is_anomaly_check_nan_enabled
+
+
 def set_warn_always(b: _builtins.bool) -> None:
     """Gives the warnings PyTorch gives once per process every time (``True``) or once."""
     _core._set_warn_always(_builtins.bool(b))
@@ -360,6 +369,8 @@ __all__ = [
     "inference_mode",
     "initial_seed",
     "int64",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
     "is_grad_enabled",
     "is_inference",
     "is_inference_mode_enabled",
@@ -439,6 +450,7 @@ __all__ = [
     "save",
     "scatter_add",
     "seed",
+    "set_anomaly_enabled",
     "set_default_dtype",
     "set_grad_enabled",
     "set_num_threads",

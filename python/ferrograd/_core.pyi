@@ -87,6 +87,9 @@ __all__ = [
     "_profiler_stop",
     "_record_function",
     "_set_warn_always",
+    "_set_anomaly_enabled",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
     "_set_inference_mode",
     "_restore_inference_mode",
     "is_inference_mode_enabled",
@@ -1561,6 +1564,15 @@ def _restore_inference_mode(grad: builtins.bool, inference: builtins.bool) -> No
 
 def is_inference_mode_enabled() -> builtins.bool:
     """Whether this thread is in inference mode."""
+
+def _set_anomaly_enabled(enabled: builtins.bool, check_nan: builtins.bool) -> None:
+    """Turns anomaly detection on or off (`check_nan`: also check backward results for NaN)."""
+
+def is_anomaly_enabled() -> builtins.bool:
+    """Whether anomaly detection is on."""
+
+def is_anomaly_check_nan_enabled() -> builtins.bool:
+    """Whether anomaly detection checks backward results for NaN."""
 
 def _set_warn_always(b: builtins.bool) -> None:
     """`torch.set_warn_always(b)`: warnings PyTorch gives once per process are given every time."""

@@ -429,7 +429,10 @@ impl GraphTask {
                     vec![None; node.next_edges().len()]
                 } else {
                     let spent = spent && !node.has_post_hooks();
-                    node.apply(&outcome.seen, self.keep_graph, spent)?
+                    let applied = node
+                        .apply(&outcome.seen, self.keep_graph, spent)
+                        .and_then(|out| super::anomaly::check_results(node, &out).map(|()| out));
+                    applied.inspect_err(|_| super::anomaly::report_failure(node))?
                 };
                 node.run_post_hooks(&mut outcome.outputs, &outcome.seen)?;
             }

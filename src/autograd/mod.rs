@@ -1,6 +1,7 @@
 //! Reverse-mode automatic differentiation: graph nodes, saved tensors, the engine, and how ops record themselves.
 
 mod accumulate;
+pub mod anomaly;
 mod engine;
 mod function;
 mod node;
@@ -382,6 +383,9 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
     let mut node = Node::new(name, next_edges, metas, saved, backward);
     if let Some(part) = part {
         node = node.into_part(part);
+    }
+    if let Some(trace) = anomaly::capture() {
+        node.set_forward_trace(trace);
     }
     let node = Arc::new(node);
     // The last output takes the node itself, and fresh outputs are set without their lock: a

@@ -96,6 +96,8 @@ struct Extras {
     post_hooks: Vec<(u64, NodePostHook)>,
     /// What a binding keeps for the node (Python's `grad_fn.metadata` dict).
     metadata: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    /// Where the node was made, captured in anomaly mode (see `autograd::anomaly`).
+    forward_trace: Option<String>,
 }
 
 /// `name` as a `&'static str`: built-in names already are; a custom function's name is kept
@@ -419,6 +421,18 @@ impl Node {
             }
         }
         Ok(())
+    }
+
+    /// Where the node was made, if it was made in anomaly mode.
+    pub fn forward_trace(&self) -> Option<String> {
+        self.extras
+            .get()
+            .and_then(|e| e.lock().forward_trace.clone())
+    }
+
+    /// Remembers where the node was made (anomaly mode).
+    pub(crate) fn set_forward_trace(&self, trace: String) {
+        self.extras_mut().forward_trace = Some(trace);
     }
 
     /// The binding's data for this node, made by `make` on first use.

@@ -1,5 +1,6 @@
 //! The pyo3 binding layer: converts Python values and errors, holds no logic of its own.
 
+mod anomaly;
 mod conv;
 mod convert;
 mod functions;
@@ -107,6 +108,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<convert::PyDType>()?;
     convert::add_dtypes(m)?;
     functions::register(m)?;
+    anomaly::register(m)?;
     interop::register(m)?;
     random::register(m)?;
     nn::register(m)?;

@@ -7,6 +7,7 @@ from .._core import backward as _backward
 from .._core import grad as _grad
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled
 from . import functional, graph, profiler, profiler_util
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, FunctionCtx
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
@@ -133,6 +134,8 @@ __all__ = [
     "GradcheckError",
     "Node",
     "Variable",
+    "detect_anomaly",
+    "set_detect_anomaly",
     "is_view_replay_enabled",
     "kineto_available",
     "profiler_util",
