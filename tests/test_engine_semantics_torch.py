@@ -117,3 +117,26 @@ def test_accumulate_grad_hook_order():
     acc.register_hook(post)
     t.sum().backward()
     assert [round(v, 5) for v in t.grad.tolist()] == [3.0, 3.0, 3.0]
+
+
+def test_grad_with_respect_to_gradient_edges():
+    from ferrograd.autograd.graph import get_gradient_edge, increment_version
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = x.clone()
+    out = (h * h).sum()
+    ref = torch.autograd.grad(out, (x, h), retain_graph=True)
+    edges = (get_gradient_edge(x), get_gradient_edge(h))
+    assert type(edges[0].node).__name__ == "AccumulateGrad" and edges[1].output_nr == 0
+    new = torch.autograd.grad(out, edges)
+    assert [g.tolist() for g in new] == [g.tolist() for g in ref] == [[2.0, 4.0]] * 2
+    # the edge stays where the gradient flows even once the tensor has moved on
+    y = x.clone()
+    y_edge = get_gradient_edge(y)
+    out = (y * 3).sum()
+    with torch.no_grad():
+        y.mul_(2)
+    assert torch.autograd.grad(out, y_edge)[0].tolist() == [3.0, 3.0]
+    v = x._version
+    increment_version(x)
+    assert x._version == v + 1

@@ -87,6 +87,9 @@ __all__ = [
     "_profiler_stop",
     "_record_function",
     "_set_warn_always",
+    "_gradient_edge",
+    "_grad_to_edges",
+    "_increment_version",
     "_set_anomaly_enabled",
     "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled",
@@ -1118,6 +1121,8 @@ class Tensor:
     @property
     def _version(self) -> builtins.int:
         """Number of in-place modifications of the storage (inference tensors have no counter)."""
+    def _is_view(self) -> builtins.bool:
+        """Whether this tensor is a view of another (has a `_base`)."""
     def is_inference(self) -> builtins.bool:
         """Whether this is an inference tensor (made in `inference_mode`)."""
     @property
@@ -1573,6 +1578,24 @@ def is_anomaly_enabled() -> builtins.bool:
 
 def is_anomaly_check_nan_enabled() -> builtins.bool:
     """Whether anomaly detection checks backward results for NaN."""
+
+def _gradient_edge(tensor: Tensor) -> tuple[Node, builtins.int]:
+    """The gradient edge of a tensor (`autograd.graph.get_gradient_edge`): its node (the leaf's
+    AccumulateGrad for a leaf) and which output of it the tensor is."""
+
+def _grad_to_edges(
+    outputs: Tensor | Sequence[Tensor],
+    edges: Sequence[tuple[Node, builtins.int]],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: builtins.bool | None = None,
+    create_graph: builtins.bool = False,
+    allow_unused: builtins.bool = False,
+) -> tuple[Tensor | None, ...]:
+    """`autograd.grad` with respect to gradient edges `(node, output number)`."""
+
+def _increment_version(tensor: Tensor) -> None:
+    """Counts an in-place change of `tensor` that autograd did not see (`autograd.graph
+    .increment_version`); inference tensors have no counter and are left alone."""
 
 def _set_warn_always(b: builtins.bool) -> None:
     """`torch.set_warn_always(b)`: warnings PyTorch gives once per process are given every time."""

@@ -133,6 +133,25 @@ pub fn grad(
             }
         }
     }
+    let described: Vec<String> = inputs.iter().map(|t| t.type_description()).collect();
+    grad_to_edges(outputs, &input_edges, &described, grad_outputs, options)
+}
+
+/// [`grad`] with respect to gradient edges (PyTorch's `GradientEdge`: a node and one of its
+/// outputs) instead of tensors: the gradient arriving at each edge. `described` names each
+/// input for the error about an unused one.
+pub fn grad_to_edges(
+    outputs: &[Tensor],
+    input_edges: &[Edge],
+    described: &[String],
+    grad_outputs: &[Option<Tensor>],
+    options: GradOptions,
+) -> Result<Vec<Option<Tensor>>> {
+    if input_edges.is_empty() {
+        return Err(Error::runtime(
+            "`inputs` argument to `grad()` cannot be empty.",
+        ));
+    }
     let roots = make_roots(outputs, grad_outputs)?;
     let keep_graph = options.retain_graph.unwrap_or(options.create_graph);
     let task = GraphTask {
@@ -140,13 +159,13 @@ pub fn grad(
         create_graph: options.create_graph,
         accumulate: false,
     };
-    let results = task.execute(roots, &input_edges, &[])?;
+    let results = task.execute(roots, input_edges, &[])?;
     if !options.allow_unused {
         if let Some(i) = results.iter().position(|r| r.is_none()) {
             return Err(Error::runtime(format!(
                 "One of the differentiated Tensors appears to not have been used in the graph. Set \
                  allow_unused=True if this is the desired behavior. (input {i}, a {}, is not reachable from the outputs)",
-                inputs[i].type_description()
+                described.get(i).map_or("gradient edge", String::as_str)
             )));
         }
     }

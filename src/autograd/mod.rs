@@ -9,7 +9,7 @@ mod parallel_phase;
 mod saved;
 mod task_graph;
 
-pub use engine::{backward, backward_to, grad, GradOptions};
+pub use engine::{backward, backward_to, grad, grad_to_edges, GradOptions};
 pub use function::{record_custom, CustomBackward, CustomCall};
 pub use node::{
     BackwardCtx, BackwardFn, Edge, Grad, InputMeta, Node, NodeKind, NodePostHook, NodePreHook,

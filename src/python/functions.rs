@@ -377,6 +377,67 @@ fn is_inference_mode_enabled() -> bool {
     crate::core::grad_mode::is_inference_mode_enabled()
 }
 
+/// The gradient edge of a tensor (`autograd.graph.get_gradient_edge`): its node (the leaf's
+/// AccumulateGrad for a leaf) and which output of it the tensor is.
+#[pyfunction]
+fn _gradient_edge(py: Python<'_>, tensor: PyRef<'_, PyTensor>) -> PyResult<(Py<PyAny>, usize)> {
+    let Some(edge) = crate::autograd::gradient_edge(&tensor.inner) else {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(
+            "It is not possible to get the gradient edge for a Tensor that does not require gradients",
+        ));
+    };
+    Ok((super::node::node_object(py, edge.node)?, edge.input_nr))
+}
+
+/// `autograd.grad` with respect to gradient edges `(node, output number)`.
+#[pyfunction]
+#[pyo3(signature = (outputs, edges, grad_outputs=None, retain_graph=None, create_graph=false, allow_unused=false))]
+fn _grad_to_edges<'py>(
+    py: Python<'py>,
+    outputs: &Bound<'py, PyAny>,
+    edges: Vec<(PyRef<'py, super::node::PyNode>, usize)>,
+    grad_outputs: Option<&Bound<'py, PyAny>>,
+    retain_graph: Option<bool>,
+    create_graph: bool,
+    allow_unused: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let outs = tensor_list(outputs, "outputs")?;
+    let mut gos = optional_tensor_list(grad_outputs, "grad_outputs")?;
+    gos.truncate(outs.len().max(1));
+    let edges: Vec<crate::autograd::Edge> = edges
+        .iter()
+        .map(|(node, nr)| crate::autograd::Edge {
+            node: node.inner.clone(),
+            input_nr: *nr,
+        })
+        .collect();
+    let options = GradOptions {
+        retain_graph,
+        create_graph,
+        allow_unused,
+    };
+    let results = py.detach(|| {
+        run_unnamed(|| crate::autograd::grad_to_edges(&outs, &edges, &[], &gos, options))
+    })?;
+    let items = results
+        .into_iter()
+        .map(|r| match r {
+            Some(g) => to_object(py, g),
+            None => Ok(py.None()),
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(py, items)
+}
+
+/// Counts an in-place change of `tensor` that autograd did not see (`autograd.graph
+/// .increment_version`); inference tensors have no counter and are left alone.
+#[pyfunction]
+fn _increment_version(tensor: PyRef<'_, PyTensor>) {
+    if !tensor.inner.is_inference() {
+        tensor.inner.storage().bump_version("increment_version");
+    }
+}
+
 /// `autograd.backward(tensors, grad_tensors, ...)`: accumulates into the leaves' `.grad`.
 #[pyfunction]
 #[pyo3(signature = (tensors, grad_tensors=None, retain_graph=None, create_graph=false, inputs=None))]
@@ -876,6 +937,9 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_adam_step, m)?)?;
     m.add_function(wrap_pyfunction!(_record_function, m)?)?;
     m.add_function(wrap_pyfunction!(_set_warn_always, m)?)?;
+    m.add_function(wrap_pyfunction!(_gradient_edge, m)?)?;
+    m.add_function(wrap_pyfunction!(_grad_to_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(_increment_version, m)?)?;
     m.add_function(wrap_pyfunction!(_set_inference_mode, m)?)?;
     m.add_function(wrap_pyfunction!(_restore_inference_mode, m)?)?;
     m.add_function(wrap_pyfunction!(is_inference_mode_enabled, m)?)?;

@@ -1620,6 +1620,10 @@ github.com/pytorch/pytorch/pull/30531 for more information.",
         }
         Ok(self.inner.version())
     }
+    /// Whether this tensor is a view of another (has a `_base`).
+    fn _is_view(&self) -> bool {
+        self.inner.base().is_some()
+    }
     /// Whether this is an inference tensor (made in `inference_mode`).
     fn is_inference(&self) -> bool {
         self.inner.is_inference()

@@ -2,6 +2,7 @@
 
 import warnings
 
+from .. import _core
 from .._core import Node, Tensor, stack, zeros_like
 from .._core import backward as _backward
 from .._core import grad as _grad
@@ -50,17 +51,28 @@ def grad(
     keys = None
     if type(inputs) is dict:
         keys, inputs = list(inputs.keys()), tuple(inputs.values())
-    elif isinstance(inputs, Tensor):
+    elif isinstance(inputs, (Tensor, graph.GradientEdge)):
         inputs = (inputs,)
     else:
         inputs = tuple(inputs)
-    if is_grads_batched:
+    if any(isinstance(i, graph.GradientEdge) for i in inputs):
+        edges = [
+            i if isinstance(i, graph.GradientEdge) else graph.get_gradient_edge(i) for i in inputs
+        ]
+        result = _core._grad_to_edges(
+            outputs, edges, grad_outputs, retain_graph, create_graph, allow_unused
+        )
+    elif is_grads_batched:
         result = _batched_grad(outputs, inputs, grad_outputs, create_graph, allow_unused)
     else:
         result = _grad(
             outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, False
         )
     if materialize_grads:
+        if any(r is None and not isinstance(i, Tensor) for r, i in zip(result, inputs)):
+            raise RuntimeError(
+                "materialize_grads cannot be used when the given input is a GradientEdge"
+            )
         result = tuple(
             r if r is not None else zeros_like(i).requires_grad_(create_graph)
             for r, i in zip(result, inputs)

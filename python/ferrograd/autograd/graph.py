@@ -1,8 +1,33 @@
 """``ferrograd.autograd.graph``: the node type of the backward graph, and hooks on the tensors
 the graph saves (``saved_tensors_hooks``, ``save_on_cpu``)."""
 
+from typing import NamedTuple
+
 from .. import _core
 from .._core import Node
+
+
+class GradientEdge(NamedTuple):
+    """A place gradients flow into: output ``output_nr`` of ``node`` (``autograd.grad`` takes
+    these as inputs, as tensors)."""
+
+    node: Node
+    output_nr: int
+
+
+def get_gradient_edge(tensor):
+    """The gradient edge of ``tensor``: its ``grad_fn`` and output number, or a leaf's
+    AccumulateGrad node. Gradients computed for it stay attached to that edge even if the
+    tensor is later changed (``set_``, in-place ops)."""
+    node, output_nr = _core._gradient_edge(tensor)
+    return GradientEdge(node, output_nr)
+
+
+def increment_version(tensor):
+    """Counts an in-place change of ``tensor`` made without autograd seeing it, so that saved
+    tensors of its old value are refused at backward (a no-op for inference tensors)."""
+    for t in tensor if isinstance(tensor, (list, tuple)) else (tensor,):
+        _core._increment_version(t)
 
 
 class saved_tensors_hooks:
@@ -31,4 +56,11 @@ class save_on_cpu(saved_tensors_hooks):
         super().__init__(lambda t: t, lambda t: t)
 
 
-__all__ = ["Node", "save_on_cpu", "saved_tensors_hooks"]
+__all__ = [
+    "GradientEdge",
+    "Node",
+    "get_gradient_edge",
+    "increment_version",
+    "save_on_cpu",
+    "saved_tensors_hooks",
+]
