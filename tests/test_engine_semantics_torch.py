@@ -140,3 +140,25 @@ def test_grad_with_respect_to_gradient_edges():
     v = x._version
     increment_version(x)
     assert x._version == v + 1
+
+
+@pytest.mark.parametrize(
+    ("hook_forward", "hook_backward", "factor"),
+    [(True, False, 2.0), (False, True, 4.0), (True, True, 8.0)],
+)
+def test_saved_tensor_hooks_through_double_backward(hook_forward, hook_backward, factor):
+    # PyTorch's test_default_saved_tensors_hooks_double_backward: the unpacked tensor takes the
+    # saved tensor's place in the graph (the pack hook's `2 * x` is not differentiated), so
+    # d2/da2 of sum(a**3) is 6a times 2 per saved copy of a that the hook doubled
+    import contextlib
+
+    def hooks():
+        return torch.autograd.graph.saved_tensors_hooks(lambda x: 2 * x, lambda x: x)
+
+    a = torch.ones(5, requires_grad=True)
+    with hooks() if hook_forward else contextlib.nullcontext():
+        s = torch.sum(a**3)
+    with hooks() if hook_backward else contextlib.nullcontext():
+        (g,) = torch.autograd.grad(s, (a,), create_graph=True)
+        g.sum().backward()
+    assert a.grad.tolist() == [6.0 * factor] * 5

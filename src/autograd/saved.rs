@@ -45,8 +45,12 @@ fn pack_hook() -> Option<PackHook> {
 /// What a saved variable holds.
 enum Saved {
     Tensor(Tensor),
-    /// The pack hook's value (or its error, raised when the tensor is needed).
-    Packed(std::result::Result<Arc<dyn PackedTensor>, Error>),
+    /// The pack hook's value (or its error, raised when the tensor is needed), and for a saved
+    /// input the gradient edge it had: the unpacked tensor takes its place in the graph.
+    Packed(
+        std::result::Result<Arc<dyn PackedTensor>, Error>,
+        Option<Edge>,
+    ),
     /// A value the formula keeps itself ([`SavedVariable::marker`]).
     Marker,
 }
@@ -77,18 +81,26 @@ pub fn take_refused_save() -> Option<Error> {
     REFUSED_SAVE.with(|r| r.borrow_mut().take())
 }
 
-/// `kept` as a saved value: packed by the pack hook in effect (which sees `original`), or as it is.
-fn saved(original: &Tensor, kept: &Tensor) -> Saved {
+/// `kept` as a saved value: packed by the pack hook in effect (which sees `original`), or as it
+/// is. `input`: `original` is an input of the saving node (not its output).
+fn saved(original: &Tensor, kept: &Tensor, input: bool) -> Saved {
     if original.is_inference() && !crate::core::grad_mode::is_inference_mode_enabled() {
         let refusal = Error::runtime(
             "Inference tensors cannot be saved for backward. To work around you can make a clone to get a \
              normal tensor and use it in autograd.",
         );
         REFUSED_SAVE.with(|r| *r.borrow_mut() = Some(refusal.clone()));
-        return Saved::Packed(Err(refusal));
+        return Saved::Packed(Err(refusal), None);
     }
     match pack_hook() {
-        Some(pack) => Saved::Packed(pack(original)),
+        Some(pack) => {
+            let edge = if input {
+                super::gradient_edge(original)
+            } else {
+                None
+            };
+            Saved::Packed(pack(original), edge)
+        }
         None => Saved::Tensor(kept.clone()),
     }
 }
@@ -103,7 +115,7 @@ impl SavedVariable {
             .map(|e| (e.node.name(), e.input_nr as u32));
         SavedVariable {
             version: AtomicU64::new(tensor.version()),
-            slot: Mutex::new(Some(saved(tensor, tensor))),
+            slot: Mutex::new(Some(saved(tensor, tensor, true))),
             empty: false,
             output_nr: NOT_AN_OUTPUT,
             producer,
@@ -114,7 +126,7 @@ impl SavedVariable {
     pub fn output(tensor: &Tensor, output_nr: usize) -> SavedVariable {
         SavedVariable {
             version: AtomicU64::new(tensor.version()),
-            slot: Mutex::new(Some(saved(tensor, &tensor.detach()))),
+            slot: Mutex::new(Some(saved(tensor, &tensor.detach(), false))),
             empty: false,
             output_nr: u32::try_from(output_nr).expect("fewer than 2^32 outputs"),
             producer: None,
@@ -155,15 +167,33 @@ impl SavedVariable {
             true => self.slot.lock().take(),
             false => self.slot.lock().as_ref().map(|s| match s {
                 Saved::Tensor(t) => Saved::Tensor(t.clone()),
-                Saved::Packed(Ok(p)) => Saved::Packed(Ok(p.clone())),
-                Saved::Packed(Err(e)) => Saved::Packed(Err(e.clone())),
+                Saved::Packed(Ok(p), edge) => Saved::Packed(Ok(p.clone()), edge.clone()),
+                Saved::Packed(Err(e), edge) => Saved::Packed(Err(e.clone()), edge.clone()),
                 Saved::Marker => Saved::Marker,
             }),
         };
         let tensor = match held {
             Some(Saved::Tensor(t)) => Some(t),
             // a hook's value is trusted as it is (PyTorch checks no version through hooks)
-            Some(Saved::Packed(packed)) => return Ok(Some(packed?.unpack()?)),
+            // Note [Unpacked tensors take the saved tensor's place]: as PyTorch, the unpack hook's
+            // tensor is differentiated as the saved one (its own history, if any, is not
+            // followed), so a hook's arithmetic does not change higher-order gradients
+            Some(Saved::Packed(packed, edge)) => {
+                let t = packed?.unpack()?;
+                if !is_grad_enabled() {
+                    return Ok(Some(t));
+                }
+                let alias = t.detach();
+                match (edge, self.output_nr) {
+                    (Some(edge), _) => alias.set_grad_fn(Some(edge)),
+                    (None, nr) if nr != NOT_AN_OUTPUT => alias.set_grad_fn(Some(Edge {
+                        node: node.clone(),
+                        input_nr: nr as usize,
+                    })),
+                    (None, _) => {}
+                }
+                return Ok(Some(alias));
+            }
             Some(Saved::Marker) => return Ok(None),
             None => None,
         };
