@@ -63,9 +63,7 @@ class Missing:
         return False
 
     def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return Missing(f"{self._qualname}.{name}")
+        return _missing_attribute(self._qualname, name)
 
     def __mro_entries__(self, bases):
         self._fail()
@@ -103,17 +101,11 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         except ImportError:
             module = types.ModuleType(spec.name)
             module.__path__ = []
-            module.__getattr__ = lambda attr: (
-                Missing(f"{spec.name}.{attr}") if not attr.startswith("__") else _raise(attr)
-            )
+            module.__getattr__ = functools.partial(_missing_attribute, spec.name)
             return module
 
     def exec_module(self, module):
         pass
-
-
-def _raise(attr):
-    raise AttributeError(attr)
 
 
 def _top_level_imports(path):
@@ -1086,19 +1078,18 @@ def install(lib, test_files=()):
         logging_tensor.__getattr__ = functools.partial(_missing_glue_name, "logging_tensor")
     sys.modules[logging_tensor.__name__] = logging_tensor
     package.logging_tensor = logging_tensor
-    package.__getattr__ = functools.partial(_missing_glue_module, package)
+    package.__getattr__ = functools.partial(_missing_attribute, "torch.testing._internal")
     if lib != "torch":  # PyTorch has every name (torch.ops namespaces appear when registered)
         fill_missing_names(test_files)
     return torch
 
 
+def _missing_attribute(prefix, name):
+    """A module's ``__getattr__``: ``prefix.name`` as a ``Missing`` (dunders stay missing)."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return Missing(f"{prefix}.{name}")
+
+
 def _missing_glue_name(module, name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    return Missing(f"torch.testing._internal.{module}.{name}")
-
-
-def _missing_glue_module(package, name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    return Missing(f"torch.testing._internal.{name}")
+    return _missing_attribute(f"torch.testing._internal.{module}", name)
