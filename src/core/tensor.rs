@@ -85,8 +85,8 @@ impl Drop for TensorImpl {
 /// not an abort); smaller ones are left to the allocator.
 const TRY_ALLOCATION_BYTES: usize = 1 << 30;
 
-/// Results with fewer elements than this cannot reach [`TRY_ALLOCATION_BYTES`] (8 bytes at
-/// most each): ops skip [`check_allocation`] for them.
+/// Results with fewer elements than this cannot reach 1 GiB, the size from which
+/// [`check_allocation`] asks the system (8 bytes at most each): ops skip the check for them.
 pub const CHECKED_ELEMENTS: usize = TRY_ALLOCATION_BYTES / 8;
 
 /// The element count of a new tensor of `shape` and `dtype`, checked as PyTorch does: an
