@@ -221,6 +221,20 @@ class _Mismatch(AssertionError):
 
 def _compare(x, y, *, rtol, atol, equal_nan, exact_dtype, precision, rel_tol, path=""):
     """Raises ``_Mismatch`` where ``x`` and ``y`` differ as assert_close/assertEqual judge."""
+
+    def recurse(a, b, where):
+        _compare(
+            a,
+            b,
+            rtol=rtol,
+            atol=atol,
+            equal_nan=equal_nan,
+            exact_dtype=exact_dtype,
+            precision=precision,
+            rel_tol=rel_tol,
+            path=where,
+        )
+
     if x is None or y is None:
         if x is not y:
             raise _Mismatch(f"None mismatch{path}: {x!r} is not {y!r}")
@@ -274,17 +288,7 @@ def _compare(x, y, *, rtol, atol, equal_nan, exact_dtype, precision, rel_tol, pa
         if set(x.keys()) != set(y.keys()):
             raise _Mismatch(f"Keys differ{path}: {sorted(map(str, x))} vs {sorted(map(str, y))}")
         for k in x:
-            _compare(
-                x[k],
-                y[k],
-                rtol=rtol,
-                atol=atol,
-                equal_nan=equal_nan,
-                exact_dtype=exact_dtype,
-                precision=precision,
-                rel_tol=rel_tol,
-                path=f"{path}[{k!r}]",
-            )
+            recurse(x[k], y[k], f"{path}[{k!r}]")
         return
     if isinstance(x, (set, frozenset)) and isinstance(y, (set, frozenset)):
         if x != y:
@@ -296,17 +300,7 @@ def _compare(x, y, *, rtol, atol, equal_nan, exact_dtype, precision, rel_tol, pa
         if len(x) != len(y):
             raise _Mismatch(f"Sequences differ in length{path}: {len(x)} vs {len(y)}")
         for i, (a, b) in enumerate(zip(x, y)):
-            _compare(
-                a,
-                b,
-                rtol=rtol,
-                atol=atol,
-                equal_nan=equal_nan,
-                exact_dtype=exact_dtype,
-                precision=precision,
-                rel_tol=rel_tol,
-                path=f"{path}[{i}]",
-            )
+            recurse(a, b, f"{path}[{i}]")
         return
     if isinstance(x, type) or isinstance(y, type):
         if x is not y:

@@ -242,56 +242,6 @@ def _test_undefined_backward_mode(func, inputs, diff):
     check([_UndefinedGrad.apply(o) for o in _differentiable_outputs(func(*inputs))])
 
 
-def _gradcheck(
-    func,
-    inputs,
-    eps,
-    atol,
-    rtol,
-    nondet_tol,
-    check_undefined_grad,
-    check_batched_grad,
-    check_forward_ad,
-    check_backward_ad,
-):
-    if check_forward_ad:
-        raise NotImplementedError(
-            "gradcheck(check_forward_ad=True): ferrograd has no forward-mode AD yet"
-        )
-    inputs = _as_tuple(inputs)
-    _check_inputs(inputs)
-    if not check_backward_ad:
-        return True
-    func_out = func(*inputs)
-    outputs = _differentiable_outputs(func_out)
-    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
-    if not outputs:
-        # no differentiable outputs: the numerical gradient must be zero
-        reference = _tensor_outputs(func_out)
-        for per_input in _numerical_jacobian(func, inputs, diff, reference, eps, _tensor_outputs):
-            for j in per_input:
-                if np.any(j != 0):
-                    raise GradcheckError("Numerical gradient for function expected to be zero")
-        return True
-    numerical = _numerical_jacobian(func, inputs, diff, outputs, eps, _differentiable_outputs)
-    analytical = _analytical_jacobian(outputs, inputs, diff, nondet_tol)
-    for n, i in enumerate(diff):
-        for k in range(len(outputs)):
-            a, num = analytical[n][k], numerical[n][k]
-            if not np.allclose(a, num, rtol=rtol, atol=atol):
-                raise GradcheckError(
-                    f"Jacobian mismatch for output {k} with respect to input {i},\n"
-                    f"numerical:{_show(num)}\nanalytical:{_show(a)}\n"
-                )
-    if check_batched_grad:
-        for k, o in enumerate(outputs):
-            _test_batched_grad(inputs, diff, o, k)
-    _test_backward_mul_by_grad_output(outputs, inputs, diff)
-    if check_undefined_grad:
-        _test_undefined_backward_mode(func, inputs, diff)
-    return True
-
-
 def gradcheck(
     func,
     inputs,
@@ -314,18 +264,44 @@ def gradcheck(
     ``GradcheckError`` (or False with ``raise_exception=False``) otherwise. Other errors
     ``func`` raises propagate."""
     try:
-        return _gradcheck(
-            func,
-            inputs,
-            eps,
-            atol,
-            rtol,
-            nondet_tol,
-            check_undefined_grad,
-            check_batched_grad,
-            check_forward_ad,
-            check_backward_ad,
-        )
+        if check_forward_ad:
+            raise NotImplementedError(
+                "gradcheck(check_forward_ad=True): ferrograd has no forward-mode AD yet"
+            )
+        inputs = _as_tuple(inputs)
+        _check_inputs(inputs)
+        if not check_backward_ad:
+            return True
+        func_out = func(*inputs)
+        outputs = _differentiable_outputs(func_out)
+        diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+        if not outputs:
+            # no differentiable outputs: the numerical gradient must be zero
+            reference = _tensor_outputs(func_out)
+            for per_input in _numerical_jacobian(
+                func, inputs, diff, reference, eps, _tensor_outputs
+            ):
+                for j in per_input:
+                    if np.any(j != 0):
+                        raise GradcheckError("Numerical gradient for function expected to be zero")
+            return True
+        numerical = _numerical_jacobian(func, inputs, diff, outputs, eps, _differentiable_outputs)
+        analytical = _analytical_jacobian(outputs, inputs, diff, nondet_tol)
+        for n, i in enumerate(diff):
+            for k in range(len(outputs)):
+                a, num = analytical[n][k], numerical[n][k]
+                if not np.allclose(a, num, rtol=rtol, atol=atol):
+                    raise GradcheckError(
+                        f"Jacobian mismatch for output {k} with respect to input {i},\n"
+                        f"numerical:{_show(num)}\nanalytical:{_show(a)}\n"
+                    )
+        if check_batched_grad:
+            for k, o in enumerate(outputs):
+                _test_batched_grad(inputs, diff, o, k)
+        _test_backward_mul_by_grad_output(outputs, inputs, diff)
+        if check_undefined_grad:
+            _test_undefined_backward_mode(func, inputs, diff)
+        return True
     except GradcheckError:
         if raise_exception:
             raise
