@@ -35,7 +35,6 @@ KNOWN = {
     "fz-825-min": "exception: RuntimeError vs None at getitem[basic]",
     "fz-761-min": "exception: RuntimeError vs None at tanh",
     # recorded from seeds 1100000..1104999 (after the fixes of the third round)
-    "fz-1101440-min": "divergence: requires_grad at first-order grad <- + > t > in-place > rsqrt",
     "fz-1102864-min": "divergence: value at second-order grad <- polygamma(0) > abs",
     "fz-1100403-min": "exception: RuntimeError vs None at backward <- in-place > gather > in-place",
     "fz-1104836-min": "exception: RuntimeError vs RuntimeError at bmm",

@@ -29,7 +29,8 @@ OTHER_FUNCTIONS = [
     "std", "logsumexp", "cumsum", "softmax", "log_softmax", "all", "any",
     "matmul", "mm", "mv", "dot", "outer", "bmm",
     "t", "transpose", "reshape", "squeeze", "unsqueeze", "flatten", "permute", "split",
-    "chunk", "unbind", "flip",
+    "chunk", "unbind", "flip", "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes",
+    "unsafe_chunk", "var_mean", "std_mean",
     "gather", "scatter_add", "index_select", "masked_fill", "maximum", "minimum",
     "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_xor", "logical_not",
     "clone", "detach", "numel", "where", "isclose", "allclose", "equal",
@@ -41,7 +42,9 @@ OTHER_FUNCTIONS = [
 # torch.xxx functions of the native module itself (they take numbers where Tensor's methods
 # take tensors, as ``torch.pow(2, x)``, or their arguments in another order, as
 # ``torch.polygamma(n, x)``).
-CORE_FUNCTIONS = ["pow", "polygamma", "where", "remainder", "floor_divide"]
+CORE_FUNCTIONS = [
+    "pow", "polygamma", "where", "remainder", "floor_divide", "var_mean", "std_mean",
+]  # fmt: skip
 
 # In-place methods that are not twins of table rows.
 OTHER_INPLACE = [

@@ -176,10 +176,12 @@ sinh = Tensor.sinh
 softmax = Tensor.softmax
 sort = Tensor.sort
 split = Tensor.split
+split_with_sizes = Tensor.split_with_sizes
 sqrt = Tensor.sqrt
 square = Tensor.square
 squeeze = Tensor.squeeze
 std = Tensor.std
+std_mean = _core.std_mean
 sub = Tensor.sub
 sum = Tensor.sum
 t = Tensor.t
@@ -193,8 +195,12 @@ triu = Tensor.triu
 trunc = Tensor.trunc
 unbind = Tensor.unbind
 unique = Tensor.unique
+unsafe_chunk = Tensor.unsafe_chunk
+unsafe_split = Tensor.unsafe_split
+unsafe_split_with_sizes = Tensor.unsafe_split_with_sizes
 unsqueeze = Tensor.unsqueeze
 var = Tensor.var
+var_mean = _core.var_mean
 where = _core.where
 xlogy = _core.xlogy
 # </generated: functions>
@@ -469,11 +475,13 @@ __all__ = [
     "sparse_csc",
     "sparse_csr",
     "split",
+    "split_with_sizes",
     "sqrt",
     "square",
     "squeeze",
     "stack",
     "std",
+    "std_mean",
     "strided",
     "sub",
     "sum",
@@ -489,9 +497,13 @@ __all__ = [
     "trunc",
     "unbind",
     "unique",
+    "unsafe_chunk",
+    "unsafe_split",
+    "unsafe_split_with_sizes",
     "unsqueeze",
     "utils",
     "var",
+    "var_mean",
     "viz",
     "where",
     "xlogy",

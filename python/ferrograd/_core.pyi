@@ -86,6 +86,7 @@ __all__ = [
     "_profiler_start",
     "_profiler_stop",
     "_record_function",
+    "_node_class",
     "_set_warn_always",
     "_gradient_edge",
     "_grad_to_edges",
@@ -156,6 +157,8 @@ __all__ = [
     "nll_loss",
     "polygamma",
     "pow",
+    "var_mean",
+    "std_mean",
     "ones",
     "ones_like",
     "rand",
@@ -209,6 +212,9 @@ class Node:
     """A node of the backward graph; every node kind (`MulBackward0`, `AccumulateGrad`, ...) is
     a subclass of its own, made by ferrograd."""
 
+    def __call__(self, *grads: Tensor | None) -> Any:
+        """`grad_fn(*grads)`: the node's formula on one gradient per output of its op; the
+        gradient of its one input, or a tuple of one per input."""
     def name(self) -> builtins.str:
         """The node's name (`MulBackward0`; `torch::autograd::AccumulateGrad` for a leaf's node)."""
     @property
@@ -998,6 +1004,18 @@ class Tensor:
         self, split_size_or_sections: builtins.int | Sequence[builtins.int], dim: builtins.int = 0
     ) -> tuple[Tensor, ...]:
         """Splits into pieces of `split_size_or_sections` (an int, or a list of sizes) along `dim`."""  # noqa: E501
+    def split_with_sizes(
+        self, split_sizes: Sequence[builtins.int], dim: builtins.int = 0
+    ) -> tuple[Tensor, ...]:
+        """Splits into pieces of the given sizes along `dim` (views; `SplitWithSizesBackward0`)."""
+    def unsafe_split(self, split_size: builtins.int, dim: builtins.int = 0) -> tuple[Tensor, ...]:
+        """`split` whose pieces autograd does not treat as views (in-place writes are not checked)."""  # noqa: E501
+    def unsafe_split_with_sizes(
+        self, split_sizes: Sequence[builtins.int], dim: builtins.int = 0
+    ) -> tuple[Tensor, ...]:
+        """`split_with_sizes` whose pieces autograd does not treat as views."""
+    def unsafe_chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Tensor, ...]:
+        """`chunk` whose pieces autograd does not treat as views."""
     def chunk(self, chunks: builtins.int, dim: builtins.int = 0) -> tuple[Tensor, ...]:
         """`chunks` nearly equal pieces along `dim`."""
     def unbind(self, dim: builtins.int = 0) -> tuple[Tensor, ...]:
@@ -1112,6 +1130,14 @@ class Tensor:
     @property
     def grad_fn(self) -> Node | None:
         """The node that created this tensor, or None for leaves."""
+    @property
+    def volatile(self) -> builtins.bool:
+        """Always False, with PyTorch's warning (`volatile` was removed; use `no_grad`)."""
+    @property
+    def _grad_fn(self) -> Node | None:
+        """The node that created this tensor (`grad_fn`'s other name, as PyTorch's)."""
+    @_grad_fn.setter
+    def _grad_fn(self, value: None) -> None: ...
     @property
     def is_leaf(self) -> builtins.bool:
         """True for tensors not produced by a recorded operation."""
@@ -1255,6 +1281,8 @@ def zeros_like(
     input: Tensor,
     *,
     dtype: _DTypeLike | None = None,
+    layout: object = None,
+    device: _Device | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor:
     """Zeros with `input`'s shape (and dtype)."""
@@ -1263,6 +1291,8 @@ def ones_like(
     input: Tensor,
     *,
     dtype: _DTypeLike | None = None,
+    layout: object = None,
+    device: _Device | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor:
     """Ones with `input`'s shape (and dtype)."""
@@ -1438,6 +1468,32 @@ def polygamma(n: builtins.int, input: Tensor) -> Tensor:
 def pow(input: _Operand, exponent: _Operand) -> Tensor:
     """`torch.pow(input, exponent)`: a tensor to a power, or a number to a tensor's powers."""
 
+def _node_class(name: builtins.str) -> type[Node]:
+    """`_node_class(name)`: the class of the nodes named `name` (a custom Function's
+    `_backward_cls`)."""
+
+def var_mean(
+    input: Tensor,
+    dim: builtins.int | Sequence[builtins.int] | None = None,
+    unbiased: builtins.bool | None = None,
+    keepdim: builtins.bool = False,
+    *,
+    correction: builtins.float | None = None,
+) -> tuple[Tensor, Tensor]:
+    """`torch.var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None)`: the
+    variance and the mean, one node for both."""
+
+def std_mean(
+    input: Tensor,
+    dim: builtins.int | Sequence[builtins.int] | None = None,
+    unbiased: builtins.bool | None = None,
+    keepdim: builtins.bool = False,
+    *,
+    correction: builtins.float | None = None,
+) -> tuple[Tensor, Tensor]:
+    """`torch.std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None)`: the
+    standard deviation and the mean, one node for both."""
+
 def cat(tensors: _Tensors, dim: builtins.int = 0) -> Tensor:
     """Concatenates tensors along `dim`."""
 
@@ -1605,7 +1661,8 @@ def _is_warn_always_enabled() -> builtins.bool:
 
 # Records a custom `autograd.Function` call: a node named `name` whose backward calls
 # `backward(grads, saved)` in Python. `positions` are the indices of the tensor arguments among
-# the `n_args` arguments of `apply`; `differentiable` has one flag per output.
+# the `n_args` arguments of `apply`; `differentiable` and `dirty` (`ctx.mark_dirty`) have one
+# flag per output.
 def _record_function(
     name: builtins.str,
     n_args: builtins.int,
@@ -1613,6 +1670,7 @@ def _record_function(
     inputs: Sequence[Tensor],
     outputs: Sequence[Tensor],
     differentiable: Sequence[builtins.bool],
+    dirty: Sequence[builtins.bool],
     saved: Sequence[Tensor],
     backward: Callable[[tuple[Tensor | None, ...], tuple[Tensor, ...]], _FunctionGrads],
     materialize_grads: builtins.bool,

@@ -28,6 +28,9 @@ pub struct CustomCall<'a> {
     pub outputs: &'a [Tensor],
     /// Which outputs are differentiable (`ctx.mark_non_differentiable` clears the others).
     pub differentiable: &'a [bool],
+    /// Which outputs are inputs the forward wrote in place (`ctx.mark_dirty`): they keep their
+    /// identity and take the node as their history, as an in-place op's result does.
+    pub dirty: &'a [bool],
     /// `ctx.save_for_backward(...)`.
     pub saved: &'a [Tensor],
     /// Whether output gradients that did not arrive reach the backward as zeros
@@ -35,19 +38,64 @@ pub struct CustomCall<'a> {
     pub materialize_grads: bool,
 }
 
+/// A view of `o` (of its base, when it is a view) marked as made inside a custom Function:
+/// an output that is an input returned as-is, or a view of one, must not be written in place
+/// (the write would bypass the Function's backward), as PyTorch refuses it.
+fn custom_view(o: &Tensor) -> Tensor {
+    let base = o.base().cloned().unwrap_or_else(|| o.clone());
+    let view = Tensor::from_parts(
+        o.storage().clone(),
+        o.layout().clone(),
+        o.dtype(),
+        Some(base),
+    );
+    view.set_view_creation(crate::core::tensor::ViewCreation::InCustomFunction);
+    if o.requires_grad() && !crate::core::grad_mode::is_grad_enabled() {
+        // as a view made under no_grad of a tensor that requires grad
+        let _ = view.set_requires_grad(true);
+    }
+    view
+}
+
 /// Records `call` with `backward` as its formula when grad mode is on and an input requires
 /// grad; returns the outputs to hand to the user (an output that is an input, or already has a
 /// history, comes back as a fresh alias).
-pub fn record_custom(call: CustomCall<'_>, backward: CustomBackward) -> Vec<Tensor> {
+pub fn record_custom(call: CustomCall<'_>, backward: CustomBackward) -> Result<Vec<Tensor>> {
     let input_refs: Vec<&Tensor> = call.inputs.iter().collect();
     if !is_recording(&input_refs) {
-        return call.outputs.to_vec();
+        return Ok(call
+            .outputs
+            .iter()
+            .zip(call.dirty)
+            .map(|(o, &dirty)| {
+                if !dirty && call.inputs.iter().any(|i| i.same(o)) {
+                    custom_view(o)
+                } else {
+                    if !dirty && o.base().is_some() {
+                        // a view the forward made: marked as its own (it is fresh)
+                        o.set_view_creation(crate::core::tensor::ViewCreation::InCustomFunction);
+                    }
+                    o.clone()
+                }
+            })
+            .collect());
     }
+    check_dirty(&call)?;
     let outs: Vec<Tensor> = call
         .outputs
         .iter()
-        .map(|o| {
-            if call.inputs.iter().any(|i| i.same(o)) || !o.is_leaf() || o.requires_grad() {
+        .zip(call.dirty)
+        .map(|(o, &dirty)| {
+            if dirty {
+                // written in place: the node becomes its history (through CopySlices for a view)
+                o.storage().bump_version("mark_dirty");
+                match o.base() {
+                    Some(_) => o.detach(),
+                    None => o.clone(),
+                }
+            } else if call.inputs.iter().any(|i| i.same(o)) || o.base().is_some() {
+                custom_view(o)
+            } else if !o.is_leaf() || o.requires_grad() {
                 o.detach()
             } else {
                 o.clone()
@@ -59,8 +107,64 @@ pub fn record_custom(call: CustomCall<'_>, backward: CustomBackward) -> Vec<Tens
         .collect();
     if recorded.is_empty() {
         // nothing to differentiate (bool outputs, or all marked non-differentiable)
-        return outs;
+        return Ok(outs);
     }
+    record_formula(&call, &outs, &recorded, &input_refs, backward);
+    // a dirty view took the node as its history through its base's (CopySlices)
+    let mut handed = outs;
+    for (k, o) in call.outputs.iter().enumerate() {
+        if !call.dirty[k] {
+            continue;
+        }
+        if let Some(base) = o.base() {
+            if let Some(relative) = o.layout().relative_to(base.layout()) {
+                o.set_grad_fn(crate::ops::strided::copy_slices(
+                    base, &handed[k], &relative,
+                )?);
+            }
+            handed[k] = o.clone();
+        }
+    }
+    Ok(handed)
+}
+
+/// PyTorch's refusals of `ctx.mark_dirty` tensors (`set_history` in its custom_function.cpp): a
+/// leaf that requires grad, a view among several outputs, a view of such a leaf.
+fn check_dirty(call: &CustomCall<'_>) -> Result<()> {
+    for (o, _) in call.outputs.iter().zip(call.dirty).filter(|(_, &d)| d) {
+        if o.is_leaf() && o.requires_grad() && o.base().is_none() {
+            return Err(Error::runtime(
+                "a leaf Variable that requires grad has been used in an in-place operation.",
+            ));
+        }
+        if o.base().is_some() && call.outputs.len() > 1 {
+            return Err(Error::runtime(
+                "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return more than one Tensor. This is not supported by the current autograd engine. You should either make sure the input is not a view (using .clone() for example) or make your Function only return one Tensor (potentially splitting it into two Functions: one doing the inplace that returns a single Tensor and a second one that does the other operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do this change.",
+            ));
+        }
+        if let Some(base) = o.base() {
+            if let Some(refused) = super::view_write_refused(o, false) {
+                return Err(refused);
+            }
+            if base.is_leaf() && base.requires_grad() {
+                return Err(Error::runtime(
+                    "a view of a leaf Variable that requires grad is being used in an in-place operation.",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Records the node of `call` as the history of its differentiable outputs `recorded` (indices
+/// into `outs`, the tensors handed back).
+fn record_formula(
+    call: &CustomCall<'_>,
+    outs: &[Tensor],
+    recorded: &[usize],
+    input_refs: &[&Tensor],
+    backward: CustomBackward,
+) {
     let saves: Vec<Save<'_>> = call
         .saved
         .iter()
@@ -80,7 +184,7 @@ pub fn record_custom(call: CustomCall<'_>, backward: CustomBackward) -> Vec<Tens
         .map(|o| (o.shape().to_vec(), o.dtype()))
         .collect();
     let (name, n_args, positions) = (call.name.clone(), call.n_args, call.positions.to_vec());
-    let which = recorded.clone();
+    let which = recorded.to_vec();
     let materialize = call.materialize_grads;
     let formula: BackwardFn = Box::new(move |ctx| {
         let mut grads: Vec<Option<Tensor>> = metas
@@ -116,6 +220,5 @@ pub fn record_custom(call: CustomCall<'_>, backward: CustomBackward) -> Vec<Tens
         Ok(positions.iter().map(|&p| returned[p].clone()).collect())
     });
     let to_record: Vec<Tensor> = recorded.iter().map(|&k| outs[k].clone()).collect();
-    record_multi(to_record, call.name, &input_refs, &saves, formula);
-    outs
+    record_multi(to_record, call.name.clone(), input_refs, &saves, formula);
 }

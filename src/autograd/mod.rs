@@ -131,25 +131,43 @@ pub fn view_write_refused(t: &Tensor, indirect: bool) -> Option<crate::Error> {
         false => "is being",
     };
     let edge = t.meta().grad_fn.clone();
+    // (PyTorch names the op without its `Backward0`/`Backward` suffix here)
+    let op = |e: &Edge| {
+        let name = e.node.name();
+        let name = name.strip_suffix("Backward0").unwrap_or(name);
+        name.strip_suffix("Backward").unwrap_or(name).to_string()
+    };
+    let made_in = match how {
+        ViewCreation::InferenceMode => "inference mode",
+        _ => "no_grad mode",
+    };
+    let written = match how {
+        ViewCreation::InferenceMode => "in normal mode",
+        _ => "with grad mode enabled",
+    };
     let mut message = match (how, &edge) {
-        // (PyTorch names the op without `Backward0` here)
-        (ViewCreation::MultiOutput, Some(e)) => format!(
+        (ViewCreation::MultiOutput | ViewCreation::InCustomFunction, Some(e)) => format!(
             "Output {} of {} is a view and {modified} modified inplace.",
             e.input_nr,
-            e.node.name().trim_end_matches("Backward0")
+            op(e)
         ),
         (_, Some(e)) => format!(
-            "Output {} of {} is a view of a view which was created in no_grad mode and {modified} modified inplace with grad mode enabled.",
+            "Output {} of {} is a view of a view which was created in {made_in} and {modified} modified inplace {written}.",
             e.input_nr,
-            e.node.name().trim_end_matches("Backward0")
+            op(e)
         ),
         (_, None) => format!(
-            "A view was created in no_grad mode and {modified} modified inplace with grad mode enabled."
+            "A view was created in {made_in} and {modified} modified inplace {written}."
         ),
     };
-    message.push_str(match how {
-        ViewCreation::MultiOutput => " This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one.",
-        _ => " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).",
+    let block = match how {
+        ViewCreation::InferenceMode => "inference_mode",
+        _ => "no_grad",
+    };
+    message.push_str(&match how {
+        ViewCreation::MultiOutput => " This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one.".to_string(),
+        ViewCreation::InCustomFunction => " This view was created inside a custom Function (or because an input was returned as-is) and the autograd logic to handle view+inplace would override the custom backward associated with the custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the custom Function.".to_string(),
+        _ => format!(" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the inplace either both inside the {block} block (if you don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."),
     });
     Some(crate::Error::runtime(message))
 }
@@ -381,6 +399,7 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
         });
     }
     let mut node = Node::new(name, next_edges, metas, saved, backward);
+    node.n_outputs = outs.as_ref().len() as u32;
     if let Some(part) = part {
         node = node.into_part(part);
     }

@@ -64,6 +64,8 @@ pub struct Node {
     inputs: SmallVec<[InputMeta; 2]>,
     saved: SmallVec<[SavedVariable; 2]>,
     kind: NodeKind,
+    /// How many outputs the forward op had (gradients the formula takes).
+    pub(crate) n_outputs: u32,
     /// Hooks and retained gradients, created by the first registration; the engine checks
     /// with one load that a node (nearly every node) has none.
     extras: OnceLock<Box<Mutex<Extras>>>,
@@ -225,6 +227,7 @@ impl Node {
             inputs,
             saved,
             kind: NodeKind::Function(backward),
+            n_outputs: 1,
             extras: OnceLock::new(),
             task_slot: TaskSlot::default(),
         }
@@ -264,6 +267,7 @@ impl Node {
             inputs: smallvec::smallvec![meta],
             saved: SmallVec::new(),
             kind: NodeKind::AccumulateGrad(variable),
+            n_outputs: 1,
             extras: OnceLock::new(),
             task_slot: TaskSlot::default(),
         }
@@ -556,6 +560,27 @@ impl Node {
             g = g.to_dtype(meta.dtype)?;
         }
         Ok(g)
+    }
+
+    /// Calls the node as a function (Python's `grad_fn(*grads)`): its formula on `grads`, one
+    /// per output of the forward op, keeping the saved tensors.
+    pub fn call(self: &Arc<Self>, grads: &[Option<Tensor>]) -> Result<Vec<Option<Tensor>>> {
+        if grads.len() != self.n_outputs as usize {
+            return Err(Error::type_error(format!(
+                "expected {} arguments, got {} instead",
+                self.n_outputs,
+                grads.len()
+            )));
+        }
+        match &self.kind {
+            NodeKind::AccumulateGrad(v) => {
+                if let Some(g) = &grads[0] {
+                    super::accumulate::accumulate_grad(v, g.clone(), false)?;
+                }
+                Ok(vec![])
+            }
+            _ => self.apply(grads, true, false),
+        }
     }
 
     /// Frees the saved tensors (after a backward pass without `retain_graph`).

@@ -49,6 +49,12 @@ pub enum ViewCreation {
     /// One of several views returned by one op (`split`, `unbind`, `chunk`): in-place writes
     /// through it, or through its base before it is used again, are refused.
     MultiOutput = 2,
+    /// Made in inference mode from a normal tensor: refused as [`ViewCreation::NoGradMode`],
+    /// with PyTorch's inference-mode message.
+    InferenceMode = 3,
+    /// Returned by a custom Function's forward (or an input returned as-is): an in-place
+    /// write through it would bypass the Function's backward, so it is refused.
+    InCustomFunction = 4,
 }
 
 /// Autograd state of one tensor.
@@ -168,6 +174,8 @@ impl Tensor {
         {
             1 => ViewCreation::NoGradMode,
             2 => ViewCreation::MultiOutput,
+            3 => ViewCreation::InferenceMode,
+            4 => ViewCreation::InCustomFunction,
             _ => ViewCreation::Default,
         }
     }

@@ -34,6 +34,25 @@ fn record1(
     }))
 }
 
+/// `Φ(x) + x·φ(x)`, GELU's derivative, with its own derivative `φ(x)·(2 - x²)` in closed form
+/// (as PyTorch's `gelu_double_backward`): the product rule through `x·φ(x)` would meet `0·∞`
+/// at `x = 0` under an infinite gradient and give NaN where PyTorch gives ±∞.
+fn gelu_derivative(x: &Tensor) -> Result<Tensor> {
+    let out = with_float!(x.dtype(), T => map(x, |v: T| {
+        let f = v.to_f64();
+        let pdf = (-0.5 * f * f).exp() / (2.0 * PI).sqrt();
+        (0.5 * (1.0 + libm::erf(f * FRAC_1_SQRT_2)) + f * pdf) as T
+    }));
+    record1(x, out, "GeluBackwardBackward0", |g, x| {
+        let pdf = x
+            .mul(x)?
+            .mul_scalar(-0.5)?
+            .exp()?
+            .mul_scalar(1.0 / (2.0 * PI).sqrt())?;
+        g.mul(&pdf.mul(&x.mul(x)?.rsub_scalar(2.0)?)?)
+    })
+}
+
 impl Tensor {
     /// GELU, `x·Φ(x)` (`approximate = "none"`) or its tanh approximation (`"tanh"`).
     pub fn gelu(&self, approximate: &str) -> Result<Tensor> {
@@ -44,19 +63,9 @@ impl Tensor {
                                         let f = v.to_f64();
                     (0.5 * f * (1.0 + libm::erf(f * FRAC_1_SQRT_2))) as T
                 }));
-                // d/dx x·Φ(x) = Φ(x) + x·φ(x)
+                // d/dx x·Φ(x) = Φ(x) + x·φ(x), itself an op with a closed-form derivative
                 record1(self, out, "GeluBackward0", |g, x| {
-                    let cdf = x
-                        .mul_scalar(FRAC_1_SQRT_2)?
-                        .erf()?
-                        .add_scalar(1.0)?
-                        .mul_scalar(0.5)?;
-                    let pdf = x
-                        .mul(x)?
-                        .mul_scalar(-0.5)?
-                        .exp()?
-                        .mul_scalar(1.0 / (2.0 * PI).sqrt())?;
-                    g.mul(&cdf.add(&x.mul(&pdf)?)?)
+                    g.mul(&gelu_derivative(x)?)
                 })
             }
             "tanh" => {

@@ -3,7 +3,7 @@
 //! cumulative sum.
 
 use super::pointwise::bool_where;
-use crate::autograd::{is_recording, record, Save};
+use crate::autograd::{is_recording, record, record_multi, Save};
 use crate::core::dtype::{DType, Element, Num, Scalar};
 use crate::core::error::{Error, Result};
 use crate::core::layout::{fmt_shape, is_expandable_to, normalize_dim, Dims, Layout};
@@ -661,16 +661,86 @@ impl Tensor {
             &[Save::Tensor(self), Save::Output],
             move |ctx| {
                 let (g, x, s) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
-                // PyTorch's std_backward: var's gradient of g / (2 std), 0 where the deviation is
-                // 0 (equal values), not 0/0
-                let zero = Tensor::scalar_of(0.0, g.dtype());
-                let g_var = g.div(&s.mul_scalar(2.0)?)?;
-                let g_var = Tensor::where_(&bool_where(s, |v| v == 0.0)?, &zero, &g_var)?;
                 Ok(vec![Some(var_backward(
-                    &g_var, x, &dims, correction, keepdim, n,
+                    &std_to_var_grad(g, s)?,
+                    x,
+                    &dims,
+                    correction,
+                    keepdim,
+                    n,
                 )?)])
             },
         ))
+    }
+
+    /// Variance and mean over `dims` as one op (PyTorch's `var_mean`: one `VarMeanBackward0`
+    /// node with both outputs).
+    pub fn var_mean(
+        &self,
+        dims: &[isize],
+        correction: f64,
+        keepdim: bool,
+    ) -> Result<(Tensor, Tensor)> {
+        self.spread_and_mean(dims, correction, keepdim, false)
+    }
+
+    /// Standard deviation and mean over `dims` as one op (PyTorch's `std_mean`).
+    pub fn std_mean(
+        &self,
+        dims: &[isize],
+        correction: f64,
+        keepdim: bool,
+    ) -> Result<(Tensor, Tensor)> {
+        self.spread_and_mean(dims, correction, keepdim, true)
+    }
+
+    fn spread_and_mean(
+        &self,
+        dims: &[isize],
+        correction: f64,
+        keepdim: bool,
+        std: bool,
+    ) -> Result<(Tensor, Tensor)> {
+        let x = self.detach();
+        let (var, n) = x.var_value(dims, correction, keepdim)?;
+        let spread = if std { var.sqrt()? } else { var };
+        let mean = x.mean_dims(dims, keepdim)?;
+        if !is_recording(&[self]) {
+            return Ok((spread, mean));
+        }
+        let (name, saves) = match std {
+            true => (
+                "StdMeanBackward0",
+                vec![Save::Tensor(self), Save::OutputAt(0)],
+            ),
+            false => ("VarMeanBackward0", vec![Save::Tensor(self)]),
+        };
+        let dims = dims.to_vec();
+        let outs = record_multi(
+            vec![spread, mean],
+            name,
+            &[self],
+            &saves,
+            Box::new(move |ctx| {
+                let x = ctx.saved(0);
+                let mut total = match ctx.grad_opt(0) {
+                    Some(g) if std => Some(std_to_var_grad(g, ctx.saved(1))?),
+                    Some(g) => Some(g.clone()),
+                    None => None,
+                }
+                .map(|g| var_backward(&g, x, &dims, correction, keepdim, n))
+                .transpose()?;
+                if let Some(g) = ctx.grad_opt(1) {
+                    let from_mean = expand_reduced(g, x, &dims, keepdim)?.div_scalar(n)?;
+                    total = Some(match total {
+                        Some(t) => t.add(&from_mean)?,
+                        None => from_mean,
+                    });
+                }
+                Ok(vec![total])
+            }),
+        );
+        Ok((outs[0].clone(), outs[1].clone()))
     }
 
     fn var_value(&self, dims: &[isize], correction: f64, keepdim: bool) -> Result<(Tensor, f64)> {
@@ -846,6 +916,14 @@ fn prod_backward(
 /// PyTorch's `var_backward`: `(2 / (n - correction)) · g · (x - mean)`, in its order of
 /// operations; over all elements with no degrees of freedom left, `g · (NaN where x equals the
 /// mean, else inf)`, a constant of `x`.
+/// The gradient of the variance from that of the standard deviation `s`: `g / (2 s)`, 0 where
+/// the deviation is 0 (equal values), not 0/0 (PyTorch's `std_backward`).
+fn std_to_var_grad(g: &Tensor, s: &Tensor) -> Result<Tensor> {
+    let zero = Tensor::scalar_of(0.0, g.dtype());
+    let g_var = g.div(&s.mul_scalar(2.0)?)?;
+    Tensor::where_(&bool_where(s, |v| v == 0.0)?, &zero, &g_var)
+}
+
 fn var_backward(
     g: &Tensor,
     x: &Tensor,

@@ -213,6 +213,25 @@ impl Tensor {
         self.split_named(sizes, d, "SplitWithSizesBackward0")
     }
 
+    /// The pieces `split` makes of this tensor (`split`, `split_sizes` or `chunk` along `dim`)
+    /// as tensors of their own for autograd, not views (PyTorch's `unsafe_split`,
+    /// `unsafe_split_with_sizes`, `unsafe_chunk`): they share the storage, but an in-place
+    /// write through one is an ordinary in-place op, never refused; the caller answers for it.
+    pub fn unsafe_pieces(
+        &self,
+        dim: isize,
+        node: &'static str,
+        split: impl FnOnce(&Tensor) -> Result<Vec<Tensor>>,
+    ) -> Result<Vec<Tensor>> {
+        let pieces = {
+            let _untracked = GradModeGuard::new(false);
+            split(self)?
+        };
+        let d = normalize_dim(dim, self.dim())?;
+        let pieces = pieces.iter().map(Tensor::unviewed).collect();
+        Ok(self.record_pieces(pieces, d, node, false))
+    }
+
     /// The views of `split` and `split_sizes`, recorded as one node named `node` whose
     /// outputs they are (PyTorch's `SplitBackward0`): the gradient is the pieces' gradients
     /// concatenated, zeros for pieces that got none.

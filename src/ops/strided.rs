@@ -29,7 +29,8 @@ pub(crate) fn as_strided(x: &Tensor, layout: &Layout) -> Result<Tensor> {
 /// Zeros of `shape` plus `g` added at the positions of `layout` (the adjoint of [`as_strided`]).
 pub(crate) fn scatter_strided(g: &Tensor, shape: &[usize], layout: &Layout) -> Result<Tensor> {
     let out = with_any!(g.dtype(), T => scatter_values::<T>(g, shape, layout))?;
-    if !is_recording(&[g]) {
+    // an empty `g` scatters nothing: the zeros are a constant, with no history (as PyTorch's)
+    if !is_recording(&[g]) || g.numel() == 0 {
         return Ok(out);
     }
     let layout = layout.clone();

@@ -22,14 +22,19 @@ impl Tensor {
         let base = self.base().cloned().unwrap_or_else(|| self.clone());
         let view = Tensor::from_parts(self.storage().clone(), layout, self.dtype(), Some(base));
         // a view of a special view stays special (PyTorch's propagate_creation_meta)
-        if !crate::core::grad_mode::is_grad_enabled() {
+        let inference = crate::core::grad_mode::is_inference_mode_enabled();
+        if inference {
+            view.set_view_creation(crate::core::tensor::ViewCreation::InferenceMode);
+        } else if !crate::core::grad_mode::is_grad_enabled() {
             view.set_view_creation(crate::core::tensor::ViewCreation::NoGradMode);
         } else if self.base().is_some() {
             view.set_view_creation(self.view_creation());
         }
-        if self.requires_grad() && !crate::core::grad_mode::is_grad_enabled() {
-            // a view made under no_grad of a tensor that requires grad is a leaf that requires
-            // grad, as in PyTorch
+        // a view made under no_grad (or in inference mode, of a normal tensor) of a tensor that
+        // requires grad is a leaf that requires grad, as in PyTorch; a view of an inference
+        // tensor is an inference tensor, which never requires grad
+        let inference_view = inference && self.is_inference();
+        if self.requires_grad() && !crate::core::grad_mode::is_grad_enabled() && !inference_view {
             let _ = view.set_requires_grad(true);
         }
         view

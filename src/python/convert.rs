@@ -55,6 +55,29 @@ impl PyDType {
     }
 }
 
+/// The one Python object of each dtype, so `x.dtype is torch.float32` holds (as in PyTorch).
+static DTYPE_OBJECTS: PyOnceLock<[Py<PyDType>; 4]> = PyOnceLock::new();
+
+/// The Python object of `dtype` (always the same one).
+pub(crate) fn dtype_object(py: Python<'_>, dtype: DType) -> PyResult<Py<PyDType>> {
+    let objects = DTYPE_OBJECTS.get_or_try_init(py, || -> PyResult<[Py<PyDType>; 4]> {
+        let make = |inner| Py::new(py, PyDType { inner });
+        Ok([
+            make(DType::Bool)?,
+            make(DType::Int64)?,
+            make(DType::Float32)?,
+            make(DType::Float64)?,
+        ])
+    })?;
+    let i = match dtype {
+        DType::Bool => 0,
+        DType::Int64 => 1,
+        DType::Float32 => 2,
+        DType::Float64 => 3,
+    };
+    Ok(objects[i].clone_ref(py))
+}
+
 pub(crate) fn add_dtypes(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for (name, d) in [
         ("float32", DType::Float32),
@@ -65,7 +88,7 @@ pub(crate) fn add_dtypes(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ("long", DType::Int64),
         ("bool", DType::Bool),
     ] {
-        m.add(name, PyDType { inner: d })?;
+        m.add(name, dtype_object(m.py(), d)?)?;
     }
     Ok(())
 }

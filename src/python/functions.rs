@@ -93,16 +93,34 @@ fn full(
     )
 }
 
+/// Refuses a `layout=` other than `torch.strided` (the only one ferrograd stores).
+fn strided_layout(layout: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    match layout.filter(|l| !l.is_none()) {
+        Some(l) if l.repr()? != "torch.strided" => {
+            Err(pyo3::exceptions::PyNotImplementedError::new_err(format!(
+                "ferrograd stores tensors strided only, not with layout {}",
+                l.repr()?
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 macro_rules! like {
     ($name:ident, $value:expr, $doc:literal) => {
         #[doc = $doc]
         #[pyfunction]
-        #[pyo3(signature = (input, *, dtype=None, requires_grad=false))]
+        #[pyo3(signature = (input, *, dtype=None, layout=None, device=None, requires_grad=false))]
         fn $name(
             input: &Bound<'_, PyAny>,
             dtype: Option<&Bound<'_, PyAny>>,
+            layout: Option<&Bound<'_, PyAny>>,
+            device: Option<&Bound<'_, PyAny>>,
             requires_grad: bool,
         ) -> PyResult<Py<PyAny>> {
+            // the CPU is the only device and strided the only layout
+            super::convert::device_arg(device)?;
+            strided_layout(layout)?;
             let t = tensor_arg(input, "input")?;
             let dtype = dtype_arg(dtype)?.unwrap_or(t.dtype());
             finish(Tensor::full(t.shape(), $value, dtype), requires_grad)
@@ -219,10 +237,8 @@ fn _set_default_dtype(dtype: &Bound<'_, PyAny>) -> PyResult<()> {
 
 /// The default floating dtype.
 #[pyfunction]
-fn _get_default_dtype() -> super::convert::PyDType {
-    super::convert::PyDType {
-        inner: crate::core::dtype::default_float(),
-    }
+fn _get_default_dtype(py: Python<'_>) -> PyResult<Py<super::convert::PyDType>> {
+    super::convert::dtype_object(py, crate::core::dtype::default_float())
 }
 
 /// Sets the number of threads used by parallel kernels (matmul, large elementwise ops).
@@ -848,6 +864,7 @@ fn _record_function(
     inputs: Vec<PyRef<'_, PyTensor>>,
     outputs: Vec<PyRef<'_, PyTensor>>,
     differentiable: Vec<bool>,
+    dirty: Vec<bool>,
     saved: Vec<PyRef<'_, PyTensor>>,
     backward: Py<PyAny>,
     materialize_grads: bool,
@@ -862,6 +879,7 @@ fn _record_function(
         inputs: &inputs,
         outputs: &outputs,
         differentiable: &differentiable,
+        dirty: &dirty,
         saved: &saved,
         materialize_grads,
     };
@@ -899,12 +917,46 @@ fn _record_function(
             call().map_err(from_py_err)
         })
     });
-    let outs = run(|| Ok(record_custom(call, python_backward)))?;
+    let outs = run(|| record_custom(call, python_backward))?;
     let items = outs
         .into_iter()
         .map(|t| to_object(py, t))
         .collect::<PyResult<Vec<_>>>()?;
     Ok(PyTuple::new(py, items)?.unbind())
+}
+
+/// `torch.var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None)`: the
+/// variance and the mean, one node for both.
+#[pyfunction]
+#[pyo3(signature = (input, dim=None, unbiased=None, keepdim=false, *, correction=None))]
+fn var_mean(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    dim: Option<&Bound<'_, PyAny>>,
+    unbiased: Option<&Bound<'_, PyAny>>,
+    keepdim: bool,
+    correction: Option<f64>,
+) -> PyResult<Py<PyTuple>> {
+    let (dims, c) = super::tensor::var_args(dim, unbiased, correction)?;
+    let (var, mean) = run(|| input.inner.var_mean(&dims, c, keepdim))?;
+    Ok(PyTuple::new(py, [to_object(py, var)?, to_object(py, mean)?])?.unbind())
+}
+
+/// `torch.std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None)`: the
+/// standard deviation and the mean, one node for both.
+#[pyfunction]
+#[pyo3(signature = (input, dim=None, unbiased=None, keepdim=false, *, correction=None))]
+fn std_mean(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    dim: Option<&Bound<'_, PyAny>>,
+    unbiased: Option<&Bound<'_, PyAny>>,
+    keepdim: bool,
+    correction: Option<f64>,
+) -> PyResult<Py<PyTuple>> {
+    let (dims, c) = super::tensor::var_args(dim, unbiased, correction)?;
+    let (std, mean) = run(|| input.inner.std_mean(&dims, c, keepdim))?;
+    Ok(PyTuple::new(py, [to_object(py, std)?, to_object(py, mean)?])?.unbind())
 }
 
 /// `torch.pow(input, exponent)`: a tensor to a power, or a number to a tensor's powers.
@@ -927,6 +979,8 @@ fn pow(
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pow, m)?)?;
+    m.add_function(wrap_pyfunction!(var_mean, m)?)?;
+    m.add_function(wrap_pyfunction!(std_mean, m)?)?;
     m.add_function(wrap_pyfunction!(cat, m)?)?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;

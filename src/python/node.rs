@@ -7,7 +7,8 @@
 //! ops) never touches Python.
 
 use super::functions::{from_py_err, hook_handle};
-use super::tensor::to_object;
+use super::run_unnamed;
+use super::tensor::{to_object, PyTensor};
 use crate::autograd::{Node, NodePostHook, NodePreHook};
 use crate::core::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
@@ -18,7 +19,13 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 /// A node of the backward graph; the base class of every node kind's class.
-#[pyclass(name = "Node", module = "ferrograd.autograd.graph", frozen, subclass)]
+#[pyclass(
+    name = "Node",
+    module = "ferrograd.autograd.graph",
+    frozen,
+    subclass,
+    weakref
+)]
 pub struct PyNode {
     pub(crate) inner: Arc<Node>,
 }
@@ -51,13 +58,42 @@ fn node_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> 
     Ok(cls)
 }
 
-/// The Python object of `node`: an instance of its kind's class.
+/// `_node_class(name)`: the class of the nodes named `name` (a custom Function's
+/// `_backward_cls`).
+#[pyfunction]
+pub(crate) fn _node_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
+    node_class(py, name)
+}
+
+/// The Python objects of nodes, by the node's address, while they live (a
+/// `weakref.WeakValueDictionary`): the same node gives the same object, as in PyTorch.
+static LIVE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// The Python object of `node`: an instance of its kind's class (the same object each time
+/// while one is alive).
 pub(crate) fn node_object(py: Python<'_>, node: Arc<Node>) -> PyResult<Py<PyAny>> {
+    let live = LIVE.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        Ok(py
+            .import("weakref")?
+            .getattr("WeakValueDictionary")?
+            .call0()?
+            .unbind())
+    })?;
+    let live = live.bind(py);
+    let key = Arc::as_ptr(&node) as usize;
+    if let Ok(obj) = live.call_method1("get", (key,))?.cast::<PyNode>() {
+        // (a live object holds its node, so the address is still that node's)
+        if Arc::ptr_eq(&obj.get().inner, &node) {
+            return Ok(obj.clone().into_any().unbind());
+        }
+    }
     let cls = node_class(py, node.name())?;
     PENDING.with(|p| *p.borrow_mut() = Some(node));
     let obj = cls.call0();
     PENDING.with(|p| p.borrow_mut().take());
-    Ok(obj?.unbind())
+    let obj = obj?;
+    live.set_item(key, &obj)?;
+    Ok(obj.unbind())
 }
 
 /// PyTorch's `name()` of a node: the class name, or for the engine's own C++ nodes their
@@ -125,6 +161,29 @@ impl PyNode {
             self.inner.name(),
             Arc::as_ptr(&self.inner) as usize
         )
+    }
+
+    /// `grad_fn(*grads)`: the node's formula on one gradient per output of its op; the
+    /// gradient of its one input, or a tuple of one per input.
+    #[pyo3(signature = (*grads))]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        grads: Vec<Option<PyRef<'_, PyTensor>>>,
+    ) -> PyResult<Py<PyAny>> {
+        let grads: Vec<Option<Tensor>> = grads
+            .iter()
+            .map(|g| g.as_ref().map(|t| t.inner.clone()))
+            .collect();
+        let node = self.inner.clone();
+        let out = py.detach(|| run_unnamed(|| node.call(&grads)))?;
+        if out.len() == 1 {
+            return match out.into_iter().next().flatten() {
+                Some(t) => to_object(py, t),
+                None => Ok(py.None()),
+            };
+        }
+        Ok(grads_tuple(py, &out)?.into_any().unbind())
     }
 
     /// The node's name (`MulBackward0`; `torch::autograd::AccumulateGrad` for a leaf's node).

@@ -952,6 +952,50 @@ impl PyTensor {
         };
         tensor_tuple(py, parts)
     }
+    /// Splits into pieces of the given sizes along `dim` (views; `SplitWithSizesBackward0`).
+    #[pyo3(signature = (split_sizes, dim=0))]
+    fn split_with_sizes(
+        &self,
+        py: Python<'_>,
+        split_sizes: Vec<usize>,
+        dim: isize,
+    ) -> PyResult<Py<PyAny>> {
+        tensor_tuple(py, run(|| self.inner.split_sizes(&split_sizes, dim))?)
+    }
+    /// `split` whose pieces autograd does not treat as views (in-place writes are not checked).
+    #[pyo3(signature = (split_size, dim=0))]
+    fn unsafe_split(&self, py: Python<'_>, split_size: usize, dim: isize) -> PyResult<Py<PyAny>> {
+        let parts = run(|| {
+            self.inner
+                .unsafe_pieces(dim, "UnsafeSplitBackward0", |t| t.split(split_size, dim))
+        })?;
+        tensor_tuple(py, parts)
+    }
+    /// `split_with_sizes` whose pieces autograd does not treat as views.
+    #[pyo3(signature = (split_sizes, dim=0))]
+    fn unsafe_split_with_sizes(
+        &self,
+        py: Python<'_>,
+        split_sizes: Vec<usize>,
+        dim: isize,
+    ) -> PyResult<Py<PyAny>> {
+        let parts = run(|| {
+            self.inner
+                .unsafe_pieces(dim, "UnsafeSplitWithSizesBackward0", |t| {
+                    t.split_sizes(&split_sizes, dim)
+                })
+        })?;
+        tensor_tuple(py, parts)
+    }
+    /// `chunk` whose pieces autograd does not treat as views.
+    #[pyo3(signature = (chunks, dim=0))]
+    fn unsafe_chunk(&self, py: Python<'_>, chunks: usize, dim: isize) -> PyResult<Py<PyAny>> {
+        let parts = run(|| {
+            self.inner
+                .unsafe_pieces(dim, "UnsafeSplitBackward0", |t| t.chunk(chunks, dim))
+        })?;
+        tensor_tuple(py, parts)
+    }
     /// `chunks` nearly equal pieces along `dim`.
     #[pyo3(signature = (chunks, dim=0))]
     fn chunk(&self, py: Python<'_>, chunks: i64, dim: isize) -> PyResult<Py<PyAny>> {
@@ -1407,10 +1451,8 @@ impl PyTensor {
     }
     /// Element type.
     #[getter]
-    fn dtype(&self) -> super::convert::PyDType {
-        super::convert::PyDType {
-            inner: self.inner.dtype(),
-        }
+    fn dtype(&self, py: Python<'_>) -> PyResult<Py<super::convert::PyDType>> {
+        super::convert::dtype_object(py, self.inner.dtype())
     }
     /// Always `device(type='cpu')`.
     #[getter]
@@ -1557,6 +1599,11 @@ impl PyTensor {
     fn set_requires_grad_attr(&self, value: bool) -> PyResult<()> {
         run(|| self.inner.set_requires_grad(value))
     }
+    /// `del x.requires_grad` is refused (with PyTorch's message).
+    #[deleter(requires_grad)]
+    fn delete_requires_grad(&self) -> PyResult<()> {
+        Err(PyRuntimeError::new_err("requires_grad must be a bool"))
+    }
     /// Sets `requires_grad` in place and returns this tensor.
     #[pyo3(signature = (requires_grad=true))]
     fn requires_grad_(slf: Bound<'_, Self>, requires_grad: bool) -> PyResult<Bound<'_, Self>> {
@@ -1586,7 +1633,20 @@ github.com/pytorch/pytorch/pull/30531 for more information.",
         let g = match value {
             None => None,
             Some(v) if v.is_none() => None,
-            Some(v) => Some(tensor_arg(v, "assigned grad")?),
+            Some(v) => Some(
+                v.cast::<PyTensor>()
+                    .map(|t| t.get().inner.clone())
+                    .map_err(|_| {
+                        let kind = v
+                            .get_type()
+                            .name()
+                            .map(|n| n.to_string())
+                            .unwrap_or_default();
+                        PyTypeError::new_err(format!(
+                    "assigned grad expected to be a Tensor or None but got grad of type {kind}"
+                ))
+                    })?,
+            ),
         };
         run(|| self.inner.set_grad(g))
     }
@@ -1628,6 +1688,18 @@ github.com/pytorch/pytorch/pull/30531 for more information.",
     fn is_inference(&self) -> bool {
         self.inner.is_inference()
     }
+    /// Always False, with PyTorch's warning (`volatile` was removed; use `no_grad`).
+    #[getter]
+    fn volatile(&self, py: Python<'_>) -> PyResult<bool> {
+        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+        PyErr::warn(
+            py,
+            &category,
+            c"volatile was removed (Variable.volatile is always False)",
+            1,
+        )?;
+        Ok(false)
+    }
     /// Which output of `grad_fn` this tensor is.
     #[getter]
     fn output_nr(&self) -> usize {
@@ -1652,8 +1724,51 @@ github.com/pytorch/pytorch/pull/30531 for more information.",
     /// [`Tensor::set_data`]).
     #[setter(data)]
     fn set_data_attr(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let src = tensor_arg(value, "assigned data")?;
+        let src = value
+            .cast::<PyTensor>()
+            .map(|t| t.get().inner.clone())
+            .map_err(|_| {
+                let kind = value
+                    .get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default();
+                PyTypeError::new_err(format!("Variable data has to be a tensor, but got {kind}"))
+            })?;
+        if self.inner.requires_grad() && !src.dtype().is_floating_point() {
+            return Err(PyRuntimeError::new_err(
+                "data set to a tensor that requires gradients must be floating point or complex dtype",
+            ));
+        }
         run(|| self.inner.set_data(&src))
+    }
+    /// `del x.data` is refused, as PyTorch's.
+    #[deleter(data)]
+    fn delete_data(&self) -> PyResult<()> {
+        Err(PyRuntimeError::new_err(
+            "Deleting tensor data is not allowed. Delete tensor instead!",
+        ))
+    }
+    /// The node that created this tensor (`grad_fn`'s other name, as PyTorch's).
+    #[getter]
+    fn _grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.grad_fn(py)
+    }
+    /// `x._grad_fn = None` detaches the tensor in place; other values and `del` are refused,
+    /// as PyTorch's.
+    #[setter(_grad_fn)]
+    fn set_grad_fn_attr(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        match value.is_none() {
+            true => run(|| self.inner.detach_()),
+            false => Err(PyRuntimeError::new_err("_grad_fn can be only set to None")),
+        }
+    }
+    /// `del x._grad_fn` is refused, as PyTorch's.
+    #[deleter(_grad_fn)]
+    fn delete_grad_fn(&self) -> PyResult<()> {
+        Err(PyRuntimeError::new_err(
+            "Deletion of _grad_fn not allowed. Detach tensor instead!",
+        ))
     }
     /// `del x.grad`: the same as `x.grad = None`.
     #[deleter(grad)]
@@ -1798,7 +1913,7 @@ fn cast_arg(t: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<Tensor> {
     }
 }
 
-fn var_args(
+pub(crate) fn var_args(
     dim: Option<&Bound<'_, PyAny>>,
     unbiased: Option<&Bound<'_, PyAny>>,
     correction: Option<f64>,

@@ -2,6 +2,10 @@
 
 import warnings
 
+# PyTorch's `torch.autograd` imports `torch` itself, and code reaches it through there
+# (`torch.autograd.torch.randn`); the package is fully loaded by the time anyone does
+import ferrograd as torch  # noqa: F401
+
 from .. import _core
 from .._core import Node, Tensor, stack, zeros_like
 from .._core import backward as _backward

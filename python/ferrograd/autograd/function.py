@@ -7,10 +7,12 @@ or ``forward(*args)`` with a separate ``setup_context(ctx, inputs, output)``.
 """
 
 import functools
+import warnings
+import weakref
 
 from .. import _core
 from .._core import Tensor
-from .._grad_mode import no_grad
+from .._grad_mode import is_grad_enabled, no_grad
 
 _ONCE_DIFFERENTIABLE = (
     "trying to differentiate twice a function that was marked with @once_differentiable"
@@ -45,7 +47,7 @@ class FunctionCtx:
     def saved_tensors(self):
         """The tensors given to ``save_for_backward`` (unpacked, with ``None`` kept in place)."""
         if self._saved is None:
-            return tuple(self.to_save)
+            return tuple(t() if isinstance(t, weakref.ref) else t for t in self.to_save)
         if self._clear_on_access:
             # the Function's `clear_saved_tensors_on_access = True`: handed out once
             if self._accessed:
@@ -58,13 +60,21 @@ class FunctionCtx:
             return saved
         return self._saved
 
+    @property
+    def saved_variables(self):
+        """The old name of ``saved_tensors`` (deprecated, with PyTorch's warning)."""
+        warnings.warn(
+            "'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2
+        )
+        return self.saved_tensors
+
     def mark_non_differentiable(self, *tensors):
         """Declares outputs that get no gradient (e.g. indices)."""
         self.non_differentiable = tensors
 
     def mark_dirty(self, *tensors):
-        """Declares inputs the forward modified in place (ferrograd records the outputs as new
-        tensors that alias them)."""
+        """Declares inputs the forward modified in place: returned, they keep their identity
+        and take the Function's node as their history, as an in-place op's result does."""
         self.dirty_tensors = tensors
 
     def set_materialize_grads(self, value):
@@ -117,6 +127,7 @@ def _delayed_error(message, values):
         tensors,
         [t.detach() for t in tensors],
         [True] * len(tensors),
+        [False] * len(tensors),
         [],
         backward,
         True,
@@ -127,12 +138,39 @@ def _delayed_error(message, values):
     return tuple(result)
 
 
+def _check_dirty(dirty, outputs, inputs, differentiable):
+    """PyTorch's checks of ``ctx.mark_dirty`` arguments that are not inputs, and that every
+    dirty tensor is returned (the core refuses the rest when it records)."""
+    recording = is_grad_enabled() and any(t.requires_grad for t in inputs)
+    message = (
+        "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that "
+        "have been mutated should be passed to ctx.mark_dirty()."
+    )
+    for o, diff in zip(outputs, differentiable):
+        if not recording or not diff or not any(o is d for d in dirty):
+            continue
+        if not any(o is i for i in inputs):
+            if o._is_view():
+                raise RuntimeError(message)
+            warnings.warn(message, stacklevel=3)
+    if not all(any(d is o for o in outputs) for d in dirty):
+        raise RuntimeError(
+            "Some elements marked as dirty during the forward method were not returned as "
+            "output. The inputs that are modified inplace must all be outputs of the Function."
+        )
+
+
 def _is_overridden(cls, name):
     return getattr(cls, name) is not getattr(Function, name)
 
 
 class Function:
     """Base class of custom autograd operations (``MyFn.apply(*args)``)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # the class of this Function's nodes (`MyFnBackward`), as PyTorch's `_backward_cls`
+        cls._backward_cls = _core._node_class(f"{cls.__name__}Backward")
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -186,13 +224,15 @@ class Function:
         differentiable = [
             o.is_floating_point() and not any(o is n for n in non_diff) for o in tensors
         ]
+        dirty = [any(o is d for d in ctx.dirty_tensors) for o in tensors]
+        _check_dirty(ctx.dirty_tensors, tensors, inputs, differentiable)
         # save_for_backward may hold None: only the tensors go to the core, put back in place
-        to_save = list(ctx.to_save)
-        saved = [t for t in to_save if t is not None]
+        saved = [t for t in ctx.to_save if t is not None]
+        is_none = [t is None for t in ctx.to_save]
 
         def unpack(saved_tensors):
             it = iter(saved_tensors)
-            return tuple(None if t is None else next(it) for t in to_save)
+            return tuple(None if none else next(it) for none in is_none)
 
         n_outputs = len(outputs)
 
@@ -211,9 +251,20 @@ class Function:
             inputs,
             tensors,
             differentiable,
+            dirty,
             saved,
             backward,
             ctx.materialize_grads,
+        )
+        # Note [Saved outputs held weakly]: an output that ctx held strongly would make a
+        # cycle Python's collector cannot see (output -> its node, in Rust -> this backward
+        # -> ctx -> output); the node keeps what backward needs, so ctx keeps outputs weakly.
+        # (the marks were for this call; PyTorch clears them as well)
+        ctx.dirty_tensors = ctx.non_differentiable = ()
+        handed = [*tensors, *wrapped]
+        ctx.to_save = tuple(
+            weakref.ref(t) if t is not None and any(t is o for o in handed) else t
+            for t in ctx.to_save
         )
         if single:
             return wrapped[0]

@@ -359,4 +359,65 @@ def gradgradcheck(
     )
 
 
-__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
+def _private_api_warning(name):
+    warnings.warn(
+        f"`{name}` was part of PyTorch's private API and not meant to be exposed. We are "
+        "deprecating it and it will be removed in a future version of PyTorch. If you have a "
+        "specific use for this or feature request for this to be a stable API, please file us "
+        "an issue at https://github.com/pytorch/pytorch/issues/new",
+        FutureWarning,
+        stacklevel=3,
+    )
+
+
+def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
+    """Deprecated (as in PyTorch): the Jacobians of ``fn(inputs)``'s first output with respect
+    to each tensor of ``target`` (default ``inputs``) that requires grad, by central
+    differences; each of shape (target elements, output elements)."""
+    _private_api_warning("get_numerical_jacobian")
+    if grad_out != 1.0:
+        raise ValueError(
+            "Expected grad_out to be 1.0. get_numerical_jacobian no longer supports values of "
+            "grad_out != 1.0."
+        )
+    inputs = _as_tuple(inputs)
+    targets = inputs if target is None else _as_tuple(target)
+    diff = [i for i, t in enumerate(targets) if isinstance(t, Tensor) and t.requires_grad]
+
+    def first_output(out):
+        return _tensor_outputs(out)[:1]
+
+    reference = first_output(fn(inputs))
+    jac = _numerical_jacobian(lambda *_: fn(inputs), targets, diff, reference, eps, first_output)
+    return tuple(_show(per_output[0].T.copy()) for per_output in jac)
+
+
+def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
+    """Deprecated (as in PyTorch): ``(jacobians, reentrant, correct_grad_sizes,
+    correct_grad_types)``: the Jacobians of ``output`` with respect to each input that
+    requires grad, from backward (each of shape (input elements, output elements)), and
+    whether backward computed twice gave the same values within ``nondet_tol``."""
+    _private_api_warning("get_analytical_jacobian")
+    if grad_out != 1.0:
+        raise ValueError(
+            "Expected grad_out to be 1.0. get_analytical_jacobian no longer supports values of "
+            "grad_out != 1.0."
+        )
+    inputs = _as_tuple(inputs)
+    diff = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    first = _vjp_rows(output, inputs, diff)
+    second = _vjp_rows(output, inputs, diff)
+    reentrant = all(
+        a.size == 0 or np.max(np.abs(a - b)) <= nondet_tol for a, b in zip(first, second)
+    )
+    jacobians = tuple(_show(rows.T.copy()) for rows in first)
+    return jacobians, reentrant, True, True
+
+
+__all__ = [
+    "GradcheckError",
+    "get_analytical_jacobian",
+    "get_numerical_jacobian",
+    "gradcheck",
+    "gradgradcheck",
+]
