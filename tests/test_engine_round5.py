@@ -326,3 +326,87 @@ def test_deprecated_jacobian_helpers():
         FutureWarning
     ):
         get_analytical_jacobian((a,), a * 3, grad_out=2.0)
+
+
+def test_final_callbacks_run_after_the_pass_that_queued_them():
+    from ferrograd.autograd import Variable
+    from ferrograd.autograd.function import once_differentiable
+
+    order = []
+
+    class Inner(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, g):
+            Variable._execution_engine.queue_callback(lambda: order.append("inner callback"))
+            return g
+
+    class Outer(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, g):
+            def first():
+                order.append("outer callback")
+                Variable._execution_engine.queue_callback(lambda: order.append("queued by it"))
+
+            Variable._execution_engine.queue_callback(first)
+            t = g.detach().requires_grad_()
+            with torch.enable_grad():
+                Inner.apply(t).sum().backward()
+            order.append("outer backward done")
+            return g
+
+    Outer.apply(torch.rand(3, requires_grad=True)).sum().backward()
+    assert order == ["inner callback", "outer backward done", "outer callback", "queued by it"]
+    with pytest.raises(RuntimeError, match=r"^Final callbacks can only be installed during"):
+        Variable._execution_engine.queue_callback(lambda: None)
+
+
+def test_multi_grad_hooks():
+    t1, t2, t3 = (torch.rand(2, requires_grad=True) for _ in range(3))
+    seen = []
+    handle = torch.autograd.graph.register_multi_grad_hook(
+        (t1, t2, t3), lambda grads: seen.append([g is not None for g in grads])
+    )
+    (t1 * 2 + t2).sum().backward()
+    assert seen == [[True, True, False]]
+    handle.remove()
+    (t1 * 2).sum().backward()
+    assert len(seen) == 1
+    u = t3 * 1  # (PyTorch refuses a leaf's node under grad(): hook non-leaves there)
+    torch.autograd.graph.register_multi_grad_hook(
+        (u, t1 * 1), lambda grads: seen.append([g is not None for g in grads])
+    )
+    torch.autograd.grad((u * 3).sum(), (t3,))
+    assert seen[1:] == [[True, False]]
+
+    first = []
+    torch.autograd.graph.register_multi_grad_hook(
+        (t1, t2), lambda g: first.append(g.tolist()), mode="any"
+    )
+    (t1 * 2 + t2 * 3).sum().backward()
+    assert first == [[3.0, 3.0]]  # t2's hook runs first (its node is newer), once per pass
+    with pytest.raises(ValueError, match=r"Expects mode to be one of \('all', 'any'\) but got x"):
+        torch.autograd.graph.register_multi_grad_hook((t1,), print, mode="x")
+
+
+def test_multithreading_can_be_turned_off_with_the_same_gradients():
+    x = torch.randn(300, 300, requires_grad=True)
+    branches = [(x * (k + 1)).tanh().sum() for k in range(4)]
+    sum(branches).backward()
+    threaded = x.grad.clone()
+    x.grad = None
+    with torch.autograd.set_multithreading_enabled(False):
+        assert not torch.autograd.is_multithreading_enabled()
+        branches = [(x * (k + 1)).tanh().sum() for k in range(4)]
+        sum(branches).backward()
+    assert torch.autograd.is_multithreading_enabled()
+    assert torch.equal(x.grad, threaded)

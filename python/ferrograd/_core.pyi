@@ -87,6 +87,12 @@ __all__ = [
     "_profiler_stop",
     "_record_function",
     "_node_class",
+    "_queue_callback",
+    "_current_graph_task_id",
+    "_will_engine_execute_node",
+    "_record_execution_sets",
+    "is_multithreading_enabled",
+    "_set_multithreading_enabled",
     "_set_warn_always",
     "_gradient_edge",
     "_grad_to_edges",
@@ -1471,6 +1477,26 @@ def pow(input: _Operand, exponent: _Operand) -> Tensor:
 def _node_class(name: builtins.str) -> type[Node]:
     """`_node_class(name)`: the class of the nodes named `name` (a custom Function's
     `_backward_cls`)."""
+
+def _queue_callback(callback: Callable[[], object]) -> None:
+    """`Variable._execution_engine.queue_callback(callback)`: `callback()` runs once the running
+    backward pass has finished (refused outside one)."""
+
+def _current_graph_task_id() -> builtins.int:
+    """The id of the backward pass running on this thread, -1 outside one."""
+
+def _will_engine_execute_node(node: Node) -> builtins.bool:
+    """Whether the running backward pass executes `node` (see
+    [`crate::autograd::will_engine_execute_node`])."""
+
+def _record_execution_sets() -> None:
+    """From now on, backward passes record the nodes they execute (for `_will_engine_execute_node`)."""  # noqa: E501
+
+def is_multithreading_enabled() -> builtins.bool:
+    """Whether the engine may run independent branches of a backward pass on several threads."""
+
+def _set_multithreading_enabled(enabled: builtins.bool) -> None:
+    """Allows or forbids running a backward pass's independent branches on several threads."""
 
 def var_mean(
     input: Tensor,

@@ -10,6 +10,7 @@
 //! do not depend on the number of threads.
 
 use super::accumulate::{accumulate_grad, Grads, InputBuffer, PartGrad};
+use super::current_task::TaskContext;
 use super::gradient_edge;
 use super::node::{Edge, Node, NodeKind};
 use super::parallel_phase::ParallelPhase;
@@ -64,6 +65,7 @@ pub fn backward(
         keep_graph,
         create_graph,
         accumulate: true,
+        context: Arc::default(),
     }
     .execute(roots, &[], &[])?;
     Ok(())
@@ -103,6 +105,7 @@ pub fn backward_to(
         keep_graph: retain_graph.unwrap_or(create_graph),
         create_graph,
         accumulate: true,
+        context: Arc::default(),
     }
     .execute(roots, &[], &targets)?;
     Ok(())
@@ -158,6 +161,7 @@ pub fn grad_to_edges(
         keep_graph,
         create_graph: options.create_graph,
         accumulate: false,
+        context: Arc::default(),
     };
     let results = task.execute(roots, input_edges, &[])?;
     if !options.allow_unused {
@@ -243,13 +247,28 @@ pub(super) struct GraphTask {
     pub(super) create_graph: bool,
     /// `backward()` (accumulate into leaves) rather than `grad()` (capture at `inputs`).
     accumulate: bool,
+    /// Its id, final callbacks and executed nodes, for code its nodes run.
+    pub(super) context: Arc<TaskContext>,
 }
 
 impl GraphTask {
     /// Runs the task; returns the gradients captured at `captures` (empty for `backward`).
     /// With `targets` (`backward(inputs=...)`), only the nodes leading to a target's node and
-    /// the targets' nodes themselves run.
+    /// the targets' nodes themselves run. The final callbacks queued meanwhile run last.
     fn execute(
+        &self,
+        roots: Vec<(Edge, Tensor)>,
+        captures: &[Edge],
+        targets: &[Edge],
+    ) -> Result<Vec<Option<Tensor>>> {
+        let _current = TaskContext::install(&self.context);
+        let results = self.run_graph(roots, captures, targets)?;
+        self.context.run_callbacks()?;
+        Ok(results)
+    }
+
+    /// [`GraphTask::execute`] without the final callbacks.
+    fn run_graph(
         &self,
         roots: Vec<(Edge, Tensor)>,
         captures: &[Edge],
@@ -287,6 +306,16 @@ impl GraphTask {
             (!self.accumulate).then(|| nodes_leading_to_captures(&graph, &captured))
         };
 
+        if TaskContext::wants_execution_set() {
+            let executes = (0..graph.len() as Index).filter(|&i| {
+                needed.as_ref().is_none_or(|n| n[i as usize])
+                    || captured.get(i as usize) == Some(&true)
+            });
+            self.context.set_executes(
+                executes.map(|i| Arc::as_ptr(graph.node(i))),
+                !self.accumulate,
+            );
+        }
         let mut ready: Vec<(Index, InputBuffer)> = Vec::new();
         let mut root_nodes: SmallVec<[Index; 1]> = SmallVec::new();
         for (edge, g) in roots {
@@ -320,7 +349,11 @@ impl GraphTask {
                 // (not when building a graph: the nodes the formulas create take their sequence
                 // numbers from the thread that runs them, and a later backward through them
                 // orders its sums by those numbers, so they must all come from this thread)
-                if threads > 1 && !self.create_graph && work >= PARALLEL_WAVE_ELEMENTS {
+                if threads > 1
+                    && !self.create_graph
+                    && work >= PARALLEL_WAVE_ELEMENTS
+                    && super::current_task::is_multithreading_enabled()
+                {
                     // enough to share out: the rest of the graph runs on all threads
                     let phase = ParallelPhase {
                         task: self,

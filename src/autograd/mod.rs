@@ -2,6 +2,7 @@
 
 mod accumulate;
 pub mod anomaly;
+mod current_task;
 mod engine;
 mod function;
 mod node;
@@ -9,6 +10,10 @@ mod parallel_phase;
 mod saved;
 mod task_graph;
 
+pub use current_task::{
+    current_graph_task_id, is_multithreading_enabled, queue_callback, record_execution_sets,
+    set_multithreading_enabled, will_engine_execute_node, FinalCallback,
+};
 pub use engine::{backward, backward_to, grad, grad_to_edges, GradOptions};
 pub use function::{record_custom, CustomBackward, CustomCall};
 pub use node::{

@@ -174,6 +174,8 @@ where
     fn work(&self, shared: &Shared, caller: bool) {
         // grad mode is per thread: set it on whichever thread runs the nodes
         let _mode = GradModeGuard::new(self.task.create_graph);
+        // code a node runs asks this task, whichever thread runs it
+        let _current = super::current_task::TaskContext::install(&self.task.context);
         let mut st = shared.state.lock();
         loop {
             let Some(next) = st.ready.pop() else {

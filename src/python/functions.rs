@@ -925,6 +925,46 @@ fn _record_function(
     Ok(PyTuple::new(py, items)?.unbind())
 }
 
+/// `Variable._execution_engine.queue_callback(callback)`: `callback()` runs once the running
+/// backward pass has finished (refused outside one).
+#[pyfunction]
+fn _queue_callback(callback: Py<PyAny>) -> PyResult<()> {
+    let call: crate::autograd::FinalCallback =
+        Box::new(move || Python::attach(|py| callback.call0(py).map(drop).map_err(from_py_err)));
+    run_unnamed(|| crate::autograd::queue_callback(call))
+}
+
+/// The id of the backward pass running on this thread, -1 outside one.
+#[pyfunction]
+fn _current_graph_task_id() -> i64 {
+    crate::autograd::current_graph_task_id().map_or(-1, |id| id as i64)
+}
+
+/// Whether the running backward pass executes `node` (see
+/// [`crate::autograd::will_engine_execute_node`]).
+#[pyfunction]
+fn _will_engine_execute_node(node: PyRef<'_, super::node::PyNode>) -> PyResult<bool> {
+    run_unnamed(|| crate::autograd::will_engine_execute_node(&node.inner))
+}
+
+/// From now on, backward passes record the nodes they execute (for `_will_engine_execute_node`).
+#[pyfunction]
+fn _record_execution_sets() {
+    crate::autograd::record_execution_sets();
+}
+
+/// Whether the engine may run independent branches of a backward pass on several threads.
+#[pyfunction]
+fn is_multithreading_enabled() -> bool {
+    crate::autograd::is_multithreading_enabled()
+}
+
+/// Allows or forbids running a backward pass's independent branches on several threads.
+#[pyfunction]
+fn _set_multithreading_enabled(enabled: bool) {
+    crate::autograd::set_multithreading_enabled(enabled);
+}
+
 /// `torch.var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None)`: the
 /// variance and the mean, one node for both.
 #[pyfunction]
@@ -980,6 +1020,12 @@ fn pow(
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pow, m)?)?;
     m.add_function(wrap_pyfunction!(var_mean, m)?)?;
+    m.add_function(wrap_pyfunction!(_queue_callback, m)?)?;
+    m.add_function(wrap_pyfunction!(_current_graph_task_id, m)?)?;
+    m.add_function(wrap_pyfunction!(_will_engine_execute_node, m)?)?;
+    m.add_function(wrap_pyfunction!(_record_execution_sets, m)?)?;
+    m.add_function(wrap_pyfunction!(is_multithreading_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_multithreading_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(std_mean, m)?)?;
     m.add_function(wrap_pyfunction!(cat, m)?)?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;

@@ -144,6 +144,41 @@ def Variable(data, requires_grad=False, volatile=False):
     return leaf
 
 
+class _ExecutionEngine:
+    """``Variable._execution_engine``: PyTorch's handle on the backward engine."""
+
+    @staticmethod
+    def queue_callback(callback):
+        """Calls ``callback()`` once the running backward pass has finished (in the order
+        queued; a callback may queue more). Refused outside a backward pass."""
+        _core._queue_callback(callback)
+
+
+Variable._execution_engine = _ExecutionEngine()  # type: ignore[attr-defined]
+
+
+def is_multithreading_enabled():
+    """Whether a backward pass may run its independent branches on several threads."""
+    return _core.is_multithreading_enabled()
+
+
+class set_multithreading_enabled:
+    """Allows or forbids running a backward pass's independent branches on several threads
+    (the gradients are the same either way): at once when called, and restored on leaving
+    when used as a context manager, as PyTorch's."""
+
+    def __init__(self, mode):
+        self.prev = _core.is_multithreading_enabled()
+        _core._set_multithreading_enabled(bool(mode))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        _core._set_multithreading_enabled(self.prev)
+        return False
+
+
 __all__ = [
     "Function",
     "FunctionCtx",
@@ -153,6 +188,8 @@ __all__ = [
     "detect_anomaly",
     "set_detect_anomaly",
     "is_view_replay_enabled",
+    "is_multithreading_enabled",
+    "set_multithreading_enabled",
     "kineto_available",
     "profiler_util",
     "backward",
