@@ -410,3 +410,30 @@ def test_multithreading_can_be_turned_off_with_the_same_gradients():
         sum(branches).backward()
     assert torch.autograd.is_multithreading_enabled()
     assert torch.equal(x.grad, threaded)
+
+
+def test_saved_tensors_as_node_attributes():
+    a = torch.randn(5, requires_grad=True)
+    b = a * a
+    c = a * b
+    d = torch.exp(a)
+    assert b.grad_fn._saved_self is a and b.grad_fn._saved_other is a
+    assert c.grad_fn._saved_other is b
+    assert torch.equal(d.grad_fn._saved_result, d) and d.grad_fn._saved_result is not d
+    assert torch.sin(a).grad_fn._saved_self is a
+    assert {"_saved_self", "_saved_other"} <= set(dir(c.grad_fn))
+    # the saved output shares the version counter
+    e = torch.exp(a)
+    saved = e.grad_fn._saved_result
+    with torch.no_grad():
+        e += 1
+    assert torch.equal(saved, e) and saved._version == e._version
+    # through saved_tensors_hooks: the unpack hook's value
+    with torch.autograd.graph.saved_tensors_hooks(lambda x: 2 * x, lambda x: x):
+        y = a * a
+    assert torch.equal(y.grad_fn._saved_self, 2 * a)
+    c.sum().backward()
+    with pytest.raises(RuntimeError, match="after they have already been freed"):
+        _ = c.grad_fn._saved_self
+    with pytest.raises(AttributeError):
+        _ = c.grad_fn._saved_nothing

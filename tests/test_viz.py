@@ -313,9 +313,21 @@ def test_labels_are_escaped():
     assert by_label(g.source, 'a"b\\c\n (2)')
 
 
-def test_show_saved_and_attrs_warn_that_nodes_expose_nothing_yet():
+def test_show_saved_draws_the_saved_tensors_nodes_expose():
     x = torch.ones(3, requires_grad=True)
     y = (x * 2).sin().sum()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = make_dot(y, show_saved=True)
+    # sin's saved input, orange, joined to SinBackward0
+    assert g.source.count('fillcolor="orange"') == 1
+    assert 'label="self' in g.source
+    assert g.source != make_dot(y).source
+
+
+def test_show_saved_warns_when_no_node_exposes_anything():
+    x = torch.ones(3, requires_grad=True)
+    y = x.sum()
     with pytest.warns(UserWarning, match="_saved_"):
         g = make_dot(y, show_saved=True, show_attrs=True)
     assert g.source == make_dot(y).source

@@ -218,6 +218,8 @@ class Node:
     """A node of the backward graph; every node kind (`MulBackward0`, `AccumulateGrad`, ...) is
     a subclass of its own, made by ferrograd."""
 
+    def __dir__(self) -> list[builtins.str]:
+        """The attributes, with the node's `_saved_<name>` ones (graph drawers list them)."""
     def __call__(self, *grads: Tensor | None) -> Any:
         """`grad_fn(*grads)`: the node's formula on one gradient per output of its op; the
         gradient of its one input, or a tuple of one per input."""

@@ -15,8 +15,9 @@ result.
 Saved tensors and attributes: PyTorch's nodes expose what they saved for backward as
 ``_saved_*`` attributes (``_saved_self``, ``_saved_dim``, ...) and a custom ``Function``'s node
 its ``saved_tensors``; ``show_saved``/``show_attrs`` draw whatever the nodes expose. ferrograd's
-nodes do not expose them yet, so there is nothing to draw and ``make_dot`` warns once when they
-were asked for.
+nodes expose the saved tensors of the pointwise ops, ``mul``, ``div`` and ``pow`` so far (not yet
+saved non-tensor values, nor other ops' saves); when none of the drawn nodes exposes anything,
+``make_dot`` warns once that there was nothing to draw.
 """
 
 from __future__ import annotations
@@ -369,9 +370,9 @@ def make_dot(
 
     if (show_saved or show_attrs) and not exposes_saved and seen_fns:
         warnings.warn(
-            "make_dot(): ferrograd's backward nodes do not expose the tensors and values they "
-            "saved for backward (PyTorch's _saved_* attributes) yet, so show_saved/show_attrs "
-            "have nothing to draw",
+            "make_dot(): none of these backward nodes exposes what it saved for backward "
+            "(PyTorch's _saved_* attributes; ferrograd's nodes expose them for the pointwise ops, "
+            "mul, div and pow so far), so show_saved/show_attrs have nothing to draw",
             UserWarning,
             stacklevel=2,
         )

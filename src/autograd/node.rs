@@ -562,6 +562,17 @@ impl Node {
         Ok(g)
     }
 
+    /// How many saved slots the node has.
+    pub fn saved_len(&self) -> usize {
+        self.saved.len()
+    }
+
+    /// Saved slot `i`, unpacked without being freed (Python's `grad_fn._saved_<name>`):
+    /// `None` where nothing was saved; PyTorch's error once backward freed it.
+    pub fn saved_value(self: &Arc<Self>, i: usize) -> Result<Option<Tensor>> {
+        self.saved[i].unpack(self, false)
+    }
+
     /// Calls the node as a function (Python's `grad_fn(*grads)`): its formula on `grads`, one
     /// per output of the forward op, keeping the saved tensors.
     pub fn call(self: &Arc<Self>, grads: &[Option<Tensor>]) -> Result<Vec<Option<Tensor>>> {

@@ -198,6 +198,30 @@ macro_rules! save {
 
 crate::unary_table!(define_unary_ops);
 
+/// What a unary row's node saves, by PyTorch's name: its input (`self`) or output (`result`).
+macro_rules! saved_name {
+    (x) => {
+        "self"
+    };
+    (y) => {
+        "result"
+    };
+    () => {
+        ""
+    };
+}
+
+macro_rules! define_unary_saved_names {
+    ($( $(#[$doc:meta])* $name:ident, $inplace:ident, $node:literal, $domain:ident |$v:ident| $fwd:expr,
+        |$g:ident $(, $s:ident)?| $grad:expr; )*) => {
+        /// `(node, name of its saved slot)` for each row (`""`: it saves nothing), read from
+        /// the table: the names of the nodes' `_saved_<name>` attributes.
+        pub const UNARY_SAVED_NAMES: &[(&str, &str)] = &[$(($node, saved_name!($($s)?))),*];
+    };
+}
+
+crate::unary_table!(define_unary_saved_names);
+
 impl Tensor {
     /// `x²` (PyTorch computes it as `pow(x, 2)`).
     pub fn square(&self) -> Result<Tensor> {

@@ -142,8 +142,70 @@ fn replacement(r: &Bound<'_, PyAny>) -> PyResult<Option<Vec<Option<Tensor>>>> {
         .map(Some)
 }
 
+/// `object.__dir__(obj)`: the attributes Python finds on its own.
+fn py_object_dir(obj: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    obj.py()
+        .import("builtins")?
+        .getattr("object")?
+        .getattr("__dir__")?
+        .call1((obj,))?
+        .extract()
+}
+
+/// PyTorch's names of the saved slots of nodes whose saves are not rows of the pointwise
+/// table, in the order their ops save them (`MulBackward0._saved_self`, ...).
+const SAVED_NAMES: &[(&str, &[&str])] = &[
+    ("MulBackward0", &["self", "other"]),
+    ("DivBackward0", &["self", "other"]),
+    ("PowBackward0", &["self"]),
+    ("PowBackward1", &["self", "exponent", "result"]),
+];
+
+/// The names of `node`'s saved slots, in order (empty for nodes not described).
+fn saved_names(node: &str) -> &'static [&'static str] {
+    if let Some((_, names)) = SAVED_NAMES.iter().find(|(n, _)| *n == node) {
+        return names;
+    }
+    crate::ops::pointwise::UNARY_SAVED_NAMES
+        .iter()
+        .find(|(n, name)| *n == node && !name.is_empty())
+        .map_or(&[], |(_, name)| std::slice::from_ref(name))
+}
+
 #[pymethods]
 impl PyNode {
+    /// `grad_fn._saved_<name>`: a saved tensor, unpacked (through the unpack hook, if any) but
+    /// kept; None where the op saved nothing there; PyTorch's error once backward freed it.
+    fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+        let missing = || {
+            pyo3::exceptions::PyAttributeError::new_err(format!(
+                "'{}' object has no attribute '{name}'",
+                self.inner.name()
+            ))
+        };
+        let field = name.strip_prefix("_saved_").ok_or_else(missing)?;
+        let i = saved_names(self.inner.name())
+            .iter()
+            .position(|n| *n == field)
+            .filter(|&i| i < self.inner.saved_len())
+            .ok_or_else(missing)?;
+        match run_unnamed(|| self.inner.saved_value(i))? {
+            Some(t) => to_object(py, t),
+            None => Ok(py.None()),
+        }
+    }
+
+    /// The attributes, with the node's `_saved_<name>` ones (graph drawers list them).
+    fn __dir__(slf: &Bound<'_, Self>) -> PyResult<Vec<String>> {
+        let base = py_object_dir(slf)?;
+        let node = &slf.get().inner;
+        let saved = saved_names(node.name())
+            .iter()
+            .take(node.saved_len())
+            .map(|n| format!("_saved_{n}"));
+        Ok(base.into_iter().chain(saved).collect())
+    }
+
     /// Made only by ferrograd, for a node on its way to Python.
     #[new]
     fn py_new() -> PyResult<Self> {
