@@ -437,3 +437,39 @@ def test_saved_tensors_as_node_attributes():
         _ = c.grad_fn._saved_self
     with pytest.raises(AttributeError):
         _ = c.grad_fn._saved_nothing
+
+
+@pytest.mark.parametrize("tensor_hook", [False, True])
+def test_a_hook_holding_its_own_node_is_collected_once_the_graph_is_gone(tensor_hook):
+    class Sentinel:
+        pass
+
+    count = [0]
+
+    def scope():
+        b = torch.tensor(1.0, requires_grad=True).clone()
+        grad_fn_b = b.grad_fn
+        obj = Sentinel()
+
+        def hook(*args):
+            assert grad_fn_b is not None and obj is not None  # the cycle: hook -> its node
+            count[0] += 1
+
+        if tensor_hook:
+            b.register_hook(hook)
+        else:
+            b.grad_fn.register_hook(hook)
+        return b.clone(), weakref.ref(obj)
+
+    gc.disable()
+    try:
+        out, ref = scope()
+        out.backward(retain_graph=True)
+        gc.collect()
+        out.backward(retain_graph=True)  # the graph still holds the node: the hook runs
+        assert count[0] == 2 and ref() is not None
+        del out
+        gc.collect()
+        assert ref() is None
+    finally:
+        gc.enable()

@@ -447,6 +447,12 @@ impl Node {
         self.extras_mut().metadata.get_or_insert_with(make).clone()
     }
 
+    /// The binding's value for the node, if it has one and the node is not locked (for a
+    /// cycle collector, which must not wait).
+    pub fn try_metadata(&self) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
+        self.extras.get()?.try_lock()?.metadata.clone()
+    }
+
     pub(crate) fn add_retained_grad(&self, output_nr: usize, tensor: Weak<TensorImpl>) {
         self.extras_mut().retained.push((output_nr, tensor));
     }

@@ -6,7 +6,7 @@
 //! first time a node of its kind reaches Python and kept in a cache; the hot path (recording
 //! ops) never touches Python.
 
-use super::functions::{from_py_err, hook_handle};
+use super::functions::{from_py_err, hook_handle, HookSlot};
 use super::run_unnamed;
 use super::tensor::{to_object, PyTensor};
 use crate::autograd::{Node, NodePostHook, NodePreHook};
@@ -56,6 +56,47 @@ fn node_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> 
         .cast_into::<PyType>()?;
     classes.set_item(name, &cls)?;
     Ok(cls)
+}
+
+/// What the bindings keep for a node (in its core metadata slot): its `metadata` dict and the
+/// Python hooks registered on it, which its Python object shows to the cycle collector (see
+/// Note [Node hooks and the cycle collector]).
+#[derive(Default)]
+pub(crate) struct NodePyData {
+    metadata: std::sync::OnceLock<Py<PyDict>>,
+    hooks: std::sync::Mutex<Vec<(u64, HookSlot)>>,
+}
+
+/// The binding's data of `node` (`None` for a node whose slot holds something else: the
+/// message of an `Invalid` view node).
+fn py_data(node: &Node) -> Option<Arc<NodePyData>> {
+    node.metadata(|| Arc::new(NodePyData::default()))
+        .downcast::<NodePyData>()
+        .ok()
+}
+
+/// Keeps the slot of a Python hook registered on `node` (a node hook, or a tensor hook of one
+/// of its outputs) where the cycle collector can see it.
+pub(crate) fn keep_node_hook(node: &Node, id: u64, slot: HookSlot) {
+    if let Some(data) = py_data(node) {
+        data.hooks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((id, slot));
+    }
+}
+
+/// Forgets the slot of hook `id` of `node` (its handle removed it).
+pub(crate) fn forget_node_hook(node: &Node, id: u64) {
+    if let Some(data) = node
+        .try_metadata()
+        .and_then(|d| d.downcast::<NodePyData>().ok())
+    {
+        data.hooks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(hook_id, _)| *hook_id != id);
+    }
 }
 
 /// `_node_class(name)`: the class of the nodes named `name` (a custom Function's
@@ -150,6 +191,14 @@ fn py_object_dir(obj: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
         .getattr("__dir__")?
         .call1((obj,))?
         .extract()
+}
+
+/// The callable in `slot`, unless the cycle collector cleared it (the hook then does nothing).
+fn live_hook(py: Python<'_>, slot: &HookSlot) -> Option<Py<PyAny>> {
+    slot.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .map(|h| h.clone_ref(py))
 }
 
 /// PyTorch's names of the saved slots of nodes whose saves are not rows of the pointwise
@@ -286,13 +335,12 @@ impl PyNode {
     /// A dict kept with the node, for the user's own data (empty at first).
     #[getter]
     fn metadata(&self, py: Python<'_>) -> PyResult<Py<PyDict>> {
-        let data = self
-            .inner
-            .metadata(|| Arc::new(Python::attach(|py| PyDict::new(py).unbind())));
-        let dict = data
-            .downcast_ref::<Py<PyDict>>()
+        let data = py_data(&self.inner)
             .ok_or_else(|| PyRuntimeError::new_err("node metadata of another kind"))?;
-        Ok(dict.clone_ref(py))
+        Ok(data
+            .metadata
+            .get_or_init(|| PyDict::new(py).unbind())
+            .clone_ref(py))
     }
 
     /// Registers `hook(grad_inputs, grad_outputs)`, run after the node computed the gradients
@@ -300,8 +348,13 @@ impl PyNode {
     fn register_hook(slf: &Bound<'_, Self>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let id = crate::autograd::next_hook_id();
+        let slot: HookSlot = Arc::new(std::sync::Mutex::new(Some(hook)));
+        let held = slot.clone();
         let post: NodePostHook = Arc::new(move |inputs, outputs| {
             Python::attach(|py| {
+                let Some(hook) = live_hook(py, &held) else {
+                    return Ok(None);
+                };
                 let call = || {
                     let args = (grads_tuple(py, inputs)?, grads_tuple(py, outputs)?);
                     replacement(hook.call1(py, args)?.bind(py))
@@ -310,6 +363,7 @@ impl PyNode {
             })
         });
         slf.get().inner.add_post_hook(id, post);
+        keep_node_hook(&slf.get().inner, id, slot);
         Ok(hook_handle(py)?.call1((slf, id))?.unbind())
     }
 
@@ -318,19 +372,77 @@ impl PyNode {
     fn register_prehook(slf: &Bound<'_, Self>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let id = crate::autograd::next_hook_id();
+        let slot: HookSlot = Arc::new(std::sync::Mutex::new(Some(hook)));
+        let held = slot.clone();
         let pre: NodePreHook = Arc::new(move |outputs| {
             Python::attach(|py| {
+                let Some(hook) = live_hook(py, &held) else {
+                    return Ok(None);
+                };
                 let call = || replacement(hook.call1(py, (grads_tuple(py, outputs)?,))?.bind(py));
                 call().map_err(from_py_err)
             })
         });
         slf.get().inner.add_node_pre_hook(id, pre);
+        keep_node_hook(&slf.get().inner, id, slot);
         Ok(hook_handle(py)?.call1((slf, id))?.unbind())
     }
 
     /// Removes a hook registered on this node (used by the handle).
     fn _remove_hook(&self, id: u64) {
         self.inner.remove_node_hook(id);
+        forget_node_hook(&self.inner, id);
+    }
+
+    // Note [Node hooks and the cycle collector]: a hook that captures the Python object of its
+    // own node (`grad_fn.register_hook(lambda *g: grad_fn)`) makes a cycle through Rust. As for
+    // tensors (Note [Hooks and the cycle collector]), the node's Python object reports the
+    // node's hooks and metadata dict only while it is the node's only owner (no graph holds
+    // the node, so nothing else can run them); clearing it empties the hooks' slots.
+    fn __traverse__(&self, visit: pyo3::PyVisit<'_>) -> Result<(), pyo3::PyTraverseError> {
+        if Arc::strong_count(&self.inner) != 1 {
+            return Ok(());
+        }
+        let Some(data) = self
+            .inner
+            .try_metadata()
+            .and_then(|d| d.downcast::<NodePyData>().ok())
+        else {
+            return Ok(());
+        };
+        if let Some(dict) = data.metadata.get() {
+            visit.call(dict)?;
+        }
+        let Ok(hooks) = data.hooks.try_lock() else {
+            return Ok(());
+        };
+        for (_, slot) in hooks.iter() {
+            if let Ok(hook) = slot.try_lock() {
+                visit.call(hook.as_ref())?;
+            }
+        }
+        Ok(())
+    }
+
+    fn __clear__(&self) {
+        if Arc::strong_count(&self.inner) != 1 {
+            return; // it reported nothing: the hooks may still run for another holder
+        }
+        let Some(data) = self
+            .inner
+            .try_metadata()
+            .and_then(|d| d.downcast::<NodePyData>().ok())
+        else {
+            return;
+        };
+        let slots = std::mem::take(&mut *data.hooks.lock().unwrap_or_else(|e| e.into_inner()));
+        for (_, slot) in slots {
+            let hook = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            drop(hook);
+        }
+        if let Some(dict) = data.metadata.get() {
+            Python::attach(|py| dict.bind(py).clear());
+        }
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {

@@ -39,8 +39,9 @@ impl From<Tensor> for PyTensor {
 }
 
 impl PyTensor {
-    /// Keeps a Python hook registered on a leaf visible to the cycle collector (see Note
-    /// [Hooks and the cycle collector]) and returns its removable handle.
+    /// Keeps a Python hook registered on this tensor visible to the cycle collector (a leaf's
+    /// through this object, see Note [Hooks and the cycle collector]; a non-leaf's through its
+    /// node's object, see Note [Node hooks and the cycle collector]) and returns its handle.
     fn keep_leaf_hook(
         &self,
         py: Python<'_>,
@@ -61,6 +62,8 @@ impl PyTensor {
                     pyo3::ffi::PyObject_GC_Track(me.cast());
                 }
             }
+        } else if let Some(edge) = self.inner.meta().grad_fn.clone() {
+            super::node::keep_node_hook(&edge.node, id, slot);
         }
         let handle = super::functions::hook_handle(py)?;
         Ok(handle
@@ -1371,6 +1374,9 @@ impl PyTensor {
         self.inner.remove_hook(id);
         let mut hooks = self.hooks.lock().unwrap_or_else(|e| e.into_inner());
         hooks.retain(|(hook_id, _)| *hook_id != id); // the callable goes with the handle
+        if let Some(edge) = self.inner.meta().grad_fn.clone() {
+            super::node::forget_node_hook(&edge.node, id);
+        }
     }
 
     // Note [Hooks and the cycle collector]: a hook that captures its own tensor
