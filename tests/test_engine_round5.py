@@ -473,3 +473,72 @@ def test_a_hook_holding_its_own_node_is_collected_once_the_graph_is_gone(tensor_
         assert ref() is None
     finally:
         gc.enable()
+
+
+def test_gather_saves_its_input_and_refuses_it_changed_in_place():
+    # fuzz program fz-8004708: PyTorch refuses the backward
+    x2 = torch.tensor([0.477, 0.601, -0.837], requires_grad=True)
+    v4 = x2.masked_fill(torch.tensor([False]), 10.0)
+    v6 = v4.gather(0, torch.tensor([0]))
+    v4.sub_(torch.tensor([0.554, 1.0, -1.152]))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        torch.autograd.grad(v6.sum(), [x2])
+
+
+def test_one_element_tensors_in_nested_data():
+    x = torch.ones((1,), requires_grad=True)
+    assert torch.tensor([x]).tolist() == [1.0]
+    assert tuple(torch.tensor([torch.ones(1, 1), torch.tensor(2.0)]).shape) == (2,)
+    with pytest.raises(ValueError, match="only one element tensors can be converted"):
+        torch.tensor([torch.ones(2), torch.ones(2)])
+
+
+def test_refused_multi_output_view_names_its_own_op():
+    x = torch.tensor([0.0, -0.137, 1.833, 0.543], requires_grad=True)
+    v3, v4 = x.chunk(3, 0)
+    v5 = v4.detach()
+    v5[1] = 3
+    # (PyTorch refuses at add_, where v3 is used; ferrograd at the backward through v3)
+    with pytest.raises(RuntimeError, match=r"^Output 0 of Split is a view and its base"):
+        v5.add_(v3)
+        v3.sum().backward()
+
+
+def test_setup_context_sees_default_arguments_and_non_diff_grads_can_stay_none():
+    class Pow(Function):
+        @staticmethod
+        def forward(x, y=3):
+            return torch.pow(x, y)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, y = inputs
+            ctx.save_for_backward(x)
+            ctx.y = y
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * ctx.y * torch.pow(x, ctx.y - 1), None
+
+    x = torch.tensor(2.0, requires_grad=True)
+    assert Pow.apply(x).item() == 8.0
+    assert torch.autograd.grad(Pow.apply(x), x)[0].item() == 12.0
+
+    seen = []
+
+    class TwoOutputs(Function):
+        @staticmethod
+        def forward(ctx, x):
+            out1 = x.clone()
+            ctx.mark_non_differentiable(out1)
+            ctx._materialize_non_diff_grads = False
+            return x.clone(), out1
+
+        @staticmethod
+        def backward(ctx, g0, g1):
+            seen.append(g1)
+            return g0
+
+    TwoOutputs.apply(x)[0].backward()
+    assert seen == [None]

@@ -36,7 +36,6 @@ KNOWN = {
     "fz-761-min": "exception: RuntimeError vs None at tanh",
     # recorded from seeds 1100000..1104999 (after the fixes of the third round)
     "fz-1102864-min": "divergence: value at second-order grad <- polygamma(0) > abs",
-    "fz-1100403-min": "exception: RuntimeError vs None at backward <- in-place > gather > in-place",
     "fz-1104836-min": "exception: RuntimeError vs RuntimeError at bmm",
     "fz-1104352-min": "exception: RuntimeError vs RuntimeError at index_select",
     "fz-1101389-min": "exception: RuntimeError vs RuntimeError at norm(dim)",

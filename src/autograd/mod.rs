@@ -88,6 +88,13 @@ pub fn refresh_view(t: &Tensor) {
     }
     t.mark_view_current();
     let Some(base) = t.base() else { return };
+    if t.meta()
+        .grad_fn
+        .as_ref()
+        .is_some_and(|e| e.node.name() == INVALID_VIEW)
+    {
+        return; // already refused, with the message naming the view's own op
+    }
     if !base.requires_grad() && t.meta().grad_fn.is_none() {
         return;
     }

@@ -137,7 +137,9 @@ impl Tensor {
             out,
             "GatherBackward0",
             &[self],
-            &[Save::Tensor(&index.clone())],
+            // `self` is saved as PyTorch saves it (the formula needs only its shape), so an
+            // in-place change of it before backward is refused as there
+            &[Save::Tensor(self), Save::Tensor(&index.clone())],
             move |ctx| {
                 let g = ctx.grad(0);
                 Ok(vec![Some(

@@ -259,9 +259,10 @@ fn flatten(
     }
     let scalar = if let Ok(t) = obj.cast::<PyTensor>() {
         let t = &t.get().inner;
-        if t.dim() != 0 {
-            return Err(PyTypeError::new_err(
-                "only one element tensors can be converted to Python scalars (use torch.stack to combine tensors)",
+        // a one-element tensor of any shape is a number here, as in PyTorch
+        if t.numel() != 1 {
+            return Err(PyValueError::new_err(
+                "only one element tensors can be converted to Python scalars",
             ));
         }
         flat.kind = flat.kind.max(t.dtype());

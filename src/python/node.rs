@@ -208,6 +208,7 @@ const SAVED_NAMES: &[(&str, &[&str])] = &[
     ("DivBackward0", &["self", "other"]),
     ("PowBackward0", &["self"]),
     ("PowBackward1", &["self", "exponent", "result"]),
+    ("GatherBackward0", &["self", "index"]),
 ];
 
 /// The names of `node`'s saved slots, in order (empty for nodes not described).

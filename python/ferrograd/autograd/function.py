@@ -7,6 +7,7 @@ or ``forward(*args)`` with a separate ``setup_context(ctx, inputs, output)``.
 """
 
 import functools
+import inspect
 import warnings
 import weakref
 
@@ -29,6 +30,7 @@ class FunctionCtx:
         self.non_differentiable = ()
         self.dirty_tensors = ()
         self.materialize_grads = True
+        self._materialize_non_diff_grads = True
         self._clear_on_access = False
         self._accessed = False
 
@@ -205,11 +207,17 @@ class Function:
     def apply(cls, *args, **kwargs):
         ctx = FunctionCtx()
         ctx._clear_on_access = bool(getattr(cls, "clear_saved_tensors_on_access", False))
+        with_setup_context = _is_overridden(cls, "setup_context")
+        if with_setup_context:
+            # every argument, defaults filled in, as PyTorch binds them for setup_context
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         inputs = [args[i] for i in positions]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         with no_grad():
-            if _is_overridden(cls, "setup_context"):
+            if with_setup_context:
                 result = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, result)
             else:
@@ -240,8 +248,9 @@ class Function:
             ctx._saved = unpack(saved_tensors)
             # one gradient per output of forward; None for those that are not tensors
             full = [None] * n_outputs
-            for k, g in zip(tensor_at, grads):
-                full[k] = g
+            for k, g, diff in zip(tensor_at, grads, differentiable):
+                # `ctx._materialize_non_diff_grads = False`: no zeros for non-differentiable ones
+                full[k] = g if diff or ctx._materialize_non_diff_grads else None
             return cls.backward(ctx, *full)
 
         wrapped = _core._record_function(

@@ -270,6 +270,22 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     )
 
 
+def _construct_standard_basis_for(tensors, tensor_numels):
+    """The standard basis of the concatenated flattened ``tensors``, split per tensor (as
+    PyTorch's helper of the same name): block ``i`` has shape ``(sum(numels), numels[i])``,
+    ``tensors[i]``'s dtype, and the ones of the identity's columns for that tensor."""
+    assert len(tensors) == len(tensor_numels)
+    assert len(tensors) > 0
+    total = sum(tensor_numels)
+    chunks = tuple(t.new_zeros(total, n) for t, n in zip(tensors, tensor_numels))
+    start = 0
+    for chunk, n in zip(chunks, tensor_numels):
+        for k in range(n):
+            chunk[start + k, k] = 1
+        start += n
+    return chunks
+
+
 def _jacobian_rows(outputs, inputs, create_graph, strict):
     """The Jacobian blocks ``[i][j]`` (output i, input j) from one ``grad`` call per output
     element: each call gives row ``k`` of every block of output i."""
