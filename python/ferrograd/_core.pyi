@@ -1700,7 +1700,7 @@ def _record_function(
     differentiable: Sequence[builtins.bool],
     dirty: Sequence[builtins.bool],
     saved: Sequence[Tensor],
-    backward: Callable[[tuple[Tensor | None, ...], tuple[Tensor, ...]], _FunctionGrads],
+    backward: Callable[[tuple[Tensor | None, ...], list[Tensor]], _FunctionGrads],
     materialize_grads: builtins.bool,
 ) -> tuple[Tensor, ...]:
     """Records a custom `autograd.Function` call: a node named `name` whose backward calls `backward(grads, saved)` in Python."""  # noqa: E501

@@ -411,13 +411,13 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
         });
     }
     let mut node = Node::new(name, next_edges, metas, saved, backward);
-    node.n_outputs = outs.as_ref().len() as u32;
     if let Some(part) = part {
         node = node.into_part(part);
     }
     if let Some(trace) = anomaly::capture() {
         node.set_forward_trace(trace);
     }
+    node.set_outputs(outs.as_ref().len());
     let node = Arc::new(node);
     // The last output takes the node itself, and fresh outputs are set without their lock: a
     // locked instruction right after writing the new node waits for all those stores to drain,

@@ -64,8 +64,6 @@ pub struct Node {
     inputs: SmallVec<[InputMeta; 2]>,
     saved: SmallVec<[SavedVariable; 2]>,
     kind: NodeKind,
-    /// How many outputs the forward op had (gradients the formula takes).
-    pub(crate) n_outputs: u32,
     /// Hooks and retained gradients, created by the first registration; the engine checks
     /// with one load that a node (nearly every node) has none.
     extras: OnceLock<Box<Mutex<Extras>>>,
@@ -100,6 +98,9 @@ struct Extras {
     metadata: Option<Arc<dyn std::any::Any + Send + Sync>>,
     /// Where the node was made, captured in anomaly mode (see `autograd::anomaly`).
     forward_trace: Option<String>,
+    /// How many outputs the forward op had, when more than one (kept here, not in every
+    /// node: few ops have several).
+    n_outputs: Option<u32>,
 }
 
 /// `name` as a `&'static str`: built-in names already are; a custom function's name is kept
@@ -227,7 +228,6 @@ impl Node {
             inputs,
             saved,
             kind: NodeKind::Function(backward),
-            n_outputs: 1,
             extras: OnceLock::new(),
             task_slot: TaskSlot::default(),
         }
@@ -267,7 +267,6 @@ impl Node {
             inputs: smallvec::smallvec![meta],
             saved: SmallVec::new(),
             kind: NodeKind::AccumulateGrad(variable),
-            n_outputs: 1,
             extras: OnceLock::new(),
             task_slot: TaskSlot::default(),
         }
@@ -568,6 +567,21 @@ impl Node {
         Ok(g)
     }
 
+    /// Records that the forward op had `n` outputs (gradients the formula takes).
+    pub(crate) fn set_outputs(&self, n: usize) {
+        if n != 1 {
+            self.extras_mut().n_outputs = Some(n as u32);
+        }
+    }
+
+    /// How many outputs the forward op had.
+    pub fn n_outputs(&self) -> usize {
+        self.extras
+            .get()
+            .and_then(|e| e.lock().n_outputs)
+            .map_or(1, |n| n as usize)
+    }
+
     /// How many saved slots the node has.
     pub fn saved_len(&self) -> usize {
         self.saved.len()
@@ -582,10 +596,10 @@ impl Node {
     /// Calls the node as a function (Python's `grad_fn(*grads)`): its formula on `grads`, one
     /// per output of the forward op, keeping the saved tensors.
     pub fn call(self: &Arc<Self>, grads: &[Option<Tensor>]) -> Result<Vec<Option<Tensor>>> {
-        if grads.len() != self.n_outputs as usize {
+        let n_outputs = self.n_outputs();
+        if grads.len() != n_outputs {
             return Err(Error::type_error(format!(
-                "expected {} arguments, got {} instead",
-                self.n_outputs,
+                "expected {n_outputs} arguments, got {} instead",
                 grads.len()
             )));
         }

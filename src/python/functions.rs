@@ -886,12 +886,8 @@ fn _record_function(
     let python_backward: CustomBackward = Arc::new(move |grads, saved| {
         Python::attach(|py| {
             let call = || -> PyResult<Vec<Option<Tensor>>> {
-                let to_py = |ts: Vec<Tensor>| -> PyResult<Bound<'_, PyTuple>> {
-                    let items = ts
-                        .into_iter()
-                        .map(|t| to_object(py, t))
-                        .collect::<PyResult<Vec<_>>>()?;
-                    PyTuple::new(py, items)
+                let to_py = |ts: Vec<Tensor>| -> PyResult<Vec<Py<PyAny>>> {
+                    ts.into_iter().map(|t| to_object(py, t)).collect()
                 };
                 let grads = grads
                     .into_iter()
@@ -900,7 +896,11 @@ fn _record_function(
                         None => Ok(py.None()),
                     })
                     .collect::<PyResult<Vec<_>>>()?;
-                let r = backward.call1(py, (PyTuple::new(py, grads)?, to_py(saved)?))?;
+                // the saved tensors go in a list the Python side empties, so that they live
+                // only as long as the Function's backward keeps them (its
+                // `clear_saved_tensors_on_access` frees them while it runs)
+                let saved = PyList::new(py, to_py(saved)?)?;
+                let r = backward.call1(py, (PyTuple::new(py, grads)?, saved))?;
                 let r = r.bind(py);
                 let items: Vec<Bound<'_, PyAny>> = match r.cast::<PyTuple>() {
                     Ok(t) => t.iter().collect(),

@@ -246,6 +246,7 @@ class Function:
 
         def backward(grads, saved_tensors):
             ctx._saved = unpack(saved_tensors)
+            saved_tensors.clear()  # (a list from the core: ctx now holds them alone)
             # one gradient per output of forward; None for those that are not tensors
             full = [None] * n_outputs
             for k, g, diff in zip(tensor_at, grads, differentiable):
@@ -265,16 +266,13 @@ class Function:
             backward,
             ctx.materialize_grads,
         )
-        # Note [Saved outputs held weakly]: an output that ctx held strongly would make a
-        # cycle Python's collector cannot see (output -> its node, in Rust -> this backward
-        # -> ctx -> output); the node keeps what backward needs, so ctx keeps outputs weakly.
-        # (the marks were for this call; PyTorch clears them as well)
+        # Note [Saved tensors held weakly]: the core keeps what backward needs; ctx holding
+        # the tensors as well would keep them alive as long as the graph (and, for an output,
+        # make a cycle Python's collector cannot see: output -> its node, in Rust -> this
+        # backward -> ctx -> output), so ctx keeps them weakly, as PyTorch clears `to_save`.
+        # The marks were for this call; PyTorch clears them too.
         ctx.dirty_tensors = ctx.non_differentiable = ()
-        handed = [*tensors, *wrapped]
-        ctx.to_save = tuple(
-            weakref.ref(t) if t is not None and any(t is o for o in handed) else t
-            for t in ctx.to_save
-        )
+        ctx.to_save = tuple(None if t is None else weakref.ref(t) for t in ctx.to_save)
         if single:
             return wrapped[0]
         out = list(outputs)
