@@ -542,3 +542,13 @@ def test_setup_context_sees_default_arguments_and_non_diff_grads_can_stay_none()
 
     TwoOutputs.apply(x)[0].backward()
     assert seen == [None]
+
+
+def test_legacy_new():
+    x = torch.randn(2, 3, dtype=torch.float64)
+    assert tuple(x.new(2).shape) == (2,) and x.new(2).dtype is torch.float64
+    assert tuple(x.new(2, 3).shape) == (2, 3) and not x.new(2, 3).requires_grad
+    assert tuple(x.new(torch.Size([2, 2])).shape) == (2, 2)
+    assert x.new((2, 2)).tolist() == [2.0, 2.0]  # a tuple is data, a Size is a shape
+    assert x.new([1, 2]).tolist() == [1.0, 2.0] and x.new([1, 2]).dtype is torch.float64
+    assert tuple(x.new().shape) == (0,)

@@ -646,6 +646,10 @@ class Tensor:
     ) -> Tensor:
         """A new tensor holding `data` (copied), with this tensor's dtype unless `dtype` is
         given."""
+    def new(self, *args: Any) -> Tensor:
+        """Legacy `x.new(...)`, with this tensor's dtype: `new(*sizes)` or `new(torch.Size)` an
+        uninitialized tensor of that shape (zeros in ferrograd), `new(data)` a tensor of `data`
+        (a list or tuple), `new()` an empty one."""
     def new_zeros(
         self,
         *size: Any,

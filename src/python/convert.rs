@@ -443,6 +443,13 @@ pub(crate) fn _register_size(py: Python<'_>, cls: Py<PyAny>) {
     let _ = SIZE_TYPE.set(py, cls);
 }
 
+/// Whether `obj` is a `ferrograd.Size`.
+pub(crate) fn is_size(obj: &Bound<'_, PyAny>) -> bool {
+    SIZE_TYPE
+        .get(obj.py())
+        .is_some_and(|cls| obj.is_instance(cls.bind(obj.py())).unwrap_or(false))
+}
+
 /// A shape as `ferrograd.Size` (a tuple) for Python.
 pub(crate) fn size_object<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bound<'py, PyAny>> {
     let tuple = PyTuple::new(py, shape)?;

@@ -63,6 +63,40 @@ impl PyTensor {
         finish(t, requires_grad)
     }
 
+    /// Legacy `x.new(...)`, with this tensor's dtype: `new(*sizes)` or `new(torch.Size)` an
+    /// uninitialized tensor of that shape (zeros in ferrograd), `new(data)` a tensor of `data`
+    /// (a list or tuple), `new()` an empty one.
+    #[pyo3(name = "new", signature = (*args))]
+    fn legacy_new(&self, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+        let dtype = self.inner.dtype();
+        let data = match args.len() {
+            1 => Some(args.get_item(0)?),
+            _ => None,
+        }
+        .filter(|a| {
+            !super::convert::is_size(a)
+                && (a.is_instance_of::<pyo3::types::PyList>() || a.is_instance_of::<PyTuple>())
+        });
+        if let Some(data) = data {
+            return finish(tensor_from_data(&data, Some(dtype))?, false);
+        }
+        if let Some(t) = (args.len() == 1)
+            .then(|| args.get_item(0).ok())
+            .flatten()
+            .filter(|a| a.is_instance_of::<PyTensor>())
+        {
+            return Err(PyTypeError::new_err(format!(
+                "new(): a tensor argument is not supported (got a {}); use new_tensor() or clone()",
+                t.get_type().name()?
+            )));
+        }
+        let shape = match args.is_empty() {
+            true => vec![0],
+            false => size_args(args)?,
+        };
+        finish(run(|| Tensor::try_full(&shape, 0.0, dtype))?, false)
+    }
+
     /// Zeros of `size`, with this tensor's dtype unless `dtype` is given.
     #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
     fn new_zeros(
