@@ -505,25 +505,23 @@ def test_refused_multi_output_view_names_its_own_op():
 
 
 def test_setup_context_sees_default_arguments_and_non_diff_grads_can_stay_none():
-    class Pow(Function):
+    class Scale(Function):
         @staticmethod
-        def forward(x, y=3):
-            return torch.pow(x, y)
+        def forward(t, factor=2.5, shift=0.0):
+            return t * factor + shift
 
         @staticmethod
         def setup_context(ctx, inputs, output):
-            x, y = inputs
-            ctx.save_for_backward(x)
-            ctx.y = y
+            _, ctx.factor, ctx.shift = inputs  # all three, the defaults filled in
 
         @staticmethod
         def backward(ctx, g):
-            (x,) = ctx.saved_tensors
-            return g * ctx.y * torch.pow(x, ctx.y - 1), None
+            return g * ctx.factor, None, None
 
+    t = torch.tensor([1.0, -2.0], requires_grad=True)
+    assert Scale.apply(t).tolist() == [2.5, -5.0]
+    assert torch.autograd.grad(Scale.apply(t).sum(), t)[0].tolist() == [2.5, 2.5]
     x = torch.tensor(2.0, requires_grad=True)
-    assert Pow.apply(x).item() == 8.0
-    assert torch.autograd.grad(Pow.apply(x), x)[0].item() == 12.0
 
     seen = []
 

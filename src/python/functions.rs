@@ -707,6 +707,32 @@ pub(crate) fn from_py_err(e: PyErr) -> Error {
 /// object it was registered on (which reports it to the cycle collector and may clear it).
 pub(crate) type HookSlot = Arc<std::sync::Mutex<Option<Py<PyAny>>>>;
 
+/// Shows the callables of `slots` to the cycle collector (skipping any it cannot look at
+/// without waiting).
+pub(crate) fn visit_hook_slots(
+    slots: &std::sync::Mutex<Vec<(u64, HookSlot)>>,
+    visit: &pyo3::PyVisit<'_>,
+) -> Result<(), pyo3::PyTraverseError> {
+    let Ok(slots) = slots.try_lock() else {
+        return Ok(());
+    };
+    for (_, slot) in slots.iter() {
+        if let Ok(hook) = slot.try_lock() {
+            visit.call(hook.as_ref())?;
+        }
+    }
+    Ok(())
+}
+
+/// Empties `slots` and each slot (a cleared hook does nothing when called).
+pub(crate) fn clear_hook_slots(slots: &std::sync::Mutex<Vec<(u64, HookSlot)>>) {
+    let slots = std::mem::take(&mut *slots.lock().unwrap_or_else(|e| e.into_inner()));
+    for (_, slot) in slots {
+        let hook = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+        drop(hook);
+    }
+}
+
 /// A Python callable as a tensor hook (takes the GIL only while it runs), and its slot.
 pub(crate) fn python_hook(f: Py<PyAny>) -> (Hook, HookSlot) {
     let slot: HookSlot = Arc::new(std::sync::Mutex::new(Some(f)));
@@ -978,8 +1004,7 @@ fn var_mean(
     correction: Option<f64>,
 ) -> PyResult<Py<PyTuple>> {
     let (dims, c) = super::tensor::var_args(dim, unbiased, correction)?;
-    let (var, mean) = run(|| input.inner.var_mean(&dims, c, keepdim))?;
-    Ok(PyTuple::new(py, [to_object(py, var)?, to_object(py, mean)?])?.unbind())
+    pair(py, run(|| input.inner.var_mean(&dims, c, keepdim))?)
 }
 
 /// `torch.std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None)`: the
@@ -995,8 +1020,12 @@ fn std_mean(
     correction: Option<f64>,
 ) -> PyResult<Py<PyTuple>> {
     let (dims, c) = super::tensor::var_args(dim, unbiased, correction)?;
-    let (std, mean) = run(|| input.inner.std_mean(&dims, c, keepdim))?;
-    Ok(PyTuple::new(py, [to_object(py, std)?, to_object(py, mean)?])?.unbind())
+    pair(py, run(|| input.inner.std_mean(&dims, c, keepdim))?)
+}
+
+/// Two tensors as a Python tuple.
+fn pair(py: Python<'_>, (a, b): (Tensor, Tensor)) -> PyResult<Py<PyTuple>> {
+    Ok(PyTuple::new(py, [to_object(py, a)?, to_object(py, b)?])?.unbind())
 }
 
 /// `torch.pow(input, exponent)`: a tensor to a power, or a number to a tensor's powers.

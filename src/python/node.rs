@@ -6,7 +6,7 @@
 //! first time a node of its kind reaches Python and kept in a cache; the hot path (recording
 //! ops) never touches Python.
 
-use super::functions::{from_py_err, hook_handle, HookSlot};
+use super::functions::{clear_hook_slots, from_py_err, hook_handle, visit_hook_slots, HookSlot};
 use super::run_unnamed;
 use super::tensor::{to_object, PyTensor};
 use crate::autograd::{Node, NodePostHook, NodePreHook};
@@ -414,15 +414,7 @@ impl PyNode {
         if let Some(dict) = data.metadata.get() {
             visit.call(dict)?;
         }
-        let Ok(hooks) = data.hooks.try_lock() else {
-            return Ok(());
-        };
-        for (_, slot) in hooks.iter() {
-            if let Ok(hook) = slot.try_lock() {
-                visit.call(hook.as_ref())?;
-            }
-        }
-        Ok(())
+        visit_hook_slots(&data.hooks, &visit)
     }
 
     fn __clear__(&self) {
@@ -436,11 +428,7 @@ impl PyNode {
         else {
             return;
         };
-        let slots = std::mem::take(&mut *data.hooks.lock().unwrap_or_else(|e| e.into_inner()));
-        for (_, slot) in slots {
-            let hook = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
-            drop(hook);
-        }
+        clear_hook_slots(&data.hooks);
         if let Some(dict) = data.metadata.get() {
             Python::attach(|py| dict.bind(py).clear());
         }

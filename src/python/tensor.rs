@@ -1390,26 +1390,14 @@ impl PyTensor {
         if std::sync::Arc::strong_count(&self.inner.0) != 1 {
             return Ok(());
         }
-        let Ok(hooks) = self.hooks.try_lock() else {
-            return Ok(());
-        };
-        for (_, slot) in hooks.iter() {
-            if let Ok(hook) = slot.try_lock() {
-                visit.call(hook.as_ref())?;
-            }
-        }
-        Ok(())
+        super::functions::visit_hook_slots(&self.hooks, &visit)
     }
 
     fn __clear__(&self) {
         if std::sync::Arc::strong_count(&self.inner.0) != 1 {
             return; // it reported nothing: the hooks may still run for another holder
         }
-        let slots = std::mem::take(&mut *self.hooks.lock().unwrap_or_else(|e| e.into_inner()));
-        for (_, slot) in slots {
-            let hook = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
-            drop(hook);
-        }
+        super::functions::clear_hook_slots(&self.hooks);
     }
 
     // ----- data access --------------------------------------------------------------------
