@@ -42,18 +42,8 @@ pub struct CustomCall<'a> {
 /// an output that is an input returned as-is, or a view of one, must not be written in place
 /// (the write would bypass the Function's backward), as PyTorch refuses it.
 fn custom_view(o: &Tensor) -> Tensor {
-    let base = o.base().cloned().unwrap_or_else(|| o.clone());
-    let view = Tensor::from_parts(
-        o.storage().clone(),
-        o.layout().clone(),
-        o.dtype(),
-        Some(base),
-    );
+    let view = o.alias_with_layout(o.layout().clone());
     view.set_view_creation(crate::core::tensor::ViewCreation::InCustomFunction);
-    if o.requires_grad() && !crate::core::grad_mode::is_grad_enabled() {
-        // as a view made under no_grad of a tensor that requires grad
-        let _ = view.set_requires_grad(true);
-    }
     view
 }
 
@@ -129,7 +119,7 @@ pub fn record_custom(call: CustomCall<'_>, backward: CustomBackward) -> Result<V
 }
 
 /// PyTorch's refusals of `ctx.mark_dirty` tensors (`set_history` in its custom_function.cpp): a
-/// leaf that requires grad, a view among several outputs, a view of such a leaf.
+/// leaf that requires grad, a view among several outputs; then those of any in-place write.
 fn check_dirty(call: &CustomCall<'_>) -> Result<()> {
     for (o, _) in call.outputs.iter().zip(call.dirty).filter(|(_, &d)| d) {
         if o.is_leaf() && o.requires_grad() && o.base().is_none() {
@@ -142,16 +132,8 @@ fn check_dirty(call: &CustomCall<'_>) -> Result<()> {
                 "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return more than one Tensor. This is not supported by the current autograd engine. You should either make sure the input is not a view (using .clone() for example) or make your Function only return one Tensor (potentially splitting it into two Functions: one doing the inplace that returns a single Tensor and a second one that does the other operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do this change.",
             ));
         }
-        if let Some(base) = o.base() {
-            if let Some(refused) = super::view_write_refused(o, false) {
-                return Err(refused);
-            }
-            if base.is_leaf() && base.requires_grad() {
-                return Err(Error::runtime(
-                    "a view of a leaf Variable that requires grad is being used in an in-place operation.",
-                ));
-            }
-        }
+        // then the checks of any in-place write (a refused view, a view of such a leaf)
+        o.check_inplace(call.inputs.iter().collect::<Vec<_>>().as_slice())?;
     }
     Ok(())
 }

@@ -16,7 +16,7 @@ use crate::ops::strided::copy_slices;
 impl Tensor {
     /// Checks PyTorch's preconditions for writing into this tensor while grad mode is on;
     /// `others` are the op's other tensor inputs.
-    fn check_inplace(&self, others: &[&Tensor]) -> Result<()> {
+    pub(crate) fn check_inplace(&self, others: &[&Tensor]) -> Result<()> {
         if self.is_inference() && !crate::core::grad_mode::is_inference_mode_enabled() {
             return Err(Error::runtime(
                 "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to \
