@@ -251,6 +251,7 @@ from ._creation import (  # noqa: E402
     set_rng_state,
 )
 from ._device import accelerator, backends, cuda, device  # noqa: E402
+from ._foreach import _install as _install_foreach  # noqa: E402
 from ._layout import (  # noqa: E402
     _mkldnn as _mkldnn,
 )
@@ -266,6 +267,8 @@ from ._layout import (  # noqa: E402
 )
 from ._tensor_functions import broadcast_tensors, einsum, meshgrid  # noqa: E402
 from .serialization import load, save  # noqa: E402
+
+_install_foreach(globals())
 
 
 def is_tensor(obj) -> _builtins.bool:

@@ -1,6 +1,6 @@
 """Pickling and ``copy.deepcopy`` of tensors, as PyTorch does them: the values, dtype, shape,
-``requires_grad`` and the class (``nn.Parameter`` stays a parameter); ``deepcopy`` also copies
-``.grad``, and refuses tensors that are not graph leaves."""
+``requires_grad``, the class (``nn.Parameter`` stays a parameter) and the attributes set on the
+tensor; ``deepcopy`` also copies ``.grad``, and refuses tensors that are not graph leaves."""
 
 import copy
 
@@ -14,18 +14,22 @@ def dtype_named(name):
     return getattr(ferrograd, name)
 
 
-def _rebuild(cls, values, dtype, shape, requires_grad):
+def _rebuild(cls, values, dtype, shape, requires_grad, attributes=None):
     """The inverse of :func:`reduce_tensor`."""
     t = _core.tensor(values, dtype=dtype).reshape(shape)
-    if cls is not _core.Tensor:
-        return cls(t, requires_grad)
-    return t.requires_grad_(requires_grad)
+    t = cls(t, requires_grad) if cls is not _core.Tensor else t.requires_grad_(requires_grad)
+    for name, value in (attributes or {}).items():
+        setattr(t, name, value)
+    return t
 
 
 def reduce_tensor(t):
-    """``Tensor.__reduce_ex__``: rebuilt from its values (the graph is not pickled)."""
+    """``Tensor.__reduce_ex__``: rebuilt from its values and the attributes set on it (the graph
+    is not pickled)."""
     values = t.detach().reshape(-1).tolist()
-    return (_rebuild, (type(t), values, t.dtype, tuple(t.shape), t.requires_grad))
+    args = (type(t), values, t.dtype, tuple(t.shape), t.requires_grad)
+    attributes = getattr(t, "__dict__", None)
+    return (_rebuild, (*args, dict(attributes)) if attributes else args)
 
 
 def deepcopy_tensor(t, memo):
