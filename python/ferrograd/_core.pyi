@@ -71,6 +71,7 @@ __all__ = [
     # </generated: __all__>
     "Generator",
     "Node",
+    "SavedTensor",
     "Tensor",
     "_adam_step",
     "_get_default_dtype",
@@ -80,6 +81,7 @@ __all__ = [
     "_set_printoptions",
     "_pop_saved_tensors_hooks",
     "_push_saved_tensors_hooks",
+    "_set_write_observer",
     "_profiler_enabled",
     "_profiler_pop",
     "_profiler_push",
@@ -214,12 +216,33 @@ bool: dtype
 # ----- graph nodes -------------------------------------------------------------------------------
 
 @final
+class SavedTensor:
+    """One saved slot of a node, as held (PyTorch's `torch._C._autograd.SavedTensor`, from
+    `grad_fn._raw_saved_<name>`): its packed value and hooks, and `register_hooks`."""
+
+    def __new__(cls) -> SavedTensor:
+        """Made only from a node's `_raw_saved_<name>`, as PyTorch's."""
+    @property
+    def data(self) -> Any:
+        """What is kept: a pack hook's value, the saved input itself, or a saved output without
+        its history; `None` where nothing was saved."""
+    @property
+    def unpack_hook(self) -> Callable[[Any], Tensor] | None:
+        """The unpack hook of a packed saved tensor, else `None`."""
+    def register_hooks(
+        self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]
+    ) -> None:
+        """Packs this saved tensor now with `pack_hook`; the backward pass reads it back through
+        `unpack_hook` (once per saved tensor, as PyTorch)."""
+
+@final
 class Node:
     """A node of the backward graph; every node kind (`MulBackward0`, `AccumulateGrad`, ...) is
     a subclass of its own, made by ferrograd."""
 
     def __dir__(self) -> list[builtins.str]:
-        """The attributes, with the node's `_saved_<name>` ones (graph drawers list them)."""
+        """The attributes, with the node's `_saved_<name>` and `_raw_saved_<name>` ones (graph
+        drawers list them)."""
     def __call__(self, *grads: Tensor | None) -> Any:
         """`grad_fn(*grads)`: the node's formula on one gradient per output of its op; the
         gradient of its one input, or a tuple of one per input."""
@@ -1151,6 +1174,14 @@ class Tensor:
     @_grad_fn.setter
     def _grad_fn(self, value: None) -> None: ...
     @property
+    def _backward_hooks(self) -> Any:
+        """The legacy dictionary of gradient hooks (`None` until one is set), as PyTorch's
+        `_backward_hooks` (kept by `ferrograd._hooks`, outside the instance dictionary)."""
+    @_backward_hooks.setter
+    def _backward_hooks(self, hooks: Any) -> None: ...
+    @_backward_hooks.deleter
+    def _backward_hooks(self) -> None: ...
+    @property
     def is_leaf(self) -> builtins.bool:
         """True for tensors not produced by a recorded operation."""
     @property
@@ -1623,6 +1654,10 @@ def _push_saved_tensors_hooks(pack_hook: Any, unpack_hook: Any) -> None:
     (`autograd.graph.saved_tensors_hooks.__enter__`)."""
 def _pop_saved_tensors_hooks() -> None:
     """Removes the innermost saved-tensor hooks of this thread."""
+def _set_write_observer(observer: Callable[[Tensor], object] | None) -> None:
+    """Installs (or, with `None`, removes) this thread's observer of in-place writes: called with
+    each tensor an in-place op is about to write into (Note [Observing in-place writes]);
+    `autograd.graph.allow_mutation_on_saved_tensors` clones saved tensors with it."""
 
 def _profiler_start() -> None:
     """Starts recording events (ops called from Python, backward nodes, labelled ranges)."""

@@ -3,6 +3,7 @@ results of ``max``/``min``, ``sort``, ``topk``, ``kthvalue``, ``median`` and ``m
 
 from __future__ import annotations
 
+import weakref
 from collections import namedtuple
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
@@ -81,3 +82,34 @@ class RemovableHandle:
     def __exit__(self, *exc: object) -> Literal[False]:
         self.remove()
         return False
+
+
+# Tensor._backward_hooks of the tensors that have one, by id (removed when the tensor dies).
+_LEGACY_HOOKS: dict[int, object] = {}
+
+
+def legacy_hooks(tensor):
+    """``tensor._backward_hooks``: the dictionary set on it, or ``None``."""
+    return _LEGACY_HOOKS.get(id(tensor))
+
+
+def set_legacy_hooks(tensor, hooks):
+    """``tensor._backward_hooks = hooks``: kept until the tensor dies."""
+    key = id(tensor)
+    if key not in _LEGACY_HOOKS:
+        weakref.finalize(tensor, _LEGACY_HOOKS.pop, key, None)
+    _LEGACY_HOOKS[key] = hooks
+
+
+def legacy_hooks_runner(hooks):
+    """A gradient hook that calls each hook of the dictionary ``hooks`` (``Tensor._backward_hooks``)
+    in order, as it is at backward; a hook's result, when not ``None``, replaces the gradient."""
+
+    def run(grad):
+        for hook in list(hooks.values()):
+            result = hook(grad)
+            if result is not None:
+                grad = result
+        return grad
+
+    return run

@@ -15,6 +15,7 @@ use super::gradient_edge;
 use super::node::{Edge, Node, NodeKind};
 use super::parallel_phase::ParallelPhase;
 use super::task_graph::{Index, TaskGraph};
+use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::GradModeGuard;
 use crate::core::layout::{fmt_shape, same_shape, Layout};
@@ -52,6 +53,25 @@ impl Tensor {
     }
 }
 
+/// Where a backward pass starts: an output tensor, or a gradient edge (PyTorch's
+/// `GradientEdge`: output `input_nr` of a node), which differentiates from that point of the
+/// graph even once no tensor holds it.
+#[derive(Clone)]
+pub enum Root {
+    /// A tensor: its gradient edge, shape and dtype.
+    Tensor(Tensor),
+    /// A gradient edge; its shape and dtype are those recorded for it (see
+    /// [`Node::record_output_meta`]).
+    Edge(Edge),
+}
+
+impl Root {
+    /// The roots of a list of tensors.
+    pub fn tensors(tensors: &[Tensor]) -> Vec<Root> {
+        tensors.iter().cloned().map(Root::Tensor).collect()
+    }
+}
+
 /// Accumulates the gradients of `tensors` (weighted by `grad_tensors`) into the leaves' `.grad`.
 pub fn backward(
     tensors: &[Tensor],
@@ -59,7 +79,22 @@ pub fn backward(
     retain_graph: Option<bool>,
     create_graph: bool,
 ) -> Result<()> {
-    let roots = make_roots(tensors, grad_tensors)?;
+    backward_from(
+        &Root::tensors(tensors),
+        grad_tensors,
+        retain_graph,
+        create_graph,
+    )
+}
+
+/// [`backward`] from tensors or gradient edges.
+pub fn backward_from(
+    roots: &[Root],
+    grad_tensors: &[Option<Tensor>],
+    retain_graph: Option<bool>,
+    create_graph: bool,
+) -> Result<()> {
+    let roots = make_roots(roots, grad_tensors)?;
     let keep_graph = retain_graph.unwrap_or(create_graph);
     GraphTask {
         keep_graph,
@@ -82,13 +117,34 @@ pub fn backward_to(
     retain_graph: Option<bool>,
     create_graph: bool,
 ) -> Result<()> {
+    let inputs = Root::tensors(inputs);
+    let roots = Root::tensors(tensors);
+    backward_from_to(&roots, grad_tensors, &inputs, retain_graph, create_graph)
+}
+
+/// [`backward_to`] from and to tensors or gradient edges (an edge input limits which nodes
+/// run; no `.grad` keeps what arrives there).
+pub fn backward_from_to(
+    roots: &[Root],
+    grad_tensors: &[Option<Tensor>],
+    inputs: &[Root],
+    retain_graph: Option<bool>,
+    create_graph: bool,
+) -> Result<()> {
     if inputs.is_empty() {
         return Err(Error::runtime(
             "'inputs' argument to backward() cannot be empty.",
         ));
     }
     let mut targets = Vec::with_capacity(inputs.len());
-    for (i, t) in inputs.iter().enumerate() {
+    for (i, input) in inputs.iter().enumerate() {
+        let t = match input {
+            Root::Edge(edge) => {
+                targets.push(edge.clone());
+                continue;
+            }
+            Root::Tensor(t) => t,
+        };
         let Some(edge) = gradient_edge(t) else {
             return Err(Error::runtime(format!(
                 "One of the differentiated Tensors does not require grad (input {i}, a {})",
@@ -100,7 +156,7 @@ pub fn backward_to(
         }
         targets.push(edge);
     }
-    let roots = make_roots(tensors, grad_tensors)?;
+    let roots = make_roots(roots, grad_tensors)?;
     GraphTask {
         keep_graph: retain_graph.unwrap_or(create_graph),
         create_graph,
@@ -114,6 +170,16 @@ pub fn backward_to(
 /// Returns the gradients of `outputs` with respect to `inputs` without touching any `.grad`.
 pub fn grad(
     outputs: &[Tensor],
+    inputs: &[Tensor],
+    grad_outputs: &[Option<Tensor>],
+    options: GradOptions,
+) -> Result<Vec<Option<Tensor>>> {
+    grad_from(&Root::tensors(outputs), inputs, grad_outputs, options)
+}
+
+/// [`grad`] of tensors or gradient edges.
+pub fn grad_from(
+    outputs: &[Root],
     inputs: &[Tensor],
     grad_outputs: &[Option<Tensor>],
     options: GradOptions,
@@ -140,11 +206,11 @@ pub fn grad(
     grad_to_edges(outputs, &input_edges, &described, grad_outputs, options)
 }
 
-/// [`grad`] with respect to gradient edges (PyTorch's `GradientEdge`: a node and one of its
-/// outputs) instead of tensors: the gradient arriving at each edge. `described` names each
+/// [`grad`] of tensors or gradient edges with respect to gradient edges (PyTorch's
+/// `GradientEdge`: a node and one of its outputs): the gradient arriving at each edge. `described` names each
 /// input for the error about an unused one.
 pub fn grad_to_edges(
-    outputs: &[Tensor],
+    outputs: &[Root],
     input_edges: &[Edge],
     described: &[String],
     grad_outputs: &[Option<Tensor>],
@@ -177,54 +243,70 @@ pub fn grad_to_edges(
 }
 
 /// Pairs each output's gradient edge with its starting gradient, checking PyTorch's preconditions.
-fn make_roots(tensors: &[Tensor], grads: &[Option<Tensor>]) -> Result<Vec<(Edge, Tensor)>> {
-    if !grads.is_empty() && grads.len() != tensors.len() {
+fn make_roots(roots: &[Root], grads: &[Option<Tensor>]) -> Result<Vec<(Edge, Tensor)>> {
+    if !grads.is_empty() && grads.len() != roots.len() {
         return Err(Error::runtime(format!(
             "grad can be implicitly created only for scalar outputs: got {} gradients for {} outputs",
             grads.len(),
-            tensors.len()
+            roots.len()
         )));
     }
-    let mut roots = Vec::with_capacity(tensors.len());
-    for (i, t) in tensors.iter().enumerate() {
-        let Some(edge) = gradient_edge(t) else {
-            return Err(Error::runtime(format!(
-                "element {i} of tensors does not require grad and does not have a grad_fn"
-            )));
+    let mut made = Vec::with_capacity(roots.len());
+    for (i, root) in roots.iter().enumerate() {
+        let (edge, meta) = match root {
+            Root::Tensor(t) => {
+                let Some(edge) = gradient_edge(t) else {
+                    return Err(Error::runtime(format!(
+                        "element {i} of tensors does not require grad and does not have a grad_fn"
+                    )));
+                };
+                (edge, Some((SmallVec::from_slice(t.shape()), t.dtype())))
+            }
+            Root::Edge(edge) => (edge.clone(), edge.node.output_meta(edge.input_nr)),
         };
-        let g = match grads.get(i).cloned().flatten() {
-            Some(g) => {
-                if g.shape() != t.shape() {
-                    let size = |s: &[usize]| {
-                        let dims: Vec<String> = s.iter().map(|d| d.to_string()).collect();
-                        format!("torch.Size([{}])", dims.join(", "))
-                    };
-                    return Err(Error::runtime(format!(
-                        "Mismatch in shape: grad_output[{i}] has a shape of {} and output[{i}] has a shape of {}.",
-                        size(g.shape()),
-                        size(t.shape())
-                    )));
-                }
-                if !g.dtype().is_floating_point() {
-                    return Err(Error::runtime(format!(
-                        "For complex or floating point outputs, grad_output[{i}] must be floating point, got {}",
-                        g.dtype().name()
-                    )));
+        let g = match (grads.get(i).cloned().flatten(), meta) {
+            (Some(g), meta) => {
+                if let Some((shape, dtype)) = &meta {
+                    check_root_grad(i, &g, shape, *dtype)?;
                 }
                 g
             }
-            None if t.numel() == 1 => t.ones_like(),
-            None => {
+            (None, Some((shape, dtype))) if shape.iter().product::<usize>() == 1 => {
+                Tensor::ones(&shape, dtype)
+            }
+            (None, meta) => {
+                let shape = meta.map_or_else(|| "unknown".to_string(), |(s, _)| fmt_shape(&s));
                 return Err(Error::runtime(format!(
-                    "grad can be implicitly created only for scalar outputs (output {i} has shape {}; pass a \
-                     gradient of that shape to backward())",
-                    fmt_shape(t.shape())
-                )))
+                    "grad can be implicitly created only for scalar outputs (output {i} has shape {shape}; pass a \
+                     gradient of that shape to backward())"
+                )));
             }
         };
-        roots.push((edge, g));
+        made.push((edge, g));
     }
-    Ok(roots)
+    Ok(made)
+}
+
+/// PyTorch's checks of the gradient given for output `i` (of `shape` and `dtype`).
+fn check_root_grad(i: usize, g: &Tensor, shape: &[usize], dtype: DType) -> Result<()> {
+    if g.shape() != shape {
+        let size = |s: &[usize]| {
+            let dims: Vec<String> = s.iter().map(|d| d.to_string()).collect();
+            format!("torch.Size([{}])", dims.join(", "))
+        };
+        return Err(Error::runtime(format!(
+            "Mismatch in shape: grad_output[{i}] has a shape of {} and output[{i}] has a shape of {}.",
+            size(g.shape()),
+            size(shape)
+        )));
+    }
+    if !g.dtype().is_floating_point() && dtype.is_floating_point() {
+        return Err(Error::runtime(format!(
+            "For complex or floating point outputs, grad_output[{i}] must be floating point, got {}",
+            g.dtype().name()
+        )));
+    }
+    Ok(())
 }
 
 /// What running one node produced: the gradients it saw (after hooks, for capture) and the
@@ -262,6 +344,9 @@ impl GraphTask {
         targets: &[Edge],
     ) -> Result<Vec<Option<Tensor>>> {
         let _current = TaskContext::install(&self.context);
+        // hooks entered or exited by code the pass runs end with it, as PyTorch's thread-local
+        // state guard ends them
+        let _hooks = super::saved::SavedHooksGuard::new();
         let results = self.run_graph(roots, captures, targets)?;
         self.context.run_callbacks()?;
         Ok(results)

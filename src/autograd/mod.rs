@@ -14,13 +14,18 @@ pub use current_task::{
     current_graph_task_id, is_multithreading_enabled, queue_callback, record_execution_sets,
     set_multithreading_enabled, will_engine_execute_node, FinalCallback,
 };
-pub use engine::{backward, backward_to, grad, grad_to_edges, GradOptions};
+pub use engine::{
+    backward, backward_from, backward_from_to, backward_to, grad, grad_from, grad_to_edges,
+    GradOptions, Root,
+};
 pub use function::{record_custom, CustomBackward, CustomCall};
 pub use node::{
     BackwardCtx, BackwardFn, Edge, Grad, InputMeta, Node, NodeKind, NodePostHook, NodePreHook,
     PartFunction,
 };
-pub use saved::{pop_saved_tensors_hooks, push_saved_tensors_hooks, PackHook, PackedTensor};
+pub use saved::{
+    pop_saved_tensors_hooks, push_saved_tensors_hooks, PackHook, PackedTensor, RawSaved,
+};
 pub use saved::{take_refused_save, SavedVariable};
 
 use crate::core::error::Result;

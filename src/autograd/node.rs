@@ -101,6 +101,9 @@ struct Extras {
     /// How many outputs the forward op had, when more than one (kept here, not in every
     /// node: few ops have several).
     n_outputs: Option<u32>,
+    /// Shape and dtype of the outputs a gradient edge was taken of (see
+    /// [`Node::record_output_meta`]): (output number, its metadata).
+    output_meta: Vec<(usize, InputMeta)>,
 }
 
 /// `name` as a `&'static str`: built-in names already are; a custom function's name is kept
@@ -574,6 +577,34 @@ impl Node {
         }
     }
 
+    /// Records the shape and dtype of output `output_nr` (a tensor whose gradient edge is
+    /// taken), so a backward pass started from that edge can make and check its gradient as
+    /// from the tensor. Not kept for every node: few edges are ever taken.
+    pub fn record_output_meta(&self, output_nr: usize, tensor: &Tensor) {
+        if self.variable().is_some() {
+            return;
+        }
+        let mut extras = self.extras_mut();
+        if !extras.output_meta.iter().any(|(nr, _)| *nr == output_nr) {
+            let meta = InputMeta {
+                shape: SmallVec::from_slice(tensor.shape()),
+                dtype: tensor.dtype(),
+            };
+            extras.output_meta.push((output_nr, meta));
+        }
+    }
+
+    /// Shape and dtype of output `output_nr`, when known: a leaf's for an AccumulateGrad node,
+    /// else what [`Node::record_output_meta`] recorded.
+    pub fn output_meta(&self, output_nr: usize) -> Option<(SmallVec<[usize; 2]>, DType)> {
+        if let Some(v) = self.variable() {
+            return Some((SmallVec::from_slice(v.shape()), v.dtype()));
+        }
+        let extras = self.extras.get()?.lock();
+        let (_, meta) = extras.output_meta.iter().find(|(nr, _)| *nr == output_nr)?;
+        Some((meta.shape.clone(), meta.dtype))
+    }
+
     /// How many outputs the forward op had.
     pub fn n_outputs(&self) -> usize {
         self.extras
@@ -591,6 +622,16 @@ impl Node {
     /// `None` where nothing was saved; PyTorch's error once backward freed it.
     pub fn saved_value(self: &Arc<Self>, i: usize) -> Result<Option<Tensor>> {
         self.saved[i].unpack(self, false)
+    }
+
+    /// Saved slot `i` as it is held (Python's `grad_fn._raw_saved_<name>.data`).
+    pub fn saved_raw(&self, i: usize) -> Result<super::RawSaved> {
+        self.saved[i].raw()
+    }
+
+    /// Packs saved slot `i` with `pack` (Python's `_raw_saved_<name>.register_hooks`).
+    pub fn register_saved_hooks(&self, i: usize, pack: &super::PackHook) -> Result<()> {
+        self.saved[i].register_hooks(pack)
     }
 
     /// Calls the node as a function (Python's `grad_fn(*grads)`): its formula on `grads`, one

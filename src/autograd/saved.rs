@@ -16,6 +16,8 @@ const NOT_AN_OUTPUT: u32 = u32::MAX;
 pub trait PackedTensor: Send + Sync {
     /// The tensor again (the unpack hook's result).
     fn unpack(&self) -> Result<Tensor>;
+    /// The packed value itself, for a binding to show (Python's `SavedTensor.data`).
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// A pack hook: called with each tensor an op saves while it is installed.
@@ -37,9 +39,58 @@ pub fn pop_saved_tensors_hooks() {
     PACK_HOOKS.with(|h| h.borrow_mut().pop());
 }
 
+/// Restores this thread's stack of saved-tensor hooks, when dropped, to what it was when made.
+pub(crate) struct SavedHooksGuard(Vec<Option<PackHook>>);
+
+impl SavedHooksGuard {
+    /// Remembers the current stack.
+    pub(crate) fn new() -> SavedHooksGuard {
+        SavedHooksGuard(PACK_HOOKS.with(|h| h.borrow().clone()))
+    }
+}
+
+impl Drop for SavedHooksGuard {
+    fn drop(&mut self) {
+        PACK_HOOKS.with(|h| *h.borrow_mut() = std::mem::take(&mut self.0));
+    }
+}
+
 /// The pack hook in effect on this thread, if any.
 fn pack_hook() -> Option<PackHook> {
     PACK_HOOKS.with(|h| h.borrow().last().cloned().flatten())
+}
+
+/// PyTorch's refusal of a pack hook that writes into the tensor it packs.
+const PACK_MODIFIES_INPUT: &str = "A saved tensor pack hook is modifying its input in place. Tensors provided as input to \
+     pack hook can not be modified by in-place operations as this can lead to unexpected side-effects. Please open \
+     an issue if you need to perform in-place operations on the input to a pack hook.";
+
+/// PyTorch's error for a saved tensor used after backward freed it.
+const FREED: &str = "Trying to backward through the graph a second time (or directly access saved tensors after they \
+     have already been freed). Saved intermediate values of the graph are freed when you call \
+     .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the \
+     graph a second time or if you need to access saved tensors after calling backward.";
+
+/// Runs `pack` on `tensor` as PyTorch does: with grad mode off, refusing a hook that changes
+/// the tensor in place.
+fn pack_checked(pack: &PackHook, tensor: &Tensor) -> Result<Arc<dyn PackedTensor>> {
+    let _no_grad = crate::core::grad_mode::GradModeGuard::new(false);
+    let version = tensor.version();
+    let packed = pack(tensor)?;
+    if tensor.version() != version {
+        return Err(Error::runtime(PACK_MODIFIES_INPUT));
+    }
+    Ok(packed)
+}
+
+/// What a saved slot holds, as inspected from a binding (PyTorch's `SavedTensor.data`).
+pub enum RawSaved {
+    /// The tensor as kept: a saved input itself, a saved output without its history.
+    Tensor(Tensor),
+    /// What a pack hook made of it.
+    Packed(Arc<dyn PackedTensor>),
+    /// Nothing was saved there.
+    None,
 }
 
 /// What a saved variable holds.
@@ -69,13 +120,13 @@ pub struct SavedVariable {
 }
 
 thread_local! {
-    /// An op tried to save an inference tensor outside inference mode (see
-    /// [`take_refused_save`]).
+    /// An op tried to save an inference tensor outside inference mode, or the pack hook failed
+    /// (see [`take_refused_save`]).
     static REFUSED_SAVE: std::cell::RefCell<Option<Error>> = const { std::cell::RefCell::new(None) };
 }
 
 /// The refusal of the last op on this thread that tried to save an inference tensor for
-/// backward outside inference mode, taken (PyTorch raises it at the op: a binding calls this
+/// backward outside inference mode, or whose pack hook raised, taken (PyTorch raises it at the op: a binding calls this
 /// after each op; the node's saved value also refuses at backward).
 pub fn take_refused_save() -> Option<Error> {
     REFUSED_SAVE.with(|r| r.borrow_mut().take())
@@ -99,7 +150,14 @@ fn saved(original: &Tensor, kept: &Tensor, input: bool) -> Saved {
             } else {
                 None
             };
-            Saved::Packed(pack(original), edge)
+            let packed = pack_checked(&pack, original);
+            if let Err(e) = &packed {
+                // PyTorch raises a pack hook's error at the op that saved (the binding takes it)
+                REFUSED_SAVE.with(|r| {
+                    r.borrow_mut().get_or_insert_with(|| e.clone());
+                });
+            }
+            Saved::Packed(packed, edge)
         }
         None => Saved::Tensor(kept.clone()),
     }
@@ -198,12 +256,7 @@ impl SavedVariable {
             None => None,
         };
         let Some(tensor) = tensor else {
-            return Err(Error::runtime(
-                "Trying to backward through the graph a second time (or directly access saved tensors after they \
-                 have already been freed). Saved intermediate values of the graph are freed when you call \
-                 .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the \
-                 graph a second time or if you need to access saved tensors after calling backward.",
-            ));
+            return Err(Error::runtime(FREED));
         };
         if self.output_nr == NOT_AN_OUTPUT
             && self.producer.is_some()
@@ -256,6 +309,74 @@ impl SavedVariable {
                 *slot = Some(Saved::Tensor(to.detach()));
                 self.version.store(to.version(), Ordering::Release);
             }
+        }
+    }
+
+    /// What the slot holds, neither unpacked nor freed (PyTorch's `SavedTensor.data`); PyTorch's
+    /// error once backward freed it.
+    pub fn raw(&self) -> Result<RawSaved> {
+        if self.empty {
+            return Ok(RawSaved::None);
+        }
+        match self.slot.lock().as_ref() {
+            Some(Saved::Tensor(t)) => Ok(RawSaved::Tensor(t.clone())),
+            Some(Saved::Packed(Ok(p), _)) => Ok(RawSaved::Packed(p.clone())),
+            Some(Saved::Packed(Err(e), _)) => Err(e.clone()),
+            Some(Saved::Marker) => Ok(RawSaved::None),
+            None => Err(Error::runtime(FREED)),
+        }
+    }
+
+    /// Packs this saved tensor with `pack` now (PyTorch's `SavedTensor.register_hooks`): the
+    /// backward pass then reads it through the packed value's unpack. A saved input is packed
+    /// as a detached alias (as PyTorch) and keeps its place in the graph.
+    pub fn register_hooks(&self, pack: &PackHook) -> Result<()> {
+        let slot = self.slot.lock();
+        let kept = match slot.as_ref() {
+            Some(Saved::Packed(..)) => {
+                return Err(Error::runtime(
+                    "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair \
+                     of hooks is allowed at a time.",
+                ))
+            }
+            Some(Saved::Tensor(t)) => t.clone(),
+            _ if !self.empty && slot.is_none() => {
+                return Err(Error::runtime(
+                    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of \
+                     the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if \
+                     you need to backward through the graph a second time or if you need to access saved variables \
+                     after calling backward.",
+                ))
+            }
+            _ => {
+                return Err(Error::runtime(
+                    "Calling register_hooks on a saved tensor with value None is forbidden",
+                ))
+            }
+        };
+        drop(slot); // the hook may read this saved tensor
+        let input = self.output_nr == NOT_AN_OUTPUT;
+        // a detached alias shares the storage, so a write through it is refused too
+        let packed = match input {
+            true => pack_checked(pack, &kept.detach())?,
+            false => pack_checked(pack, &kept)?,
+        };
+        let edge = if input {
+            super::gradient_edge(&kept)
+        } else {
+            None
+        };
+        let mut slot = self.slot.lock();
+        match slot.as_ref() {
+            Some(Saved::Tensor(_)) => {
+                *slot = Some(Saved::Packed(Ok(packed), edge));
+                Ok(())
+            }
+            // freed or hooked by the pack hook itself meanwhile
+            _ => Err(Error::runtime(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair of \
+                 hooks is allowed at a time.",
+            )),
         }
     }
 

@@ -99,6 +99,7 @@ fn needed(t: Option<&Tensor>, what: &str) -> Result<Tensor> {
 impl RmsProp {
     /// One step for `param` with gradient `grad` and its `state`.
     pub fn step(&self, param: &Tensor, grad: &Tensor, state: RmsPropState<'_>) -> Result<()> {
+        crate::ops::inplace::observe_write(param)?;
         let optional = [
             Some(state.square_avg),
             state.momentum_buffer,
@@ -155,6 +156,7 @@ impl Adagrad {
     /// One step (number `step`, counted from 1) for `param` with gradient `grad` and its
     /// running sum of squared gradients `sum`.
     pub fn step(&self, param: &Tensor, grad: &Tensor, sum: &Tensor, step: u64) -> Result<()> {
+        crate::ops::inplace::observe_write(param)?;
         check(param, &[grad, sum])?;
         let grad = crate::cpu::kernels::cast(grad, param.dtype());
         let clr = self.lr / (1.0 + (step as f64 - 1.0) * self.lr_decay);
@@ -188,6 +190,7 @@ impl Adadelta {
         square_avg: &Tensor,
         acc_delta: &Tensor,
     ) -> Result<()> {
+        crate::ops::inplace::observe_write(param)?;
         check(param, &[grad, square_avg, acc_delta])?;
         let grad = crate::cpu::kernels::cast(grad, param.dtype());
         per_float!(param.dtype(), T => {
@@ -228,6 +231,7 @@ impl Adamax {
         exp_inf: &Tensor,
         step: u64,
     ) -> Result<()> {
+        crate::ops::inplace::observe_write(param)?;
         check(param, &[grad, exp_avg, exp_inf])?;
         let grad = crate::cpu::kernels::cast(grad, param.dtype());
         let clr = self.lr / (1.0 - self.beta1.powf(step as f64));

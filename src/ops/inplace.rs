@@ -13,7 +13,41 @@ use crate::core::tensor::Tensor;
 use crate::cpu::kernels::write_into;
 use crate::ops::strided::copy_slices;
 
+/// Called with each tensor an in-place op is about to write into (see [`set_write_observer`]).
+pub type WriteObserver = std::rc::Rc<dyn Fn(&Tensor) -> Result<()>>;
+
+thread_local! {
+    static WRITE_OBSERVER: std::cell::RefCell<Option<WriteObserver>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Note [Observing in-place writes]: PyTorch's `allow_mutation_on_saved_tensors` intercepts
+/// every op that writes into a tensor (a dispatch mode) and, before the write, clones the tensors
+/// saved for backward that share the written memory. Here the in-place machinery itself calls
+/// the observer installed on this thread, after the op's autograd checks pass and before its
+/// data changes: in-place ops, `copy_`, and the optimizers' parameter updates. Returns the
+/// observer installed before (`None`: no observer).
+pub fn set_write_observer(observer: Option<WriteObserver>) -> Option<WriteObserver> {
+    WRITE_OBSERVER.with(|o| o.replace(observer))
+}
+
+/// Tells this thread's write observer, if any, that `tensor` is about to be written.
+pub(crate) fn observe_write(tensor: &Tensor) -> Result<()> {
+    let observer = WRITE_OBSERVER.with(|o| o.borrow().clone());
+    match observer {
+        Some(observe) => observe(tensor),
+        None => Ok(()),
+    }
+}
+
 impl Tensor {
+    /// An in-place op's checks before it writes into this tensor: PyTorch's autograd
+    /// preconditions ([`Tensor::check_inplace`]), then the write observer.
+    fn begin_write(&self, others: &[&Tensor]) -> Result<()> {
+        self.check_inplace(others)?;
+        observe_write(self)
+    }
+
     /// Checks PyTorch's preconditions for writing into this tensor while grad mode is on;
     /// `others` are the op's other tensor inputs.
     pub(crate) fn check_inplace(&self, others: &[&Tensor]) -> Result<()> {
@@ -61,7 +95,7 @@ impl Tensor {
         others: &[&Tensor],
         compute: impl FnOnce(&Tensor) -> Result<Tensor>,
     ) -> Result<()> {
-        self.check_inplace(others)?;
+        self.begin_write(others)?;
         self.check_memory_overlap(name, others)?;
         let mut inputs = vec![self];
         inputs.extend_from_slice(others);
@@ -170,7 +204,7 @@ impl Tensor {
             return Ok(false);
         }
         let others = other.tensors();
-        self.check_inplace(&others)?;
+        self.begin_write(&others)?;
         self.check_memory_overlap(op.inplace_name(), &others)?;
         let done = crate::with_float!(dtype, T => {
             let f = |a: T, b: T| match op {
@@ -214,7 +248,7 @@ impl Tensor {
             && self.dtype().is_floating_point()
             && self.base().is_none()
             && !is_recording(&[self, other]);
-        self.check_inplace(&[other])?;
+        self.begin_write(&[other])?;
         self.check_memory_overlap(op.inplace_name(), &[other])?;
         if fast {
             let done = crate::with_float!(self.dtype(), T => {
@@ -306,7 +340,7 @@ impl Tensor {
     pub fn copy_(&self, src: &Tensor) -> Result<()> {
         // outside autograd, between contiguous tensors of one shape and dtype: memcpy
         if !is_recording(&[self, src]) && self.shape() == src.shape() {
-            self.check_inplace(&[src])?;
+            self.begin_write(&[src])?;
             self.check_memory_overlap("copy_", &[src])?;
             if crate::cpu::kernels::copy_contiguous(self, src) {
                 self.storage().bump_version("copy_");

@@ -144,6 +144,7 @@ impl Sgd {
     /// One step for `param` with gradient `grad`; `buffer` is its momentum buffer, created on the
     /// first step (a copy of the gradient, as PyTorch) and updated in place after that.
     pub fn step(&self, param: &Tensor, grad: &Tensor, buffer: &mut Option<Tensor>) -> Result<()> {
+        crate::ops::inplace::observe_write(param)?;
         check(param, &[grad])?;
         let grad = crate::cpu::kernels::cast(grad, param.dtype());
         per_float!(param.dtype(), T => {
@@ -375,6 +376,7 @@ impl Adam {
     /// One step for `param` with gradient `grad` and its `state` (created by the caller as
     /// zeros, step 0, before the first step).
     pub fn step(&self, param: &Tensor, grad: &Tensor, state: AdamState<'_>) -> Result<()> {
+        crate::ops::inplace::observe_write(param)?;
         let mut shapes = vec![grad, state.exp_avg, state.exp_avg_sq];
         shapes.extend(state.max_exp_avg_sq);
         check(param, &shapes)?;

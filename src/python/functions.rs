@@ -279,6 +279,36 @@ pub(crate) fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Te
     obj.try_iter()?.map(|t| tensor_arg(&t?, what)).collect()
 }
 
+/// Where a backward pass starts or stops: a tensor, a `GradientEdge` (a `(node, output
+/// number)` pair), or a sequence of them.
+fn root_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<crate::autograd::Root>> {
+    use crate::autograd::{Edge, Root};
+    let edge = |o: &Bound<'_, PyAny>| -> Option<Edge> {
+        let (node, nr) = o
+            .extract::<(PyRef<'_, super::node::PyNode>, usize)>()
+            .ok()?;
+        Some(Edge {
+            node: node.inner.clone(),
+            input_nr: nr,
+        })
+    };
+    if obj.cast::<PyTensor>().is_ok() {
+        return Ok(vec![Root::Tensor(tensor_arg(obj, what)?)]);
+    }
+    if let Some(e) = edge(obj) {
+        return Ok(vec![Root::Edge(e)]);
+    }
+    obj.try_iter()?
+        .map(|o| {
+            let o = o?;
+            match edge(&o) {
+                Some(e) => Ok(Root::Edge(e)),
+                None => tensor_arg(&o, what).map(Root::Tensor),
+            }
+        })
+        .collect()
+}
+
 /// Optional gradients: None, a tensor, or a sequence of tensors/None.
 fn optional_tensor_list(
     obj: Option<&Bound<'_, PyAny>>,
@@ -316,7 +346,7 @@ fn grad<'py>(
     allow_unused: Option<bool>,
     materialize_grads: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let outs = tensor_list(outputs, "outputs")?;
+    let outs = root_list(outputs, "outputs")?;
     let ins = tensor_list(inputs, "inputs")?;
     let mut gos = optional_tensor_list(grad_outputs, "grad_outputs")?;
     gos.truncate(outs.len().max(1)); // extra gradients are ignored, as PyTorch's zip
@@ -326,7 +356,7 @@ fn grad<'py>(
         allow_unused: allow_unused.unwrap_or(materialize_grads),
     };
     let results =
-        py.detach(|| run_unnamed(|| crate::autograd::grad(&outs, &ins, &gos, options)))?;
+        py.detach(|| run_unnamed(|| crate::autograd::grad_from(&outs, &ins, &gos, options)))?;
     let items = results
         .into_iter()
         .zip(&ins)
@@ -402,6 +432,7 @@ fn _gradient_edge(py: Python<'_>, tensor: PyRef<'_, PyTensor>) -> PyResult<(Py<P
             "It is not possible to get the gradient edge for a Tensor that does not require gradients",
         ));
     };
+    edge.node.record_output_meta(edge.input_nr, &tensor.inner);
     Ok((super::node::node_object(py, edge.node)?, edge.input_nr))
 }
 
@@ -417,7 +448,7 @@ fn _grad_to_edges<'py>(
     create_graph: bool,
     allow_unused: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let outs = tensor_list(outputs, "outputs")?;
+    let outs = root_list(outputs, "outputs")?;
     let mut gos = optional_tensor_list(grad_outputs, "grad_outputs")?;
     gos.truncate(outs.len().max(1));
     let edges: Vec<crate::autograd::Edge> = edges
@@ -465,7 +496,7 @@ fn backward(
     create_graph: bool,
     inputs: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
-    let ts = tensor_list(tensors, "tensors")?;
+    let ts = root_list(tensors, "tensors")?;
     if create_graph {
         warn_create_graph_cycle(py)?;
     }
@@ -473,15 +504,15 @@ fn backward(
     gs.truncate(ts.len().max(1)); // extra gradients are ignored, as PyTorch's zip
     match inputs.filter(|i| !i.is_none()) {
         Some(inputs) => {
-            let ins = tensor_list(inputs, "inputs")?;
+            let ins = root_list(inputs, "inputs")?;
             py.detach(|| {
                 run_unnamed(|| {
-                    crate::autograd::backward_to(&ts, &gs, &ins, retain_graph, create_graph)
+                    crate::autograd::backward_from_to(&ts, &gs, &ins, retain_graph, create_graph)
                 })
             })
         }
         None => py.detach(|| {
-            run_unnamed(|| crate::autograd::backward(&ts, &gs, retain_graph, create_graph))
+            run_unnamed(|| crate::autograd::backward_from(&ts, &gs, retain_graph, create_graph))
         }),
     }
 }
@@ -798,9 +829,12 @@ pub(crate) fn python_post_accumulate_hook(f: Py<PyAny>) -> (Hook, HookSlot) {
 }
 
 /// A tensor packed by a Python `saved_tensors_hooks` pack hook, with its unpack hook.
-struct PyPacked {
-    value: Py<PyAny>,
-    unpack: Py<PyAny>,
+/// A saved tensor as a Python pack hook made it: the hook's value and the unpack hook.
+pub(crate) struct PyPacked {
+    /// What the pack hook returned.
+    pub(crate) value: Py<PyAny>,
+    /// Called with `value` when the backward pass needs the tensor.
+    pub(crate) unpack: Py<PyAny>,
 }
 
 impl crate::autograd::PackedTensor for PyPacked {
@@ -819,13 +853,18 @@ impl crate::autograd::PackedTensor for PyPacked {
             }
         })
     }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
-/// Installs Python `pack_hook`/`unpack_hook` for the tensors saved on this thread
-/// (`autograd.graph.saved_tensors_hooks.__enter__`).
-#[pyfunction]
-fn _push_saved_tensors_hooks(pack_hook: Py<PyAny>, unpack_hook: Py<PyAny>) {
-    let hook: crate::autograd::PackHook = Arc::new(move |t: &Tensor| {
+/// The core's pack hook calling Python's `pack_hook`, whose value `unpack_hook` turns back.
+pub(crate) fn py_pack_hook(
+    pack_hook: Py<PyAny>,
+    unpack_hook: Py<PyAny>,
+) -> crate::autograd::PackHook {
+    Arc::new(move |t: &Tensor| {
         Python::attach(|py| {
             let arg = to_object(py, t.clone()).map_err(from_py_err)?;
             let value = pack_hook.call1(py, (arg,)).map_err(from_py_err)?;
@@ -835,14 +874,39 @@ fn _push_saved_tensors_hooks(pack_hook: Py<PyAny>, unpack_hook: Py<PyAny>) {
             });
             Ok(packed)
         })
-    });
-    crate::autograd::push_saved_tensors_hooks(Some(hook));
+    })
+}
+
+/// Installs Python `pack_hook`/`unpack_hook` for the tensors saved on this thread
+/// (`autograd.graph.saved_tensors_hooks.__enter__`).
+#[pyfunction]
+fn _push_saved_tensors_hooks(pack_hook: Py<PyAny>, unpack_hook: Py<PyAny>) {
+    crate::autograd::push_saved_tensors_hooks(Some(py_pack_hook(pack_hook, unpack_hook)));
 }
 
 /// Removes the innermost saved-tensor hooks of this thread.
 #[pyfunction]
 fn _pop_saved_tensors_hooks() {
     crate::autograd::pop_saved_tensors_hooks();
+}
+
+/// Installs (or, with `None`, removes) this thread's observer of in-place writes: called with
+/// each tensor an in-place op is about to write into (Note [Observing in-place writes]);
+/// `autograd.graph.allow_mutation_on_saved_tensors` clones saved tensors with it.
+#[pyfunction]
+#[pyo3(signature = (observer))]
+fn _set_write_observer(observer: Option<Py<PyAny>>) {
+    let observer = observer.map(|f| {
+        let observe: crate::ops::inplace::WriteObserver = std::rc::Rc::new(move |t: &Tensor| {
+            Python::attach(|py| {
+                let arg = to_object(py, t.clone()).map_err(from_py_err)?;
+                f.call1(py, (arg,)).map_err(from_py_err)?;
+                Ok(())
+            })
+        });
+        observe
+    });
+    crate::ops::inplace::set_write_observer(observer);
 }
 
 /// PyTorch's checks on what a gradient hook returns: the same dtype and shape as its input.
@@ -1079,6 +1143,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_get_default_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(_push_saved_tensors_hooks, m)?)?;
     m.add_function(wrap_pyfunction!(_pop_saved_tensors_hooks, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_write_observer, m)?)?;
     m.add_function(wrap_pyfunction!(tensor, m)?)?;
     m.add_function(wrap_pyfunction!(zeros, m)?)?;
     m.add_function(wrap_pyfunction!(ones, m)?)?;

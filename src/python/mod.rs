@@ -105,6 +105,7 @@ fn op_name<F>() -> String {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tensor::PyTensor>()?;
     m.add_class::<node::PyNode>()?;
+    m.add_class::<node::PySavedTensor>()?;
     m.add_function(wrap_pyfunction!(node::_node_class, m)?)?;
     m.add_class::<convert::PyDType>()?;
     convert::add_dtypes(m)?;

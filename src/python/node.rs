@@ -9,7 +9,7 @@
 use super::functions::{clear_hook_slots, from_py_err, hook_handle, visit_hook_slots, HookSlot};
 use super::run_unnamed;
 use super::tensor::{to_object, PyTensor};
-use crate::autograd::{Node, NodePostHook, NodePreHook};
+use crate::autograd::{Node, NodePostHook, NodePreHook, RawSaved};
 use crate::core::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
@@ -201,6 +201,61 @@ fn live_hook(py: Python<'_>, slot: &HookSlot) -> Option<Py<PyAny>> {
         .map(|h| h.clone_ref(py))
 }
 
+/// One saved slot of a node, as held (PyTorch's `torch._C._autograd.SavedTensor`, from
+/// `grad_fn._raw_saved_<name>`): its packed value and hooks, and `register_hooks`.
+#[pyclass(name = "SavedTensor", module = "ferrograd.autograd", frozen)]
+pub struct PySavedTensor {
+    node: Arc<Node>,
+    index: usize,
+}
+
+#[pymethods]
+impl PySavedTensor {
+    /// Made only from a node's `_raw_saved_<name>`, as PyTorch's.
+    #[new]
+    fn py_new() -> PyResult<Self> {
+        Err(PyRuntimeError::new_err(
+            "Trying to create a SavedTensor object from Python is forbidden.",
+        ))
+    }
+
+    /// What is kept: a pack hook's value, the saved input itself, or a saved output without
+    /// its history; `None` where nothing was saved.
+    #[getter]
+    fn data(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match run_unnamed(|| self.node.saved_raw(self.index))? {
+            RawSaved::Tensor(t) => to_object(py, t),
+            RawSaved::Packed(p) => {
+                Ok(packed_parts(&p).map_or_else(|| py.None(), |p| p.value.clone_ref(py)))
+            }
+            RawSaved::None => Ok(py.None()),
+        }
+    }
+
+    /// The unpack hook of a packed saved tensor, else `None`.
+    #[getter]
+    fn unpack_hook(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match run_unnamed(|| self.node.saved_raw(self.index))? {
+            RawSaved::Packed(p) => {
+                Ok(packed_parts(&p).map_or_else(|| py.None(), |p| p.unpack.clone_ref(py)))
+            }
+            _ => Ok(py.None()),
+        }
+    }
+
+    /// Packs this saved tensor now with `pack_hook`; the backward pass reads it back through
+    /// `unpack_hook` (once per saved tensor, as PyTorch).
+    fn register_hooks(&self, pack_hook: Py<PyAny>, unpack_hook: Py<PyAny>) -> PyResult<()> {
+        let hook = super::functions::py_pack_hook(pack_hook, unpack_hook);
+        run_unnamed(|| self.node.register_saved_hooks(self.index, &hook))
+    }
+}
+
+/// The Python value and unpack hook of a saved tensor packed by Python hooks.
+fn packed_parts(p: &Arc<dyn crate::autograd::PackedTensor>) -> Option<&super::functions::PyPacked> {
+    p.as_any().downcast_ref::<super::functions::PyPacked>()
+}
+
 /// PyTorch's names of the saved slots of nodes whose saves are not rows of the pointwise
 /// table, in the order their ops save them (`MulBackward0._saved_self`, ...).
 const SAVED_NAMES: &[(&str, &[&str])] = &[
@@ -233,26 +288,37 @@ impl PyNode {
                 self.inner.name()
             ))
         };
-        let field = name.strip_prefix("_saved_").ok_or_else(missing)?;
+        let (raw, field) = match name.strip_prefix("_raw_saved_") {
+            Some(field) => (true, field),
+            None => (false, name.strip_prefix("_saved_").ok_or_else(missing)?),
+        };
         let i = saved_names(self.inner.name())
             .iter()
             .position(|n| *n == field)
             .filter(|&i| i < self.inner.saved_len())
             .ok_or_else(missing)?;
+        if raw {
+            let saved = PySavedTensor {
+                node: self.inner.clone(),
+                index: i,
+            };
+            return Ok(Py::new(py, saved)?.into_any());
+        }
         match run_unnamed(|| self.inner.saved_value(i))? {
             Some(t) => to_object(py, t),
             None => Ok(py.None()),
         }
     }
 
-    /// The attributes, with the node's `_saved_<name>` ones (graph drawers list them).
+    /// The attributes, with the node's `_saved_<name>` and `_raw_saved_<name>` ones (graph
+    /// drawers list them).
     fn __dir__(slf: &Bound<'_, Self>) -> PyResult<Vec<String>> {
         let base = py_object_dir(slf)?;
         let node = &slf.get().inner;
         let saved = saved_names(node.name())
             .iter()
             .take(node.saved_len())
-            .map(|n| format!("_saved_{n}"));
+            .flat_map(|n| [format!("_saved_{n}"), format!("_raw_saved_{n}")]);
         Ok(base.into_iter().chain(saved).collect())
     }
 

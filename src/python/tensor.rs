@@ -1764,6 +1764,34 @@ github.com/pytorch/pytorch/pull/30531 for more information.",
             "Deletion of _grad_fn not allowed. Detach tensor instead!",
         ))
     }
+    /// The legacy dictionary of gradient hooks (`None` until one is set), as PyTorch's
+    /// `_backward_hooks` (kept by `ferrograd._hooks`, outside the instance dictionary).
+    #[getter(_backward_hooks)]
+    fn backward_hooks_dict(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let hooks = slf.py().import("ferrograd._hooks")?;
+        Ok(hooks.call_method1("legacy_hooks", (slf,))?.unbind())
+    }
+    /// `x._backward_hooks = hooks`: as PyTorch's, a leaf that requires grad calls the
+    /// dictionary's hooks (in order, each may replace the gradient) before accumulating; on
+    /// other tensors the dictionary is only kept (hooks go through `register_hook`).
+    #[setter(_backward_hooks)]
+    fn set_backward_hooks_dict(slf: &Bound<'_, Self>, hooks: &Bound<'_, PyAny>) -> PyResult<()> {
+        let module = slf.py().import("ferrograd._hooks")?;
+        module.call_method1("set_legacy_hooks", (slf, hooks))?;
+        let inner = &slf.get().inner;
+        if !hooks.is_none() && inner.is_leaf() && inner.requires_grad() {
+            let runner = module.call_method1("legacy_hooks_runner", (hooks,))?;
+            slf.call_method1("register_hook", (runner,))?;
+        }
+        Ok(())
+    }
+    /// `del x._backward_hooks` is refused, as PyTorch's.
+    #[deleter(_backward_hooks)]
+    fn delete_backward_hooks_dict(&self) -> PyResult<()> {
+        Err(PyRuntimeError::new_err(
+            "Deletion of _backwards_hooks not allowed!",
+        ))
+    }
     /// `del x.grad`: the same as `x.grad = None`.
     #[deleter(grad)]
     fn delete_grad(&self) -> PyResult<()> {

@@ -7,7 +7,7 @@ import warnings
 import ferrograd as torch  # noqa: F401
 
 from .. import _core
-from .._core import Node, Tensor, stack, zeros_like
+from .._core import Node, SavedTensor, Tensor, stack, zeros_like
 from .._core import backward as _backward
 from .._core import grad as _grad
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled
@@ -184,6 +184,7 @@ __all__ = [
     "FunctionCtx",
     "GradcheckError",
     "Node",
+    "SavedTensor",
     "Variable",
     "detect_anomaly",
     "set_detect_anomaly",

@@ -2,8 +2,11 @@
 the graph saves (``saved_tensors_hooks``, ``save_on_cpu``) and hooks on several tensors'
 gradients at once (``register_multi_grad_hook``)."""
 
+import contextlib
 import functools
 import threading
+import weakref
+from collections import defaultdict
 from typing import NamedTuple
 
 from .. import _core
@@ -132,9 +135,96 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     return _MultiHandle(handles)
 
 
+# Note [Mutating tensors saved for backward]: under ``allow_mutation_on_saved_tensors`` every
+# tensor an op saves is packed into a fresh handle remembered under the tensor's identity
+# (object id, memory address, version) and its memory (address, version). Just before an
+# in-place write (the write observer of ``_core``), the saved tensors sharing the written
+# memory at its current version are cloned, and the backward pass unpacks the clone instead of
+# the changed original. Handles live as long as the graph that holds them, so the maps below
+# forget a saved tensor when its graph is freed.
+_mutation_context_active = False
+
+
+class _Handle:
+    """What the graph keeps in place of one saved tensor (a weak-referenceable key)."""
+
+
+class _AllowMutationOnSavedContext:
+    """The state of one ``allow_mutation_on_saved_tensors`` context: the originals and clones
+    of the saved tensors, by handle, and the handles by tensor identity and by memory."""
+
+    def __init__(self):
+        self.cloned = weakref.WeakKeyDictionary()
+        self.original = weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()
+        self.sid_to_tid = defaultdict(set)
+
+    def clear(self):
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+    def pack(self, tensor):
+        memory = (tensor.data_ptr(), tensor._version)
+        identity = (id(tensor), *memory)
+        self.sid_to_tid[memory].add(identity)
+        handle = self.tid_to_weakhandle.get(identity)
+        if handle is None:
+            handle = _Handle()
+            self.tid_to_weakhandle[identity] = handle
+            self.original[handle] = tensor
+        return handle
+
+    def unpack(self, handle):
+        message = (
+            "Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+            "in which the graph was originally recorded."
+        )
+        if not _mutation_context_active:
+            raise AssertionError(message)
+        if handle in self.cloned:
+            return self.cloned[handle]
+        if handle not in self.original:
+            raise AssertionError(message)
+        return self.original[handle]
+
+    def before_write(self, tensor):
+        for identity in self.sid_to_tid.get((tensor.data_ptr(), tensor._version), ()):
+            handle = self.tid_to_weakhandle.get(identity)
+            # a tensor saved once but freed by a backward since is no longer kept
+            if handle is None or handle in self.cloned:
+                continue
+            self.cloned[handle] = self.original.pop(handle).clone()
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Lets tensors saved for backward be modified in place: under this context a saved tensor
+    is cloned just before an in-place op writes into its memory, and the backward pass uses
+    the clone (as ``torch.autograd.graph.allow_mutation_on_saved_tensors``). Run the forward
+    and the backward pass in the same context; yields the context's state (for debugging),
+    cleared on exit."""
+    global _mutation_context_active
+    if _mutation_context_active:
+        # refused before anything changes: the enclosing context stays in effect
+        raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+    ctx = _AllowMutationOnSavedContext()
+    with saved_tensors_hooks(ctx.pack, ctx.unpack):
+        _core._set_write_observer(ctx.before_write)
+        try:
+            _mutation_context_active = True
+            yield ctx
+        finally:
+            _core._set_write_observer(None)
+            ctx.clear()
+            _mutation_context_active = False
+
+
 __all__ = [
     "GradientEdge",
     "Node",
+    "allow_mutation_on_saved_tensors",
     "get_gradient_edge",
     "increment_version",
     "register_multi_grad_hook",

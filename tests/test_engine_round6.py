@@ -1,0 +1,265 @@
+"""Engine and surface behaviour found by PyTorch's own autograd suite (round 6): mutating
+tensors saved for backward, pack-hook errors, ``_foreach_*``, ``_backward_hooks``, attributes
+on tensors, and gradient edges as the outputs of ``grad``/``backward``.
+
+Every expectation here is PyTorch 2.15's: the file also passes with ``import torch``."""
+
+import copy
+import pickle
+from collections import OrderedDict
+
+import ferrograd as torch
+import pytest
+from ferrograd.autograd.graph import allow_mutation_on_saved_tensors, get_gradient_edge
+
+# --- allow_mutation_on_saved_tensors ---------------------------------------------------------
+
+
+def test_mutating_a_saved_tensor_is_refused_outside_the_context():
+    a = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    b = a.clone()
+    out = (b**2).sum()
+    b.sin_()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.backward()
+
+
+def test_mutation_on_saved_tensors_keeps_the_saved_value():
+    a = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    with allow_mutation_on_saved_tensors() as ctx:
+        b = a.clone()
+        out = (b**2).sum()
+        b.sin_()
+        assert len(ctx.cloned) == 1
+        out.backward()
+    assert a.grad.tolist() == [1.0, -2.0, 4.0]
+    assert len(ctx.cloned) == 0
+
+
+def test_mutation_through_a_view_of_the_saved_tensor():
+    a = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    with allow_mutation_on_saved_tensors():
+        b = a.clone()
+        out = (b**3).sum()
+        b[:1].mul_(10)
+        out.backward()
+    assert a.grad.tolist() == [[3.0, 12.0], [27.0, 48.0]]
+
+
+def test_optimizer_step_on_a_saved_parameter_is_seen():
+    with allow_mutation_on_saved_tensors() as ctx:
+        w = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
+        out = (w * w).sum()
+        w.grad = torch.ones(2)
+        torch.optim.SGD([w], lr=0.5).step()
+        assert len(ctx.cloned) == 1
+        w.grad = None
+        out.backward()
+    assert w.tolist() == [0.5, 1.5]
+    assert w.grad.tolist() == [2.0, 4.0]
+
+
+def test_mutation_context_refuses_nesting_and_backward_outside():
+    with allow_mutation_on_saved_tensors():
+        with pytest.raises(RuntimeError, match="cannot be nested"):
+            with allow_mutation_on_saved_tensors():
+                pass
+        a = torch.tensor([1.0, 2.0], requires_grad=True)
+        out = (a**2).sum()
+    with pytest.raises(AssertionError, match="outside of the 'allow_mutation_on_saved_tensors'"):
+        out.backward()
+
+
+# --- saved-tensor hooks ----------------------------------------------------------------------
+
+
+def test_pack_hook_error_is_raised_by_the_op():
+    class PackError(Exception):
+        pass
+
+    def pack(t):
+        raise PackError("pack")
+
+    a = torch.tensor(1.0, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        with pytest.raises(PackError, match="pack"):
+            torch.sin(a)
+    # the next op is not affected
+    assert torch.sin(a).item() == pytest.approx(0.8414709848)
+
+
+# --- _foreach_* --------------------------------------------------------------------------------
+
+
+def test_foreach_values_and_gradients():
+    a = [torch.tensor(1.0, requires_grad=True), torch.tensor(2.0, requires_grad=True)]
+    with allow_mutation_on_saved_tensors():  # exp saves its result, which add_ changes
+        b = torch._foreach_exp(a)
+        assert isinstance(b, tuple)
+        b = list(b)
+        assert torch._foreach_add_(b, 1) is b
+        (b[0] + b[1]).backward()
+    assert [g.item() for g in (a[0].grad, a[1].grad)] == pytest.approx([2.718281828, 7.389056099])
+    assert [t.item() for t in torch._foreach_mul(a, [2.0, 3.0])] == [2.0, 6.0]
+    assert [t.item() for t in torch._foreach_sub(a, a, alpha=2)] == [-1.0, -2.0]
+    assert [t.item() for t in torch._foreach_maximum(a, 1.5)] == [1.5, 2.0]
+    c = [torch.zeros(()), torch.ones(())]
+    torch._foreach_addcmul_(c, a, a, value=2)
+    assert [t.item() for t in c] == [2.0, 9.0]
+    assert [t.item() for t in torch._foreach_lerp(c, [torch.zeros(()), torch.zeros(())], 0.5)] == [
+        1.0,
+        4.5,
+    ]
+    assert [t.item() for t in torch._foreach_norm([torch.tensor([3.0, 4.0])])] == [5.0]
+
+
+def test_foreach_errors():
+    a = [torch.ones(2), torch.ones(2)]
+    with pytest.raises(RuntimeError, match="same number of tensors, got 2 and 1"):
+        torch._foreach_add(a, [a[0]])
+    with pytest.raises(RuntimeError, match="at least one tensor"):
+        torch._foreach_exp([])
+    with pytest.raises(RuntimeError, match="same number of elements as scalar list"):
+        torch._foreach_mul(a, [1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match="must be tuple of Tensors, not Tensor"):
+        torch._foreach_exp(torch.ones(2))
+
+
+# --- _backward_hooks and attributes ------------------------------------------------------------
+
+
+def test_legacy_backward_hooks_dict():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    assert x._backward_hooks is None
+    x._backward_hooks = OrderedDict(scale=lambda g: g * 10)
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [20.0, 20.0]
+    with pytest.raises(RuntimeError, match="Deletion of _backwards_hooks not allowed"):
+        del x._backward_hooks
+    # hooks on tensors that do not require grad are kept, never called
+    y = torch.ones(2)
+    y._backward_hooks = OrderedDict(fail=lambda g: 1 / 0)
+    (y * x).sum().backward()
+
+
+def test_attributes_on_parameters_are_kept_by_pickle():
+    p = torch.nn.Parameter(torch.ones(2))
+    p.tag = 1
+    assert pickle.loads(pickle.dumps(p)).tag == 1
+    assert not hasattr(copy.deepcopy(p), "tag")  # Parameter.__deepcopy__ copies data only
+
+
+# --- gradient edges as outputs -----------------------------------------------------------------
+
+
+def _two_step(x):
+    mid = x.sin().cos().sum()
+    out = mid.exp().sin()
+    return out, get_gradient_edge(mid)
+
+
+def test_grad_from_a_gradient_edge_equals_the_chain():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    out, edge = _two_step(x)
+    (g_mid,) = torch.autograd.grad(out, (edge,))
+    (g_x,) = torch.autograd.grad(edge, (x,), grad_outputs=(g_mid,))
+    out, _ = _two_step(x)
+    (reference,) = torch.autograd.grad(out, (x,))
+    assert g_x.tolist() == pytest.approx(reference.tolist())
+    # a scalar edge needs no gradient; backward from it accumulates the same
+    _, edge = _two_step(x)
+    torch.autograd.backward(edge)
+    (direct,) = torch.autograd.grad(x.sin().cos().sum(), (x,))
+    assert x.grad.tolist() == pytest.approx(direct.tolist())
+
+
+def test_gradient_edge_outputs_are_checked_as_tensors():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    edge = get_gradient_edge(x.sin() * 1)
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar output"):
+        torch.autograd.grad(edge, (x,), retain_graph=True)
+    with pytest.raises(RuntimeError, match="Mismatch in shape"):
+        torch.autograd.grad(edge, (x,), grad_outputs=torch.ones(3))
+
+
+def test_backward_inputs_may_be_gradient_edges():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = torch.tensor([3.0, 4.0], requires_grad=True)
+    mid = x * 2
+    out = (mid * y).sum()
+    torch.autograd.backward(out, inputs=(get_gradient_edge(mid), y))
+    assert x.grad is None
+    assert y.grad.tolist() == [2.0, 4.0]
+
+
+# --- _raw_saved_<name>: SavedTensor --------------------------------------------------------------
+
+
+def test_raw_saved_tensor_data_and_hooks():
+    def pack(t):
+        return t
+
+    def unpack(t):
+        return t
+
+    a = torch.tensor(2.0, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        b = a**2
+    c = b.exp()
+    d = c**2
+    assert b.grad_fn._raw_saved_self.data is a  # the pack hook's value, as it is
+    assert b.grad_fn._raw_saved_self.unpack_hook is unpack
+    assert c.grad_fn._raw_saved_result.data is not c  # a saved output is kept detached
+    assert c.grad_fn._raw_saved_result.unpack_hook is None
+    assert d.grad_fn._raw_saved_self.data is c  # a saved input is kept itself
+
+
+def test_register_hooks_on_one_saved_tensor():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = a * a
+    y.grad_fn._raw_saved_self.register_hooks(lambda x: 2 * x, lambda x: x)
+    assert y.grad_fn._saved_self.tolist() == [2.0, 4.0]
+    with pytest.raises(RuntimeError, match="hooks have already been set"):
+        y.grad_fn._raw_saved_self.register_hooks(lambda x: x, lambda x: x)
+    y.sum().backward()
+    assert a.grad.tolist() == [3.0, 6.0]  # a * 1 + (2 a) * 1
+
+
+def test_register_hooks_refusals():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = a.exp()
+
+    def inplace(x):
+        x += 1
+        return x
+
+    with pytest.raises(RuntimeError, match="pack hook is modifying its input in place"):
+        y.grad_fn._raw_saved_result.register_hooks(inplace, lambda x: x)
+    y = a * a
+    y.grad_fn._raw_saved_self.register_hooks(lambda x: x, lambda x: 1)
+    with pytest.raises(
+        TypeError, match="unpack_hook expected to be a Tensor but got result of type int"
+    ):
+        _ = y.grad_fn._saved_self
+    y = a.exp()
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="after it has been freed"):
+        y.grad_fn._raw_saved_result.register_hooks(lambda x: x, lambda x: x)
+    with pytest.raises(RuntimeError, match="SavedTensor object from Python is forbidden"):
+        torch.autograd.SavedTensor()
+
+
+def test_saved_tensor_hooks_entered_during_backward_end_with_it():
+    packed = []
+    hooks = torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(1) or t, lambda t: t)
+
+    def unpack(t):
+        hooks.__enter__()  # never exited: the backward pass ends it
+        return t
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+        y = x.sin().sum()
+    y.backward()
+    x.exp()
+    assert packed == []
