@@ -263,3 +263,55 @@ def test_saved_tensor_hooks_entered_during_backward_end_with_it():
     y.backward()
     x.exp()
     assert packed == []
+
+
+# --- out= ----------------------------------------------------------------------------------------
+
+
+def test_out_writes_the_result_into_the_given_tensor():
+    a, b = torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0])
+    x = torch.zeros(2)
+    assert torch.mul(a, b, out=x) is x
+    assert x.tolist() == [3.0, 8.0] and x._version == 1
+    torch.add(b, 1, alpha=2, out=x)
+    assert x.tolist() == [5.0, 6.0]
+    torch.matmul(torch.ones(2, 2), b, out=x)
+    assert x.tolist() == [7.0, 7.0]
+    xd = torch.zeros(2, dtype=torch.float64)
+    torch.sin(b, out=xd)
+    assert xd.tolist() == pytest.approx([0.1411200081, -0.7568024953])
+    with pytest.raises(
+        RuntimeError, match="result type Float can't be cast to the desired output type Long"
+    ):
+        torch.sin(b, out=torch.zeros(2, dtype=torch.long))
+
+
+def test_out_is_refused_when_autograd_would_record():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    x = torch.zeros(2)
+    with pytest.raises(
+        RuntimeError, match=r"mul\(\): functions with out=\.\.\. arguments don't support"
+    ):
+        torch.mul(a, a, out=x)
+    with pytest.raises(RuntimeError, match="out="):
+        torch.sin(torch.ones(2), out=torch.zeros(2, requires_grad=True))
+    with torch.no_grad():
+        torch.mul(a, a, out=x)
+    assert x.tolist() == [1.0, 4.0]
+    with torch.inference_mode():
+        c = torch.ones(2)
+    with pytest.raises(
+        RuntimeError, match="Inplace update to inference tensor outside InferenceMode"
+    ):
+        torch.mul(x, x, out=c)
+
+
+def test_out_write_into_a_saved_tensor_is_seen():
+    a = torch.tensor([1.0], requires_grad=True)
+    b = torch.tensor([1.0])
+    with allow_mutation_on_saved_tensors() as ctx:
+        out = a * b
+        torch.sin(torch.tensor([2.0]), out=b)
+        assert len(ctx.cloned) == 1
+        out.backward()
+    assert a.grad.tolist() == [1.0]

@@ -130,7 +130,8 @@ def stub_block(rows: list[Row]) -> str:
     for r in rows:
         doc = r.doc.replace("\\", "\\\\")
         args = "self" if r.arity == 1 else f"self, other: {other_type(r)}"
-        out.append(f'    def {r.name}({args}) -> Tensor:\n        """{doc}."""')
+        out_args = f"{args}, *, out: Tensor | None = None"
+        out.append(f'    def {r.name}({out_args}) -> Tensor:\n        """{doc}."""')
         out.append(f'    def {r.inplace}({args}) -> Self:\n        """In-place `{r.name}`."""')
     return "\n".join(out) + "\n"
 
@@ -141,7 +142,8 @@ def module_function_block(rows: list[Row]) -> str:
     for r in rows:
         if r.arity == 2:
             t = other_type(r)
-            out.append(f'def {r.name}(input: {t}, other: {t}) -> Tensor:\n    """{r.doc}."""\n')
+            sig = f"input: {t}, other: {t}, *, out: Tensor | None = None"
+            out.append(f'def {r.name}({sig}) -> Tensor:\n    """{r.doc}."""\n')
     return "\n".join(out)
 
 

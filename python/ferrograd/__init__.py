@@ -271,6 +271,14 @@ from .serialization import load, save  # noqa: E402
 _install_foreach(globals())
 
 
+# PyTorch's numeric constants (``torch.inf``, ``torch.pi``, ...), Python floats as there.
+inf = _builtins.float("inf")
+nan = _builtins.float("nan")
+e = 2.718281828459045
+pi = 3.141592653589793
+newaxis = None
+
+
 def is_tensor(obj) -> _builtins.bool:
     """True if ``obj`` is a ferrograd tensor."""
     return isinstance(obj, Tensor)

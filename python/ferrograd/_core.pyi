@@ -319,155 +319,155 @@ class Tensor:
     # ----- elementwise functions -----------------------------------------------------------------
 
     # <generated: pointwise> written by tools/gen_surface.py from the tables
-    def neg(self) -> Tensor:
+    def neg(self, *, out: Tensor | None = None) -> Tensor:
         """`-x`."""
     def neg_(self) -> Self:
         """In-place `neg`."""
-    def abs(self) -> Tensor:
+    def abs(self, *, out: Tensor | None = None) -> Tensor:
         """`|x|`; `abs'(0) = 0`."""
     def abs_(self) -> Self:
         """In-place `abs`."""
-    def exp(self) -> Tensor:
+    def exp(self, *, out: Tensor | None = None) -> Tensor:
         """`e^x`."""
     def exp_(self) -> Self:
         """In-place `exp`."""
-    def exp2(self) -> Tensor:
+    def exp2(self, *, out: Tensor | None = None) -> Tensor:
         """`2^x`."""
     def exp2_(self) -> Self:
         """In-place `exp2`."""
-    def expm1(self) -> Tensor:
+    def expm1(self, *, out: Tensor | None = None) -> Tensor:
         """`e^x - 1`, accurate near 0."""
     def expm1_(self) -> Self:
         """In-place `expm1`."""
-    def log(self) -> Tensor:
+    def log(self, *, out: Tensor | None = None) -> Tensor:
         """natural logarithm."""
     def log_(self) -> Self:
         """In-place `log`."""
-    def log2(self) -> Tensor:
+    def log2(self, *, out: Tensor | None = None) -> Tensor:
         """base-2 logarithm."""
     def log2_(self) -> Self:
         """In-place `log2`."""
-    def log10(self) -> Tensor:
+    def log10(self, *, out: Tensor | None = None) -> Tensor:
         """base-10 logarithm."""
     def log10_(self) -> Self:
         """In-place `log10`."""
-    def log1p(self) -> Tensor:
+    def log1p(self, *, out: Tensor | None = None) -> Tensor:
         """`ln(1 + x)`, accurate near 0."""
     def log1p_(self) -> Self:
         """In-place `log1p`."""
-    def sqrt(self) -> Tensor:
+    def sqrt(self, *, out: Tensor | None = None) -> Tensor:
         """square root."""
     def sqrt_(self) -> Self:
         """In-place `sqrt`."""
-    def rsqrt(self) -> Tensor:
+    def rsqrt(self, *, out: Tensor | None = None) -> Tensor:
         """`1 / sqrt(x)`."""
     def rsqrt_(self) -> Self:
         """In-place `rsqrt`."""
-    def reciprocal(self) -> Tensor:
+    def reciprocal(self, *, out: Tensor | None = None) -> Tensor:
         """`1 / x`."""
     def reciprocal_(self) -> Self:
         """In-place `reciprocal`."""
-    def sin(self) -> Tensor:
+    def sin(self, *, out: Tensor | None = None) -> Tensor:
         """sine."""
     def sin_(self) -> Self:
         """In-place `sin`."""
-    def cos(self) -> Tensor:
+    def cos(self, *, out: Tensor | None = None) -> Tensor:
         """cosine."""
     def cos_(self) -> Self:
         """In-place `cos`."""
-    def tan(self) -> Tensor:
+    def tan(self, *, out: Tensor | None = None) -> Tensor:
         """tangent."""
     def tan_(self) -> Self:
         """In-place `tan`."""
-    def asin(self) -> Tensor:
+    def asin(self, *, out: Tensor | None = None) -> Tensor:
         """arcsine."""
     def asin_(self) -> Self:
         """In-place `asin`."""
-    def acos(self) -> Tensor:
+    def acos(self, *, out: Tensor | None = None) -> Tensor:
         """arccosine."""
     def acos_(self) -> Self:
         """In-place `acos`."""
-    def atan(self) -> Tensor:
+    def atan(self, *, out: Tensor | None = None) -> Tensor:
         """arctangent."""
     def atan_(self) -> Self:
         """In-place `atan`."""
-    def sinh(self) -> Tensor:
+    def sinh(self, *, out: Tensor | None = None) -> Tensor:
         """hyperbolic sine."""
     def sinh_(self) -> Self:
         """In-place `sinh`."""
-    def cosh(self) -> Tensor:
+    def cosh(self, *, out: Tensor | None = None) -> Tensor:
         """hyperbolic cosine."""
     def cosh_(self) -> Self:
         """In-place `cosh`."""
-    def tanh(self) -> Tensor:
+    def tanh(self, *, out: Tensor | None = None) -> Tensor:
         """hyperbolic tangent."""
     def tanh_(self) -> Self:
         """In-place `tanh`."""
-    def asinh(self) -> Tensor:
+    def asinh(self, *, out: Tensor | None = None) -> Tensor:
         """inverse hyperbolic sine."""
     def asinh_(self) -> Self:
         """In-place `asinh`."""
-    def acosh(self) -> Tensor:
+    def acosh(self, *, out: Tensor | None = None) -> Tensor:
         """inverse hyperbolic cosine."""
     def acosh_(self) -> Self:
         """In-place `acosh`."""
-    def atanh(self) -> Tensor:
+    def atanh(self, *, out: Tensor | None = None) -> Tensor:
         """inverse hyperbolic tangent."""
     def atanh_(self) -> Self:
         """In-place `atanh`."""
-    def sigmoid(self) -> Tensor:
+    def sigmoid(self, *, out: Tensor | None = None) -> Tensor:
         """logistic sigmoid `1 / (1 + e^-x)`."""
     def sigmoid_(self) -> Self:
         """In-place `sigmoid`."""
-    def relu(self) -> Tensor:
+    def relu(self, *, out: Tensor | None = None) -> Tensor:
         """`max(x, 0)` (NaN stays NaN, -0.0 stays -0.0 as in PyTorch); `relu'(0) = 0`."""
     def relu_(self) -> Self:
         """In-place `relu`."""
-    def erf(self) -> Tensor:
+    def erf(self, *, out: Tensor | None = None) -> Tensor:
         """the error function."""
     def erf_(self) -> Self:
         """In-place `erf`."""
-    def lgamma(self) -> Tensor:
+    def lgamma(self, *, out: Tensor | None = None) -> Tensor:
         """`ln |Γ(x)|`."""
     def lgamma_(self) -> Self:
         """In-place `lgamma`."""
-    def digamma(self) -> Tensor:
+    def digamma(self, *, out: Tensor | None = None) -> Tensor:
         """the digamma function `Γ'(x) / Γ(x)`."""
     def digamma_(self) -> Self:
         """In-place `digamma`."""
-    def sign(self) -> Tensor:
+    def sign(self, *, out: Tensor | None = None) -> Tensor:
         """sign (-1, 0, 1); zero gradient."""
     def sign_(self) -> Self:
         """In-place `sign`."""
-    def floor(self) -> Tensor:
+    def floor(self, *, out: Tensor | None = None) -> Tensor:
         """round down; zero gradient."""
     def floor_(self) -> Self:
         """In-place `floor`."""
-    def ceil(self) -> Tensor:
+    def ceil(self, *, out: Tensor | None = None) -> Tensor:
         """round up; zero gradient."""
     def ceil_(self) -> Self:
         """In-place `ceil`."""
-    def round(self) -> Tensor:
+    def round(self, *, out: Tensor | None = None) -> Tensor:
         """round half to even, as PyTorch; zero gradient."""
     def round_(self) -> Self:
         """In-place `round`."""
-    def trunc(self) -> Tensor:
+    def trunc(self, *, out: Tensor | None = None) -> Tensor:
         """round toward zero; zero gradient."""
     def trunc_(self) -> Self:
         """In-place `trunc`."""
-    def frac(self) -> Tensor:
+    def frac(self, *, out: Tensor | None = None) -> Tensor:
         """the fractional part `x - trunc(x)`; the gradient passes unchanged."""
     def frac_(self) -> Self:
         """In-place `frac`."""
-    def xlogy(self, other: _Operand) -> Tensor:
+    def xlogy(self, other: _Operand, *, out: Tensor | None = None) -> Tensor:
         """`x · ln(y)`, 0 where `x == 0` (unless `y` is NaN)."""
     def xlogy_(self, other: _Operand) -> Self:
         """In-place `xlogy`."""
-    def hypot(self, other: Tensor) -> Tensor:
+    def hypot(self, other: Tensor, *, out: Tensor | None = None) -> Tensor:
         """`sqrt(x² + y²)`."""
     def hypot_(self, other: Tensor) -> Self:
         """In-place `hypot`."""
-    def atan2(self, other: Tensor) -> Tensor:
+    def atan2(self, other: Tensor, *, out: Tensor | None = None) -> Tensor:
         """the angle of the point `(other, self)`: `atan(self / other)` in the right quadrant."""
     def atan2_(self, other: Tensor) -> Self:
         """In-place `atan2`."""
@@ -582,15 +582,19 @@ class Tensor:
 
     # ----- arithmetic methods --------------------------------------------------------------------
 
-    def add(self, other: _Operand, *, alpha: builtins.float | None = None) -> Tensor:
+    def add(
+        self, other: _Operand, *, alpha: builtins.float | None = None, out: Tensor | None = None
+    ) -> Tensor:
         """`self + alpha * other`."""
-    def sub(self, other: _Operand, *, alpha: builtins.float | None = None) -> Tensor:
+    def sub(
+        self, other: _Operand, *, alpha: builtins.float | None = None, out: Tensor | None = None
+    ) -> Tensor:
         """`self - alpha * other`."""
-    def mul(self, other: _Operand) -> Tensor:
+    def mul(self, other: _Operand, *, out: Tensor | None = None) -> Tensor:
         """`self * other`."""
-    def div(self, other: _Operand) -> Tensor:
+    def div(self, other: _Operand, *, out: Tensor | None = None) -> Tensor:
         """`self / other`."""
-    def pow(self, exponent: _Operand) -> Tensor:
+    def pow(self, exponent: _Operand, *, out: Tensor | None = None) -> Tensor:
         """`self ** exponent`."""
     def add_(self, other: _Operand, *, alpha: builtins.float | None = None) -> Self:
         """In-place `self += alpha * other`."""
@@ -827,9 +831,9 @@ class Tensor:
         """True if any element is true (non-zero)."""
     def all(self, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> Tensor:
         """True if every element is true (non-zero)."""
-    def matmul(self, other: Tensor) -> Tensor:
+    def matmul(self, other: Tensor, *, out: Tensor | None = None) -> Tensor:
         """Matrix product with PyTorch's `matmul` rules for 1-D and 2-D operands."""
-    def mm(self, mat2: Tensor) -> Tensor:
+    def mm(self, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
         """Matrix-matrix product."""
     def mv(self, vec: Tensor) -> Tensor:
         """Matrix-vector product."""
@@ -837,7 +841,7 @@ class Tensor:
         """Inner product of 1-D tensors."""
     def outer(self, vec2: Tensor) -> Tensor:
         """Outer product of 1-D tensors."""
-    def bmm(self, mat2: Tensor) -> Tensor:
+    def bmm(self, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
         """Batched matrix product of 3-D tensors."""
 
     # ----- rounding divisions, fused products, triangles, sorting --------------------------------
@@ -1476,13 +1480,13 @@ def _register_types(types: dict[builtins.str, type[Any]]) -> None:
 # ----- joining and selecting ---------------------------------------------------------------------
 
 # <generated: functions> written by tools/gen_surface.py from the tables
-def xlogy(input: _Operand, other: _Operand) -> Tensor:
+def xlogy(input: _Operand, other: _Operand, *, out: Tensor | None = None) -> Tensor:
     """`x · ln(y)`, 0 where `x == 0` (unless `y` is NaN)."""
 
-def hypot(input: Tensor, other: Tensor) -> Tensor:
+def hypot(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """`sqrt(x² + y²)`."""
 
-def atan2(input: Tensor, other: Tensor) -> Tensor:
+def atan2(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """the angle of the point `(other, self)`: `atan(self / other)` in the right quadrant."""
 # </generated: functions>
 

@@ -15,7 +15,6 @@ use super::gradient_edge;
 use super::node::{Edge, Node, NodeKind};
 use super::parallel_phase::ParallelPhase;
 use super::task_graph::{Index, TaskGraph};
-use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::GradModeGuard;
 use crate::core::layout::{fmt_shape, same_shape, Layout};
@@ -265,12 +264,15 @@ fn make_roots(roots: &[Root], grads: &[Option<Tensor>]) -> Result<Vec<(Edge, Ten
             Root::Edge(edge) => (edge.clone(), edge.node.output_meta(edge.input_nr)),
         };
         let g = match (grads.get(i).cloned().flatten(), meta) {
-            (Some(g), meta) => {
-                if let Some((shape, dtype)) = &meta {
-                    check_root_grad(i, &g, shape, *dtype)?;
+            // as PyTorch, a gradient of another dtype is converted to the output's
+            (Some(g), Some((shape, dtype))) => {
+                check_root_grad(i, &g, &shape)?;
+                match g.dtype() == dtype {
+                    true => g,
+                    false => g.to_dtype(dtype)?,
                 }
-                g
             }
+            (Some(g), None) => g,
             (None, Some((shape, dtype))) if shape.iter().product::<usize>() == 1 => {
                 Tensor::ones(&shape, dtype)
             }
@@ -287,8 +289,8 @@ fn make_roots(roots: &[Root], grads: &[Option<Tensor>]) -> Result<Vec<(Edge, Ten
     Ok(made)
 }
 
-/// PyTorch's checks of the gradient given for output `i` (of `shape` and `dtype`).
-fn check_root_grad(i: usize, g: &Tensor, shape: &[usize], dtype: DType) -> Result<()> {
+/// PyTorch's check of the gradient given for output `i` (of `shape`).
+fn check_root_grad(i: usize, g: &Tensor, shape: &[usize]) -> Result<()> {
     if g.shape() != shape {
         let size = |s: &[usize]| {
             let dims: Vec<String> = s.iter().map(|d| d.to_string()).collect();
@@ -298,12 +300,6 @@ fn check_root_grad(i: usize, g: &Tensor, shape: &[usize], dtype: DType) -> Resul
             "Mismatch in shape: grad_output[{i}] has a shape of {} and output[{i}] has a shape of {}.",
             size(g.shape()),
             size(shape)
-        )));
-    }
-    if !g.dtype().is_floating_point() && dtype.is_floating_point() {
-        return Err(Error::runtime(format!(
-            "For complex or floating point outputs, grad_output[{i}] must be floating point, got {}",
-            g.dtype().name()
         )));
     }
     Ok(())

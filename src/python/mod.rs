@@ -9,6 +9,7 @@ mod nn;
 mod node;
 mod normalization;
 mod optim;
+mod out;
 mod pointwise;
 mod profiler;
 mod random;

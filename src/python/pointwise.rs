@@ -3,6 +3,7 @@
 //! the Python method here; nothing else to write.
 
 use super::convert::{operand_arg, OwnedOperand};
+use super::out::with_out;
 use super::run;
 use super::tensor::{wrap, PyTensor, TResult};
 use crate::ops::pointwise_binary::operands;
@@ -18,8 +19,10 @@ macro_rules! bind_unary_ops {
         impl PyTensor {
             $(
                 $(#[$doc])*
-                pub(crate) fn $name(&self) -> TResult {
-                    wrap(run(|| self.inner.$name()))
+                #[pyo3(signature = (*, out=None))]
+                pub(crate) fn $name(slf: &Bound<'_, Self>, out: Option<&Bound<'_, PyTensor>>) -> TResult {
+                    let compute = || wrap(run(|| slf.get().inner.$name()));
+                    with_out(slf.py(), stringify!($name), out, &[slf.as_any()], compute)
                 }
 
                 #[doc = concat!("In-place `", stringify!($name), "`.")]
@@ -41,9 +44,11 @@ macro_rules! bind_binary_ops {
         impl PyTensor {
             $(
                 $(#[$doc])*
-                fn $name(&self, other: &Bound<'_, PyAny>) -> TResult {
-                    let other = operand(other, stringify!($name))?;
-                    wrap(run(|| operands::$name(Operand::Tensor(&self.inner), other.as_operand())))
+                #[pyo3(signature = (other, *, out=None))]
+                fn $name(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, out: Option<&Bound<'_, PyTensor>>) -> TResult {
+                    let o = operand(other, stringify!($name))?;
+                    let compute = || wrap(run(|| operands::$name(Operand::Tensor(&slf.get().inner), o.as_operand())));
+                    with_out(slf.py(), stringify!($name), out, &[slf.as_any(), other], compute)
                 }
 
                 #[doc = concat!("In-place `", stringify!($name), "`.")]
@@ -61,10 +66,19 @@ macro_rules! bind_binary_ops {
             $(
                 $(#[$doc])*
                 #[pyfunction]
-                pub(crate) fn $name(py: Python<'_>, input: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>) -> TResult {
+                #[pyo3(signature = (input, other, *, out=None))]
+                pub(crate) fn $name(
+                    py: Python<'_>,
+                    input: &Bound<'_, PyAny>,
+                    other: &Bound<'_, PyAny>,
+                    out: Option<&Bound<'_, PyTensor>>,
+                ) -> TResult {
                     let (a, b) = (operand(input, stringify!($name))?, operand(other, stringify!($name))?);
-                    let out = run(|| operands::$name(a.as_operand(), b.as_operand()))?;
-                    super::super::tensor::to_object(py, out)
+                    let compute = || {
+                        let result = run(|| operands::$name(a.as_operand(), b.as_operand()))?;
+                        super::super::tensor::to_object(py, result)
+                    };
+                    with_out(py, stringify!($name), out, &[input, other], compute)
                 }
             )*
 

@@ -6,6 +6,7 @@ use super::convert::{
     tensor_arg, tensor_from_data, OwnedOperand,
 };
 use super::node::node_object;
+use super::out::with_out;
 use super::{run, run_as, run_unnamed};
 use crate::core::dtype::{DType, Scalar};
 use crate::core::tensor::Tensor;
@@ -451,13 +452,13 @@ impl PyTensor {
         to_object(py, out)
     }
     fn __neg__(&self) -> TResult {
-        self.neg()
+        wrap(run(|| self.inner.neg()))
     }
     fn __pos__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
         slf
     }
     fn __abs__(&self) -> TResult {
-        self.abs()
+        wrap(run(|| self.inner.abs()))
     }
     fn __iadd__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
         inplace(BinaryOp::Add, &self.inner, o)
@@ -518,36 +519,56 @@ impl PyTensor {
     }
 
     /// `self + alpha * other`.
-    #[pyo3(signature = (other, *, alpha=None))]
+    #[pyo3(signature = (other, *, alpha=None, out=None))]
     fn add(
-        &self,
-        py: Python<'_>,
+        slf: &Bound<'_, Self>,
         other: &Bound<'_, PyAny>,
         alpha: Option<f64>,
+        out: Option<&Bound<'_, PyTensor>>,
     ) -> PyResult<Py<PyAny>> {
-        with_alpha(py, BinaryOp::Add, &self.inner, other, alpha)
+        let compute = || with_alpha(slf.py(), BinaryOp::Add, &slf.get().inner, other, alpha);
+        with_out(slf.py(), "add", out, &[slf.as_any(), other], compute)
     }
     /// `self - alpha * other`.
-    #[pyo3(signature = (other, *, alpha=None))]
+    #[pyo3(signature = (other, *, alpha=None, out=None))]
     fn sub(
-        &self,
-        py: Python<'_>,
+        slf: &Bound<'_, Self>,
         other: &Bound<'_, PyAny>,
         alpha: Option<f64>,
+        out: Option<&Bound<'_, PyTensor>>,
     ) -> PyResult<Py<PyAny>> {
-        with_alpha(py, BinaryOp::Sub, &self.inner, other, alpha)
+        let compute = || with_alpha(slf.py(), BinaryOp::Sub, &slf.get().inner, other, alpha);
+        with_out(slf.py(), "sub", out, &[slf.as_any(), other], compute)
     }
     /// `self * other`.
-    fn mul(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        checked_arith(py, BinaryOp::Mul, &self.inner, other)
+    #[pyo3(signature = (other, *, out=None))]
+    fn mul(
+        slf: &Bound<'_, Self>,
+        other: &Bound<'_, PyAny>,
+        out: Option<&Bound<'_, PyTensor>>,
+    ) -> PyResult<Py<PyAny>> {
+        let compute = || checked_arith(slf.py(), BinaryOp::Mul, &slf.get().inner, other);
+        with_out(slf.py(), "mul", out, &[slf.as_any(), other], compute)
     }
     /// `self / other`.
-    fn div(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        checked_arith(py, BinaryOp::Div, &self.inner, other)
+    #[pyo3(signature = (other, *, out=None))]
+    fn div(
+        slf: &Bound<'_, Self>,
+        other: &Bound<'_, PyAny>,
+        out: Option<&Bound<'_, PyTensor>>,
+    ) -> PyResult<Py<PyAny>> {
+        let compute = || checked_arith(slf.py(), BinaryOp::Div, &slf.get().inner, other);
+        with_out(slf.py(), "div", out, &[slf.as_any(), other], compute)
     }
     /// `self ** exponent`.
-    fn pow(&self, py: Python<'_>, exponent: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        checked_arith(py, BinaryOp::Pow, &self.inner, exponent)
+    #[pyo3(signature = (exponent, *, out=None))]
+    fn pow(
+        slf: &Bound<'_, Self>,
+        exponent: &Bound<'_, PyAny>,
+        out: Option<&Bound<'_, PyTensor>>,
+    ) -> PyResult<Py<PyAny>> {
+        let compute = || checked_arith(slf.py(), BinaryOp::Pow, &slf.get().inner, exponent);
+        with_out(slf.py(), "pow", out, &[slf.as_any(), exponent], compute)
     }
     /// In-place `self += alpha * other`.
     #[pyo3(signature = (other, *, alpha=None))]
@@ -741,14 +762,26 @@ impl PyTensor {
         wrap(run(|| self.inner.norm_p_as(p, &dims, keepdim, dtype)))
     }
     /// Matrix product with PyTorch's `matmul` rules for 1-D and 2-D operands.
-    fn matmul(&self, other: &Bound<'_, PyAny>) -> TResult {
+    #[pyo3(signature = (other, *, out=None))]
+    fn matmul(
+        slf: &Bound<'_, Self>,
+        other: &Bound<'_, PyAny>,
+        out: Option<&Bound<'_, PyTensor>>,
+    ) -> TResult {
         let o = tensor_arg(other, "matmul() argument 'other'")?;
-        wrap(run(|| self.inner.matmul(&o)))
+        let compute = || wrap(run(|| slf.get().inner.matmul(&o)));
+        with_out(slf.py(), "matmul", out, &[slf.as_any(), other], compute)
     }
     /// Matrix-matrix product.
-    fn mm(&self, mat2: &Bound<'_, PyAny>) -> TResult {
+    #[pyo3(signature = (mat2, *, out=None))]
+    fn mm(
+        slf: &Bound<'_, Self>,
+        mat2: &Bound<'_, PyAny>,
+        out: Option<&Bound<'_, PyTensor>>,
+    ) -> TResult {
         let o = tensor_arg(mat2, "mm() argument 'mat2'")?;
-        wrap(run(|| self.inner.mm(&o)))
+        let compute = || wrap(run(|| slf.get().inner.mm(&o)));
+        with_out(slf.py(), "mm", out, &[slf.as_any(), mat2], compute)
     }
     /// Matrix-vector product.
     fn mv(&self, vec: &Bound<'_, PyAny>) -> TResult {
@@ -1259,9 +1292,15 @@ impl PyTensor {
         wrap(run(|| x.cumsum(dim)))
     }
     /// Batched matrix product of 3-D tensors.
-    fn bmm(&self, mat2: &Bound<'_, PyAny>) -> TResult {
+    #[pyo3(signature = (mat2, *, out=None))]
+    fn bmm(
+        slf: &Bound<'_, Self>,
+        mat2: &Bound<'_, PyAny>,
+        out: Option<&Bound<'_, PyTensor>>,
+    ) -> TResult {
         let o = tensor_arg(mat2, "bmm() argument 'mat2'")?;
-        wrap(run(|| self.inner.bmm(&o)))
+        let compute = || wrap(run(|| slf.get().inner.bmm(&o)));
+        with_out(slf.py(), "bmm", out, &[slf.as_any(), mat2], compute)
     }
     /// NaN test (bool tensor).
     fn isnan(&self) -> TResult {

@@ -88,6 +88,16 @@ def _batched_grad(outputs, inputs, grad_outputs, create_graph, allow_unused):
     """``grad`` for each vector of a batch of ``grad_outputs`` (dimension 0), stacked."""
     outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
     grad_outputs = (grad_outputs,) if isinstance(grad_outputs, Tensor) else tuple(grad_outputs)
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is not None and (g.dim() == 0 or g.shape[1:] != out.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output "
+                "as the batch dimension. The sizes of the remaining dimensions are expected to "
+                f"match the shape of corresponding output, but a mismatch was detected: "
+                f"grad_output[{i}] has a shape of {g.shape} and output[{i}] has a shape of "
+                f"{out.shape}. If you only want some tensors in `grad_output` to be considered "
+                "batched, consider using vmap."
+            )
     batch = next(g.shape[0] for g in grad_outputs if g is not None)
     rows = []
     for b in range(batch):
