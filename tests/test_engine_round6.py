@@ -315,3 +315,28 @@ def test_out_write_into_a_saved_tensor_is_seen():
         assert len(ctx.cloned) == 1
         out.backward()
     assert a.grad.tolist() == [1.0]
+
+
+# --- deep reentrant backward -----------------------------------------------------------------
+
+
+def test_deep_reentrant_backward_does_not_exhaust_the_stack():
+    class Reentrant(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            with torch.enable_grad():
+                ctx.x = torch.autograd.Variable(x.detach(), requires_grad=True) - 1
+            return ctx.x.detach()
+
+        @staticmethod
+        def backward(ctx, g):
+            if ctx.x < 0:
+                return g
+            with torch.enable_grad():
+                Reentrant.apply(ctx.x).sum().backward()
+            return g
+
+    # each level nests a backward pass (and several Python frames) inside the one before
+    v = torch.tensor(400.0, requires_grad=True)
+    Reentrant.apply(v).sum().backward()
+    assert v.grad.item() == 1.0

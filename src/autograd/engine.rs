@@ -22,6 +22,27 @@ use crate::core::tensor::Tensor;
 use smallvec::SmallVec;
 use std::sync::Arc;
 
+/// How many backward passes may nest on one thread before the next runs on a new thread
+/// (Note [Deep reentrant backward]).
+const MAX_REENTRANT_DEPTH: usize = 60;
+
+/// The stack of a thread that runs a deep reentrant backward pass.
+const REENTRANT_STACK_BYTES: usize = 16 << 20;
+
+thread_local! {
+    /// How many backward passes are running nested on this thread.
+    static REENTRANT_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Restores this thread's reentrant depth when a pass ends.
+struct DepthGuard(usize);
+
+impl Drop for DepthGuard {
+    fn drop(&mut self) {
+        REENTRANT_DEPTH.with(|d| d.set(self.0));
+    }
+}
+
 /// Options of [`grad`] (PyTorch's keyword arguments).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GradOptions {
@@ -339,6 +360,12 @@ impl GraphTask {
         captures: &[Edge],
         targets: &[Edge],
     ) -> Result<Vec<Option<Tensor>>> {
+        let depth = REENTRANT_DEPTH.with(|d| d.get());
+        if depth >= MAX_REENTRANT_DEPTH {
+            return self.execute_on_fresh_thread(roots, captures, targets);
+        }
+        REENTRANT_DEPTH.with(|d| d.set(depth + 1));
+        let _depth = DepthGuard(depth);
         let _current = TaskContext::install(&self.context);
         // hooks entered or exited by code the pass runs end with it, as PyTorch's thread-local
         // state guard ends them
@@ -346,6 +373,44 @@ impl GraphTask {
         let results = self.run_graph(roots, captures, targets)?;
         self.context.run_callbacks()?;
         Ok(results)
+    }
+
+    /// Note [Deep reentrant backward]: a backward pass run from inside a node of another (a
+    /// custom Function's backward that calls `backward()`) nests on the same thread's stack, and
+    /// through Python's frames too. Past [`MAX_REENTRANT_DEPTH`] nested passes the next one runs
+    /// on a new thread (with a fresh stack and, in Python, a fresh recursion count) while this
+    /// one waits, as PyTorch's engine hands deep reentrant tasks to a pool thread. The pass
+    /// takes this thread's saved-tensor hooks along.
+    fn execute_on_fresh_thread(
+        &self,
+        roots: Vec<(Edge, Tensor)>,
+        captures: &[Edge],
+        targets: &[Edge],
+    ) -> Result<Vec<Option<Tensor>>> {
+        let hooks = super::saved::SavedHooksGuard::new();
+        let (grad, inference) = (
+            crate::core::grad_mode::is_grad_enabled(),
+            crate::core::grad_mode::is_inference_mode_enabled(),
+        );
+        std::thread::scope(|scope| {
+            let worker = std::thread::Builder::new()
+                .name("ferrograd-reentrant".into())
+                .stack_size(REENTRANT_STACK_BYTES)
+                .spawn_scoped(scope, || {
+                    hooks.install();
+                    crate::core::grad_mode::set_inference_mode(inference);
+                    crate::core::grad_mode::set_grad_enabled(grad);
+                    self.execute(roots, captures, targets)
+                })
+                .map_err(|e| {
+                    Error::runtime(format!(
+                        "could not start a thread for a reentrant backward pass: {e}"
+                    ))
+                })?;
+            worker
+                .join()
+                .map_err(|_| Error::runtime("a reentrant backward pass panicked"))?
+        })
     }
 
     /// [`GraphTask::execute`] without the final callbacks.

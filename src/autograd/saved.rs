@@ -47,6 +47,12 @@ impl SavedHooksGuard {
     pub(crate) fn new() -> SavedHooksGuard {
         SavedHooksGuard(PACK_HOOKS.with(|h| h.borrow().clone()))
     }
+
+    /// Makes the remembered stack this thread's (a pass moved to another thread keeps its
+    /// hooks).
+    pub(crate) fn install(&self) {
+        PACK_HOOKS.with(|h| h.borrow_mut().clone_from(&self.0));
+    }
 }
 
 impl Drop for SavedHooksGuard {
