@@ -340,3 +340,33 @@ def test_deep_reentrant_backward_does_not_exhaust_the_stack():
     v = torch.tensor(400.0, requires_grad=True)
     Reentrant.apply(v).sum().backward()
     assert v.grad.item() == 1.0
+
+
+# --- profiler events ---------------------------------------------------------------------------
+
+
+def test_profiler_events_nest_and_average_as_pytorch():
+    from ferrograd.autograd.profiler_util import EventList, FunctionEvent, FunctionEventAvg
+
+    events = EventList(
+        FunctionEvent(id=k, name="op", thread=0, start_us=a, end_us=b)
+        for k, (a, b) in enumerate([(0, 2), (1, 2), (1, 3)])
+    )
+    events._populate_cpu_children()
+    assert [[c.id for c in e.cpu_children] for e in events] == [[], [], [1]]
+    assert events[2].self_cpu_time_total == 1
+    avg = FunctionEventAvg()
+    for e in events:
+        avg.add(e)
+    assert (avg.key, avg.count, avg.cpu_time_total, avg.self_cpu_time_total) == ("op", 3, 5, 4)
+    assert avg.cpu_time == 5 / 3
+
+
+def test_profiler_records_ops():
+    x = torch.ones(3, 3)
+    with torch.autograd.profiler.profile() as prof:
+        assert torch.autograd._profiler_enabled()
+        x * 2 + 4
+    assert not torch.autograd._profiler_enabled()
+    names = {e.name for e in prof.function_events}
+    assert {"aten::mul", "aten::add"} <= names

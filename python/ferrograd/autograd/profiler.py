@@ -18,48 +18,154 @@ def _format_time(us):
     return f"{us:.3f}us"
 
 
-class FunctionEvent:
-    """One recorded range: its name, start, and total and self time in microseconds."""
+class Interval:
+    """A time range in microseconds."""
 
-    def __init__(self, name, start_us, duration_us, self_us, thread, depth):
+    def __init__(self, start, end):
+        self.start = start
+        self.end = end
+
+    def elapsed_us(self):
+        """``end - start``."""
+        return self.end - self.start
+
+
+class FunctionEvent:
+    """One recorded range (PyTorch's constructor): its name, thread and time range in
+    microseconds; the ranges inside it on its thread are its ``cpu_children``, and its self
+    time is its time minus theirs."""
+
+    def __init__(
+        self,
+        id,
+        name,
+        thread,
+        start_us,
+        end_us,
+        fwd_thread=None,
+        input_shapes=None,
+        stack=None,
+        scope=0,
+        use_device=None,
+        cpu_memory_usage=0,
+        device_memory_usage=0,
+        is_async=False,
+        is_remote=False,
+        sequence_nr=-1,
+        node_id=-1,
+        device_type=None,
+        device_index=0,
+        device_resource_id=None,
+        is_legacy=False,
+        flops=None,
+        trace_name=None,
+        concrete_inputs=None,
+        kwinputs=None,
+        is_user_annotation=False,
+    ):
+        self.id = id
+        self.node_id = node_id
         self.name = name
         self.key = name
-        self.time_range_start = start_us
-        self.cpu_time_total = duration_us
-        self.self_cpu_time_total = self_us
+        self.trace_name = trace_name
+        self.time_range = Interval(start_us, end_us)
         self.thread = thread
-        self.depth = depth
+        self.fwd_thread = fwd_thread
+        self.input_shapes = input_shapes
+        self.stack = stack or []
+        self.scope = scope
+        self.use_device = use_device
+        self.cpu_memory_usage = cpu_memory_usage
+        self.device_memory_usage = device_memory_usage
+        self.is_async = is_async
+        self.is_remote = is_remote
+        self.sequence_nr = sequence_nr
+        self.device_type = device_type
+        self.device_index = device_index
+        self.is_legacy = is_legacy
+        self.flops = flops
+        self.is_user_annotation = is_user_annotation
+        self.cpu_children = []
+        self.cpu_parent = None
         self.count = 1
+
+    def append_cpu_child(self, child):
+        """Records ``child`` as a range directly inside this one."""
+        self.cpu_children.append(child)
+
+    def set_cpu_parent(self, parent):
+        """Records the range this one is directly inside."""
+        self.cpu_parent = parent
+
+    @property
+    def cpu_time_total(self):
+        """The range's length."""
+        return self.time_range.elapsed_us()
+
+    @property
+    def self_cpu_time_total(self):
+        """The range's length minus its children's."""
+        return self.cpu_time_total - sum(c.cpu_time_total for c in self.cpu_children)
+
+    @property
+    def device_time_total(self):
+        """Time on an accelerator: none here."""
+        return 0
+
+    @property
+    def self_device_time_total(self):
+        """Self time on an accelerator: none here."""
+        return 0
 
     @property
     def cpu_time(self):
         """Average time per call (one call)."""
-        return self.cpu_time_total
+        return self.cpu_time_total / self.count
 
     def __repr__(self):
         return (
-            f"<FunctionEvent name={self.name} thread={self.thread} "
+            f"<FunctionEvent id={self.id} name={self.name} thread={self.thread} "
             f"cpu_time={_format_time(self.cpu_time_total)} "
-            f"self_cpu_time={_format_time(self.self_cpu_time_total)}>"
+            f"self_cpu_time={_format_time(self.self_cpu_time_total)} "
+            f"input_shapes={self.input_shapes}>"
         )
 
 
 class FunctionEventAvg:
-    """The events of one name, summed: ``count``, ``cpu_time_total``, ``self_cpu_time_total``
-    and the average ``cpu_time``."""
+    """Events of one key summed: ``count``, ``cpu_time_total``, ``self_cpu_time_total``,
+    ``device_time_total`` and the average ``cpu_time`` (the key is the first event's)."""
 
-    def __init__(self, key):
-        self.key = key
+    def __init__(self):
+        self.key = None
         self.count = 0
-        self.cpu_time_total = 0.0
-        self.self_cpu_time_total = 0.0
+        self.node_id = 0
+        self.is_async = False
+        self.is_remote = False
+        self.input_shapes = None
+        self.cpu_time_total = 0
+        self.self_cpu_time_total = 0
+        self.device_time_total = 0
+        self.self_device_time_total = 0
 
-    def add(self, event):
-        """Adds one event (or another average) of the same name."""
-        self.count += event.count
-        self.cpu_time_total += event.cpu_time_total
-        self.self_cpu_time_total += event.self_cpu_time_total
+    def add(self, other):
+        """Adds one event (or another average) of the same key."""
+        if self.key is None:
+            self.key = other.key
+            self.node_id = other.node_id
+            self.is_async = other.is_async
+            self.is_remote = other.is_remote
+            self.input_shapes = other.input_shapes
+        if other.key != self.key:
+            raise AssertionError(f"expected key {self.key!r}, got {other.key!r}")
+        self.count += other.count
+        self.cpu_time_total += other.cpu_time_total
+        self.self_cpu_time_total += other.self_cpu_time_total
+        self.device_time_total += other.device_time_total
+        self.self_device_time_total += other.self_device_time_total
         return self
+
+    def __iadd__(self, other):
+        return self.add(other)
 
     @property
     def cpu_time(self):
@@ -85,18 +191,48 @@ _SORT_KEYS = {
 class EventList(list):
     """A list of events (or of per-name averages) that prints as PyTorch's profiler table."""
 
-    def key_averages(self):
-        """The events grouped by name, in order of first appearance."""
+    def _populate_cpu_children(self):
+        """Links each event to the events directly inside it on its thread (``cpu_children``,
+        ``cpu_parent``): per thread, in order of start (the longer first), an event is a child
+        of the innermost open event that contains it."""
+        by_thread = OrderedDict()
+        for event in self:
+            if not event.is_async:
+                by_thread.setdefault(event.thread, []).append(event)
+        for events in by_thread.values():
+            events.sort(key=lambda e: (e.time_range.start, -e.time_range.end))
+            open_events = []
+            for event in events:
+                while open_events:
+                    parent = open_events[-1]
+                    # (a nanosecond of slack: recorded times are float microseconds)
+                    inside = (
+                        event.time_range.start < parent.time_range.end
+                        and event.time_range.end <= parent.time_range.end + 1e-3
+                    )
+                    if inside:
+                        parent.append_cpu_child(event)
+                        event.set_cpu_parent(parent)
+                        break
+                    open_events.pop()
+                open_events.append(event)
+
+    def key_averages(self, group_by_input_shapes=False):
+        """The events grouped by name (and input shapes), in order of first appearance."""
         groups = OrderedDict()
         for event in self:
-            groups.setdefault(event.key, FunctionEventAvg(event.key)).add(event)
+            key = (event.key, str(event.input_shapes)) if group_by_input_shapes else event.key
+            groups.setdefault(key, FunctionEventAvg()).add(event)
         return EventList(groups.values())
 
     def total_average(self):
-        """Every event summed into one."""
-        total = FunctionEventAvg("Total")
+        """Every event summed into one (key ``Total``)."""
+        total = FunctionEventAvg()
+        total.key = "Total"
         for event in self:
-            total.add(event)
+            total.count += event.count
+            total.cpu_time_total += event.cpu_time_total
+            total.self_cpu_time_total += event.self_cpu_time_total
         return total
 
     @property
@@ -163,7 +299,7 @@ class EventList(list):
             {
                 "name": e.name,
                 "ph": "X",
-                "ts": e.time_range_start,
+                "ts": e.time_range.start,
                 "dur": e.cpu_time_total,
                 "pid": 0,
                 "tid": e.thread,
@@ -224,9 +360,15 @@ class profile:
 
     def __exit__(self, exc_type, exc, tb):
         if self.enabled:
-            events = [FunctionEvent(*e) for e in _core._profiler_stop()]
-            events.sort(key=lambda e: e.time_range_start)
+            events = [
+                FunctionEvent(id=k, name=name, thread=thread, start_us=t0, end_us=t0 + length)
+                for k, (name, t0, length, _self, thread, _depth) in enumerate(
+                    _core._profiler_stop()
+                )
+            ]
+            events.sort(key=lambda e: e.time_range.start)
             self.function_events = EventList(events)
+            self.function_events._populate_cpu_children()
         return False
 
     def _check_finished(self):
@@ -241,7 +383,7 @@ class profile:
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0):
         """The events grouped by name (``table()`` prints them)."""
         self._check_finished()
-        return self.function_events.key_averages()
+        return self.function_events.key_averages(group_by_input_shape)
 
     def total_average(self):
         """Every event summed into one."""
