@@ -635,6 +635,7 @@ NOT_OPS = {
     "uniform_": "random sampling",
     "random_": "random sampling (PyTorch's integers: tests/test_random_golden.py)",
     "bernoulli_": "random sampling (PyTorch's masks: tests/test_loss_golden.py)",
+    "bernoulli": "random sampling (the draws of torch.bernoulli: tests/test_engine_round6.py)",
     "exponential_": "random sampling (PyTorch's values: tests/test_namespace_golden.py)",
     "multinomial": "random sampling (PyTorch's draws: tests/test_namespace_golden.py)",
     "new_tensor": "creation (tests/test_namespace_golden.py)",

@@ -370,3 +370,13 @@ def test_profiler_records_ops():
     assert not torch.autograd._profiler_enabled()
     names = {e.name for e in prof.function_events}
     assert {"aten::mul", "aten::add"} <= names
+
+
+def test_bernoulli_method_draws_pytorchs_numbers():
+    torch.manual_seed(0)
+    assert torch.rand(6).bernoulli(0.5).tolist() == [0.0, 0.0, 0.0, 1.0, 1.0, 0.0]
+    torch.manual_seed(0)
+    a = torch.rand(4, 4).bernoulli()
+    torch.manual_seed(0)
+    assert torch.bernoulli(torch.rand(4, 4)).equal(a)
+    assert a.sum().item() == 5.0

@@ -739,6 +739,11 @@ class Tensor:
     def register_post_accumulate_grad_hook(self, hook: Any) -> Any:
         """Registers `hook(tensor)`, called after a backward pass accumulates this leaf's `.grad`;
         returns a handle whose `remove()` unregisters it."""
+    def bernoulli(
+        self, p: builtins.float | None = None, *, generator: Generator | None = None
+    ) -> Tensor:
+        """0/1 samples with this tensor's probabilities (or the number `p` for every element), as
+        `torch.bernoulli(self, p)`."""
     def bernoulli_(
         self, p: builtins.float | Tensor | None = None, *, generator: Generator | None = None
     ) -> Self:

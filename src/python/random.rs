@@ -255,16 +255,7 @@ fn bernoulli(
     p: Option<f64>,
     generator: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
-    let gen = generator_arg(generator)?;
-    let t = match p {
-        Some(p) => run(|| {
-            let out = Tensor::zeros(input.inner.shape(), input.inner.dtype());
-            out.bernoulli_(p, gen.as_ref())?;
-            Ok(out)
-        })?,
-        None => run(|| input.inner.bernoulli(gen.as_ref()))?,
-    };
-    super::tensor::to_object(py, t)
+    input.bernoulli(py, p, generator)
 }
 
 /// `multinomial(input, num_samples, replacement=False, *, generator=None)`: class indices

@@ -650,6 +650,26 @@ impl PyTensor {
         run(|| slf.get().inner.uniform_(from_, to, gen.as_ref()))?;
         Ok(slf)
     }
+    /// 0/1 samples with this tensor's probabilities (or the number `p` for every element), as
+    /// `torch.bernoulli(self, p)`.
+    #[pyo3(signature = (p=None, *, generator=None))]
+    pub(crate) fn bernoulli(
+        &self,
+        py: Python<'_>,
+        p: Option<f64>,
+        generator: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let gen = super::random::generator_arg(generator)?;
+        let t = match p {
+            Some(p) => run(|| {
+                let out = Tensor::zeros(self.inner.shape(), self.inner.dtype());
+                out.bernoulli_(p, gen.as_ref())?;
+                Ok(out)
+            })?,
+            None => run(|| self.inner.bernoulli(gen.as_ref()))?,
+        };
+        to_object(py, t)
+    }
     /// Fills with 1 with probability `p` (a number or a tensor of probabilities), else 0.
     #[pyo3(signature = (p=None, *, generator=None))]
     fn bernoulli_<'py>(
