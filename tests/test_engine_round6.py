@@ -380,3 +380,20 @@ def test_bernoulli_method_draws_pytorchs_numbers():
     torch.manual_seed(0)
     assert torch.bernoulli(torch.rand(4, 4)).equal(a)
     assert a.sum().item() == 5.0
+
+
+def test_gather_and_scatter_add_take_zero_dim_tensors_as_one_element():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = torch.gather(x, 0, torch.tensor(2))
+    assert out.shape == () and out.item() == 3.0
+    out.backward(torch.tensor(2.0))
+    assert x.grad.tolist() == [0.0, 0.0, 2.0]
+    s = torch.tensor(0.5, requires_grad=True)
+    both = torch.gather(s, 0, torch.tensor(0))
+    both.backward(torch.tensor(3.0))
+    assert s.grad.item() == 3.0
+    assert torch.gather(s, 0, torch.zeros(2, dtype=torch.long)).tolist() == [0.5, 0.5]
+    with pytest.raises(RuntimeError, match="index 1 is out of bounds for dimension 0 with size 1"):
+        torch.gather(s, 0, torch.tensor(1))
+    scattered = torch.zeros(3).scatter_add(0, torch.tensor(0), torch.tensor(5.0))
+    assert scattered.tolist() == [5.0, 0.0, 0.0]

@@ -59,16 +59,22 @@ fn index_values(index: &Tensor, size: usize, dim: usize, rule: IndexRule) -> Res
 
 /// For every element of `index` (row-major), the flat position in a contiguous tensor of
 /// `shape` that `gather`/`scatter` along `dim` address.
+/// A 0-d `self` or `index` counts as 1-d with one element, as PyTorch's.
 fn positions(shape: &[usize], index: &Tensor, dim: usize) -> Result<Vec<usize>> {
-    if index.dim() != shape.len() {
+    let (self_dims, index_dims) = (shape.len(), index.dim());
+    let shape: &[usize] = if shape.is_empty() { &[1] } else { shape };
+    let ishape: &[usize] = if index.dim() == 0 {
+        &[1]
+    } else {
+        index.shape()
+    };
+    if ishape.len() != shape.len() {
         return Err(Error::runtime(format!(
-            "Index tensor must have the same number of dimensions as input tensor ({} vs {})",
-            index.dim(),
-            shape.len()
+            "Index tensor must have the same number of dimensions as input tensor ({index_dims} vs {self_dims})"
         )));
     }
     for d in 0..shape.len() {
-        if d != dim && index.shape()[d] > shape[d] {
+        if d != dim && ishape[d] > shape[d] {
             return Err(Error::runtime(format!(
                 "Size does not match at dimension {d} expected index {} to be smaller than self {} apart from dimension {dim}",
                 fmt_shape(index.shape()),
@@ -78,7 +84,6 @@ fn positions(shape: &[usize], index: &Tensor, dim: usize) -> Result<Vec<usize>> 
     }
     let idx = index_values(index, shape[dim], dim, IndexRule::Gather)?;
     let strides = contiguous_strides(shape);
-    let ishape = index.shape();
     let mut multi = vec![0usize; ishape.len()];
     let mut out = Vec::with_capacity(idx.len());
     for &i in &idx {
