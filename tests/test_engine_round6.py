@@ -397,3 +397,17 @@ def test_gather_and_scatter_add_take_zero_dim_tensors_as_one_element():
         torch.gather(s, 0, torch.tensor(1))
     scattered = torch.zeros(3).scatter_add(0, torch.tensor(0), torch.tensor(5.0))
     assert scattered.tolist() == [5.0, 0.0, 0.0]
+
+
+def test_views_of_inference_tensors_are_inference_tensors_without_history():
+    with torch.inference_mode():
+        c = torch.ones(1, 2, 3, requires_grad=True)
+        inside = c.view(-1)
+    assert not inside._is_view() and inside._base is None and not inside.requires_grad
+    outside = c.view(-1)
+    assert torch.is_inference(outside)
+    assert not outside._is_view() and not outside.requires_grad and outside.is_leaf
+    x = torch.ones(2)
+    with torch.inference_mode():
+        w = x.view(-1)  # a view of a normal tensor stays a view
+    assert w._is_view() and w._base is x and not torch.is_inference(w)

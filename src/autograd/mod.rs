@@ -388,6 +388,11 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
     backward: BackwardFn,
     part: Option<Part>,
 ) -> Outs {
+    // a view of an inference tensor (made outside inference mode) is an inference tensor
+    // without history, as PyTorch's (only views share an inference tensor's storage here)
+    if outs.as_ref()[0].is_inference() {
+        return outs;
+    }
     // plain pushes: SmallVec's `collect` (reserve, then two loops) cost more than the op's kernel
     let mut next_edges = SmallVec::with_capacity(inputs.len());
     let mut metas = SmallVec::with_capacity(inputs.len());

@@ -19,8 +19,13 @@ fn part_node_name(part: Part) -> &'static str {
 impl Tensor {
     /// A tensor sharing this one's storage (and version counter) with another layout.
     pub(crate) fn alias_with_layout(&self, layout: Layout) -> Tensor {
-        let base = self.base().cloned().unwrap_or_else(|| self.clone());
-        let view = Tensor::from_parts(self.storage().clone(), layout, self.dtype(), Some(base));
+        // an inference tensor has no autograd metadata, so its views are not views to autograd
+        // (no base: `_is_view()` is False), as PyTorch's
+        let base = match self.is_inference() {
+            true => None,
+            false => Some(self.base().cloned().unwrap_or_else(|| self.clone())),
+        };
+        let view = Tensor::from_parts(self.storage().clone(), layout, self.dtype(), base);
         // a view of a special view stays special (PyTorch's propagate_creation_meta)
         let inference = crate::core::grad_mode::is_inference_mode_enabled();
         if inference {
