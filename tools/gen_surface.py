@@ -130,7 +130,8 @@ def stub_block(rows: list[Row]) -> str:
     for r in rows:
         doc = r.doc.replace("\\", "\\\\")
         args = "self" if r.arity == 1 else f"self, other: {other_type(r)}"
-        out_args = f"{args}, *, out: Tensor | None = None"
+        # (one-tensor methods take no out=: a keyword costs every call of the method)
+        out_args = args if r.arity == 1 else f"{args}, *, out: Tensor | None = None"
         out.append(f'    def {r.name}({out_args}) -> Tensor:\n        """{doc}."""')
         out.append(f'    def {r.inplace}({args}) -> Self:\n        """In-place `{r.name}`."""')
     return "\n".join(out) + "\n"

@@ -319,143 +319,143 @@ class Tensor:
     # ----- elementwise functions -----------------------------------------------------------------
 
     # <generated: pointwise> written by tools/gen_surface.py from the tables
-    def neg(self, *, out: Tensor | None = None) -> Tensor:
+    def neg(self) -> Tensor:
         """`-x`."""
     def neg_(self) -> Self:
         """In-place `neg`."""
-    def abs(self, *, out: Tensor | None = None) -> Tensor:
+    def abs(self) -> Tensor:
         """`|x|`; `abs'(0) = 0`."""
     def abs_(self) -> Self:
         """In-place `abs`."""
-    def exp(self, *, out: Tensor | None = None) -> Tensor:
+    def exp(self) -> Tensor:
         """`e^x`."""
     def exp_(self) -> Self:
         """In-place `exp`."""
-    def exp2(self, *, out: Tensor | None = None) -> Tensor:
+    def exp2(self) -> Tensor:
         """`2^x`."""
     def exp2_(self) -> Self:
         """In-place `exp2`."""
-    def expm1(self, *, out: Tensor | None = None) -> Tensor:
+    def expm1(self) -> Tensor:
         """`e^x - 1`, accurate near 0."""
     def expm1_(self) -> Self:
         """In-place `expm1`."""
-    def log(self, *, out: Tensor | None = None) -> Tensor:
+    def log(self) -> Tensor:
         """natural logarithm."""
     def log_(self) -> Self:
         """In-place `log`."""
-    def log2(self, *, out: Tensor | None = None) -> Tensor:
+    def log2(self) -> Tensor:
         """base-2 logarithm."""
     def log2_(self) -> Self:
         """In-place `log2`."""
-    def log10(self, *, out: Tensor | None = None) -> Tensor:
+    def log10(self) -> Tensor:
         """base-10 logarithm."""
     def log10_(self) -> Self:
         """In-place `log10`."""
-    def log1p(self, *, out: Tensor | None = None) -> Tensor:
+    def log1p(self) -> Tensor:
         """`ln(1 + x)`, accurate near 0."""
     def log1p_(self) -> Self:
         """In-place `log1p`."""
-    def sqrt(self, *, out: Tensor | None = None) -> Tensor:
+    def sqrt(self) -> Tensor:
         """square root."""
     def sqrt_(self) -> Self:
         """In-place `sqrt`."""
-    def rsqrt(self, *, out: Tensor | None = None) -> Tensor:
+    def rsqrt(self) -> Tensor:
         """`1 / sqrt(x)`."""
     def rsqrt_(self) -> Self:
         """In-place `rsqrt`."""
-    def reciprocal(self, *, out: Tensor | None = None) -> Tensor:
+    def reciprocal(self) -> Tensor:
         """`1 / x`."""
     def reciprocal_(self) -> Self:
         """In-place `reciprocal`."""
-    def sin(self, *, out: Tensor | None = None) -> Tensor:
+    def sin(self) -> Tensor:
         """sine."""
     def sin_(self) -> Self:
         """In-place `sin`."""
-    def cos(self, *, out: Tensor | None = None) -> Tensor:
+    def cos(self) -> Tensor:
         """cosine."""
     def cos_(self) -> Self:
         """In-place `cos`."""
-    def tan(self, *, out: Tensor | None = None) -> Tensor:
+    def tan(self) -> Tensor:
         """tangent."""
     def tan_(self) -> Self:
         """In-place `tan`."""
-    def asin(self, *, out: Tensor | None = None) -> Tensor:
+    def asin(self) -> Tensor:
         """arcsine."""
     def asin_(self) -> Self:
         """In-place `asin`."""
-    def acos(self, *, out: Tensor | None = None) -> Tensor:
+    def acos(self) -> Tensor:
         """arccosine."""
     def acos_(self) -> Self:
         """In-place `acos`."""
-    def atan(self, *, out: Tensor | None = None) -> Tensor:
+    def atan(self) -> Tensor:
         """arctangent."""
     def atan_(self) -> Self:
         """In-place `atan`."""
-    def sinh(self, *, out: Tensor | None = None) -> Tensor:
+    def sinh(self) -> Tensor:
         """hyperbolic sine."""
     def sinh_(self) -> Self:
         """In-place `sinh`."""
-    def cosh(self, *, out: Tensor | None = None) -> Tensor:
+    def cosh(self) -> Tensor:
         """hyperbolic cosine."""
     def cosh_(self) -> Self:
         """In-place `cosh`."""
-    def tanh(self, *, out: Tensor | None = None) -> Tensor:
+    def tanh(self) -> Tensor:
         """hyperbolic tangent."""
     def tanh_(self) -> Self:
         """In-place `tanh`."""
-    def asinh(self, *, out: Tensor | None = None) -> Tensor:
+    def asinh(self) -> Tensor:
         """inverse hyperbolic sine."""
     def asinh_(self) -> Self:
         """In-place `asinh`."""
-    def acosh(self, *, out: Tensor | None = None) -> Tensor:
+    def acosh(self) -> Tensor:
         """inverse hyperbolic cosine."""
     def acosh_(self) -> Self:
         """In-place `acosh`."""
-    def atanh(self, *, out: Tensor | None = None) -> Tensor:
+    def atanh(self) -> Tensor:
         """inverse hyperbolic tangent."""
     def atanh_(self) -> Self:
         """In-place `atanh`."""
-    def sigmoid(self, *, out: Tensor | None = None) -> Tensor:
+    def sigmoid(self) -> Tensor:
         """logistic sigmoid `1 / (1 + e^-x)`."""
     def sigmoid_(self) -> Self:
         """In-place `sigmoid`."""
-    def relu(self, *, out: Tensor | None = None) -> Tensor:
+    def relu(self) -> Tensor:
         """`max(x, 0)` (NaN stays NaN, -0.0 stays -0.0 as in PyTorch); `relu'(0) = 0`."""
     def relu_(self) -> Self:
         """In-place `relu`."""
-    def erf(self, *, out: Tensor | None = None) -> Tensor:
+    def erf(self) -> Tensor:
         """the error function."""
     def erf_(self) -> Self:
         """In-place `erf`."""
-    def lgamma(self, *, out: Tensor | None = None) -> Tensor:
+    def lgamma(self) -> Tensor:
         """`ln |Γ(x)|`."""
     def lgamma_(self) -> Self:
         """In-place `lgamma`."""
-    def digamma(self, *, out: Tensor | None = None) -> Tensor:
+    def digamma(self) -> Tensor:
         """the digamma function `Γ'(x) / Γ(x)`."""
     def digamma_(self) -> Self:
         """In-place `digamma`."""
-    def sign(self, *, out: Tensor | None = None) -> Tensor:
+    def sign(self) -> Tensor:
         """sign (-1, 0, 1); zero gradient."""
     def sign_(self) -> Self:
         """In-place `sign`."""
-    def floor(self, *, out: Tensor | None = None) -> Tensor:
+    def floor(self) -> Tensor:
         """round down; zero gradient."""
     def floor_(self) -> Self:
         """In-place `floor`."""
-    def ceil(self, *, out: Tensor | None = None) -> Tensor:
+    def ceil(self) -> Tensor:
         """round up; zero gradient."""
     def ceil_(self) -> Self:
         """In-place `ceil`."""
-    def round(self, *, out: Tensor | None = None) -> Tensor:
+    def round(self) -> Tensor:
         """round half to even, as PyTorch; zero gradient."""
     def round_(self) -> Self:
         """In-place `round`."""
-    def trunc(self, *, out: Tensor | None = None) -> Tensor:
+    def trunc(self) -> Tensor:
         """round toward zero; zero gradient."""
     def trunc_(self) -> Self:
         """In-place `trunc`."""
-    def frac(self, *, out: Tensor | None = None) -> Tensor:
+    def frac(self) -> Tensor:
         """the fractional part `x - trunc(x)`; the gradient passes unchanged."""
     def frac_(self) -> Self:
         """In-place `frac`."""

@@ -19,10 +19,8 @@ macro_rules! bind_unary_ops {
         impl PyTensor {
             $(
                 $(#[$doc])*
-                #[pyo3(signature = (*, out=None))]
-                pub(crate) fn $name(slf: &Bound<'_, Self>, out: Option<&Bound<'_, PyTensor>>) -> TResult {
-                    let compute = || wrap(run(|| slf.get().inner.$name()));
-                    with_out(slf.py(), stringify!($name), out, &[slf.as_any()], compute)
+                pub(crate) fn $name(&self) -> TResult {
+                    wrap(run(|| self.inner.$name()))
                 }
 
                 #[doc = concat!("In-place `", stringify!($name), "`.")]

@@ -452,13 +452,13 @@ impl PyTensor {
         to_object(py, out)
     }
     fn __neg__(&self) -> TResult {
-        wrap(run(|| self.inner.neg()))
+        self.neg()
     }
     fn __pos__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
         slf
     }
     fn __abs__(&self) -> TResult {
-        wrap(run(|| self.inner.abs()))
+        self.abs()
     }
     fn __iadd__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
         inplace(BinaryOp::Add, &self.inner, o)
