@@ -71,6 +71,11 @@ const PACK_MODIFIES_INPUT: &str = "A saved tensor pack hook is modifying its inp
      pack hook can not be modified by in-place operations as this can lead to unexpected side-effects. Please open \
      an issue if you need to perform in-place operations on the input to a pack hook.";
 
+/// PyTorch's refusal of a second pair of hooks on one saved tensor.
+const HOOKS_ALREADY_SET: &str =
+    "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one \
+     pair of hooks is allowed at a time.";
+
 /// PyTorch's error for a saved tensor used after backward freed it.
 const FREED: &str = "Trying to backward through the graph a second time (or directly access saved tensors after they \
      have already been freed). Saved intermediate values of the graph are freed when you call \
@@ -340,10 +345,7 @@ impl SavedVariable {
         let slot = self.slot.lock();
         let kept = match slot.as_ref() {
             Some(Saved::Packed(..)) => {
-                return Err(Error::runtime(
-                    "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair \
-                     of hooks is allowed at a time.",
-                ))
+                return Err(Error::runtime(HOOKS_ALREADY_SET))
             }
             Some(Saved::Tensor(t)) => t.clone(),
             _ if !self.empty && slot.is_none() => {
@@ -379,10 +381,7 @@ impl SavedVariable {
                 Ok(())
             }
             // freed or hooked by the pack hook itself meanwhile
-            _ => Err(Error::runtime(
-                "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair of \
-                 hooks is allowed at a time.",
-            )),
+            _ => Err(Error::runtime(HOOKS_ALREADY_SET)),
         }
     }
 

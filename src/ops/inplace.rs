@@ -4,7 +4,7 @@
 
 use super::arithmetic::{binary, BinaryOp, Operand};
 use crate::autograd::{is_recording, record, Save};
-use crate::core::dtype::Scalar;
+use crate::core::dtype::{DType, Scalar};
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::is_grad_enabled;
 use crate::core::layout::fmt_shape;
@@ -117,13 +117,7 @@ impl Tensor {
                 fmt_shape(result.shape())
             )));
         }
-        if !self.dtype().can_hold(result.dtype()) {
-            return Err(Error::runtime(format!(
-                "result type {} can't be cast to the desired output type {} (in-place {name})",
-                result.dtype().scalar_name(),
-                self.dtype().scalar_name()
-            )));
-        }
+        self.check_result_dtype(result.dtype(), &format!(" (in-place {name})"))?;
         write_into(self, &result);
         self.storage().bump_version(name);
         if recording {
@@ -142,6 +136,19 @@ impl Tensor {
             }
         }
         Ok(())
+    }
+
+    /// PyTorch's refusal to write a result of dtype `result` into this tensor when its dtype
+    /// cannot hold it (a float into an integer tensor); `context` ends the message.
+    pub(crate) fn check_result_dtype(&self, result: DType, context: &str) -> Result<()> {
+        if self.dtype().can_hold(result) {
+            return Ok(());
+        }
+        Err(Error::runtime(format!(
+            "result type {} can't be cast to the desired output type {}{context}",
+            result.scalar_name(),
+            self.dtype().scalar_name()
+        )))
     }
 
     /// PyTorch's memory checks of an in-place op named `op` (after its autograd checks): no

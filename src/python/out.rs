@@ -46,13 +46,9 @@ pub(crate) fn with_out(
             fmt_shape(result.shape())
         )));
     }
-    if !target.dtype().can_hold(result.dtype()) {
-        return Err(PyRuntimeError::new_err(format!(
-            "result type {} can't be cast to the desired output type {}",
-            result.dtype().scalar_name(),
-            target.dtype().scalar_name()
-        )));
-    }
-    run(|| target.copy_(result))?;
+    run(|| {
+        target.check_result_dtype(result.dtype(), "")?;
+        target.copy_(result)
+    })?;
     Ok(out.clone().into_any().unbind())
 }

@@ -157,6 +157,9 @@ class FunctionEventAvg:
             self.input_shapes = other.input_shapes
         if other.key != self.key:
             raise AssertionError(f"expected key {self.key!r}, got {other.key!r}")
+        return self._accumulate(other)
+
+    def _accumulate(self, other):
         self.count += other.count
         self.cpu_time_total += other.cpu_time_total
         self.self_cpu_time_total += other.self_cpu_time_total
@@ -230,9 +233,7 @@ class EventList(list):
         total = FunctionEventAvg()
         total.key = "Total"
         for event in self:
-            total.count += event.count
-            total.cpu_time_total += event.cpu_time_total
-            total.self_cpu_time_total += event.self_cpu_time_total
+            total._accumulate(event)
         return total
 
     @property
