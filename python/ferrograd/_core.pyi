@@ -248,6 +248,11 @@ class Node:
         gradient of its one input, or a tuple of one per input."""
     def name(self) -> builtins.str:
         """The node's name (`MulBackward0`; `torch::autograd::AccumulateGrad` for a leaf's node)."""
+    def _sequence_nr(self) -> builtins.int:
+        """The node's creation number: later nodes run first among those ready together (an
+        AccumulateGrad's is 2**64 - 1, so it runs as soon as it is ready)."""
+    def _set_sequence_nr(self, sequence_nr: builtins.int) -> None:
+        """Renumbers the node, moving it in the order the engine runs the nodes ready together."""
     @property
     def next_functions(self) -> tuple[tuple[Node | None, builtins.int], ...]:
         """`((node, input_nr), ...)` for each input; `(None, 0)` where an input needs no gradient."""  # noqa: E501

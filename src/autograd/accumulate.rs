@@ -2,7 +2,7 @@
 //! AccumulateGrad's write into a leaf's `.grad`.
 //!
 //! Note [Deterministic sums]: every sum here is made in an order fixed by the graph (the
-//! one-thread engine's wave order, never thread timing), and floating-point addition is done
+//! one-thread engine's order, Note [Execution order], never thread timing), and floating-point addition is done
 //! pairwise in that order, so gradients are the same bits with any number of threads. A sum is
 //! written into its left operand only when nobody else can see that tensor.
 
@@ -107,7 +107,13 @@ pub(super) fn sum_two(acc: Tensor, g: Tensor) -> Result<Tensor> {
 pub(super) fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) -> Result<()> {
     let mut meta = variable.meta();
     let new = match meta.grad.take() {
-        None if create_graph => g,
+        // (PyTorch's `clone_obey_contract`: a fresh tensor `copy_`'d from the gradient, so a
+        // graph being built runs through CopyBackwards and `.grad` never aliases the gradient)
+        None if create_graph => {
+            let grad = Tensor::zeros(variable.shape(), variable.dtype());
+            grad.copy_(&g)?;
+            grad
+        }
         None if !g.requires_grad() && owns_exclusively(&g) => steal(g),
         None => g.deep_copy(),
         Some(old) if create_graph => old.add(&g)?,

@@ -1,20 +1,20 @@
-//! The backward engine: runs a graph task's nodes in waves, newest node first.
+//! The backward engine: runs a graph task's nodes in PyTorch's order, newest ready node first.
 //!
 //! One call of [`backward`] or [`grad`] is a graph task. Its [`TaskGraph`] numbers the nodes
 //! reachable from the roots (an explicit stack, never recursion) and counts the edges into each;
-//! a node runs once all its incoming gradients have been summed into its input buffer. The
-//! nodes ready together form a wave, whose results are delivered in a fixed order. Once a wave
-//! holds enough work, the rest of the graph runs on all kernel threads ([`ParallelPhase`];
-//! not with `create_graph`, whose new nodes must all be numbered by the calling thread),
-//! each taking the next ready node, with every sum still made in that fixed order: gradients
-//! do not depend on the number of threads.
+//! a node runs once all its incoming gradients have been summed into its input buffer. Ready
+//! nodes wait in a [`ReadyQueue`] that pops the highest sequence number first, as PyTorch's
+//! (Note [Execution order]). Once the ready nodes hold enough work, the rest of the graph runs
+//! on all kernel threads ([`ParallelPhase`]; not with `create_graph`, whose new nodes must all
+//! be numbered by the calling thread), each taking the next ready node, with every sum still
+//! made in the one-thread order: gradients do not depend on the number of threads.
 
 use super::accumulate::{accumulate_grad, Grads, InputBuffer, PartGrad};
 use super::current_task::TaskContext;
 use super::gradient_edge;
 use super::node::{Edge, Node, NodeKind};
 use super::parallel_phase::ParallelPhase;
-use super::task_graph::{Index, TaskGraph};
+use super::task_graph::{Index, ReadyQueue, TaskGraph};
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::GradModeGuard;
 use crate::core::layout::{fmt_shape, same_shape, Layout};
@@ -336,9 +336,9 @@ pub(super) struct NodeOutcome {
     pub(super) part: Option<PartGrad>,
 }
 
-/// Once a wave's nodes together touch at least this many elements, the rest of the graph runs
-/// on several threads (see [`ParallelPhase`]).
-const PARALLEL_WAVE_ELEMENTS: usize = 1 << 16;
+/// Once the nodes ready at the same time together touch at least this many elements, the rest
+/// of the graph runs on several threads (see [`ParallelPhase`]).
+const PARALLEL_WORK_ELEMENTS: usize = 1 << 16;
 
 /// One backward call.
 pub(super) struct GraphTask {
@@ -462,7 +462,7 @@ impl GraphTask {
                 !self.accumulate,
             );
         }
-        let mut ready: Vec<(Index, InputBuffer)> = Vec::new();
+        let mut ready = ReadyQueue::default();
         let mut root_nodes: SmallVec<[Index; 1]> = SmallVec::new();
         for (edge, g) in roots {
             let i = graph.index_of(&edge.node).expect("roots are numbered");
@@ -473,64 +473,47 @@ impl GraphTask {
         }
         for &i in &root_nodes {
             if graph.dependencies(i) == 0 {
-                ready.push((i, graph.take_buffer(i)));
+                let buffer = graph.take_buffer(i);
+                ready.push(&graph, i, buffer);
             }
         }
 
-        // Run in waves: every node whose inputs are all in, results merged in a fixed order
-        // (newest node first). From a wave with enough work on, all kernel threads run nodes.
+        // One node at a time in PyTorch's order (Note [Execution order]), until the nodes
+        // ready at once hold enough work for all kernel threads.
         let mut results: Vec<Option<Tensor>> = vec![None; captures.len()];
         let runs = |i: Index| needed.as_ref().is_none_or(|n| n[i as usize]);
         let is_captured = |i: Index| captured.get(i as usize) == Some(&true);
         let threads = crate::cpu::parallel::num_threads();
-        let mut wave_nr: u32 = 0;
-        while !ready.is_empty() {
-            let wave: SmallVec<[(Index, Result<NodeOutcome>); 1]> = if ready.len() == 1 {
-                // a chain: no wave bookkeeping
-                let (i, buffer) = ready.pop().expect("one ready node");
-                let outcome = self.run_node(graph.node(i), buffer, runs(i), !is_captured(i));
-                smallvec::smallvec![(i, outcome)]
-            } else {
-                let work: usize = ready.iter().map(|(i, _)| graph.node(*i).work()).sum();
-                // (not when building a graph: the nodes the formulas create take their sequence
-                // numbers from the thread that runs them, and a later backward through them
-                // orders its sums by those numbers, so they must all come from this thread)
-                if threads > 1
-                    && !self.create_graph
-                    && work >= PARALLEL_WAVE_ELEMENTS
-                    && super::current_task::is_multithreading_enabled()
-                {
-                    // enough to share out: the rest of the graph runs on all threads
-                    let phase = ParallelPhase {
-                        task: self,
-                        runs: &runs,
-                        is_captured: &is_captured,
-                        capture_at: &capture_at,
-                    };
-                    return phase.run(graph, ready, wave_nr, results, threads);
-                }
-                let mut wave = std::mem::take(&mut ready);
-                wave.sort_by_key(|(i, _)| (std::cmp::Reverse(graph.node(*i).seq_nr()), *i));
-                wave.into_iter()
-                    .map(|(i, buffer)| {
-                        let outcome =
-                            self.run_node(graph.node(i), buffer, runs(i), !is_captured(i));
-                        (i, outcome)
-                    })
-                    .collect()
-            };
-            // merge in wave order (newest node first): the sums do not depend on threads
-            for (i, outcome) in wave {
-                let outcome = outcome?;
-                if is_captured(i) {
-                    capture(&capture_at, i, &outcome.seen, &mut results);
-                }
-                if runs(i) {
-                    graph.deliver_outputs(i, outcome.outputs, outcome.part, &mut ready)?;
-                }
-                graph.finished(i);
+        loop {
+            // (not when building a graph: the nodes the formulas create take their sequence
+            // numbers from the thread that runs them, and a later backward through them
+            // orders its sums by those numbers, so they must all come from this thread)
+            if threads > 1
+                && ready.len() > 1
+                && !self.create_graph
+                && ready.work() >= PARALLEL_WORK_ELEMENTS
+                && super::current_task::is_multithreading_enabled()
+            {
+                // enough to share out: the rest of the graph runs on all threads
+                let phase = ParallelPhase {
+                    task: self,
+                    runs: &runs,
+                    is_captured: &is_captured,
+                    capture_at: &capture_at,
+                };
+                return phase.run(graph, ready, results, threads);
             }
-            wave_nr += 1;
+            let Some((i, buffer)) = ready.pop() else {
+                break;
+            };
+            let outcome = self.run_node(graph.node(i), buffer, runs(i), !is_captured(i))?;
+            if is_captured(i) {
+                capture(&capture_at, i, &outcome.seen, &mut results);
+            }
+            if runs(i) {
+                graph.deliver_outputs(i, outcome.outputs, outcome.part, &mut ready)?;
+            }
+            graph.finished(i);
         }
         Ok(results)
     }

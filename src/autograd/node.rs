@@ -59,7 +59,8 @@ pub struct InputMeta {
 /// retained gradients) live out of line, names are `&'static str`.
 pub struct Node {
     name: &'static str,
-    seq_nr: u64,
+    /// Creation order (PyTorch's `sequence_nr`); settable, as `_set_sequence_nr`.
+    seq_nr: std::sync::atomic::AtomicU64,
     pub(crate) next_edges: SmallVec<[Option<Edge>; 2]>,
     inputs: SmallVec<[InputMeta; 2]>,
     saved: SmallVec<[SavedVariable; 2]>,
@@ -222,11 +223,11 @@ impl Node {
     ) -> Node {
         Node {
             name: intern(name.into()),
-            seq_nr: NEXT_SEQ.with(|n| {
+            seq_nr: std::sync::atomic::AtomicU64::new(NEXT_SEQ.with(|n| {
                 let seq = n.get();
                 n.set(seq + 1);
                 seq
-            }),
+            })),
             next_edges,
             inputs,
             saved,
@@ -265,7 +266,7 @@ impl Node {
         };
         Node {
             name: "AccumulateGrad",
-            seq_nr: u64::MAX,
+            seq_nr: std::sync::atomic::AtomicU64::new(u64::MAX),
             next_edges: SmallVec::new(),
             inputs: smallvec::smallvec![meta],
             saved: SmallVec::new(),
@@ -299,7 +300,14 @@ impl Node {
 
     /// Creation order; newer nodes run first.
     pub fn seq_nr(&self) -> u64 {
+        self.seq_nr.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Renumbers the node, which moves it in the engine's order (PyTorch's
+    /// `_set_sequence_nr`): a higher number runs earlier among the nodes ready together.
+    pub fn set_seq_nr(&self, seq_nr: u64) {
         self.seq_nr
+            .store(seq_nr, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Edges to the nodes of this node's inputs (`None` where an input needs no gradient).
@@ -485,8 +493,9 @@ impl Node {
                 continue;
             };
             let tensor = Tensor(tensor);
+            // (a graph being built runs through CloneBackward0, as PyTorch's retain_grad hook)
             let new = match tensor.grad() {
-                None => g.deep_copy(),
+                None => g.clone_tensor()?,
                 Some(old) => old.add(g)?,
             };
             tensor.meta().grad = Some(new);

@@ -6,18 +6,19 @@
 
 use super::accumulate::{Arriving, InputBuffer};
 use super::engine::{capture, GraphTask, NodeOutcome};
-use super::task_graph::{Index, TaskGraph};
+use super::task_graph::{Index, ReadyQueue, TaskGraph};
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::GradModeGuard;
 use crate::core::tensor::Tensor;
 /// The rest of a graph task run by several threads at once: the calling thread and pool
 /// threads summoned while more nodes are ready than threads run them each take the next ready
-/// node (earliest wave first, then the newest), run it, and deliver its gradients under one
-/// lock. Pool threads never wait inside the phase (they return when nothing is ready), so a
-/// kernel that queues work on the pool from inside a node always finds a thread.
-/// The gradients reaching a node are summed only once it is ready, in the order the waves of
-/// the one-thread engine would have delivered them (wave, then newest producer first, then
-/// edge order), so sums are the same bits with any number of threads and any timing.
+/// node (the one the one-thread engine would run first), run it, and deliver its gradients
+/// under one lock. Pool threads never wait inside the phase (they return when nothing is
+/// ready), so a kernel that queues work on the pool from inside a node always finds a thread.
+/// The gradients reaching a node are summed only once it is ready, in the order the one-thread
+/// engine would have delivered them (its producers' places in that engine's order, see
+/// [`serial_ranks`], then edge order), so sums are the same bits with any number of threads and
+/// any timing.
 pub(super) struct ParallelPhase<'a, R, C> {
     pub(super) task: &'a GraphTask,
     pub(super) runs: &'a R,
@@ -51,8 +52,8 @@ impl Shared {
 struct PhaseState {
     graph: TaskGraph,
     ready: std::collections::BinaryHeap<ReadyNode>,
-    /// Each node's wave in the one-thread engine: one more than its latest producer's.
-    wave_of: Vec<u32>,
+    /// Each node's place in the one-thread engine's order ([`serial_ranks`]).
+    rank: Vec<u32>,
     /// Gradients delivered into each node not yet ready, with their summing order.
     arrivals: Vec<Vec<(ArrivalKey, usize, Arriving)>>,
     running: usize,
@@ -71,25 +72,21 @@ impl PhaseState {
     }
 }
 
-/// Where a delivered gradient sorts: its producer's wave, the producer newest first (then by
-/// index), then the producer's edge.
-type ArrivalKey = (u32, std::cmp::Reverse<u64>, Index, usize);
+/// Where a delivered gradient sorts: its producer's place in the one-thread order, then the
+/// producer's edge.
+type ArrivalKey = (u32, usize);
 
-/// A ready node of a [`ParallelPhase`]; the heap pops the earliest wave, then the newest node.
+/// A ready node of a [`ParallelPhase`]; the heap pops the one the one-thread engine would run
+/// first.
 struct ReadyNode {
-    wave: u32,
-    seq_nr: u64,
+    rank: u32,
     index: Index,
     buffer: InputBuffer,
 }
 
 impl ReadyNode {
-    fn priority(&self) -> (std::cmp::Reverse<u32>, u64, std::cmp::Reverse<Index>) {
-        (
-            std::cmp::Reverse(self.wave),
-            self.seq_nr,
-            std::cmp::Reverse(self.index),
-        )
+    fn priority(&self) -> std::cmp::Reverse<u32> {
+        std::cmp::Reverse(self.rank)
     }
 }
 
@@ -115,22 +112,22 @@ where
     R: Fn(Index) -> bool + Sync,
     C: Fn(Index) -> bool + Sync,
 {
-    /// Runs every node reachable from `ready` (nodes of wave `wave`) on `threads` threads;
-    /// returns the captured gradients.
+    /// Runs every node reachable from the `ready` ones on `threads` threads; returns the
+    /// captured gradients.
     pub(super) fn run(
         &self,
         graph: TaskGraph,
-        ready: Vec<(Index, InputBuffer)>,
-        wave: u32,
+        ready: ReadyQueue,
         results: Vec<Option<Tensor>>,
         threads: usize,
     ) -> Result<Vec<Option<Tensor>>> {
         let n = graph.len();
+        let ready: Vec<(Index, InputBuffer)> = ready.into_nodes().collect();
+        let rank = serial_ranks(&graph, ready.iter().map(|(i, _)| *i), self.runs);
         let ready = ready
             .into_iter()
             .map(|(index, buffer)| ReadyNode {
-                wave,
-                seq_nr: graph.node(index).seq_nr(),
+                rank: rank[index as usize],
                 index,
                 buffer,
             })
@@ -138,7 +135,7 @@ where
         let state = parking_lot::Mutex::new(PhaseState {
             graph,
             ready,
-            wave_of: vec![0; n],
+            rank,
             arrivals: (0..n).map(|_| Vec::new()).collect(),
             running: 0,
             helpers: 0,
@@ -195,8 +192,7 @@ where
             st.running += 1;
             shared.call_helpers(&mut st);
             let ReadyNode {
-                wave,
-                seq_nr,
+                rank,
                 index: i,
                 buffer,
             } = next;
@@ -212,7 +208,7 @@ where
             st.running -= 1;
             let merged = outcome.and_then(|outcome| {
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    outcome.and_then(|outcome| self.merge(&mut st, (i, wave, seq_nr), outcome))
+                    outcome.and_then(|outcome| self.merge(&mut st, (i, rank), outcome))
                 }))
             });
             match merged {
@@ -228,13 +224,13 @@ where
         }
     }
 
-    /// Records what node `i` (of wave `wave`, number `seq_nr`) produced: its captured
+    /// Records what node `i` (at place `rank` in the one-thread order) produced: its captured
     /// gradients, and its output gradients into the nodes they go to (those that become ready,
     /// with their sums, onto the heap).
     fn merge(
         &self,
         st: &mut PhaseState,
-        (i, wave, seq_nr): (Index, u32, u64),
+        (i, rank): (Index, u32),
         outcome: NodeOutcome,
     ) -> Result<()> {
         if (self.is_captured)(i) {
@@ -252,10 +248,8 @@ where
                     None => part.take().map(Arriving::Part),
                 };
                 let c = child as usize;
-                st.wave_of[c] = st.wave_of[c].max(wave + 1);
                 if let Some(g) = g {
-                    let key = (wave, std::cmp::Reverse(seq_nr), i, edge);
-                    st.arrivals[c].push((key, input_nr, g));
+                    st.arrivals[c].push(((rank, edge), input_nr, g));
                 }
                 if st.graph.arrive(child) {
                     let mut buffer = st.graph.take_buffer(child);
@@ -264,10 +258,8 @@ where
                     for (_, input_nr, g) in arrivals {
                         buffer.add(input_nr, g)?;
                     }
-                    let child_seq_nr = st.graph.node(child).seq_nr();
                     st.ready.push(ReadyNode {
-                        wave: st.wave_of[c],
-                        seq_nr: child_seq_nr,
+                        rank: st.rank[c],
                         index: child,
                         buffer,
                     });
@@ -277,4 +269,36 @@ where
         st.graph.finished(i);
         Ok(())
     }
+}
+
+/// Each node's place in the order the one-thread engine would run the rest of the graph from
+/// the `ready` nodes (`u32::MAX` for nodes it would not reach): a dry run of its
+/// [`ReadyQueue`] over the edges still to be delivered, where a node that does not run
+/// delivers nothing, as in the engine.
+fn serial_ranks<R: Fn(Index) -> bool>(
+    graph: &TaskGraph,
+    ready: impl Iterator<Item = Index>,
+    runs: &R,
+) -> Vec<u32> {
+    let n = graph.len();
+    let mut pending: Vec<u32> = (0..n as Index).map(|i| graph.dependencies(i)).collect();
+    let mut rank = vec![u32::MAX; n];
+    let key = |i: Index| (graph.node(i).seq_nr(), std::cmp::Reverse(i));
+    let mut queue: std::collections::BinaryHeap<_> = ready.map(key).collect();
+    let mut next = 0;
+    while let Some((_, std::cmp::Reverse(i))) = queue.pop() {
+        rank[i as usize] = next;
+        next += 1;
+        if !runs(i) {
+            continue;
+        }
+        for (child, _) in graph.targets(i).into_iter().flatten() {
+            let count = &mut pending[child as usize];
+            *count -= 1;
+            if *count == 0 {
+                queue.push(key(child));
+            }
+        }
+    }
+    rank
 }

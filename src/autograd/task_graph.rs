@@ -169,7 +169,7 @@ impl TaskGraph {
         &self.nodes[i as usize]
     }
 
-    /// How many edges lead into node `i` (before any has been delivered).
+    /// How many edges into node `i` are still to be delivered (all of them before the run).
     pub(super) fn dependencies(&self, i: Index) -> u32 {
         self.dependencies[i as usize]
     }
@@ -186,7 +186,7 @@ impl TaskGraph {
         i: Index,
         outputs: Vec<Option<Tensor>>,
         mut part: Option<PartGrad>,
-        ready: &mut Vec<(Index, InputBuffer)>,
+        ready: &mut ReadyQueue,
     ) -> Result<()> {
         for (target, g) in self.targets(i).into_iter().zip(outputs) {
             let Some((child, input_nr)) = target else {
@@ -197,7 +197,7 @@ impl TaskGraph {
                 None => part.take().map(Arriving::Part),
             };
             if let Some(buffer) = self.deliver(child, input_nr, g)? {
-                ready.push((child, buffer));
+                ready.push(self, child, buffer);
             }
         }
         Ok(())
@@ -276,6 +276,89 @@ impl TaskGraph {
         if self.nodes[i as usize].task_slot.release(self.tag) {
             self.held -= 1;
         }
+    }
+}
+
+/// The nodes of a graph task that are ready to run, taken in PyTorch's order (its
+/// `ReadyQueue`): the highest sequence number first, so the newest node, and an AccumulateGrad
+/// (numbered `u64::MAX`) as soon as it is ready; among equals, the lowest index.
+///
+/// Note [Execution order]: the order decides when hooks run and in what order the gradients
+/// reaching a node are summed. The one-thread engine pops this queue; the parallel phase runs
+/// nodes in any order but sums each node's gradients in the order this queue would have
+/// delivered them (`parallel_phase::serial_ranks`), so the bits match.
+#[derive(Default)]
+pub(super) struct ReadyQueue {
+    heap: std::collections::BinaryHeap<Ready>,
+    /// The elements the queued nodes' inputs hold together (see [`Node::work`]).
+    work: usize,
+}
+
+/// One ready node with its summed input gradients.
+struct Ready {
+    seq_nr: u64,
+    index: Index,
+    work: usize,
+    buffer: InputBuffer,
+}
+
+impl Ready {
+    fn priority(&self) -> (u64, std::cmp::Reverse<Index>) {
+        (self.seq_nr, std::cmp::Reverse(self.index))
+    }
+}
+
+impl PartialEq for Ready {
+    fn eq(&self, other: &Self) -> bool {
+        self.priority() == other.priority()
+    }
+}
+impl Eq for Ready {}
+impl PartialOrd for Ready {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ready {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.priority().cmp(&other.priority())
+    }
+}
+
+impl ReadyQueue {
+    /// Queues node `i` of `graph` with its input gradients.
+    pub(super) fn push(&mut self, graph: &TaskGraph, i: Index, buffer: InputBuffer) {
+        let node = graph.node(i);
+        let work = node.work();
+        self.work += work;
+        self.heap.push(Ready {
+            seq_nr: node.seq_nr(),
+            index: i,
+            work,
+            buffer,
+        });
+    }
+
+    /// The next node to run, with its input gradients.
+    pub(super) fn pop(&mut self) -> Option<(Index, InputBuffer)> {
+        let r = self.heap.pop()?;
+        self.work -= r.work;
+        Some((r.index, r.buffer))
+    }
+
+    /// How many nodes are queued.
+    pub(super) fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// The elements the queued nodes' inputs hold together.
+    pub(super) fn work(&self) -> usize {
+        self.work
+    }
+
+    /// The queued nodes, in no particular order.
+    pub(super) fn into_nodes(self) -> impl Iterator<Item = (Index, InputBuffer)> {
+        self.heap.into_iter().map(|r| (r.index, r.buffer))
     }
 }
 

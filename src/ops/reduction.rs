@@ -69,10 +69,11 @@ fn raw_sum(x: &Tensor, mask: &[bool], keepdim: bool) -> Result<Tensor> {
     ))
 }
 
-/// Broadcasts a reduced gradient back over the reduced dims of `shape`.
-fn expand_back(g: &Tensor, shape: &[usize], mask: &[bool], keepdim: bool) -> Result<Tensor> {
+/// Broadcasts a reduced gradient back over the reduced dims of `shape`, unsqueezing them first
+/// if `unsqueeze` (see [`unsqueezes`]).
+fn expand_back(g: &Tensor, shape: &[usize], mask: &[bool], unsqueeze: bool) -> Result<Tensor> {
     let mut g = g.clone();
-    if !keepdim {
+    if unsqueeze {
         for (d, &m) in mask.iter().enumerate() {
             if m {
                 g = g.unsqueeze(d as isize)?;
@@ -81,6 +82,13 @@ fn expand_back(g: &Tensor, shape: &[usize], mask: &[bool], keepdim: bool) -> Res
     }
     let target: Vec<isize> = shape.iter().map(|&s| s as isize).collect();
     g.expand(&target)
+}
+
+/// Whether the gradient of a reduction over `dims` (all when empty) is unsqueezed before it is
+/// expanded: as PyTorch's `sum_backward`, one over all dims named by none expands its 0-d
+/// gradient at once, one over named dims unsqueezes them unless `keepdim`.
+fn unsqueezes(dims: &[isize], keepdim: bool) -> bool {
+    !keepdim && !dims.is_empty()
 }
 
 impl Tensor {
@@ -101,12 +109,13 @@ impl Tensor {
             return Ok(out);
         }
         let shape: Dims = self.shape().into();
+        let unsqueeze = unsqueezes(dims, keepdim);
         Ok(record(out, name, &[self], &[], move |ctx| {
             Ok(vec![Some(expand_back(
                 ctx.grad(0),
                 &shape,
                 &mask,
-                keepdim,
+                unsqueeze,
             )?)])
         }))
     }
@@ -143,12 +152,13 @@ impl Tensor {
             return Ok(out);
         }
         let shape: Dims = self.shape().into();
+        let unsqueeze = unsqueezes(dims, keepdim);
         Ok(record(out, name, &[self], &[], move |ctx| {
             Ok(vec![Some(expand_back(
                 &ctx.grad(0).div_scalar(n)?,
                 &shape,
                 &mask,
-                keepdim,
+                unsqueeze,
             )?)])
         }))
     }
@@ -268,11 +278,11 @@ impl Tensor {
                 };
                 let x = converted.as_ref().unwrap_or(x);
                 let mask = reduced_mask(x, &dims)?;
-                let g = expand_back(ctx.grad(0), x.shape(), &mask, keepdim)?;
+                let g = expand_back(ctx.grad(0), x.shape(), &mask, !keepdim)?;
                 if p == 1.0 {
                     return Ok(vec![Some(g.mul(&x.sign()?)?)]);
                 }
-                let y = expand_back(y, x.shape(), &mask, keepdim)?;
+                let y = expand_back(y, x.shape(), &mask, !keepdim)?;
                 // PyTorch's norm_backward, formula by formula (its masked_fill_ is a select)
                 let zero = Tensor::scalar_of(0.0, x.dtype());
                 let y_zero = y.compare(CompareOp::Eq, Operand::Scalar(Scalar::Float(0.0)))?;

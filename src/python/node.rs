@@ -369,6 +369,17 @@ impl PyNode {
         qualified_name(self.inner.name())
     }
 
+    /// The node's creation number: later nodes run first among those ready together (an
+    /// AccumulateGrad's is 2**64 - 1, so it runs as soon as it is ready).
+    fn _sequence_nr(&self) -> u64 {
+        self.inner.seq_nr()
+    }
+
+    /// Renumbers the node, moving it in the order the engine runs the nodes ready together.
+    fn _set_sequence_nr(&self, sequence_nr: u64) {
+        self.inner.set_seq_nr(sequence_nr)
+    }
+
     /// `((node, input_nr), ...)` for each input; `(None, 0)` where an input needs no gradient.
     #[getter]
     fn next_functions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {

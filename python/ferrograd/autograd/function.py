@@ -105,6 +105,9 @@ def once_differentiable(fn):
     return wrapper
 
 
+_NO_EDGE = _core.tensor(0.0)
+
+
 def _delayed_error(message, values):
     """``values`` (tensors or None) as outputs of an ``Error`` node whose backward raises
     ``message`` (PyTorch's DelayedError): each tensor is a fresh leaf requiring grad first."""
@@ -122,11 +125,13 @@ def _delayed_error(message, values):
         raise RuntimeError(message)
 
     positions = [i for i, v in enumerate(leaves) if isinstance(v, Tensor)]
+    # one edge per value, as PyTorch's: a None leads nowhere (a tensor needing no gradient)
+    edges = [v if isinstance(v, Tensor) else _NO_EDGE for v in leaves]
     wrapped = _core._record_function(
         "Error",
         len(leaves),
-        positions,
-        tensors,
+        list(range(len(leaves))),
+        edges,
         [t.detach() for t in tensors],
         [True] * len(tensors),
         [False] * len(tensors),

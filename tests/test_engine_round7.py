@@ -1,0 +1,157 @@
+"""Engine semantics, round 7: PyTorch's execution order (a priority queue on sequence numbers,
+not waves), `_sequence_nr`/`_set_sequence_nr`, `.grad` under `create_graph` (a copy through
+CopyBackwards; retained gradients through CloneBackward0), the full reduction's gradient
+expanded at once, and once_differentiable's Error node with one edge per value.
+
+Every expectation here is PyTorch 2.15's on a CPU (the file also passes under PyTorch)."""
+
+import ferrograd as torch
+from ferrograd.autograd import Function
+from ferrograd.autograd.function import once_differentiable
+
+
+def _names(fn):
+    """PyTorch's test_autograd ``graph_desc``: the graph below ``fn`` as nested names."""
+    if fn is None:
+        return "None"
+    inner = ", ".join(_names(n) for n, _ in fn.next_functions)
+    return f"{type(fn).__name__}({inner})"
+
+
+def _record_order(root, order):
+    """A pre-hook on every node reachable from ``root`` appending the node's name."""
+    seen, stack = set(), [root]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        name = node.name()
+        node.register_prehook(lambda g, name=name: order.append(name))
+        stack.extend(n for n, _ in node.next_functions)
+
+
+def test_newest_ready_node_runs_first_not_wave_by_wave():
+    # after AddBackward0 both products are ready; b's runs first (newer), and its input
+    # product, newer than a's, runs before a's: PyTorch's priority queue, where waves would
+    # have run a's before b1's
+    x1 = torch.ones(3, requires_grad=True)
+    x2 = torch.ones(3, requires_grad=True)
+    a = x1 * 2
+    b1 = x2 * 3
+    b = b1 * 4
+    c = a + b
+    order = []
+    _record_order(c.grad_fn, order)
+    c.sum().backward()
+    assert order == [
+        "AddBackward0",
+        "MulBackward0",  # b
+        "MulBackward0",  # b1
+        "torch::autograd::AccumulateGrad",  # x2's, ready once b1's ran: runs at once
+        "MulBackward0",  # a
+        "torch::autograd::AccumulateGrad",
+    ]
+    assert x1.grad.tolist() == [2.0, 2.0, 2.0]
+    assert x2.grad.tolist() == [12.0, 12.0, 12.0]
+
+
+def test_set_sequence_nr_reorders_the_nodes_ready_together():
+    x, y, z = (torch.ones(4, requires_grad=True) for _ in range(3))
+    a, b = x + y, y + z
+    c = a + b
+    a.grad_fn._set_sequence_nr(100)
+    b.grad_fn._set_sequence_nr(99)
+    c.grad_fn._set_sequence_nr(98)
+    assert (a.grad_fn._sequence_nr(), b.grad_fn._sequence_nr()) == (100, 99)
+    order = []
+    for name, t in (("a", a), ("b", b), ("c", c)):
+        t.register_hook(lambda g, name=name: order.append(name))
+    c.sum().backward()
+    assert order == ["c", "a", "b"]
+    assert y.grad.tolist() == [2.0] * 4
+
+
+def test_accumulate_grad_has_the_highest_sequence_number():
+    x = torch.ones(2, requires_grad=True)
+    node = (x * 2).grad_fn.next_functions[0][0]
+    assert node._sequence_nr() == 2**64 - 1
+
+
+def test_grad_under_create_graph_is_a_copy_through_copy_backwards():
+    x = torch.ones(2, 2, requires_grad=True)
+    go = torch.ones((), requires_grad=True)
+    (x * x).sum().backward(go, create_graph=True)
+    assert _names(x.grad.grad_fn) == (
+        "CopyBackwards(None, AddBackward0(MulBackward0(ExpandBackward0(AccumulateGrad()), "
+        "AccumulateGrad()), MulBackward0(ExpandBackward0(AccumulateGrad()), AccumulateGrad())))"
+    )
+    # a second accumulation adds out of place
+    first = x.grad
+    (x * 3).sum().backward(create_graph=True)
+    assert type(x.grad.grad_fn).__name__ == "AddBackward0"
+    assert first.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    assert x.grad.tolist() == [[5.0, 5.0], [5.0, 5.0]]
+    x.grad = None
+
+
+def test_grad_under_create_graph_does_not_alias_the_incoming_gradient():
+    # both leaves of an addition receive the same incoming gradient
+    a = torch.ones(3, requires_grad=True)
+    b = torch.ones(3, requires_grad=True)
+    w = torch.full((3,), 2.0, requires_grad=True)
+    ((a + b) * w).sum().backward(create_graph=True)
+    with torch.no_grad():
+        a.grad.mul_(5)
+    assert a.grad.tolist() == [10.0, 10.0, 10.0]
+    assert b.grad.tolist() == [2.0, 2.0, 2.0]
+    a.grad = b.grad = w.grad = None
+
+
+def test_retained_grad_under_create_graph_goes_through_clone_backward():
+    z = torch.ones(2, requires_grad=True)
+    x = z * 1
+    x.retain_grad()
+    w = torch.full((2,), 3.0, requires_grad=True)
+    (x * w).sum().backward(create_graph=True)
+    assert _names(x.grad.grad_fn) == "CloneBackward0(MulBackward0(None, AccumulateGrad()))"
+    (g,) = torch.autograd.grad(x.grad.sum(), w)
+    assert g.tolist() == [1.0, 1.0]
+    z.grad = w.grad = None
+
+
+def test_full_sum_expands_its_gradient_at_once():
+    x = torch.ones(2, 3, requires_grad=True)
+    go = torch.ones((), requires_grad=True)
+    (g,) = torch.autograd.grad(x.sum(), x, go, create_graph=True)
+    assert _names(g.grad_fn) == "ExpandBackward0(AccumulateGrad())"
+    # over named dims, they are unsqueezed first
+    go = torch.ones(3, requires_grad=True)
+    (g,) = torch.autograd.grad(x.sum(0), x, go, create_graph=True)
+    assert _names(g.grad_fn) == "ExpandBackward0(UnsqueezeBackward0(AccumulateGrad()))"
+
+
+def test_once_differentiable_error_node_has_an_edge_per_value():
+    class MyFunction(Function):
+        @staticmethod
+        def forward(ctx, t1, scalar, t2):
+            ctx.scalar = scalar
+            ctx.save_for_backward(t1, t2)
+            return t1 + scalar * t2 + t1 * t2
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, grad_output):
+            t1, t2 = ctx.saved_tensors
+            return grad_output + grad_output * t2, None, grad_output * ctx.scalar + grad_output * t1
+
+    x = torch.ones(2, requires_grad=True)
+    y = torch.full((2,), 2.0, requires_grad=True)
+    go = torch.ones((), requires_grad=True)
+    MyFunction.apply(x, 2, y).sum().backward(go, create_graph=True)
+    assert _names(x.grad.grad_fn) == (
+        "CopyBackwards(None, Error(AccumulateGrad(), None, AccumulateGrad()))"
+    )
+    assert x.grad.tolist() == [3.0, 3.0]
+    assert y.grad.tolist() == [3.0, 3.0]
+    x.grad = y.grad = None
