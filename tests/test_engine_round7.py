@@ -20,12 +20,14 @@ def _names(fn):
 
 def _record_order(root, order):
     """A pre-hook on every node reachable from ``root`` appending the node's name."""
-    seen, stack = set(), [root]
+    # (the nodes are kept in `kept` so no id is reused while walking)
+    seen, stack, kept = set(), [root], []
     while stack:
         node = stack.pop()
         if node is None or id(node) in seen:
             continue
         seen.add(id(node))
+        kept.append(node)
         name = node.name()
         node.register_prehook(lambda g, name=name: order.append(name))
         stack.extend(n for n, _ in node.next_functions)
@@ -155,3 +157,32 @@ def test_once_differentiable_error_node_has_an_edge_per_value():
     assert x.grad.tolist() == [3.0, 3.0]
     assert y.grad.tolist() == [3.0, 3.0]
     x.grad = y.grad = None
+
+
+def test_custom_function_node_has_a_slot_per_returned_value():
+    # PyTorch's node of a custom Function has one slot per value forward returned, tensors or
+    # not: output_nr counts them all, hooks see one gradient per value (None where none came)
+    class F(Function):
+        @staticmethod
+        def forward(ctx, x, a, y):
+            return x * 2, a, x.sum() > 0, y * 2
+
+        @staticmethod
+        def backward(ctx, g1, ga, gb, g2):
+            seen.append((ga, gb.dtype, gb.tolist(), g2.tolist()))
+            return g1 * 2, None, g2 * 2
+
+    seen = []
+    x = torch.ones(2, requires_grad=True)
+    y = torch.ones(2, requires_grad=True)
+    c, a, b, d = F.apply(x, 3, y)
+    assert (c.output_nr, d.output_nr, a) == (0, 3, 3)
+    assert not b.requires_grad
+    hooked = []
+    c.grad_fn.register_prehook(lambda grads: hooked.append([g is None for g in grads]))
+    c.sum().backward()
+    assert hooked == [[False, True, True, True]]
+    # tensors that got no gradient are materialized as zeros, the number's stays None
+    assert seen == [(None, torch.bool, False, [0.0, 0.0])]
+    assert x.grad.tolist() == [2.0, 2.0]
+    assert y.grad.tolist() == [0.0, 0.0]

@@ -1750,6 +1750,8 @@ def _record_function(
     positions: Sequence[builtins.int],
     inputs: Sequence[Tensor],
     outputs: Sequence[Tensor],
+    output_slots: Sequence[builtins.int],
+    n_slots: builtins.int,
     differentiable: Sequence[builtins.bool],
     dirty: Sequence[builtins.bool],
     saved: Sequence[Tensor],

@@ -1,7 +1,7 @@
 //! Custom functions (PyTorch's `autograd.Function`): a node whose backward is a callback the
 //! user wrote (in Python, through the bindings).
 
-use super::{is_recording, record_multi, BackwardFn, Save};
+use super::{is_recording, record_at_slots, BackwardFn, Save};
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
@@ -24,8 +24,13 @@ pub struct CustomCall<'a> {
     pub positions: &'a [usize],
     /// The tensor inputs.
     pub inputs: &'a [Tensor],
-    /// What the forward returned.
+    /// The tensors the forward returned.
     pub outputs: &'a [Tensor],
+    /// Where each of `outputs` was among the values the forward returned: the node has a slot
+    /// per value (tensor or not), as PyTorch's, so a hook sees one gradient per value.
+    pub output_slots: &'a [usize],
+    /// How many values the forward returned.
+    pub n_slots: usize,
     /// Which outputs are differentiable (`ctx.mark_non_differentiable` clears the others).
     pub differentiable: &'a [bool],
     /// Which outputs are inputs the forward wrote in place (`ctx.mark_dirty`): they keep their
@@ -166,18 +171,18 @@ fn record_formula(
         .map(|o| (o.shape().to_vec(), o.dtype()))
         .collect();
     let (name, n_args, positions) = (call.name.clone(), call.n_args, call.positions.to_vec());
-    let which = recorded.to_vec();
+    let slots = call.output_slots.to_vec();
     let materialize = call.materialize_grads;
     let formula: BackwardFn = Box::new(move |ctx| {
-        let mut grads: Vec<Option<Tensor>> = metas
+        // one gradient per tensor output, from its slot (zeros for those that did not arrive)
+        let grads: Vec<Option<Tensor>> = metas
             .iter()
-            .map(|(shape, dtype)| materialize.then(|| Tensor::zeros(shape, *dtype)))
+            .zip(&slots)
+            .map(|((shape, dtype), &slot)| match ctx.grad_opt(slot) {
+                Some(g) => Some(g.clone()),
+                None => materialize.then(|| Tensor::zeros(shape, *dtype)),
+            })
             .collect();
-        for (j, &k) in which.iter().enumerate() {
-            if let Some(g) = ctx.grad_opt(j) {
-                grads[k] = Some(g.clone());
-            }
-        }
         let saved: Vec<Tensor> = (0..n_saved).map(|i| ctx.saved(i).clone()).collect();
         let mut returned = backward(grads, saved)?;
         // more gradients than arguments are fine when the extra ones are None
@@ -202,5 +207,14 @@ fn record_formula(
         Ok(positions.iter().map(|&p| returned[p].clone()).collect())
     });
     let to_record: Vec<Tensor> = recorded.iter().map(|&k| outs[k].clone()).collect();
-    record_multi(to_record, call.name.clone(), input_refs, &saves, formula);
+    let slots: Vec<usize> = recorded.iter().map(|&k| call.output_slots[k]).collect();
+    record_at_slots(
+        to_record,
+        &slots,
+        call.n_slots,
+        call.name.clone(),
+        input_refs,
+        &saves,
+        formula,
+    );
 }

@@ -325,7 +325,16 @@ pub fn record(
     saves: &[Save<'_>],
     backward: impl Fn(&BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 ) -> Tensor {
-    let [out] = attach([out], name, inputs, 0, saves, Box::new(backward), None);
+    let [out] = attach(
+        [out],
+        name,
+        inputs,
+        0,
+        saves,
+        Box::new(backward),
+        None,
+        None,
+    );
     out
 }
 
@@ -347,6 +356,7 @@ pub fn record_part(
         &[],
         Box::new(backward),
         Some(part),
+        None,
     );
     out
 }
@@ -362,7 +372,16 @@ pub fn record_with_number(
     saves: &[Save<'_>],
     backward: impl Fn(&BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
 ) -> Tensor {
-    let [out] = attach([out], name, &[input], 1, saves, Box::new(backward), None);
+    let [out] = attach(
+        [out],
+        name,
+        &[input],
+        1,
+        saves,
+        Box::new(backward),
+        None,
+        None,
+    );
     out
 }
 
@@ -374,11 +393,37 @@ pub fn record_multi(
     saves: &[Save<'_>],
     backward: BackwardFn,
 ) -> Vec<Tensor> {
-    attach(outs, name, inputs, 0, saves, backward, None)
+    attach(outs, name, inputs, 0, saves, backward, None, None)
+}
+
+/// Like [`record_multi`] for a node with `n_slots` output slots, of which `outs[k]` is slot
+/// `slots[k]` (a custom Function's node has a slot per value its forward returned, tensors or
+/// not, as PyTorch's); `Save::OutputAt(k)` saves `outs[k]`.
+pub fn record_at_slots(
+    outs: Vec<Tensor>,
+    slots: &[usize],
+    n_slots: usize,
+    name: impl Into<std::borrow::Cow<'static, str>>,
+    inputs: &[&Tensor],
+    saves: &[Save<'_>],
+    backward: BackwardFn,
+) -> Vec<Tensor> {
+    attach(
+        outs,
+        name,
+        inputs,
+        0,
+        saves,
+        backward,
+        None,
+        Some((slots, n_slots)),
+    )
 }
 
 /// Creates the node and makes it the `grad_fn` of each of `outs` (returned). `constants`
-/// inputs that need no gradient (wrapped numbers) follow `inputs`.
+/// inputs that need no gradient (wrapped numbers) follow `inputs`. With `slots` (where each
+/// output goes, of how many), see [`record_at_slots`]; else output `k` is slot `k`.
+#[allow(clippy::too_many_arguments)]
 fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
     mut outs: Outs,
     name: impl Into<std::borrow::Cow<'static, str>>,
@@ -387,6 +432,7 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
     saves: &[Save<'_>],
     backward: BackwardFn,
     part: Option<Part>,
+    slots: Option<(&[usize], usize)>,
 ) -> Outs {
     // a view of an inference tensor (made outside inference mode) is an inference tensor
     // without history, as PyTorch's (only views share an inference tensor's storage here)
@@ -415,7 +461,10 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
         saved.push(match s {
             Save::Tensor(t) => SavedVariable::input(t),
             Save::Output => SavedVariable::output(&outs.as_ref()[0], 0),
-            Save::OutputAt(n) => SavedVariable::output(&outs.as_ref()[*n], *n),
+            Save::OutputAt(n) => {
+                let slot = slots.map_or(*n, |(at, _)| at[*n]);
+                SavedVariable::output(&outs.as_ref()[*n], slot)
+            }
             Save::Skip => SavedVariable::none(),
             Save::Marker => SavedVariable::marker(),
         });
@@ -427,7 +476,8 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
     if let Some(trace) = anomaly::capture() {
         node.set_forward_trace(trace);
     }
-    node.set_outputs(outs.as_ref().len());
+    let slot = |k: usize| slots.map_or(k, |(at, _)| at[k]);
+    node.set_outputs(slots.map_or(outs.as_ref().len(), |(_, n)| n));
     let node = Arc::new(node);
     // The last output takes the node itself, and fresh outputs are set without their lock: a
     // locked instruction right after writing the new node waits for all those stores to drain,
@@ -436,12 +486,12 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
     for (i, out) in rest.iter_mut().enumerate() {
         out.set_fresh_grad_fn(Edge {
             node: node.clone(),
-            input_nr: i,
+            input_nr: slot(i),
         });
     }
     last.set_fresh_grad_fn(Edge {
         node,
-        input_nr: rest.len(),
+        input_nr: slot(rest.len()),
     });
     outs
 }

@@ -396,16 +396,22 @@ impl Node {
     }
 
     /// Runs the node's own pre-hooks over its incoming gradients.
-    pub(crate) fn run_node_pre_hooks(&self, grads: &mut [Option<Tensor>]) -> Result<()> {
+    pub(crate) fn run_node_pre_hooks(&self, grads: &mut super::accumulate::Grads) -> Result<()> {
         let Some(extras) = self.extras.get() else {
             return Ok(());
         };
-        let hooks: Vec<NodePreHook> = extras
-            .lock()
-            .node_pre_hooks
-            .iter()
-            .map(|(_, h)| h.clone())
-            .collect();
+        let (hooks, n_outputs): (Vec<NodePreHook>, _) = {
+            let extras = extras.lock();
+            let hooks = extras.node_pre_hooks.iter().map(|(_, h)| h.clone());
+            (hooks.collect(), extras.n_outputs.map_or(1, |n| n as usize))
+        };
+        if hooks.is_empty() {
+            return Ok(());
+        }
+        // one gradient per output, None for those that did not arrive, as PyTorch's hooks see
+        if grads.len() < n_outputs {
+            grads.resize(n_outputs, None);
+        }
         for hook in hooks {
             if let Some(new) = hook(grads)? {
                 replace_grads(grads, new, "prehook")?;

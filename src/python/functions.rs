@@ -953,12 +953,20 @@ fn _record_function(
     positions: Vec<usize>,
     inputs: Vec<PyRef<'_, PyTensor>>,
     outputs: Vec<PyRef<'_, PyTensor>>,
+    output_slots: Vec<usize>,
+    n_slots: usize,
     differentiable: Vec<bool>,
     dirty: Vec<bool>,
     saved: Vec<PyRef<'_, PyTensor>>,
     backward: Py<PyAny>,
     materialize_grads: bool,
 ) -> PyResult<Py<PyTuple>> {
+    if output_slots.len() != outputs.len() || output_slots.iter().any(|&s| s >= n_slots) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "_record_function: {} outputs at slots {output_slots:?} of {n_slots}",
+            outputs.len()
+        )));
+    }
     let tensors =
         |ts: &[PyRef<'_, PyTensor>]| ts.iter().map(|t| t.inner.clone()).collect::<Vec<_>>();
     let (inputs, outputs, saved) = (tensors(&inputs), tensors(&outputs), tensors(&saved));
@@ -968,6 +976,8 @@ fn _record_function(
         positions: &positions,
         inputs: &inputs,
         outputs: &outputs,
+        output_slots: &output_slots,
+        n_slots,
         differentiable: &differentiable,
         dirty: &dirty,
         saved: &saved,
