@@ -254,11 +254,6 @@ def test_early_stop_setting_is_taken_at_the_forward_and_overrides_the_argument()
         strict.sum().backward()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ferrograd's core keeps an exception raised by a pack hook for the backward instead "
-    "of raising it at the operation, so the recomputation cannot stop early",
-)
 def test_early_stop_does_not_rerun_the_end_of_the_segment():
     clones = []
 

@@ -186,3 +186,70 @@ def test_custom_function_node_has_a_slot_per_returned_value():
     assert seen == [(None, torch.bool, False, [0.0, 0.0])]
     assert x.grad.tolist() == [2.0, 2.0]
     assert y.grad.tolist() == [0.0, 0.0]
+
+
+def test_checkpoint_early_stop_skips_what_follows_the_last_save():
+    # PyTorch's test_nested_checkpoint_set_early_stop, shortened: clone saves nothing, so with
+    # early stop (the default) the recomputation ends before it
+    from ferrograd.utils.checkpoint import checkpoint, set_checkpoint_early_stop
+
+    calls = []
+
+    def fn(x):
+        y = x.sin().cos()
+        calls.append(1)
+        return y.clone()
+
+    for early_stop, runs in ((None, 1), (True, 1), (False, 2)):
+        calls.clear()
+        a = torch.tensor(1.0, requires_grad=True)
+        kwargs = {} if early_stop is None else {"early_stop": early_stop}
+        checkpoint(fn, a, use_reentrant=False, **kwargs).backward()
+        assert len(calls) == runs, early_stop
+        expected = -torch.sin(torch.sin(torch.tensor(1.0))) * torch.cos(torch.tensor(1.0))
+        assert abs(a.grad.item() - expected.item()) < 1e-6
+    calls.clear()
+    a = torch.tensor(1.0, requires_grad=True)
+    with set_checkpoint_early_stop(False):
+        out = checkpoint(fn, a, use_reentrant=False)
+    out.backward()
+    assert len(calls) == 2
+
+
+def test_nested_checkpoint_with_early_stop_frees_its_graph():
+    # the early stop raises from a pack hook inside an op; the node that op made must not
+    # keep the exception (its traceback's frames would keep the graph alive)
+    import gc
+    import weakref
+
+    from ferrograd.utils.checkpoint import checkpoint
+
+    def c(fn):
+        return lambda x: checkpoint(fn, x, use_reentrant=False)
+
+    def f(x):
+        return x.sin().exp().sin()
+
+    class Handle:
+        pass
+
+    def scope():
+        a = torch.randn((), requires_grad=True)
+        with torch.enable_grad():
+            out = c(c(f))(a)
+            (g,) = torch.autograd.grad(out, a, create_graph=True)
+        refs, seen, stack = [], set(), [g.grad_fn]
+        while stack:
+            node = stack.pop()
+            if node is None or node in seen:
+                continue
+            seen.add(node)
+            handle = Handle()
+            refs.append(weakref.ref(handle))
+            node.metadata["handle"] = handle
+            stack.extend(n for n, _ in node.next_functions)
+        return refs
+
+    refs = scope()
+    gc.collect()
+    assert refs and all(r() is None for r in refs)

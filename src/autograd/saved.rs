@@ -161,13 +161,16 @@ fn saved(original: &Tensor, kept: &Tensor, input: bool) -> Saved {
             } else {
                 None
             };
-            let packed = pack_checked(&pack, original);
-            if let Err(e) = &packed {
-                // PyTorch raises a pack hook's error at the op that saved (the binding takes it)
+            let packed = pack_checked(&pack, original).map_err(|e| {
+                // PyTorch raises a pack hook's error at the op that saved (the binding takes
+                // it); the node keeps only its message, as the error may hold a Python
+                // traceback, whose frames would keep the graph alive through the node
+                let message = Error::runtime(e.to_string());
                 REFUSED_SAVE.with(|r| {
-                    r.borrow_mut().get_or_insert_with(|| e.clone());
+                    r.borrow_mut().get_or_insert(e);
                 });
-            }
+                message
+            });
             Saved::Packed(packed, edge)
         }
         None => Saved::Tensor(kept.clone()),

@@ -261,27 +261,30 @@ class Function:
                 full[k] = g if diff or ctx._materialize_non_diff_grads else None
             return cls.backward(ctx, *full)
 
-        wrapped = _core._record_function(
-            f"{cls.__name__}Backward",
-            len(args),
-            positions,
-            inputs,
-            tensors,
-            tensor_at,
-            n_outputs,
-            differentiable,
-            dirty,
-            saved,
-            backward,
-            ctx.materialize_grads,
-        )
-        # Note [Saved tensors held weakly]: the core keeps what backward needs; ctx holding
-        # the tensors as well would keep them alive as long as the graph (and, for an output,
-        # make a cycle Python's collector cannot see: output -> its node, in Rust -> this
-        # backward -> ctx -> output), so ctx keeps them weakly, as PyTorch clears `to_save`.
-        # The marks were for this call; PyTorch clears them too.
-        ctx.dirty_tensors = ctx.non_differentiable = ()
-        ctx.to_save = tuple(None if t is None else weakref.ref(t) for t in ctx.to_save)
+        try:
+            wrapped = _core._record_function(
+                f"{cls.__name__}Backward",
+                len(args),
+                positions,
+                inputs,
+                tensors,
+                tensor_at,
+                n_outputs,
+                differentiable,
+                dirty,
+                saved,
+                backward,
+                ctx.materialize_grads,
+            )
+        finally:
+            # Note [Saved tensors held weakly]: the core keeps what backward needs; ctx holding
+            # the tensors as well would keep them alive as long as the graph (and, for an
+            # output, make a cycle Python's collector cannot see: output -> its node, in Rust
+            # -> this backward -> ctx -> output), so ctx keeps them weakly, as PyTorch clears
+            # `to_save` (also when recording raised: a pack hook's error, checkpoint's early
+            # stop). The marks were for this call; PyTorch clears them too.
+            ctx.dirty_tensors = ctx.non_differentiable = ()
+            ctx.to_save = tuple(None if t is None else weakref.ref(t) for t in ctx.to_save)
         if single:
             return wrapped[0]
         out = list(outputs)

@@ -25,14 +25,12 @@ Details of the non-reentrant variant, as PyTorch's:
 * Determinism check: the recomputation must save as many tensors as the forward did, with the
   same shapes, dtypes and devices, or backward raises ``CheckpointError``; with ``debug``
   (or ``set_checkpoint_debug_enabled``) the error lists where each tensor was saved in both.
-* With early stop (``early_stop``, ``set_checkpoint_early_stop``) a recomputation that saves
-  more tensors than the forward is not an error.
+* With early stop (``early_stop``, ``set_checkpoint_early_stop``; on by default) the
+  recomputation stops as soon as every holder is filled, by raising from its pack hook, so
+  what follows the last saving operation does not run again.
 
 Differences from PyTorch, which need the core:
 
-* PyTorch's recomputation stops as soon as every holder is filled (early stop), by raising
-  from the pack hook. ferrograd's core keeps an exception raised by a pack hook for the
-  backward instead of raising it at the operation, so the segment always runs to its end.
 * PyTorch recomputes a segment once per backward call, and raises when one call reads a saved
   tensor twice. The engine does not tell Python which backward call is running, so here a new
   recomputation runs when backward needs a holder that is already empty: two backward calls
@@ -233,6 +231,10 @@ class _Holder:
         self.tensor = None
 
 
+class _StopRecomputation(Exception):
+    """Raised by the recomputation's pack hook once every holder is filled (early stop)."""
+
+
 class _KeepInputs(Function):
     """A node that saves the segment's tensor arguments for backward, so that they go through
     the saved-tensor hooks in effect (an enclosing checkpoint's included). Differentiating its
@@ -319,7 +321,8 @@ class _Frame:
 
     def recompute(self):
         """Runs the call again (with grad on) and returns the tensors it saved for backward, in
-        order, attached to the recomputed graph.
+        order, attached to the recomputed graph; with early stop, the run stops as soon as it
+        has saved as many tensors as the forward (PyTorch's early stop).
 
         The operations of the recomputed graph keep what they save as ``_Resaved``: that
         graph is what differentiates the tensors at higher orders (``create_graph``)."""
@@ -333,12 +336,16 @@ class _Frame:
             if len(saved) > len(self.holders) and not self.forward_done:
                 self.counts_may_differ = True
             kept.append(_Resaved(self, len(saved) - 1, tensor))
+            if self.early_stop and len(saved) == len(self.holders):
+                raise _StopRecomputation
             return kept[-1]
 
         self.recompute_log = []
         try:
             with saved_tensors_hooks(pack, _Resaved.unpack), enable_grad():
                 self.rerun(*self.inputs())
+        except _StopRecomputation:
+            pass
         finally:
             for resaved in kept:
                 resaved.settle()
