@@ -253,3 +253,35 @@ def test_nested_checkpoint_with_early_stop_frees_its_graph():
     refs = scope()
     gc.collect()
     assert refs and all(r() is None for r in refs)
+
+
+def test_reentrant_checkpoint_refuses_grad_and_backward_inputs():
+    from ferrograd.utils.checkpoint import checkpoint
+
+    a = torch.randn(2, 2, requires_grad=True)
+    assert torch.autograd._is_checkpoint_valid()
+    message = "torch.utils.checkpoint is incompatible with .grad()"
+    b = checkpoint(torch.exp, a, use_reentrant=True).sum()
+    try:
+        torch.autograd.grad(b, (a,))
+        raise AssertionError("grad() through a reentrant checkpoint was not refused")
+    except RuntimeError as e:
+        assert message in str(e)
+    b = checkpoint(torch.exp, a, use_reentrant=True).sum()
+    try:
+        b.backward(inputs=[a])
+        raise AssertionError("backward(inputs=) through a reentrant checkpoint was not refused")
+    except RuntimeError as e:
+        assert message in str(e)
+    assert a.grad is None
+    # the flag is per backward call: a plain backward afterwards works
+    seen = []
+    c = checkpoint(torch.exp, a, use_reentrant=True).sum()
+    c.grad_fn.register_prehook(lambda g: seen.append(torch.autograd._is_checkpoint_valid()))
+    c.backward()
+    assert seen == [True]
+    assert torch.allclose(a.grad, a.detach().exp())
+    d = (a * 2).sum()
+    d.grad_fn.register_prehook(lambda g: seen.append(torch.autograd._is_checkpoint_valid()))
+    torch.autograd.grad(d, a)
+    assert seen == [True, False]

@@ -91,6 +91,7 @@ __all__ = [
     "_node_class",
     "_queue_callback",
     "_current_graph_task_id",
+    "_is_checkpoint_valid",
     "_will_engine_execute_node",
     "_record_execution_sets",
     "is_multithreading_enabled",
@@ -1532,6 +1533,10 @@ def _node_class(name: builtins.str) -> type[Node]:
 def _queue_callback(callback: Callable[[], object]) -> None:
     """`Variable._execution_engine.queue_callback(callback)`: `callback()` runs once the running
     backward pass has finished (refused outside one)."""
+
+def _is_checkpoint_valid() -> builtins.bool:
+    """Whether a reentrant checkpoint may run its backward here: false inside a `grad()` call or a
+    `backward(inputs=...)`."""
 
 def _current_graph_task_id() -> builtins.int:
     """The id of the backward pass running on this thread, -1 outside one."""

@@ -31,6 +31,9 @@ pub(super) struct TaskContext {
     executes: OnceLock<HashSet<usize>>,
     /// Whether the task is a `grad()` call (it captures gradients instead of accumulating).
     captures: AtomicBool,
+    /// Whether the task runs the whole graph into `.grad` (a plain `backward()`): not a
+    /// `grad()` call nor `backward(inputs=...)` (see [`is_checkpoint_valid`]).
+    whole_graph: AtomicBool,
 }
 
 impl Default for TaskContext {
@@ -40,6 +43,7 @@ impl Default for TaskContext {
             callbacks: Mutex::new(Vec::new()),
             executes: OnceLock::new(),
             captures: AtomicBool::new(false),
+            whole_graph: AtomicBool::new(true),
         }
     }
 }
@@ -63,6 +67,12 @@ impl TaskContext {
     pub(super) fn install(context: &Arc<TaskContext>) -> Installed {
         CURRENT.with(|c| c.borrow_mut().push(context.clone()));
         Installed(())
+    }
+
+    /// Marks the task as a `grad()` call or a `backward(inputs=...)` (see
+    /// [`is_checkpoint_valid`]).
+    pub(super) fn set_partial(&self) {
+        self.whole_graph.store(false, Ordering::Relaxed);
     }
 
     /// Whether the task should record the nodes it executes ([`TaskContext::set_executes`]).
@@ -112,6 +122,19 @@ pub fn queue_callback(callback: FinalCallback) -> Result<()> {
 /// The id of the graph task running on this thread, or `None` outside a backward pass.
 pub fn current_graph_task_id() -> Option<u64> {
     current().map(|t| t.id)
+}
+
+/// Whether a reentrant checkpoint may run its backward here (PyTorch's
+/// `torch.autograd._is_checkpoint_valid`): false while this thread runs nodes of a `grad()`
+/// call or a `backward(inputs=...)`, outer tasks included, since the inner `backward()` a
+/// reentrant checkpoint runs would accumulate into `.grad` instead of reaching the gradients
+/// asked for.
+pub fn is_checkpoint_valid() -> bool {
+    CURRENT.with(|c| {
+        c.borrow()
+            .iter()
+            .all(|t| t.whole_graph.load(Ordering::Relaxed))
+    })
 }
 
 /// From now on, graph tasks record which nodes they execute, so that

@@ -366,6 +366,9 @@ impl GraphTask {
         }
         REENTRANT_DEPTH.with(|d| d.set(depth + 1));
         let _depth = DepthGuard(depth);
+        if !captures.is_empty() || !targets.is_empty() {
+            self.context.set_partial();
+        }
         let _current = TaskContext::install(&self.context);
         // hooks entered or exited by code the pass runs end with it, as PyTorch's thread-local
         // state guard ends them

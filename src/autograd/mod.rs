@@ -11,8 +11,8 @@ mod saved;
 mod task_graph;
 
 pub use current_task::{
-    current_graph_task_id, is_multithreading_enabled, queue_callback, record_execution_sets,
-    set_multithreading_enabled, will_engine_execute_node, FinalCallback,
+    current_graph_task_id, is_checkpoint_valid, is_multithreading_enabled, queue_callback,
+    record_execution_sets, set_multithreading_enabled, will_engine_execute_node, FinalCallback,
 };
 pub use engine::{
     backward, backward_from, backward_from_to, backward_to, grad, grad_from, grad_to_edges,

@@ -1040,6 +1040,13 @@ fn _current_graph_task_id() -> i64 {
     crate::autograd::current_graph_task_id().map_or(-1, |id| id as i64)
 }
 
+/// Whether a reentrant checkpoint may run its backward here: false inside a `grad()` call or a
+/// `backward(inputs=...)` (see [`crate::autograd::is_checkpoint_valid`]).
+#[pyfunction]
+fn _is_checkpoint_valid() -> bool {
+    crate::autograd::is_checkpoint_valid()
+}
+
 /// Whether the running backward pass executes `node` (see
 /// [`crate::autograd::will_engine_execute_node`]).
 #[pyfunction]
@@ -1125,6 +1132,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(var_mean, m)?)?;
     m.add_function(wrap_pyfunction!(_queue_callback, m)?)?;
     m.add_function(wrap_pyfunction!(_current_graph_task_id, m)?)?;
+    m.add_function(wrap_pyfunction!(_is_checkpoint_valid, m)?)?;
     m.add_function(wrap_pyfunction!(_will_engine_execute_node, m)?)?;
     m.add_function(wrap_pyfunction!(_record_execution_sets, m)?)?;
     m.add_function(wrap_pyfunction!(is_multithreading_enabled, m)?)?;

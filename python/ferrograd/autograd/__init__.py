@@ -8,6 +8,7 @@ import ferrograd as torch  # noqa: F401
 
 from .. import _core
 from .._core import Node, SavedTensor, Tensor, stack, zeros_like
+from .._core import _is_checkpoint_valid as _is_checkpoint_valid
 from .._core import _profiler_enabled as _profiler_enabled
 from .._core import backward as _backward
 from .._core import grad as _grad

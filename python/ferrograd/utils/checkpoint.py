@@ -8,8 +8,8 @@ Two variants, chosen by ``use_reentrant`` as in PyTorch:
   the segment is one autograd ``Function`` whose forward runs under ``no_grad``; its backward
   recomputes the segment with grad on and calls ``autograd.backward`` on it from inside the
   outer backward. As in PyTorch, outputs require grad only when an input does, keyword
-  arguments are refused, and it is meant for ``.backward()`` (ferrograd cannot detect
-  ``autograd.grad`` through it, where PyTorch raises).
+  arguments are refused, and it works with ``.backward()`` only: through ``autograd.grad``
+  or ``backward(inputs=...)`` its backward raises, as PyTorch's.
 * ``use_reentrant=False``: the forward records its graph as usual, under saved-tensor hooks
   (``autograd.graph.saved_tensors_hooks``) that keep an empty holder in place of each tensor
   an operation saves. When backward needs a holder's tensor, the segment runs again and the
@@ -167,6 +167,13 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        if not _core._is_checkpoint_valid():
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or "
+                "passing an `inputs` parameter to .backward(). To resolve this error, you can "
+                "either set use_reentrant=False, or call .backward() without passing the "
+                "`inputs` argument."
+            )
         inputs = list(ctx.inputs)
         for index, tensor in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[index] = tensor
