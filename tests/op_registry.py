@@ -392,6 +392,14 @@ OPS = [
         ("distinct:3,4",),
         dtype="same",
     ),
+    # no NaN: the median itself
+    Op(
+        "nanmedian",
+        method("nanmedian", 1),
+        lambda a: np.sort(a, 1)[:, 1],
+        ("distinct:3,4",),
+        dtype="same",
+    ),
     # every value occurs once: the mode is the smallest
     Op("mode", method("mode", 1), lambda a: a.min(1), ("distinct:3,4",), dtype="same"),
     Op(
@@ -407,6 +415,7 @@ OPS = [
     Op("isnan", method("isnan"), np.isnan, grad=False, dtype="bool"),
     Op("isinf", method("isinf"), np.isinf, grad=False, dtype="bool"),
     Op("isfinite", method("isfinite"), np.isfinite, grad=False, dtype="bool"),
+    Op("signbit", method("signbit"), np.signbit, grad=False, dtype="bool"),
     Op(
         "logical_and",
         method("logical_and"),

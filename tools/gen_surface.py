@@ -30,12 +30,14 @@ OTHER_FUNCTIONS = [
     "matmul", "mm", "mv", "dot", "outer", "bmm",
     "t", "transpose", "reshape", "squeeze", "unsqueeze", "flatten", "permute", "split",
     "chunk", "unbind", "flip", "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes",
-    "unsafe_chunk", "var_mean", "std_mean",
+    "unsafe_chunk", "var_mean", "std_mean", "isin",
     "gather", "scatter_add", "index_select", "masked_fill", "maximum", "minimum",
-    "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_xor", "logical_not",
+    "isnan", "isinf", "isfinite", "signbit", "logical_and", "logical_or", "logical_xor",
+    "logical_not",
     "clone", "detach", "numel", "where", "isclose", "allclose", "equal",
     "floor_divide", "remainder", "fmod", "tril", "triu", "diag", "diagonal", "trace", "cumprod",
-    "sort", "argsort", "topk", "kthvalue", "median", "mode", "unique", "cross", "roll",
+    "sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "mode", "unique", "cross",
+    "roll",
     "broadcast_to", "addmm", "addmv", "baddbmm", "lerp", "addcmul", "addcdiv",
 ]  # fmt: skip
 
@@ -43,7 +45,7 @@ OTHER_FUNCTIONS = [
 # take tensors, as ``torch.pow(2, x)``, or their arguments in another order, as
 # ``torch.polygamma(n, x)``).
 CORE_FUNCTIONS = [
-    "pow", "polygamma", "where", "remainder", "floor_divide", "var_mean", "std_mean",
+    "pow", "polygamma", "where", "remainder", "floor_divide", "var_mean", "std_mean", "isin",
 ]  # fmt: skip
 
 # In-place methods that are not twins of table rows.

@@ -125,6 +125,7 @@ hypot = _core.hypot
 index_select = Tensor.index_select
 isclose = Tensor.isclose
 isfinite = Tensor.isfinite
+isin = _core.isin
 isinf = Tensor.isinf
 isnan = Tensor.isnan
 kthvalue = Tensor.kthvalue
@@ -153,6 +154,7 @@ mm = Tensor.mm
 mode = Tensor.mode
 mul = Tensor.mul
 mv = Tensor.mv
+nanmedian = Tensor.nanmedian
 neg = Tensor.neg
 norm = Tensor.norm
 numel = Tensor.numel
@@ -171,6 +173,7 @@ rsqrt = Tensor.rsqrt
 scatter_add = Tensor.scatter_add
 sigmoid = Tensor.sigmoid
 sign = Tensor.sign
+signbit = Tensor.signbit
 sin = Tensor.sin
 sinh = Tensor.sinh
 softmax = Tensor.softmax
@@ -395,6 +398,7 @@ __all__ = [
     "is_warn_always_enabled",
     "isclose",
     "isfinite",
+    "isin",
     "isinf",
     "isnan",
     "jagged",
@@ -434,6 +438,7 @@ __all__ = [
     "mul",
     "multinomial",
     "mv",
+    "nanmedian",
     "ne",
     "neg",
     "nn",
@@ -476,6 +481,7 @@ __all__ = [
     "set_warn_always",
     "sigmoid",
     "sign",
+    "signbit",
     "sin",
     "sinh",
     "softmax",

@@ -25,6 +25,7 @@ from ._hooks import (
     median_result,
     min_result,
     mode_result,
+    nanmedian_result,
     sort_result,
     topk_result,
 )
@@ -92,6 +93,7 @@ __all__ = [
     "_queue_callback",
     "_current_graph_task_id",
     "_is_checkpoint_valid",
+    "isin",
     "_will_engine_execute_node",
     "_record_execution_sets",
     "is_multithreading_enabled",
@@ -492,6 +494,8 @@ class Tensor:
         """NaN test (bool tensor)."""
     def isinf(self) -> Tensor:
         """±inf test (bool tensor)."""
+    def signbit(self) -> Tensor:
+        """Sign-bit test (bool tensor): true for negative numbers, `-0.0` and negative NaN."""
     def isfinite(self) -> Tensor:
         """Finiteness test (bool tensor)."""
     def isclose(
@@ -976,6 +980,11 @@ class Tensor:
         """The lower median of all elements, or `(values, indices)` along `dim`."""
     @overload
     def median(self, dim: builtins.int, keepdim: builtins.bool = False) -> median_result: ...
+    @overload
+    def nanmedian(self, dim: None = None, keepdim: builtins.bool = False) -> Tensor:
+        """The lower median of the non-NaN elements, or `(values, indices)` along `dim`."""
+    @overload
+    def nanmedian(self, dim: builtins.int, keepdim: builtins.bool = False) -> nanmedian_result: ...
     def mode(self, dim: builtins.int = ..., keepdim: builtins.bool = False) -> mode_result:
         """The most frequent value along `dim` and an index of it."""
     @overload
@@ -1581,6 +1590,16 @@ def cat(tensors: _Tensors, dim: builtins.int = 0) -> Tensor:
 
 def stack(tensors: _Tensors, dim: builtins.int = 0) -> Tensor:
     """Stacks tensors along a new dimension `dim`."""
+
+def isin(
+    elements: _Operand,
+    test_elements: _Operand,
+    *,
+    assume_unique: builtins.bool = False,
+    invert: builtins.bool = False,
+) -> Tensor:
+    """`torch.isin(elements, test_elements, *, assume_unique=False, invert=False)`: whether each
+    element is among the test elements (either may be a number, not both); a bool tensor."""
 
 @overload
 def where(condition: Tensor, input: _Operand, other: _Operand) -> Tensor:

@@ -1,5 +1,6 @@
 """Small Python types the native module hands out: hook handles and the ``(values, indices)``
-results of ``max``/``min``, ``sort``, ``topk``, ``kthvalue``, ``median`` and ``mode``."""
+results of ``max``/``min``, ``sort``, ``topk``, ``kthvalue``, ``median``, ``nanmedian`` and
+``mode``."""
 
 from __future__ import annotations
 
@@ -38,6 +39,10 @@ if TYPE_CHECKING:
         values: Tensor
         indices: Tensor
 
+    class nanmedian_result(NamedTuple):
+        values: Tensor
+        indices: Tensor
+
     class mode_result(NamedTuple):
         values: Tensor
         indices: Tensor
@@ -45,11 +50,13 @@ if TYPE_CHECKING:
 else:
     max_result = namedtuple("max", ["values", "indices"])
     min_result = namedtuple("min", ["values", "indices"])
-    # sort, topk, kthvalue, median (along a dim) and mode: (values, indices) as PyTorch names them
+    # sort, topk, kthvalue, (nan)median (along a dim) and mode: (values, indices), as PyTorch
+    # names them
     sort_result = namedtuple("sort", ["values", "indices"])
     topk_result = namedtuple("topk", ["values", "indices"])
     kthvalue_result = namedtuple("kthvalue", ["values", "indices"])
     median_result = namedtuple("median", ["values", "indices"])
+    nanmedian_result = namedtuple("nanmedian", ["values", "indices"])
     mode_result = namedtuple("mode", ["values", "indices"])
 
 # The named tuples the native module hands out, by PyTorch's name (``torch.return_types.sort``).
@@ -60,6 +67,7 @@ RETURN_TYPES = {
     "topk": topk_result,
     "kthvalue": kthvalue_result,
     "median": median_result,
+    "nanmedian": nanmedian_result,
     "mode": mode_result,
 }
 

@@ -161,6 +161,35 @@ impl Tensor {
         )
     }
 
+    /// Elementwise test of the sign bit (a bool tensor): true for negative numbers, `-0.0`
+    /// and a NaN whose sign bit is set, as PyTorch's `signbit`.
+    pub fn signbit(&self) -> Result<Tensor> {
+        Ok(crate::with_any!(self.dtype(), T => {
+            crate::cpu::kernels::map(self, |v: T| v.to_f64().is_sign_negative())
+        }))
+    }
+
+    /// PyTorch's `isin`: whether each element is among `test`'s (compared in their promoted
+    /// dtype; a NaN is never among them), or, with `invert`, whether it is not. A bool tensor
+    /// of this shape, never differentiable.
+    pub fn isin(&self, test: &Tensor, invert: bool) -> Result<Tensor> {
+        let dtype = crate::ops::result_type(self, test);
+        let x = crate::cpu::kernels::cast(&self.detach(), dtype);
+        let t = crate::cpu::kernels::cast(&test.detach(), dtype);
+        Ok(crate::with_any!(dtype, T => {
+            let mut pool: Vec<T> = t.to_vec()?;
+            pool.retain(|v| !v.to_f64().is_nan());
+            pool.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+            crate::cpu::kernels::map(&x, |v: T| {
+                let found = !v.to_f64().is_nan()
+                    && pool
+                        .binary_search_by(|p| p.partial_cmp(&v).unwrap_or(std::cmp::Ordering::Less))
+                        .is_ok();
+                found != invert
+            })
+        }))
+    }
+
     /// Elementwise test for finite values (a bool tensor).
     pub fn isfinite(&self) -> Result<Tensor> {
         Ok(

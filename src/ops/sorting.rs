@@ -301,6 +301,61 @@ impl Tensor {
         ))
     }
 
+    /// The lower median of the non-NaN elements along `dim` and its index (NaN where a lane
+    /// holds only NaN): the element PyTorch's `std::nth_element` puts at rank
+    /// `(n - nans - 1) / 2`, ordering by value then index with NaN last.
+    pub fn nanmedian_dim(&self, dim: isize, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        let d = normalize_dim(dim, self.dim())?;
+        empty_dim("nanmedian", self, d)?;
+        let (values, indices) = with_any!(self.dtype(), T => {
+            select_lanes::<T>(self, d, 1, |lane, out, idx| {
+                let nans = lane.iter().filter(|v| is_nan(*v)).count();
+                // (C++'s division truncates toward zero, as Rust's: -1 / 2 is rank 0)
+                let rank = ((lane.len() - nans) as i64 - 1) / 2;
+                let mut order: Vec<usize> = (0..lane.len()).collect();
+                let before = |&i: &usize, &j: &usize| {
+                    lane[i].partial_cmp(&lane[j]) == Some(Ordering::Less)
+                        || (lane[i] == lane[j] && i < j)
+                        || (is_nan(&lane[j]) && !is_nan(&lane[i]))
+                };
+                stl::nth_element(&mut order, rank as usize, &before);
+                let pick = order[rank as usize];
+                out[0] = lane[pick];
+                idx[0] = pick as i64;
+            })?
+        });
+        self.finish_reduction(values, indices, d, keepdim, "NanmedianBackward1")
+    }
+
+    /// The lower median of the non-NaN elements (NaN when there is none); the gradient is
+    /// shared among the elements equal to it (among the NaNs when it is NaN).
+    pub fn nanmedian(&self) -> Result<Tensor> {
+        let out = with_any!(self.dtype(), T => {
+            let mut data: Vec<T> = self.to_vec()?;
+            data.retain(|v| !is_nan(v));
+            let value = if data.is_empty() {
+                T::from_f64(if self.dtype().is_floating_point() { f64::NAN } else { i64::MIN as f64 })
+            } else {
+                data.sort_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
+                data[(data.len() - 1) / 2]
+            };
+            Tensor::from_vec(vec![value], &[])?
+        });
+        if !is_recording(&[self]) || !self.dtype().is_floating_point() {
+            return Ok(out);
+        }
+        Ok(record(
+            out,
+            "NanmedianBackward0",
+            &[self],
+            &[Save::Tensor(self), Save::Output],
+            |ctx| {
+                let (g, x, y) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                Ok(vec![Some(evenly_distribute(g, x, y)?)])
+            },
+        ))
+    }
+
     /// The most frequent value along `dim` (the smallest of equally frequent ones) and the
     /// index PyTorch gives it (the last of its run after its unstable sort).
     pub fn mode(&self, dim: isize, keepdim: bool) -> Result<(Tensor, Tensor)> {

@@ -1040,6 +1040,33 @@ fn _current_graph_task_id() -> i64 {
     crate::autograd::current_graph_task_id().map_or(-1, |id| id as i64)
 }
 
+/// `torch.isin(elements, test_elements, *, assume_unique=False, invert=False)`: whether each
+/// element is among the test elements (either may be a number, not both); a bool tensor.
+#[pyfunction]
+#[pyo3(signature = (elements, test_elements, *, assume_unique=false, invert=false))]
+fn isin(
+    py: Python<'_>,
+    elements: &Bound<'_, PyAny>,
+    test_elements: &Bound<'_, PyAny>,
+    assume_unique: bool,
+    invert: bool,
+) -> PyResult<Py<PyAny>> {
+    let _ = assume_unique; // a speed hint: the result is the same
+    let dtype_of = |o: &Bound<'_, PyAny>| o.cast::<PyTensor>().ok().map(|t| t.get().inner.dtype());
+    let Some(dtype) = dtype_of(elements).or_else(|| dtype_of(test_elements)) else {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "isin() received an invalid combination of arguments - got ({}, {}), but expected \
+             one of: (Tensor elements, Tensor test_elements), (Number element, Tensor \
+             test_elements), (Tensor elements, Number test_element)",
+            elements.get_type().name()?,
+            test_elements.get_type().name()?
+        )));
+    };
+    let x = super::tensor::operand_tensor(elements, dtype)?;
+    let t = super::tensor::operand_tensor(test_elements, dtype)?;
+    to_object(py, run(|| x.isin(&t, invert))?)
+}
+
 /// Whether a reentrant checkpoint may run its backward here: false inside a `grad()` call or a
 /// `backward(inputs=...)` (see [`crate::autograd::is_checkpoint_valid`]).
 #[pyfunction]
@@ -1133,6 +1160,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_queue_callback, m)?)?;
     m.add_function(wrap_pyfunction!(_current_graph_task_id, m)?)?;
     m.add_function(wrap_pyfunction!(_is_checkpoint_valid, m)?)?;
+    m.add_function(wrap_pyfunction!(isin, m)?)?;
     m.add_function(wrap_pyfunction!(_will_engine_execute_node, m)?)?;
     m.add_function(wrap_pyfunction!(_record_execution_sets, m)?)?;
     m.add_function(wrap_pyfunction!(is_multithreading_enabled, m)?)?;

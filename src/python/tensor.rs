@@ -1326,6 +1326,10 @@ impl PyTensor {
     fn isnan(&self) -> TResult {
         wrap(run(|| self.inner.isnan()))
     }
+    /// Sign-bit test (bool tensor): true for negative numbers, `-0.0` and negative NaN.
+    fn signbit(&self) -> TResult {
+        wrap(run(|| self.inner.signbit()))
+    }
     /// ±inf test (bool tensor).
     fn isinf(&self) -> TResult {
         wrap(run(|| self.inner.isinf()))

@@ -306,6 +306,18 @@ impl PyTensor {
         }
     }
 
+    /// The lower median of the non-NaN elements, or `(values, indices)` along `dim`.
+    #[pyo3(signature = (dim=None, keepdim=false))]
+    fn nanmedian(&self, py: Python<'_>, dim: Option<isize>, keepdim: bool) -> PyResult<Py<PyAny>> {
+        match dim {
+            None => to_object(py, run(|| self.inner.nanmedian())?),
+            Some(d) => {
+                let pair = run(|| self.inner.nanmedian_dim(d, keepdim))?;
+                values_indices(py, "nanmedian", pair)
+            }
+        }
+    }
+
     /// The most frequent value along `dim` and an index of it.
     #[pyo3(signature = (dim=-1, keepdim=false))]
     fn mode(&self, py: Python<'_>, dim: isize, keepdim: bool) -> PyResult<Py<PyAny>> {

@@ -1,0 +1,76 @@
+"""nanmedian, isin and signbit: values, indices and gradients as PyTorch 2.15 gives them on a
+CPU (this file also passes under PyTorch)."""
+
+import math
+
+import ferrograd as torch
+
+nan = float("nan")
+
+
+def _same(got, expected):
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert (math.isnan(g) and math.isnan(e)) or g == e, (got, expected)
+
+
+def test_nanmedian_along_a_dim_gives_pytorchs_values_and_indices():
+    x = torch.tensor([[nan, 3.0, 1.0, 2.0, nan], [nan] * 5, [2.0, 2.0, 1.0, 2.0, nan]])
+    values, indices = torch.nanmedian(x, 1)
+    _same(values.tolist(), [2.0, nan, 2.0])
+    # (an all-NaN lane gives the index std::nth_element leaves there, as PyTorch's kernel)
+    assert indices.tolist() == [3, 2, 0]
+    kept = torch.nanmedian(torch.tensor([[3, 1, 2]]), dim=1, keepdim=True)
+    assert (kept.values.tolist(), kept.indices.tolist()) == ([[2]], [[2]])
+
+
+def test_nanmedian_of_all_elements():
+    x = torch.tensor([[nan, 3.0, 1.0, 2.0, nan], [nan] * 5, [2.0, 2.0, 1.0, 2.0, nan]])
+    assert torch.nanmedian(x).item() == 2.0
+    assert math.isnan(torch.nanmedian(x[1]).item())
+    assert math.isnan(torch.empty(0).nanmedian().item())
+    assert torch.tensor([3, 1, 2]).nanmedian().item() == 2
+
+
+def test_nanmedian_gradients():
+    x = torch.tensor([1.0, nan, 3.0, 2.0], requires_grad=True)
+    y = x.nanmedian()
+    y.backward()
+    assert type(y.grad_fn).__name__ == "NanmedianBackward0"
+    assert x.grad.tolist() == [0.0, 0.0, 0.0, 1.0]
+    x = torch.tensor([[1.0, nan, 3.0, 2.0]], requires_grad=True)
+    y = x.nanmedian(1)[0]
+    y.sum().backward()
+    assert type(y.grad_fn).__name__ == "NanmedianBackward1"
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0, 1.0]]
+    # ties, and an all-NaN input, share the gradient evenly (PyTorch's
+    # test_min_max_median_backprops_to_all_values)
+    for values in ([1.0, 0.0, 1.0, 0.0, 1.0, 0.0], [nan, nan, nan]):
+        x = torch.tensor(values, requires_grad=True)
+        torch.nanmedian(x).backward()
+        assert x.grad.sum().item() == 1.0
+        assert (x.grad == 1 / 3).sum().item() == 3
+
+
+def test_isin():
+    got = torch.isin(torch.tensor([[1, 2], [3, 4.0]], requires_grad=True), torch.tensor([2, 3]))
+    assert got.tolist() == [[False, True], [True, False]]
+    assert not got.requires_grad
+    assert torch.isin(3, torch.tensor([2, 3])).item() is True
+    assert torch.isin(torch.tensor([1, 2]), 2, invert=True).tolist() == [True, False]
+    # compared in the promoted dtype; NaN is never in
+    assert torch.isin(torch.tensor([1.5, 2.0]), torch.tensor([2])).tolist() == [False, True]
+    assert torch.isin(torch.tensor([nan]), torch.tensor([nan])).tolist() == [False]
+    try:
+        torch.isin(1, 2)
+        raise AssertionError("isin of two numbers was not refused")
+    except TypeError as e:
+        assert "isin() received an invalid combination of arguments" in str(e)
+
+
+def test_signbit():
+    x = torch.tensor([-0.0, 0.0, -1.0, nan, -nan], requires_grad=True)
+    got = torch.signbit(x)
+    assert got.tolist() == [True, False, True, False, True]
+    assert not got.requires_grad
+    assert torch.tensor([-1, 0]).signbit().tolist() == [True, False]
