@@ -74,3 +74,32 @@ def test_signbit():
     assert got.tolist() == [True, False, True, False, True]
     assert not got.requires_grad
     assert torch.tensor([-1, 0]).signbit().tolist() == [True, False]
+
+
+def test_matrix_transpose_properties():
+    x = torch.arange(24.0).reshape(2, 3, 4).requires_grad_()
+    for name in ("mT", "mH"):
+        y = getattr(x, name)
+        assert y.shape == (2, 4, 3)
+        assert type(y.grad_fn).__name__ == "TransposeBackward0"
+        assert y[1, 2, 0].item() == x[1, 0, 2].item()
+    m = torch.ones(2, 3, requires_grad=True)
+    assert m.H.shape == (3, 2)
+    assert type(m.H.grad_fn).__name__ == "TransposeBackward0"
+    (m.mT * torch.arange(6.0).reshape(3, 2)).sum().backward()
+    assert m.grad.tolist() == [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+    for name, message in (
+        ("mT", "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."),
+        ("mH", "tensor.mH is only supported on matrices or batches of matrices. Got 1-D tensor."),
+        ("H", "tensor.H is only supported on matrices (2-D tensors). Got 1-D tensor."),
+    ):
+        try:
+            getattr(torch.ones(3), name)
+            raise AssertionError(f"{name} of a 1-D tensor was not refused")
+        except RuntimeError as e:
+            assert str(e) == message
+    try:
+        torch.ones(2, 3, 4).H
+        raise AssertionError("H of a 3-D tensor was not refused")
+    except RuntimeError as e:
+        assert "For batches of matrices, consider using tensor.mH" in str(e)

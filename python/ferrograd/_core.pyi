@@ -1020,6 +1020,16 @@ class Tensor:
     @property
     def T(self) -> Tensor:
         """The transpose (`x.T`), for tensors of at most 2 dimensions."""
+    @property
+    def mT(self) -> Tensor:
+        """The last two dimensions swapped (`x.mT`), for matrices and batches of them."""
+    @property
+    def mH(self) -> Tensor:
+        """The conjugate transpose of the last two dimensions (`x.mH`): `mT` for real tensors."""
+    @property
+    def H(self) -> Tensor:
+        """The conjugate transpose of a matrix (`x.H`): its transpose for real tensors; a 0-d
+        tensor comes back as it is, with PyTorch's deprecation warning."""
     def transpose(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
         """Swaps two dimensions."""
     @overload

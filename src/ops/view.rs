@@ -179,6 +179,34 @@ impl Tensor {
         self.permute(&dims)
     }
 
+    /// `x.mT` (and, for real tensors, `x.mH`): the last two dimensions swapped, a transpose
+    /// view; `attribute` names the property in the refusal of fewer than 2 dimensions.
+    pub fn matrix_transpose(&self, attribute: &str) -> Result<Tensor> {
+        if self.dim() < 2 {
+            return Err(Error::runtime(format!(
+                "tensor.{attribute} is only supported on matrices or batches of matrices. Got {}-D tensor.",
+                self.dim()
+            )));
+        }
+        self.transpose(-2, -1)
+    }
+
+    /// `x.H` of a real matrix: its transpose (a transpose view); refused beyond 2 dimensions,
+    /// with PyTorch's message (0-d tensors are the binding's: PyTorch warns, then returns them).
+    pub fn matrix_adjoint(&self) -> Result<Tensor> {
+        match self.dim() {
+            2 => self.transpose(0, 1),
+            d => Err(Error::runtime(format!(
+                "tensor.H is only supported on matrices (2-D tensors). Got {d}-D tensor.{}",
+                if d > 2 {
+                    " For batches of matrices, consider using tensor.mH"
+                } else {
+                    ""
+                }
+            ))),
+        }
+    }
+
     /// Transpose of a tensor with at most 2 dimensions (0-d and 1-d come back as they are).
     pub fn t(&self) -> Result<Tensor> {
         if self.dim() > 2 {

@@ -848,6 +848,32 @@ impl PyTensor {
     fn transposed(&self) -> TResult {
         wrap(run(|| self.inner.reversed_dims()))
     }
+    /// The last two dimensions swapped (`x.mT`), for matrices and batches of them.
+    #[getter(mT)]
+    fn matrix_transposed(&self) -> TResult {
+        wrap(run(|| self.inner.matrix_transpose("mT")))
+    }
+    /// The conjugate transpose of the last two dimensions (`x.mH`): `mT` for real tensors.
+    #[getter(mH)]
+    fn matrix_adjoint_batched(&self) -> TResult {
+        wrap(run(|| self.inner.matrix_transpose("mH")))
+    }
+    /// The conjugate transpose of a matrix (`x.H`): its transpose for real tensors; a 0-d
+    /// tensor comes back as it is, with PyTorch's deprecation warning.
+    #[getter(H)]
+    fn adjoint(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        if slf.get().inner.dim() == 0 {
+            PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+                c"Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+                1,
+            )?;
+            return Ok(slf.clone().into_any().unbind());
+        }
+        to_object(py, run(|| slf.get().inner.matrix_adjoint())?)
+    }
     /// Swaps two dimensions.
     fn transpose(&self, dim0: isize, dim1: isize) -> TResult {
         wrap(run(|| self.inner.transpose(dim0, dim1)))
