@@ -285,3 +285,50 @@ def test_reentrant_checkpoint_refuses_grad_and_backward_inputs():
     d.grad_fn.register_prehook(lambda g: seen.append(torch.autograd._is_checkpoint_valid()))
     torch.autograd.grad(d, a)
     assert seen == [True, False]
+
+
+def test_anomaly_reports_the_node_whose_backward_made_the_failing_one():
+    import warnings
+
+    from ferrograd.autograd import detect_anomaly
+
+    class Inner(Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a * 2.0 + b
+
+        @staticmethod
+        def backward(ctx, g):
+            g2 = g.clone()
+            g2[0] = float("nan")
+            return g.clone(), g2
+
+    class Outer(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sum(0, keepdim=True)
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            g = g.clone().expand(4)
+            return Inner.apply(g * x, g + x)
+
+    x = torch.rand(4, requires_grad=True)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            with detect_anomaly():
+                out = Outer.apply(x)
+                (gx,) = torch.autograd.grad(out, (x,), create_graph=True)
+                gx.sum().backward()
+            raise AssertionError("the NaN was not reported")
+        except RuntimeError as e:
+            assert "Function 'InnerBackward' returned nan values in its 1th output." in str(e)
+    messages = [str(m.message) for m in w]
+    failing = [m for m in messages if m.startswith("Error detected in InnerBackward.")]
+    induced = [m for m in messages if "Previous calculation was induced by OuterBackward." in m]
+    assert len(failing) == 1 and "Inner.apply" in failing[0]
+    assert len(induced) == 1 and "Outer.apply" in induced[0]
+    assert messages.index(failing[0]) < messages.index(induced[0])

@@ -99,7 +99,7 @@ def test_matrix_transpose_properties():
         except RuntimeError as e:
             assert str(e) == message
     try:
-        torch.ones(2, 3, 4).H
+        _ = torch.ones(2, 3, 4).H
         raise AssertionError("H of a 3-D tensor was not refused")
     except RuntimeError as e:
         assert "For batches of matrices, consider using tensor.mH" in str(e)

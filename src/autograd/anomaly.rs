@@ -1,6 +1,8 @@
 //! Anomaly detection (PyTorch's `detect_anomaly`): while it is on, every node remembers where
-//! in the user's program it was made, a backward node whose results hold NaN is an error, and
-//! an error in a node's backward is reported with the forward call that made the node.
+//! in the user's program it was made (and, when a backward made it, the node whose backward
+//! did: its parent), a backward node whose results hold NaN is an error, and an error in a
+//! node's backward is reported with the forward call that made the node, then with each
+//! parent's.
 //!
 //! The core knows nothing of the language that called it: a binding installs a [`Reporter`]
 //! that captures a traceback when a node is made and reports it when the node fails.
@@ -23,8 +25,52 @@ pub trait Reporter: Send + Sync {
     /// The user's call stack now, as text (called when a node is made in anomaly mode).
     fn capture(&self) -> Option<String>;
     /// Reports that `node` failed in backward; `trace` is what [`Reporter::capture`] gave
-    /// when it was made (`None`: it was made outside anomaly mode).
-    fn report(&self, node: &str, trace: Option<&str>);
+    /// when it was made (`None`: it was made outside anomaly mode). `induced`: `node` is not
+    /// the failing node but the parent whose backward made it (or made its parent...).
+    fn report(&self, node: &str, trace: Option<&str>, induced: bool);
+}
+
+thread_local! {
+    /// The nodes whose backward formula this thread is running (innermost last), kept in
+    /// anomaly mode so that a node made meanwhile knows its parent.
+    static EVALUATING: std::cell::RefCell<Vec<std::sync::Arc<Node>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// While alive (in anomaly mode), `node` is the one whose backward this thread runs.
+pub(crate) struct Evaluating(bool);
+
+impl Evaluating {
+    /// Marks `node` as running its backward on this thread, when anomaly detection is on.
+    pub(crate) fn new(node: &std::sync::Arc<Node>) -> Evaluating {
+        let on = is_anomaly_enabled();
+        if on {
+            EVALUATING.with(|e| e.borrow_mut().push(node.clone()));
+        }
+        Evaluating(on)
+    }
+}
+
+impl Drop for Evaluating {
+    fn drop(&mut self) {
+        if self.0 {
+            EVALUATING.with(|e| e.borrow_mut().pop());
+        }
+    }
+}
+
+/// Records, on a node being made in anomaly mode, where it is made and the node whose
+/// backward is making it (if any).
+pub(crate) fn remember_origin(node: &Node) {
+    if !is_anomaly_enabled() {
+        return;
+    }
+    if let Some(trace) = REPORTER.get().and_then(|r| r.capture()) {
+        node.set_forward_trace(trace);
+    }
+    if let Some(parent) = EVALUATING.with(|e| e.borrow().last().cloned()) {
+        node.set_anomaly_parent(parent);
+    }
 }
 
 static REPORTER: OnceLock<Box<dyn Reporter>> = OnceLock::new();
@@ -54,14 +100,6 @@ pub fn is_anomaly_check_nan_enabled() -> bool {
     MODE.load(Relaxed) & CHECK_NAN != 0
 }
 
-/// Where a node being made now comes from, when anomaly detection is on.
-pub(crate) fn capture() -> Option<String> {
-    if !is_anomaly_enabled() {
-        return None;
-    }
-    REPORTER.get().and_then(|r| r.capture())
-}
-
 /// PyTorch's NaN check of a node's results, when anomaly detection checks for NaN.
 pub(crate) fn check_results(node: &Node, results: &[Option<Tensor>]) -> Result<()> {
     if !is_anomaly_check_nan_enabled() {
@@ -79,11 +117,17 @@ pub(crate) fn check_results(node: &Node, results: &[Option<Tensor>]) -> Result<(
     Ok(())
 }
 
-/// Reports a node's failure in backward (with its forward trace), when anomaly detection is on.
+/// Reports a node's failure in backward (with its forward trace, then its parents'), when
+/// anomaly detection is on.
 pub(crate) fn report_failure(node: &Node) {
-    if is_anomaly_enabled() {
-        if let Some(r) = REPORTER.get() {
-            r.report(node.name(), node.forward_trace().as_deref());
-        }
+    if !is_anomaly_enabled() {
+        return;
+    }
+    let Some(r) = REPORTER.get() else { return };
+    r.report(node.name(), node.forward_trace().as_deref(), false);
+    let mut parent = node.anomaly_parent();
+    while let Some(p) = parent {
+        r.report(p.name(), p.forward_trace().as_deref(), true);
+        parent = p.anomaly_parent();
     }
 }

@@ -613,6 +613,7 @@ impl GraphTask {
                     vec![None; node.next_edges().len()]
                 } else {
                     let spent = spent && !node.has_post_hooks();
+                    let _evaluating = super::anomaly::Evaluating::new(node);
                     let applied = node
                         .apply(&outcome.seen, self.keep_graph, spent)
                         .and_then(|out| super::anomaly::check_results(node, &out).map(|()| out));

@@ -473,9 +473,7 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
     if let Some(part) = part {
         node = node.into_part(part);
     }
-    if let Some(trace) = anomaly::capture() {
-        node.set_forward_trace(trace);
-    }
+    anomaly::remember_origin(&node);
     let slot = |k: usize| slots.map_or(k, |(at, _)| at[k]);
     node.set_outputs(slots.map_or(outs.as_ref().len(), |(_, n)| n));
     let node = Arc::new(node);

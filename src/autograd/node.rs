@@ -99,6 +99,8 @@ struct Extras {
     metadata: Option<Arc<dyn std::any::Any + Send + Sync>>,
     /// Where the node was made, captured in anomaly mode (see `autograd::anomaly`).
     forward_trace: Option<String>,
+    /// The node whose backward made this one, in anomaly mode (PyTorch's anomaly `parent_`).
+    anomaly_parent: Option<Arc<Node>>,
     /// How many outputs the forward op had, when more than one (kept here, not in every
     /// node: few ops have several).
     n_outputs: Option<u32>,
@@ -453,6 +455,18 @@ impl Node {
     /// Remembers where the node was made (anomaly mode).
     pub(crate) fn set_forward_trace(&self, trace: String) {
         self.extras_mut().forward_trace = Some(trace);
+    }
+
+    /// The node whose backward made this one, if it was made by a backward in anomaly mode.
+    pub fn anomaly_parent(&self) -> Option<Arc<Node>> {
+        self.extras
+            .get()
+            .and_then(|e| e.lock().anomaly_parent.clone())
+    }
+
+    /// Remembers the node whose backward made this one (anomaly mode).
+    pub(crate) fn set_anomaly_parent(&self, parent: Arc<Node>) {
+        self.extras_mut().anomaly_parent = Some(parent);
     }
 
     /// The binding's data for this node, made by `make` on first use.

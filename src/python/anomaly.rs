@@ -19,8 +19,12 @@ impl Reporter for PythonReporter {
         })
     }
 
-    fn report(&self, node: &str, trace: Option<&str>) {
+    fn report(&self, node: &str, trace: Option<&str>, induced: bool) {
         let message = match trace {
+            Some(trace) if induced => format!(
+                "\n\nPrevious calculation was induced by {node}. Traceback of forward call that \
+                 induced the previous calculation:\n{trace}"
+            ),
             Some(trace) => format!(
                 "Error detected in {node}. Traceback of forward call that caused the error:\n{trace}"
             ),
