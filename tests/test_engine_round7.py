@@ -332,3 +332,39 @@ def test_anomaly_reports_the_node_whose_backward_made_the_failing_one():
     assert len(failing) == 1 and "Inner.apply" in failing[0]
     assert len(induced) == 1 and "Outer.apply" in induced[0]
     assert messages.index(failing[0]) < messages.index(induced[0])
+
+
+def test_custom_function_graph_built_by_its_backward_is_freed():
+    # a Function returning its saved input as-is saves it as its output; unpacked in a
+    # backward that builds a graph (create_graph), it leads back to the Function's own node,
+    # which must not stay alive through its context (PyTorch's
+    # test_nested_anomaly_printstack_cleanup, without the anomaly)
+    import weakref
+
+    class Same(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return x * g
+
+    class Marker:
+        pass
+
+    def scope():
+        inp = torch.rand(1, requires_grad=True)
+        out = Same.apply(inp)
+        (g,) = torch.autograd.grad(out, (inp,), create_graph=True)
+        assert torch.allclose(g, inp)
+        marker = Marker()
+        out.grad_fn.metadata[0] = marker
+        return out, weakref.ref(marker)
+
+    out, ref = scope()
+    assert ref() is not None
+    del out
+    assert ref() is None

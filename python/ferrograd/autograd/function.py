@@ -259,7 +259,13 @@ class Function:
             for k, g, diff in zip(tensor_at, grads, differentiable):
                 # `ctx._materialize_non_diff_grads = False`: no zeros for non-differentiable ones
                 full[k] = g if diff or ctx._materialize_non_diff_grads else None
-            return cls.backward(ctx, *full)
+            try:
+                return cls.backward(ctx, *full)
+            finally:
+                # the unpacked tensors last as long as this backward call: a saved output
+                # unpacked points to this node, which holds ctx (a cycle through the core that
+                # Python's collector cannot see, with a retained graph)
+                ctx._saved = None
 
         try:
             wrapped = _core._record_function(
