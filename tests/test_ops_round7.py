@@ -103,3 +103,66 @@ def test_matrix_transpose_properties():
         raise AssertionError("H of a 3-D tensor was not refused")
     except RuntimeError as e:
         assert "For batches of matrices, consider using tensor.mH" in str(e)
+
+
+def _rounded(t):
+    return [round(v, 4) for v in t.flatten().tolist()]
+
+
+def _close(t, expected):
+    got = t.flatten().tolist()
+    assert len(got) == len(expected) and all(abs(g - e) < 2e-5 for g, e in zip(got, expected))
+
+
+def test_instance_norm_matches_pytorch():
+    # PyTorch 2.15's figures for this input and these parameters (rounded to 4 places)
+    x = torch.arange(24, dtype=torch.float32).reshape(2, 3, 2, 2).sin().requires_grad_()
+    m = torch.nn.InstanceNorm2d(3, affine=True, track_running_stats=True)
+    with torch.no_grad():
+        m.weight.copy_(torch.tensor([1.0, 2.0, 0.5]))
+        m.bias.copy_(torch.tensor([0.0, 0.1, -0.2]))
+    y = m(x)
+    assert y.grad_fn.name() == "ViewBackward0"
+    assert y.grad_fn.next_functions[0][0].name() == "NativeBatchNormBackward0"
+    (y * torch.arange(24.0).reshape(2, 3, 2, 2).cos()).sum().backward()
+    expected_y = [-1.16434, 0.90715, 1.07413, -0.81694, -1.25477, -1.90325, 0.27686, 3.28117,
+                  0.45624, 0.08667, -0.52549, -0.81742, -1.61744, 0.06882, 1.07422, 0.47441,
+                  0.91363, -2.22303, -1.24309, 2.9525, 0.28148, 0.22819, -0.36239, -0.94729]
+    expected_dx = [2.1553, 1.42196, -0.90048, -2.67677, -2.39135, 0.99107, 1.90016, -0.49988,
+                   0.24582, -0.26479, -0.25247, 0.27144, -0.09029, 1.14817, 0.46137, -1.51925,
+                   -5.36944, -0.55339, 3.29185, 2.63098, 0.40136, -0.24682, -0.34715, 0.1926]
+    _close(y, expected_y)
+    _close(x.grad, expected_dx)
+    assert _rounded(m.weight.grad) == [-1.8284, 2.3394, 0.8724]
+    assert _rounded(m.bias.grad) == [1.2625, 1.7603, -3.5637]
+    assert _rounded(m.running_mean) == [0.0427, -0.0399, 0.0094]
+    assert _rounded(m.running_var) == [0.9325, 0.9382, 0.9748]
+    m.eval()
+    assert _rounded(m(x))[:6] == [-0.0442, 0.8272, 0.8974, 0.1019, -1.3804, -1.7977]
+    n = torch.nn.InstanceNorm1d(3)
+    assert _rounded(n(x.detach().reshape(2, 3, 4)[0]))[:4] == [-1.1643, 0.9072, 1.0741, -0.8169]
+    assert repr(n) == (
+        "InstanceNorm1d(3, eps=1e-05, momentum=0.1, affine=False, bias=False, "
+        "track_running_stats=False)"
+    )
+
+
+def test_instance_norm_refusals():
+    for module, x, message in (
+        (torch.nn.InstanceNorm2d(3), torch.ones(3, 4), "expected 3D or 4D input (got 2D input)"),
+        (
+            torch.nn.InstanceNorm2d(3),
+            torch.ones(2, 3, 1, 1),
+            "Expected more than 1 spatial element when training, got input size",
+        ),
+        (
+            torch.nn.InstanceNorm1d(4, affine=True),
+            torch.ones(2, 3, 5),
+            "expected input's size at dim=1 to match num_features (4), but got: 3.",
+        ),
+    ):
+        try:
+            module(x)
+            raise AssertionError(f"{message} was not raised")
+        except ValueError as e:
+            assert message in str(e)

@@ -124,6 +124,7 @@ __all__ = [
     "arange",
     "backward",
     "batch_norm",
+    "instance_norm",
     "bernoulli",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
@@ -1930,6 +1931,19 @@ def layer_norm(
     eps: builtins.float = 1e-5,
 ) -> Tensor:
     """Layer normalization over the trailing `normalized_shape` (`NativeLayerNormBackward0`)."""
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: builtins.bool = True,
+    momentum: builtins.float = 0.1,
+    eps: builtins.float = 1e-5,
+) -> Tensor:
+    """`instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum,
+    eps)`: each sample's channel normalized over its spatial positions."""
+
 def batch_norm(
     input: Tensor,
     running_mean: Tensor | None,

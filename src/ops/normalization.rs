@@ -1195,6 +1195,60 @@ fn update_running(running: &Tensor, batch: &[f64], momentum: f64) -> Result<()> 
 }
 
 impl Tensor {
+    /// Instance normalization of an `(N, C, ...)` input: each sample's channel normalized
+    /// over its own spatial positions (with `use_input_stats`; else with the running
+    /// statistics), then scaled and shifted per channel. PyTorch's composite, op for op: the
+    /// input viewed as one sample of `N·C` channels through [`Tensor::batch_norm`] (weight,
+    /// bias and running statistics repeated `N` times), the running statistics then set to the
+    /// mean over the samples of the repeated ones that batch norm updated.
+    #[allow(clippy::too_many_arguments)]
+    pub fn instance_norm(
+        &self,
+        weight: Option<&Tensor>,
+        bias: Option<&Tensor>,
+        running_mean: Option<&Tensor>,
+        running_var: Option<&Tensor>,
+        use_input_stats: bool,
+        momentum: f64,
+        eps: f64,
+    ) -> Result<Tensor> {
+        if self.dim() < 2 {
+            return Err(Error::runtime(format!(
+                "instance_norm: expected an input of at least 2 dimensions (N, C, ...), got {}",
+                fmt_shape(self.shape())
+            )));
+        }
+        let (b, c) = (self.shape()[0], self.shape()[1]);
+        let repeat = |t: Option<&Tensor>| t.map(|t| t.repeat(&[b])).transpose();
+        let (weight_, bias_) = (repeat(weight)?, repeat(bias)?);
+        let (mean_, var_) = (repeat(running_mean)?, repeat(running_var)?);
+        let mut shape: Vec<isize> = self.shape().iter().map(|&s| s as isize).collect();
+        shape[1] = (b * c) as isize;
+        shape[0] = 1;
+        let reshaped = self.contiguous()?.view(&shape)?;
+        let out = reshaped.batch_norm(
+            weight_.as_ref(),
+            bias_.as_ref(),
+            mean_.as_ref(),
+            var_.as_ref(),
+            use_input_stats,
+            momentum,
+            eps,
+        )?;
+        for (stat, repeated) in [(running_mean, &mean_), (running_var, &var_)] {
+            if let (Some(stat), Some(repeated)) = (stat, repeated) {
+                let per_channel = no_grad(|| {
+                    repeated
+                        .view(&[b as isize, c as isize])?
+                        .mean_dims(&[0], false)
+                })?;
+                no_grad(|| stat.copy_(&per_channel))?;
+            }
+        }
+        let input_shape: Vec<isize> = self.shape().iter().map(|&s| s as isize).collect();
+        out.view(&input_shape)
+    }
+
     /// Batch normalization of an `(N, C, ...)` input per channel: in training with the batch's
     /// mean and biased variance (and, given running statistics, `running = (1 - momentum)·running
     /// + momentum·batch` with the unbiased variance, in place), else with the running

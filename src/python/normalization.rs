@@ -27,6 +27,44 @@ fn layer_norm(
     )
 }
 
+/// `instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum,
+/// eps)`: each sample's channel normalized over its spatial positions (see
+/// [`Tensor::instance_norm`]).
+#[pyfunction]
+#[pyo3(signature = (input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=true, momentum=0.1, eps=1e-5))]
+#[allow(clippy::too_many_arguments)]
+fn instance_norm(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    running_mean: Option<PyRef<'_, PyTensor>>,
+    running_var: Option<PyRef<'_, PyTensor>>,
+    weight: Option<PyRef<'_, PyTensor>>,
+    bias: Option<PyRef<'_, PyTensor>>,
+    use_input_stats: bool,
+    momentum: f64,
+    eps: f64,
+) -> PyResult<Py<PyAny>> {
+    let inner = |t: &Option<PyRef<'_, PyTensor>>| t.as_ref().map(|t| t.inner.clone());
+    let (w, b, rm, rv) = (
+        inner(&weight),
+        inner(&bias),
+        inner(&running_mean),
+        inner(&running_var),
+    );
+    let out = run(|| {
+        input.inner.instance_norm(
+            w.as_ref(),
+            b.as_ref(),
+            rm.as_ref(),
+            rv.as_ref(),
+            use_input_stats,
+            momentum,
+            eps,
+        )
+    })?;
+    to_object(py, out)
+}
+
 /// Batch normalization per channel, updating given running statistics in training
 /// (`NativeBatchNormBackward0`).
 #[pyfunction]
@@ -97,6 +135,7 @@ fn rms_norm(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(layer_norm, m)?)?;
     m.add_function(wrap_pyfunction!(batch_norm, m)?)?;
+    m.add_function(wrap_pyfunction!(instance_norm, m)?)?;
     m.add_function(wrap_pyfunction!(group_norm, m)?)?;
     m.add_function(wrap_pyfunction!(rms_norm, m)?)?;
     Ok(())

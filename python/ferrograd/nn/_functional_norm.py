@@ -67,6 +67,41 @@ def batch_norm(
     )
 
 
+def instance_norm(
+    input,
+    running_mean=None,
+    running_var=None,
+    weight=None,
+    bias=None,
+    use_input_stats=True,
+    momentum=0.1,
+    eps=1e-5,
+):
+    """Normalizes each sample's channel over its spatial positions (with ``use_input_stats``;
+    else with ``running_mean``/``running_var``), then scales and shifts per channel; given
+    running statistics, updates them in place from the samples' statistics. PyTorch's
+    composite: one sample of ``N * C`` channels through ``batch_norm``
+    (``NativeBatchNormBackward0``)."""
+    if use_input_stats:
+        spatial = 1
+        for s in input.size()[2:]:
+            spatial *= s
+        if spatial == 1:
+            raise ValueError(
+                f"Expected more than 1 spatial element when training, got input size {input.size()}"
+            )
+    return _core.instance_norm(
+        input,
+        running_mean,
+        running_var,
+        weight,
+        bias,
+        bool(use_input_stats),
+        float(momentum),
+        float(eps),
+    )
+
+
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalizes each sample's channels in ``num_groups`` groups, then ``* weight[c] +
     bias[c]`` per channel (``NativeGroupNormBackward0``)."""
@@ -93,4 +128,4 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return _core.rms_norm(input, shape, weight, None if eps is None else float(eps))
 
 
-__all__ = ["batch_norm", "group_norm", "layer_norm", "rms_norm"]
+__all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "rms_norm"]
