@@ -166,3 +166,27 @@ def test_instance_norm_refusals():
             raise AssertionError(f"{message} was not raised")
         except ValueError as e:
             assert message in str(e)
+
+
+def test_threshold_out_of_place_and_in_place():
+    x = torch.tensor([-1.0, 0.5, 2.0, nan], requires_grad=True)
+    y = torch.nn.functional.threshold(x * 1, 0.7, -3.0)
+    _same(y.tolist(), [-3.0, -3.0, 2.0, nan])
+    assert y.grad_fn.name() == "ThresholdBackward0"
+    z = x * 1
+    out = torch.nn.functional.threshold(z, 0.7, -3.0, True)
+    assert out is z and z.grad_fn.name() == "ThresholdBackward1"
+    _same(z.tolist(), [-3.0, -3.0, 2.0, nan])
+    for t in (y, z):
+        (g,) = torch.autograd.grad(t.sum(), x, create_graph=True)
+        # the gradient passes where x > threshold, and at NaN (PyTorch's x <= threshold ? 0 : g)
+        assert g.tolist() == [0.0, 0.0, 1.0, 1.0]
+    (g,) = torch.autograd.grad(y.sum() * 2, x, create_graph=True)
+    assert [n.name() for n, _ in g.grad_fn.next_functions if n is not None] == [
+        "ThresholdBackwardBackward0"
+    ]
+    assert torch.nn.functional.threshold(torch.tensor([1, 2, 3]), 2, 0).tolist() == [0, 0, 3]
+    assert repr(torch.nn.Threshold(0.1, 20)) == "Threshold(threshold=0.1, value=20)"
+    m = torch.nn.Threshold(0.1, 20, inplace=True)
+    assert repr(m) == "Threshold(threshold=0.1, value=20, inplace=True)"
+    assert m(torch.tensor([0.0, 1.0])).tolist() == [20.0, 1.0]

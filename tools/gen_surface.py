@@ -30,7 +30,7 @@ OTHER_FUNCTIONS = [
     "matmul", "mm", "mv", "dot", "outer", "bmm",
     "t", "transpose", "reshape", "squeeze", "unsqueeze", "flatten", "permute", "split",
     "chunk", "unbind", "flip", "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes",
-    "unsafe_chunk", "var_mean", "std_mean", "isin",
+    "unsafe_chunk", "var_mean", "std_mean", "isin", "threshold", "threshold_",
     "gather", "scatter_add", "index_select", "masked_fill", "maximum", "minimum",
     "isnan", "isinf", "isfinite", "signbit", "logical_and", "logical_or", "logical_xor",
     "logical_not",
@@ -46,6 +46,7 @@ OTHER_FUNCTIONS = [
 # ``torch.polygamma(n, x)``).
 CORE_FUNCTIONS = [
     "pow", "polygamma", "where", "remainder", "floor_divide", "var_mean", "std_mean", "isin",
+    "threshold", "threshold_",
 ]  # fmt: skip
 
 # In-place methods that are not twins of table rows.

@@ -190,6 +190,8 @@ sum = Tensor.sum
 t = Tensor.t
 tan = Tensor.tan
 tanh = Tensor.tanh
+threshold = _core.threshold
+threshold_ = _core.threshold_
 topk = Tensor.topk
 trace = Tensor.trace
 transpose = Tensor.transpose
@@ -506,6 +508,8 @@ __all__ = [
     "tan",
     "tanh",
     "tensor",
+    "threshold",
+    "threshold_",
     "topk",
     "trace",
     "transpose",

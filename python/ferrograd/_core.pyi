@@ -182,6 +182,8 @@ __all__ = [
     "remainder",
     "seed",
     "selu",
+    "threshold",
+    "threshold_",
     "set_num_threads",
     "smooth_l1_loss",
     "svdvals",
@@ -1879,6 +1881,12 @@ def celu(input: Tensor, alpha: builtins.float) -> Tensor:
     """CELU (`CeluBackward0`)."""
 def selu(input: Tensor) -> Tensor:
     """SELU (`EluBackward0`)."""
+def threshold(input: Tensor, threshold: builtins.float, value: builtins.float) -> Tensor:
+    """`threshold(input, threshold, value)`: `x` where `x > threshold`, else `value`
+    (`ThresholdBackward0`)."""
+def threshold_(input: Tensor, threshold: builtins.float, value: builtins.float) -> Tensor:
+    """`threshold_(input, threshold, value)`: `threshold` in place (`ThresholdBackward1`); returns
+    `input`."""
 def hardsigmoid(input: Tensor) -> Tensor:
     """Hardsigmoid (`HardsigmoidBackward0`)."""
 def hardswish(input: Tensor) -> Tensor:

@@ -2,7 +2,7 @@
 //! softplus, leaky ReLU, ELU, softmax and log-softmax — forward kernels and gradients.
 
 use super::float_dtype;
-use super::pointwise::{bool_where, mask_where};
+use super::pointwise::{bool_where, keep_where, mask_where};
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dtype::Element;
 use crate::core::dtype::Float;
@@ -129,6 +129,45 @@ impl Tensor {
         let out = with_float!(x.dtype(), T => map(&x, move |v: T| if v > 0.0 { v } else { v * negative_slope as T }));
         record1(self, out, "LeakyReluBackward0", move |g, x| {
             leaky_relu_backward(g, x, negative_slope)
+        })
+    }
+
+    /// Threshold: `x` where `x > threshold`, else `value` (NaN stays NaN); the gradient
+    /// passes where `x > threshold` (`ThresholdBackward0`, saving the input).
+    pub fn threshold(&self, threshold: f64, value: f64) -> Result<Tensor> {
+        let out = thresholded(self, threshold, value);
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        Ok(record(
+            out,
+            "ThresholdBackward0",
+            &[self],
+            &[Save::Tensor(self)],
+            move |ctx| {
+                let (g, x) = (ctx.grad(0), ctx.saved(0));
+                Ok(vec![Some(threshold_backward_at(g, x, threshold)?)])
+            },
+        ))
+    }
+
+    /// [`Tensor::threshold`] in place (`ThresholdBackward1`, saving the input as it was).
+    pub fn threshold_(&self, threshold: f64, value: f64) -> Result<()> {
+        self.apply_inplace("threshold_", &[], |x| {
+            let out = thresholded(x, threshold, value);
+            if !is_recording(&[x]) {
+                return Ok(out);
+            }
+            Ok(record(
+                out,
+                "ThresholdBackward1",
+                &[x],
+                &[Save::Tensor(x)],
+                move |ctx| {
+                    let (g, x) = (ctx.grad(0), ctx.saved(0));
+                    Ok(vec![Some(threshold_backward_at(g, x, threshold)?)])
+                },
+            ))
         })
     }
 
@@ -265,6 +304,41 @@ impl Tensor {
 /// leaky_relu's backward as an op of its own (PyTorch's `leaky_relu_backward`): `g` where
 /// `x > 0`, else `slope · g`. Recorded (`LeakyReluBackwardBackward0`) when a graph is built, so
 /// a gradient taken with `create_graph` requires grad as in PyTorch (its derivative in `x` is 0).
+/// `x` where `x > threshold`, else `value`, in `x`'s dtype (a NaN is not at or below the
+/// threshold, so it stays).
+fn thresholded(x: &Tensor, threshold: f64, value: f64) -> Tensor {
+    crate::with_any!(x.dtype(), T => map(x, move |v: T| {
+        if v.to_f64() <= threshold { T::from_f64(value) } else { v }
+    }))
+}
+
+/// PyTorch's `threshold_backward(grad, self, threshold)`: 0 where `x <= threshold`, else `g`
+/// (`ThresholdBackwardBackward0`; its own gradient passes the same way, none reaches `x`).
+fn threshold_backward_at(g: &Tensor, x: &Tensor, threshold: f64) -> Result<Tensor> {
+    let out = {
+        let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
+        keep_where(g, x, |v| v > threshold || v.is_nan())?
+    };
+    if !is_recording(&[g, x]) {
+        return Ok(out);
+    }
+    Ok(record(
+        out,
+        "ThresholdBackwardBackward0",
+        &[g, x],
+        &[Save::Tensor(x)],
+        move |ctx| {
+            let (gg, x) = (ctx.grad(0), ctx.saved(0));
+            let to_g = match ctx.needs_input_grad(0) {
+                true => Some(threshold_backward_at(gg, x, threshold)?),
+                false => None,
+            };
+            let to_x = ctx.needs_input_grad(1).then(|| x.zeros_like());
+            Ok(vec![to_g, to_x])
+        },
+    ))
+}
+
 fn leaky_relu_backward(g: &Tensor, x: &Tensor, slope: f64) -> Result<Tensor> {
     let out = {
         let _untracked = crate::core::grad_mode::GradModeGuard::new(false);

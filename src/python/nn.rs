@@ -127,6 +127,30 @@ fn hardtanh(
     to_object(py, run(|| input.inner.hardtanh(min_val, max_val))?)
 }
 
+/// `threshold(input, threshold, value)`: `x` where `x > threshold`, else `value`
+/// (`ThresholdBackward0`).
+#[pyfunction]
+fn threshold(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    threshold: f64,
+    value: f64,
+) -> PyResult<Py<PyAny>> {
+    to_object(py, run(|| input.inner.threshold(threshold, value))?)
+}
+
+/// `threshold_(input, threshold, value)`: `threshold` in place (`ThresholdBackward1`); returns
+/// `input`.
+#[pyfunction]
+fn threshold_<'py>(
+    input: &Bound<'py, PyTensor>,
+    threshold: f64,
+    value: f64,
+) -> PyResult<Bound<'py, PyTensor>> {
+    run(|| input.get().inner.threshold_(threshold, value))?;
+    Ok(input.clone())
+}
+
 /// CELU (`CeluBackward0`).
 #[pyfunction]
 fn celu(py: Python<'_>, input: PyRef<'_, PyTensor>, alpha: f64) -> PyResult<Py<PyAny>> {
@@ -258,6 +282,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rnn_cell, m)?)?;
     m.add_function(wrap_pyfunction!(celu, m)?)?;
     m.add_function(wrap_pyfunction!(selu, m)?)?;
+    m.add_function(wrap_pyfunction!(threshold, m)?)?;
+    m.add_function(wrap_pyfunction!(threshold_, m)?)?;
     m.add_function(wrap_pyfunction!(hardsigmoid, m)?)?;
     m.add_function(wrap_pyfunction!(hardswish, m)?)?;
     m.add_function(wrap_pyfunction!(mish, m)?)?;

@@ -264,6 +264,8 @@ const SAVED_NAMES: &[(&str, &[&str])] = &[
     ("PowBackward0", &["self"]),
     ("PowBackward1", &["self", "exponent", "result"]),
     ("GatherBackward0", &["self", "index"]),
+    ("ThresholdBackward0", &["self"]),
+    ("ThresholdBackward1", &["self"]),
 ];
 
 /// The names of `node`'s saved slots, in order (empty for nodes not described).

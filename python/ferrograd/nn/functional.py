@@ -30,6 +30,19 @@ def _inplace(input, out, inplace):
     return out
 
 
+def threshold(input, threshold, value, inplace=False):
+    """``x`` where ``x > threshold``, else ``value`` (``ThresholdBackward0``; in place
+    ``ThresholdBackward1``)."""
+    if inplace:
+        return _core.threshold_(input, threshold, value)
+    return _core.threshold(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    """``threshold`` in place (``ThresholdBackward1``); returns ``input``."""
+    return _core.threshold_(input, threshold, value)
+
+
 def relu(input, inplace=False):
     """``max(x, 0)`` (``ReluBackward0``)."""
     return input.relu_() if inplace else input.relu()
@@ -495,5 +508,7 @@ __all__ = [
     "softplus",
     "softsign",
     "tanh",
+    "threshold",
+    "threshold_",
     "triplet_margin_loss",
 ]

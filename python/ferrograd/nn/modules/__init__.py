@@ -20,6 +20,7 @@ from .activation import (
     Softplus,
     Softsign,
     Tanh,
+    Threshold,
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
@@ -85,6 +86,7 @@ __all__ = [
     "Hardtanh",
     "HuberLoss",
     "Identity",
+    "Threshold",
     "InstanceNorm1d",
     "InstanceNorm2d",
     "InstanceNorm3d",

@@ -95,6 +95,25 @@ class Hardtanh(Module):
         return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_suffix(self.inplace)}"
 
 
+class Threshold(Module):
+    """``x`` where ``x > threshold``, else ``value``."""
+
+    __constants__ = ("threshold", "value", "inplace")
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):
+        """``F.threshold(input, threshold, value, inplace)``."""
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}{_inplace_suffix(self.inplace)}"
+
+
 class ReLU6(Hardtanh):
     """``min(max(x, 0), 6)``."""
 
@@ -249,6 +268,7 @@ class LogSoftmax(Softmax):
 
 
 __all__ = [
+    "Threshold",
     "CELU",
     "ELU",
     "GELU",
