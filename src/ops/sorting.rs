@@ -274,31 +274,7 @@ impl Tensor {
     /// The lower median of all elements (NaN if there is one; NaN for no elements); the
     /// gradient is shared among the elements equal to it.
     pub fn median(&self) -> Result<Tensor> {
-        let out = with_any!(self.dtype(), T => {
-            let mut data: Vec<T> = self.to_vec()?;
-            let value = if data.is_empty() {
-                T::from_f64(if self.dtype().is_floating_point() { f64::NAN } else { i64::MIN as f64 })
-            } else if let Some(nan) = data.iter().find(|v| is_nan(*v)) {
-                *nan
-            } else {
-                data.sort_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
-                data[(data.len() - 1) / 2]
-            };
-            Tensor::from_vec(vec![value], &[])?
-        });
-        if !is_recording(&[self]) || !self.dtype().is_floating_point() {
-            return Ok(out);
-        }
-        Ok(record(
-            out,
-            "MedianBackward0",
-            &[self],
-            &[Save::Tensor(self), Save::Output],
-            |ctx| {
-                let (g, x, y) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
-                Ok(vec![Some(evenly_distribute(g, x, y)?)])
-            },
-        ))
+        self.median_of_all(false, "MedianBackward0")
     }
 
     /// The lower median of the non-NaN elements along `dim` and its index (NaN where a lane
@@ -330,11 +306,22 @@ impl Tensor {
     /// The lower median of the non-NaN elements (NaN when there is none); the gradient is
     /// shared among the elements equal to it (among the NaNs when it is NaN).
     pub fn nanmedian(&self) -> Result<Tensor> {
+        self.median_of_all(true, "NanmedianBackward0")
+    }
+
+    /// The lower median of all elements, or of the non-NaN ones when `skip_nan` (else a NaN
+    /// wins); NaN for none (the lowest integer for an integer tensor). Node `name` shares
+    /// the gradient among the elements equal to the result.
+    fn median_of_all(&self, skip_nan: bool, name: &'static str) -> Result<Tensor> {
         let out = with_any!(self.dtype(), T => {
             let mut data: Vec<T> = self.to_vec()?;
-            data.retain(|v| !is_nan(v));
+            if skip_nan {
+                data.retain(|v| !is_nan(v));
+            }
             let value = if data.is_empty() {
                 T::from_f64(if self.dtype().is_floating_point() { f64::NAN } else { i64::MIN as f64 })
+            } else if let Some(nan) = data.iter().find(|v| is_nan(*v)) {
+                *nan
             } else {
                 data.sort_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
                 data[(data.len() - 1) / 2]
@@ -346,7 +333,7 @@ impl Tensor {
         }
         Ok(record(
             out,
-            "NanmedianBackward0",
+            name,
             &[self],
             &[Save::Tensor(self), Save::Output],
             |ctx| {
