@@ -1,5 +1,5 @@
-//! The parallel phase of a graph task: once a wave holds enough work, the rest of the graph
-//! runs on all kernel threads, each taking the next ready node (see [`ParallelPhase`]).
+//! The parallel phase of a graph task: once the ready nodes hold enough work, the rest of the
+//! graph runs on all kernel threads, each taking the next ready node (see [`ParallelPhase`]).
 //!
 //! Note [Task slots]: a node's index in the running task is kept in the node itself
 //! (`task_graph::TaskSlot`), so the threads look nodes up without hashing; see `task_graph`.
