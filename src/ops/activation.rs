@@ -135,39 +135,13 @@ impl Tensor {
     /// Threshold: `x` where `x > threshold`, else `value` (NaN stays NaN); the gradient
     /// passes where `x > threshold` (`ThresholdBackward0`, saving the input).
     pub fn threshold(&self, threshold: f64, value: f64) -> Result<Tensor> {
-        let out = thresholded(self, threshold, value);
-        if !is_recording(&[self]) {
-            return Ok(out);
-        }
-        Ok(record(
-            out,
-            "ThresholdBackward0",
-            &[self],
-            &[Save::Tensor(self)],
-            move |ctx| {
-                let (g, x) = (ctx.grad(0), ctx.saved(0));
-                Ok(vec![Some(threshold_backward_at(g, x, threshold)?)])
-            },
-        ))
+        record_threshold(self, threshold, value, "ThresholdBackward0")
     }
 
     /// [`Tensor::threshold`] in place (`ThresholdBackward1`, saving the input as it was).
     pub fn threshold_(&self, threshold: f64, value: f64) -> Result<()> {
         self.apply_inplace("threshold_", &[], |x| {
-            let out = thresholded(x, threshold, value);
-            if !is_recording(&[x]) {
-                return Ok(out);
-            }
-            Ok(record(
-                out,
-                "ThresholdBackward1",
-                &[x],
-                &[Save::Tensor(x)],
-                move |ctx| {
-                    let (g, x) = (ctx.grad(0), ctx.saved(0));
-                    Ok(vec![Some(threshold_backward_at(g, x, threshold)?)])
-                },
-            ))
+            record_threshold(x, threshold, value, "ThresholdBackward1")
         })
     }
 
@@ -305,10 +279,17 @@ impl Tensor {
 /// `x > 0`, else `slope · g`. Recorded (`LeakyReluBackwardBackward0`) when a graph is built, so
 /// a gradient taken with `create_graph` requires grad as in PyTorch (its derivative in `x` is 0).
 /// `x` where `x > threshold`, else `value`, in `x`'s dtype (a NaN is not at or below the
-/// threshold, so it stays).
-fn thresholded(x: &Tensor, threshold: f64, value: f64) -> Tensor {
-    crate::with_any!(x.dtype(), T => map(x, move |v: T| {
+/// threshold, so it stays), recorded as node `name` saving `x`.
+fn record_threshold(x: &Tensor, threshold: f64, value: f64, name: &'static str) -> Result<Tensor> {
+    let out = crate::with_any!(x.dtype(), T => map(x, move |v: T| {
         if v.to_f64() <= threshold { T::from_f64(value) } else { v }
+    }));
+    if !is_recording(&[x]) {
+        return Ok(out);
+    }
+    Ok(record(out, name, &[x], &[Save::Tensor(x)], move |ctx| {
+        let (g, x) = (ctx.grad(0), ctx.saved(0));
+        Ok(vec![Some(threshold_backward_at(g, x, threshold)?)])
     }))
 }
 

@@ -4,6 +4,7 @@
 
 use super::run;
 use super::tensor::{to_object, PyTensor};
+use crate::core::tensor::Tensor;
 use pyo3::prelude::*;
 
 /// Layer normalization over the trailing `normalized_shape` (`NativeLayerNormBackward0`).
@@ -27,6 +28,11 @@ fn layer_norm(
     )
 }
 
+/// The core tensor of an optional tensor argument.
+fn inner<'a>(t: &'a Option<PyRef<'_, PyTensor>>) -> Option<&'a Tensor> {
+    t.as_ref().map(|t| &t.inner)
+}
+
 /// `instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum,
 /// eps)`: each sample's channel normalized over its spatial positions (see
 /// [`Tensor::instance_norm`]).
@@ -44,7 +50,6 @@ fn instance_norm(
     momentum: f64,
     eps: f64,
 ) -> PyResult<Py<PyAny>> {
-    let inner = |t: &Option<PyRef<'_, PyTensor>>| t.as_ref().map(|t| t.inner.clone());
     let (w, b, rm, rv) = (
         inner(&weight),
         inner(&bias),
@@ -52,15 +57,9 @@ fn instance_norm(
         inner(&running_var),
     );
     let out = run(|| {
-        input.inner.instance_norm(
-            w.as_ref(),
-            b.as_ref(),
-            rm.as_ref(),
-            rv.as_ref(),
-            use_input_stats,
-            momentum,
-            eps,
-        )
+        input
+            .inner
+            .instance_norm(w, b, rm, rv, use_input_stats, momentum, eps)
     })?;
     to_object(py, out)
 }
@@ -81,13 +80,11 @@ fn batch_norm(
     momentum: f64,
     eps: f64,
 ) -> PyResult<Py<PyAny>> {
-    let (w, b) = (
-        weight.as_ref().map(|t| &t.inner),
-        bias.as_ref().map(|t| &t.inner),
-    );
-    let (rm, rv) = (
-        running_mean.as_ref().map(|t| &t.inner),
-        running_var.as_ref().map(|t| &t.inner),
+    let (w, b, rm, rv) = (
+        inner(&weight),
+        inner(&bias),
+        inner(&running_mean),
+        inner(&running_var),
     );
     to_object(
         py,
