@@ -8,14 +8,9 @@ Every expectation here is PyTorch 2.15's on a CPU (the file also passes under Py
 import ferrograd as torch
 from ferrograd.autograd import Function
 from ferrograd.autograd.function import once_differentiable
+from graph_desc import graph_desc
 
-
-def _names(fn):
-    """PyTorch's test_autograd ``graph_desc``: the graph below ``fn`` as nested names."""
-    if fn is None:
-        return "None"
-    inner = ", ".join(_names(n) for n, _ in fn.next_functions)
-    return f"{type(fn).__name__}({inner})"
+_names = graph_desc
 
 
 def _record_order(root, order):

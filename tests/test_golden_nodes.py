@@ -30,9 +30,6 @@ LOOSER_RTOL = {"digamma": 1e-8, "lgamma": 1e-8}
 # Graphs that still differ from PyTorch's: the issue that brings each in line, and which checks
 # differ ("names": node names, "tree": next_functions, "flags": requires_grad/is_leaf). The marks
 # are strict: a case that starts to match fails here until its entry is updated.
-VIEWS_AND_INPLACE = (
-    "issue 12: views and in-place ops (CopySlices, setitem as index_put_/masked_fill_)"
-)
 KNOWN_GRAPH_DIFFERENCES = {
     "x.clamp(min=y)": (
         "clamp with tensor bounds records maximum/minimum, not one ClampBackward0",
@@ -50,13 +47,6 @@ KNOWN_GRAPH_DIFFERENCES = {
         "issue 12: scatter_add with an index smaller than src",
         {"flags", "names", "tree"},
     ),
-    "x.mul(1)[0].mul_(2)": (VIEWS_AND_INPLACE, {"tree"}),
-    "mul_through_view(x.clone(), (slice(None), 1), y[:, 1])": (VIEWS_AND_INPLACE, {"tree"}),
-    "mul_through_view(x.mul(1), (0,), 2.0)": (VIEWS_AND_INPLACE, {"tree"}),
-    "setitem(x.clone(), (0,), y[1])": (VIEWS_AND_INPLACE, {"tree"}),
-    "setitem(x.clone(), (slice(None), 1), v[:2])": (VIEWS_AND_INPLACE, {"tree"}),
-    "setitem(x.detach().clone(), (0,), y[1])": (VIEWS_AND_INPLACE, {"tree"}),
-    "setitem(x.mul(1), (..., 0), 1.0)": (VIEWS_AND_INPLACE, {"tree"}),
 }
 
 

@@ -114,7 +114,7 @@ pub fn record_custom(call: CustomCall<'_>, backward: CustomBackward) -> Result<V
         if let Some(base) = o.base() {
             if let Some(relative) = o.layout().relative_to(base.layout()) {
                 o.set_grad_fn(crate::ops::strided::copy_slices(
-                    base, &handed[k], &relative,
+                    base, o, &handed[k], &relative,
                 )?);
             }
             handed[k] = o.clone();

@@ -385,6 +385,39 @@ pub fn record_with_number(
     out
 }
 
+/// Like [`record`] for a node that stands in for `inner` with its first input replaced by
+/// `input` (CopySlices for an in-place op through a view: the base's history first, then the
+/// op's other inputs, as PyTorch's); `backward` runs `inner` itself (see
+/// [`BackwardCtx::run_inner`]).
+pub(crate) fn record_replacing_first(
+    out: Tensor,
+    name: &'static str,
+    input: &Tensor,
+    inner: &Node,
+    backward: BackwardFn,
+) -> Tensor {
+    let n = inner.next_edges.len();
+    let mut next_edges = SmallVec::with_capacity(n);
+    let mut metas = SmallVec::with_capacity(n);
+    next_edges.push(gradient_edge(input));
+    metas.push(InputMeta {
+        shape: SmallVec::from_slice(input.shape()),
+        dtype: input.dtype(),
+    });
+    for i in 1..n {
+        next_edges.push(inner.next_edges[i].clone());
+        metas.push(inner.input_meta(i));
+    }
+    let node = Node::new(name, next_edges, metas, SmallVec::new(), backward);
+    anomaly::remember_origin(&node);
+    let mut out = out;
+    out.set_fresh_grad_fn(Edge {
+        node: Arc::new(node),
+        input_nr: 0,
+    });
+    out
+}
+
 /// Like [`record`] for ops with several outputs; `Save::Output` saves output 0.
 pub fn record_multi(
     outs: Vec<Tensor>,

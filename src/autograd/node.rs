@@ -140,6 +140,10 @@ pub struct BackwardCtx<'a> {
     /// Whether the engine lets the formula overwrite the incoming gradients (it does not need
     /// them afterwards: not `grad()`'s result, not the graph of `create_graph`).
     grads_spent: bool,
+    /// Whether the graph is kept after this pass (`retain_graph`): a formula that runs another
+    /// node (CopySlices runs the in-place op's) passes it on, so that node frees its saved
+    /// tensors when this one does.
+    keep_graph: bool,
     saved: SmallVec<[Option<Tensor>; 2]>,
     node: &'a Node,
 }
@@ -212,6 +216,12 @@ impl BackwardCtx<'_> {
     pub fn needs_input_grad(&self, i: usize) -> bool {
         self.node.next_edges.get(i).is_some_and(|e| e.is_some())
     }
+
+    /// Runs `node`'s formula inside this one's (CopySlices runs the in-place op's node this
+    /// way): its saved tensors are freed when this pass frees this node's.
+    pub(crate) fn run_inner(&self, node: &Arc<Node>, grads: &[Option<Tensor>]) -> Result<Grads> {
+        node.apply(grads, self.keep_graph, false)
+    }
 }
 
 impl Node {
@@ -258,6 +268,16 @@ impl Node {
     /// The dtype of input `i`.
     pub(crate) fn input_dtype(&self, i: usize) -> DType {
         self.inputs[i].dtype
+    }
+
+    /// Shape and dtype of input `i`.
+    pub(crate) fn input_meta(&self, i: usize) -> InputMeta {
+        self.inputs[i].clone()
+    }
+
+    /// Whether the node runs a formula (not AccumulateGrad, not a view that is a part).
+    pub(crate) fn is_formula(&self) -> bool {
+        matches!(self.kind, NodeKind::Function(_))
     }
 
     /// The AccumulateGrad node of a leaf; it runs as soon as it is ready.
@@ -489,9 +509,9 @@ impl Node {
 
     /// Makes this in-place op's saved output the tensor it wrote into (see
     /// [`SavedVariable::rebind_output`]).
-    pub(crate) fn rebind_saved_output(&self, to: &Tensor) {
+    pub(crate) fn rebind_saved_output(&self, to: &Tensor, view_history: Option<&Edge>) {
         for saved in &self.saved {
-            saved.rebind_output(to);
+            saved.rebind_output(to, view_history);
         }
     }
 
@@ -551,6 +571,7 @@ impl Node {
         let mut grads = backward(&BackwardCtx {
             grads,
             grads_spent,
+            keep_graph,
             saved,
             node: self,
         })?;

@@ -6,7 +6,7 @@ use crate::core::grad_mode::is_grad_enabled;
 use crate::core::tensor::Tensor;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// `SavedVariable::output_nr` of a saved tensor that is not an output of the saving node.
 const NOT_AN_OUTPUT: u32 = u32::MAX;
@@ -107,6 +107,10 @@ pub enum RawSaved {
 /// What a saved variable holds.
 enum Saved {
     Tensor(Tensor),
+    /// The output of an in-place op that wrote through a view and was folded into CopySlices
+    /// (Note [CopySlices]): unpacked with the view's history after the write, held weakly (that
+    /// history leads back to the node holding this), as PyTorch's `is_inplace_on_view`.
+    ViewOutput(Tensor, Weak<Node>, usize),
     /// The pack hook's value (or its error, raised when the tensor is needed), and for a saved
     /// input the gradient edge it had: the unpacked tensor takes its place in the graph.
     Packed(
@@ -239,13 +243,19 @@ impl SavedVariable {
             true => self.slot.lock().take(),
             false => self.slot.lock().as_ref().map(|s| match s {
                 Saved::Tensor(t) => Saved::Tensor(t.clone()),
+                Saved::ViewOutput(t, n, nr) => Saved::ViewOutput(t.clone(), n.clone(), *nr),
                 Saved::Packed(Ok(p), edge) => Saved::Packed(Ok(p.clone()), edge.clone()),
                 Saved::Packed(Err(e), edge) => Saved::Packed(Err(e.clone()), edge.clone()),
                 Saved::Marker => Saved::Marker,
             }),
         };
+        let mut view_history = None;
         let tensor = match held {
             Some(Saved::Tensor(t)) => Some(t),
+            Some(Saved::ViewOutput(t, node, nr)) => {
+                view_history = Some((node, nr));
+                Some(t)
+            }
             // a hook's value is trusted as it is (PyTorch checks no version through hooks)
             // Note [Unpacked tensors take the saved tensor's place]: as PyTorch, the unpack hook's
             // tensor is differentiated as the saved one (its own history, if any, is not
@@ -301,6 +311,13 @@ impl SavedVariable {
                 node = node.name(),
             )));
         }
+        if let Some((history, input_nr)) = view_history {
+            let alias = tensor.detach();
+            if let (true, Some(node)) = (is_grad_enabled(), history.upgrade()) {
+                alias.set_grad_fn(Some(Edge { node, input_nr }));
+            }
+            return Ok(Some(alias));
+        }
         match self.output_nr {
             nr if nr != NOT_AN_OUTPUT && is_grad_enabled() => {
                 let alias = tensor.detach();
@@ -316,11 +333,16 @@ impl SavedVariable {
 
     /// An in-place op's saved output becomes the tensor it wrote (`to`, at its current
     /// version), as in PyTorch: a later in-place write into `to` makes this saved value stale.
-    pub(crate) fn rebind_output(&self, to: &Tensor) {
+    /// With `view_history` (the write went through a view and the op was folded into
+    /// CopySlices), it unpacks with that history instead of the node's own output edge.
+    pub(crate) fn rebind_output(&self, to: &Tensor, view_history: Option<&Edge>) {
         if self.output_nr == 0 {
             let mut slot = self.slot.lock();
-            if matches!(*slot, Some(Saved::Tensor(_))) {
-                *slot = Some(Saved::Tensor(to.detach()));
+            if matches!(*slot, Some(Saved::Tensor(_) | Saved::ViewOutput(..))) {
+                *slot = Some(match view_history {
+                    Some(e) => Saved::ViewOutput(to.detach(), Arc::downgrade(&e.node), e.input_nr),
+                    None => Saved::Tensor(to.detach()),
+                });
                 self.version.store(to.version(), Ordering::Release);
             }
         }
@@ -333,7 +355,7 @@ impl SavedVariable {
             return Ok(RawSaved::None);
         }
         match self.slot.lock().as_ref() {
-            Some(Saved::Tensor(t)) => Ok(RawSaved::Tensor(t.clone())),
+            Some(Saved::Tensor(t) | Saved::ViewOutput(t, ..)) => Ok(RawSaved::Tensor(t.clone())),
             Some(Saved::Packed(Ok(p), _)) => Ok(RawSaved::Packed(p.clone())),
             Some(Saved::Packed(Err(e), _)) => Err(e.clone()),
             Some(Saved::Marker) => Ok(RawSaved::None),
@@ -350,7 +372,7 @@ impl SavedVariable {
             Some(Saved::Packed(..)) => {
                 return Err(Error::runtime(HOOKS_ALREADY_SET))
             }
-            Some(Saved::Tensor(t)) => t.clone(),
+            Some(Saved::Tensor(t) | Saved::ViewOutput(t, ..)) => t.clone(),
             _ if !self.empty && slot.is_none() => {
                 return Err(Error::runtime(
                     "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of \
@@ -379,7 +401,7 @@ impl SavedVariable {
         };
         let mut slot = self.slot.lock();
         match slot.as_ref() {
-            Some(Saved::Tensor(_)) => {
+            Some(Saved::Tensor(_) | Saved::ViewOutput(..)) => {
                 *slot = Some(Saved::Packed(Ok(packed), edge));
                 Ok(())
             }
@@ -395,7 +417,7 @@ impl SavedVariable {
 
     pub(crate) fn take(&self) -> Option<Tensor> {
         match self.slot.lock().take() {
-            Some(Saved::Tensor(t)) => Some(t),
+            Some(Saved::Tensor(t) | Saved::ViewOutput(t, ..)) => Some(t),
             _ => None,
         }
     }

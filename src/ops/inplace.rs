@@ -122,7 +122,7 @@ impl Tensor {
         self.storage().bump_version(name);
         if recording {
             if let Some(edge) = result.meta().grad_fn.as_ref() {
-                edge.node.rebind_saved_output(self);
+                edge.node.rebind_saved_output(self, None);
             }
             let relative = self
                 .base()
@@ -130,7 +130,8 @@ impl Tensor {
             match relative {
                 // written through a view: the base's history records the write (CopySlices)
                 Some((base, relative)) => {
-                    self.set_grad_fn(copy_slices(base, &result, &relative)?);
+                    let history = copy_slices(base, self, &result, &relative)?;
+                    self.set_grad_fn(history);
                 }
                 None => self.set_grad_fn(result.meta().grad_fn.clone()),
             }
@@ -305,6 +306,27 @@ impl Tensor {
     /// Sets every element to `value`; the gradient to the old value is zero.
     pub fn fill_(&self, value: Scalar) -> Result<()> {
         self.fill_named_("fill_", "FillBackward2", value)
+    }
+
+    /// Sets every element to the value of the 0-d tensor `value` (PyTorch's `fill_.Tensor`,
+    /// `FillBackward3`): `value`'s gradient is the sum of this tensor's.
+    pub fn fill_tensor_(&self, value: &Tensor) -> Result<()> {
+        if value.dim() != 0 {
+            return Err(Error::runtime(format!(
+                "fill_ only supports 0-dimension value tensor but got tensor with {} dimensions.",
+                value.dim()
+            )));
+        }
+        self.apply_inplace("fill_", &[value], |x| {
+            let out = Tensor::full(x.shape(), value.item()?.to_f64(), x.dtype());
+            if !is_recording(&[x, value]) {
+                return Ok(out);
+            }
+            Ok(record(out, "FillBackward3", &[x, value], &[], |ctx| {
+                let g = ctx.grad(0);
+                Ok(vec![Some(g.zeros_like()), Some(g.sum()?)])
+            }))
+        })
     }
 
     /// `fill_` under the name of the op that called it (`zero_`: `ZeroBackward0`).

@@ -300,7 +300,7 @@ impl Tensor {
         let d = normalize_dim(dim, self.dim())?;
         if self.shape()[d] == 0 {
             // an empty dim gives `chunks` empty pieces, as PyTorch
-            return self.split_named(&vec![0; chunks], d, "SplitBackward0");
+            return self.split_named(&vec![0; chunks], d, "SplitWithSizesBackward0");
         }
         let size = self.shape()[d].div_ceil(chunks);
         self.split(size.max(1), dim)

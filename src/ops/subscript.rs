@@ -26,8 +26,8 @@ impl Tensor {
     }
 
     /// `self[items]`; `skip_full` leaves out the views of full slices (`:`), as PyTorch does
-    /// inside a tuple index.
-    fn index_basic(&self, items: &[IndexItem], skip_full: bool) -> Result<Tensor> {
+    /// when the index is a tuple (`x[:,]` is an alias, `x[:]` a slice).
+    pub fn index_basic(&self, items: &[IndexItem], skip_full: bool) -> Result<Tensor> {
         let consumed = items
             .iter()
             .filter(|i| matches!(i, IndexItem::Int(_) | IndexItem::Slice(..)))
@@ -275,6 +275,12 @@ impl Tensor {
 
     /// `self[items] = value` (in place, differentiable with respect to both sides).
     pub fn index_assign(&self, items: &[Index], value: &Tensor) -> Result<()> {
+        self.assign(items, value, None)
+    }
+
+    /// [`Tensor::index_assign`]; with `number` (the Python number `value` holds), basic
+    /// indexing fills the selection with it (`FillBackward2`), as PyTorch's.
+    fn assign(&self, items: &[Index], value: &Tensor, number: Option<Scalar>) -> Result<()> {
         let integer_index = items
             .iter()
             .any(|i| matches!(i, Index::Tensor(t) if t.dtype() != crate::DType::Bool));
@@ -298,7 +304,10 @@ impl Tensor {
             self.index(&basic)?
         };
         match advanced {
-            None => view.copy_(value),
+            None => match number {
+                Some(n) => view.fill_(n),
+                None => view.copy_to(value),
+            },
             Some((dims, tensors)) => {
                 let (view, first) = view.gather_advanced_dims(&dims)?;
                 view.apply_inplace("index_put_", &[value], |x| {
@@ -310,6 +319,26 @@ impl Tensor {
 }
 
 impl Tensor {
+    /// Writes `src` into this tensor (the target of `x[items] = src`), as PyTorch's `copy_to`:
+    /// a copy when the shapes match, a fill from a 0-d `src` (`FillBackward3`), else a copy of
+    /// `src` with its leading size-1 dimensions dropped, broadcast.
+    fn copy_to(&self, src: &Tensor) -> Result<()> {
+        if self.shape() == src.shape() {
+            return self.copy_(src);
+        }
+        if src.dim() == 0 {
+            return self.fill_tensor_(src);
+        }
+        let ones = src.shape().iter().take_while(|&&s| s == 1).count();
+        match ones {
+            0 => self.copy_(src),
+            _ => {
+                let rest: Vec<isize> = src.shape()[ones..].iter().map(|&s| s as isize).collect();
+                self.copy_(&src.reshape(&rest)?)
+            }
+        }
+    }
+
     /// `self[items] = value` for a Python number: as [`Tensor::index_assign`], except that a
     /// lone bool mask or integer index tensor (with only `...` or whole-dimension slices beside
     /// it) fills in place as `masked_fill_` or `index_fill_`, as PyTorch does
@@ -327,7 +356,11 @@ impl Tensor {
             let mask = mask.reshape(&shape)?;
             return self.apply_inplace("masked_fill_", &[], |x| x.masked_fill(&mask, value));
         }
-        self.index_assign(items, &Tensor::scalar_of(value.to_f64(), self.dtype()))
+        self.assign(
+            items,
+            &Tensor::scalar_of(value.to_f64(), self.dtype()),
+            Some(value),
+        )
     }
 
     /// PyTorch's IndexError for a bool `mask` whose shape does not match the dims it covers,

@@ -307,8 +307,8 @@ impl Tensor {
         let sizes = self.shape();
         if shape.len() < sizes.len() {
             return Err(Error::runtime(format!(
-                "expand(torch.FloatTensor{{{}}}, size=[{}]): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
-                fmt_shape(sizes), shape.len(), shape.len(), sizes.len()
+                "expand({}{{{}}}, size={}): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
+                self.dtype().legacy_name(), fmt_shape(sizes), fmt_isizes(shape), shape.len(), sizes.len()
             )));
         }
         let extra = shape.len() - sizes.len();
@@ -353,6 +353,11 @@ impl Tensor {
     /// The same elements with another shape; one entry may be `-1`. Requires a layout in
     /// which the new shape needs no copy ([`Layout::reshaped`]).
     pub fn view(&self, shape: &[isize]) -> Result<Tensor> {
+        self.view_named(shape, "ViewBackward0")
+    }
+
+    /// [`Tensor::view`] recorded as `name`.
+    fn view_named(&self, shape: &[isize], name: &'static str) -> Result<Tensor> {
         let target = infer_shape(shape, self.numel())?;
         let Some(layout) = self.layout().reshaped(&target) else {
             return Err(Error::runtime(
@@ -364,16 +369,20 @@ impl Tensor {
             return Ok(out);
         }
         let input: Vec<isize> = self.shape().iter().map(|&s| s as isize).collect();
-        Ok(record(out, "ViewBackward0", &[self], &[], move |ctx| {
+        Ok(record(out, name, &[self], &[], move |ctx| {
             Ok(vec![Some(ctx.grad(0).reshape(&input)?)])
         }))
     }
 
-    /// Like [`Tensor::view`], copying first when the layout does not allow a view.
+    /// Like [`Tensor::view`], copying first when the layout does not allow a view. A view of a
+    /// tensor that is not contiguous is PyTorch's `_reshape_alias` (`ReshapeAliasBackward0`).
     pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
         let target = infer_shape(shape, self.numel())?;
         if self.layout().reshaped(&target).is_some() {
-            return self.view(shape);
+            return match self.is_contiguous() {
+                true => self.view(shape),
+                false => self.view_named(shape, "ReshapeAliasBackward0"),
+            };
         }
         // a copy (recorded as PyTorch's clone), then seen with the new shape
         self.clone_tensor()?.unsafe_view(&target)

@@ -613,8 +613,12 @@ impl PyTensor {
         run(|| slf.get().inner.zero_())?;
         Ok(slf)
     }
-    /// Sets every element to `value`.
+    /// Sets every element to `value` (a number, or a 0-d tensor whose gradient is the sum).
     fn fill_<'py>(slf: Bound<'py, Self>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        if let Ok(t) = value.cast::<PyTensor>() {
+            run(|| slf.get().inner.fill_tensor_(&t.get().inner))?;
+            return Ok(slf);
+        }
         let v =
             scalar_arg(value).ok_or_else(|| PyTypeError::new_err("fill_() expects a number"))?;
         run(|| slf.get().inner.fill_(v))?;
@@ -824,7 +828,10 @@ impl PyTensor {
     fn __getitem__(&self, index: &Bound<'_, PyAny>) -> TResult {
         let items = index_items(index)?;
         match basic_only(&items) {
-            Some(basic) => wrap(run(|| self.inner.index(&basic))),
+            Some(basic) => {
+                let tuple = basic.len() > 1 || index.is_instance_of::<pyo3::types::PyTuple>();
+                wrap(run(|| self.inner.index_basic(&basic, tuple)))
+            }
             None => wrap(run(|| self.inner.index_advanced(&items))),
         }
     }
