@@ -55,11 +55,11 @@ impl Tensor {
                     source_dim += 1;
                 }
                 IndexItem::Slice(start, stop, step) => {
-                    // inside a tuple a full `:` makes no view of its own, as in PyTorch
+                    // inside a tuple a full `:` makes no view of its own, as in PyTorch (a
+                    // negative start, even one reaching the beginning, still slices there)
                     let size = out.shape()[dim as usize] as isize;
-                    let full = step == 1
-                        && start.is_none_or(|s| s == 0 || s <= -size)
-                        && stop.is_none_or(|e| e >= size);
+                    let full =
+                        step == 1 && start.is_none_or(|s| s == 0) && stop.is_none_or(|e| e >= size);
                     if !(full && skip_full) {
                         out = out.slice(dim, start, stop, step)?;
                     }
