@@ -139,6 +139,54 @@ def _scatter_add(a, src, idx):
     return out
 
 
+# a permutation per row: no two elements of src land in one place (scatter overwrites)
+SCATTER_PERM = [[2, 0, 3], [1, 3, 0], [0, 2, 1]]
+INDEX_1D = [2, 0, 2]  # slices of dim 1; slice 2 gets two, slice 1 none
+REDUCERS = {
+    "sum": (np.add, 0.0),
+    "prod": (np.multiply, 1.0),
+    "amax": (np.maximum, -np.inf),
+    "amin": (np.minimum, np.inf),
+}
+
+
+def _scatter(a, src, idx):
+    out = a.copy()
+    for i, row in enumerate(idx):
+        for j, k in enumerate(row):
+            out[i, k] = src[i, j]
+    return out
+
+
+def _reduce_into(a, places, reduce, include_self=True):
+    """``a`` with values combined in: ``places`` lists ``((row, col), value)``."""
+    out = a.copy()
+    hit = {}
+    for at, v in places:
+        hit.setdefault(at, []).append(v)
+    for at, vs in hit.items():
+        if reduce == "mean":
+            vals = ([a[at]] if include_self else []) + vs
+            out[at] = sum(vals) / len(vals)
+            continue
+        f, start = REDUCERS[reduce]
+        acc = a[at] if include_self else start
+        for v in vs:
+            acc = f(acc, v)
+        out[at] = acc
+    return out
+
+
+def _scatter_reduce(a, src, idx, reduce, include_self=True):
+    places = [((i, k), src[i, j]) for i, row in enumerate(idx) for j, k in enumerate(row)]
+    return _reduce_into(a, places, reduce, include_self)
+
+
+def _index_reduce(a, src, idx, reduce):
+    places = [((i, k), src[i, j]) for i in range(a.shape[0]) for j, k in enumerate(idx)]
+    return _reduce_into(a, places, reduce)
+
+
 def _tensor(values):
     import ferrograd
 
@@ -580,6 +628,90 @@ OPS = [
         lambda x: x.index_select(1, _tensor([3, 0, 3])),
         lambda a: a[:, [3, 0, 3]],
         dtype="same",
+    ),
+    Op(
+        "scatter",
+        lambda x, y: x.scatter(1, _tensor(SCATTER_PERM), y),
+        lambda a, b: _scatter(a, b, SCATTER_PERM),
+        ("any:3,4", "any:3,3"),
+        dtype="same",
+        mixed=False,
+        inplace="scatter_",
+        extra={"inplace_call": lambda t, y: t.scatter_(1, _tensor(SCATTER_PERM), y)},
+    ),
+    *[
+        Op(
+            f"scatter_reduce[{reduce},{include_self}]",
+            lambda x, y, r=reduce, i=include_self: x.scatter_reduce(
+                1, _tensor(SCATTER_IDX), y, r, include_self=i
+            ),
+            lambda a, b, r=reduce, i=include_self: _scatter_reduce(a, b, SCATTER_IDX, r, i),
+            (f"{domain}:3,4", f"{domain2}:3,4"),
+            dtype="same",
+            mixed=False,
+            inplace="scatter_reduce_",
+            extra={
+                "inplace_call": lambda t, y, r=reduce, i=include_self: t.scatter_reduce_(
+                    1, _tensor(SCATTER_IDX), y, r, include_self=i
+                )
+            },
+        )
+        for reduce, domain, domain2 in (
+            ("sum", "any", "any"),
+            ("prod", "nonzero", "nonzero"),
+            ("mean", "any", "any"),
+            ("amax", "distinct", "distinct2"),
+            ("amin", "distinct", "distinct2"),
+        )
+        for include_self in (True, False)
+    ],
+    *[
+        Op(
+            f"index_reduce[{reduce}]",
+            lambda x, y, r=reduce: x.index_reduce(1, _tensor(INDEX_1D), y, r),
+            lambda a, b, r=reduce: _index_reduce(a, b, INDEX_1D, r),
+            (f"{domain}:3,4", f"{domain2}:3,3"),
+            dtype="same",
+            mixed=False,
+            inplace="index_reduce_",
+            extra={
+                "inplace_call": lambda t, y, r=reduce: t.index_reduce_(1, _tensor(INDEX_1D), y, r)
+            },
+        )
+        for reduce, domain, domain2 in (
+            ("prod", "nonzero", "nonzero"),
+            ("mean", "any", "any"),
+            ("amax", "distinct", "distinct2"),
+            ("amin", "distinct", "distinct2"),
+        )
+    ],
+    Op(
+        "index_copy",
+        lambda x, y: x.index_copy(1, _tensor([3, 0, 1]), y),
+        lambda a, b: _scatter(a, b, [[3, 0, 1]] * 3),
+        ("any:3,4", "any:3,3"),
+        dtype="same",
+        mixed=False,
+        inplace="index_copy_",
+        extra={"inplace_call": lambda t, y: t.index_copy_(1, _tensor([3, 0, 1]), y)},
+    ),
+    Op(
+        "index_add",
+        lambda x, y: x.index_add(1, _tensor(INDEX_1D), y, alpha=2.0),
+        lambda a, b: _index_reduce(a, 2.0 * b, INDEX_1D, "sum"),
+        ("any:3,4", "any:3,3"),
+        dtype="same",
+        mixed=False,
+        inplace="index_add_",
+        extra={"inplace_call": lambda t, y: t.index_add_(1, _tensor(INDEX_1D), y, alpha=2.0)},
+    ),
+    Op(
+        "index_fill",
+        lambda x: x.index_fill(1, _tensor(INDEX_1D), -0.5),
+        lambda a: _scatter(a, np.full((3, 3), -0.5), [INDEX_1D] * 3),
+        dtype="same",
+        inplace="index_fill_",
+        extra={"inplace_call": lambda t: t.index_fill_(1, _tensor(INDEX_1D), -0.5)},
     ),
     # ----- in-place only ops (checked through a clone) --------------------------------------
     Op("zero_", lambda x: x.clone().zero_(), np.zeros_like, dtype="same"),

@@ -39,6 +39,7 @@ OTHER_FUNCTIONS = [
     "sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "mode", "unique", "cross",
     "roll",
     "broadcast_to", "addmm", "addmv", "baddbmm", "lerp", "addcmul", "addcdiv",
+    "scatter", "scatter_reduce", "index_reduce", "index_copy", "index_fill", "index_add",
 ]  # fmt: skip
 
 # torch.xxx functions of the native module itself (they take numbers where Tensor's methods
@@ -55,7 +56,8 @@ OTHER_INPLACE = [
     "random_", "bernoulli_", "exponential_", "clamp_min_", "clamp_max_",
     "clamp_", "masked_fill_", "scatter_add_", "polygamma_", "logit_",
     "floor_divide_", "remainder_", "fmod_", "tril_", "triu_", "cumprod_", "cumsum_",
-    "lerp_", "addcmul_", "addcdiv_",
+    "lerp_", "addcmul_", "addcdiv_", "scatter_", "scatter_reduce_", "index_reduce_",
+    "index_copy_", "index_fill_", "index_add_",
 ]  # fmt: skip
 
 # Names of ferrograd's namespace that are not function aliases (for ``__all__``).

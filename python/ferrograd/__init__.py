@@ -122,6 +122,10 @@ fmod = Tensor.fmod
 frac = Tensor.frac
 gather = Tensor.gather
 hypot = _core.hypot
+index_add = Tensor.index_add
+index_copy = Tensor.index_copy
+index_fill = Tensor.index_fill
+index_reduce = Tensor.index_reduce
 index_select = Tensor.index_select
 isclose = Tensor.isclose
 isfinite = Tensor.isfinite
@@ -170,7 +174,9 @@ reshape = Tensor.reshape
 roll = Tensor.roll
 round = Tensor.round
 rsqrt = Tensor.rsqrt
+scatter = Tensor.scatter
 scatter_add = Tensor.scatter_add
+scatter_reduce = Tensor.scatter_reduce
 sigmoid = Tensor.sigmoid
 sign = Tensor.sign
 signbit = Tensor.signbit
@@ -387,6 +393,10 @@ __all__ = [
     "get_rng_state",
     "gt",
     "hypot",
+    "index_add",
+    "index_copy",
+    "index_fill",
+    "index_reduce",
     "index_select",
     "inference_mode",
     "initial_seed",
@@ -472,7 +482,9 @@ __all__ = [
     "round",
     "rsqrt",
     "save",
+    "scatter",
     "scatter_add",
+    "scatter_reduce",
     "seed",
     "set_anomaly_enabled",
     "set_default_dtype",

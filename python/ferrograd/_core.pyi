@@ -1113,6 +1113,87 @@ class Tensor:
         """In-place `scatter_add`."""
     def index_select(self, dim: builtins.int, index: Tensor) -> Tensor:
         """Slices `index` of dimension `dim`."""
+    def scatter(
+        self,
+        dim: builtins.int,
+        index: Tensor,
+        src: Tensor | builtins.float | None = None,
+        *,
+        value: builtins.float | None = None,
+    ) -> Tensor:
+        """A copy with `src`'s elements (or `value`) written at `index` along `dim`."""
+    def scatter_(
+        self,
+        dim: builtins.int,
+        index: Tensor,
+        src: Tensor | builtins.float | None = None,
+        *,
+        value: builtins.float | None = None,
+    ) -> Self:
+        """In-place `scatter`."""
+    def scatter_reduce(
+        self,
+        dim: builtins.int,
+        index: Tensor,
+        src: Tensor,
+        reduce: builtins.str,
+        *,
+        include_self: builtins.bool = True,
+    ) -> Tensor:
+        """A copy with `src` combined by `reduce` ("sum", "prod", "mean", "amax", "amin") at
+        `index` along `dim`."""
+    def scatter_reduce_(
+        self,
+        dim: builtins.int,
+        index: Tensor,
+        src: Tensor,
+        reduce: builtins.str,
+        *,
+        include_self: builtins.bool = True,
+    ) -> Self:
+        """In-place `scatter_reduce`."""
+    def index_reduce(
+        self,
+        dim: builtins.int,
+        index: Tensor,
+        source: Tensor,
+        reduce: builtins.str,
+        *,
+        include_self: builtins.bool = True,
+    ) -> Tensor:
+        """A copy with the slices of `source` combined by `reduce` ("prod", "mean", "amax",
+        "amin") into the slices `index` along `dim`."""
+    def index_reduce_(
+        self,
+        dim: builtins.int,
+        index: Tensor,
+        source: Tensor,
+        reduce: builtins.str,
+        *,
+        include_self: builtins.bool = True,
+    ) -> Self:
+        """In-place `index_reduce`."""
+    def index_copy(self, dim: builtins.int, index: Tensor, source: Tensor) -> Tensor:
+        """A copy with the slices of `source` written at the slices `index` along `dim`."""
+    def index_copy_(self, dim: builtins.int, index: Tensor, source: Tensor) -> Self:
+        """In-place `index_copy`."""
+    def index_fill(
+        self, dim: builtins.int, index: Tensor, value: builtins.float | Tensor
+    ) -> Tensor:
+        """A copy with the slices `index` along `dim` set to `value`."""
+    def index_fill_(
+        self, dim: builtins.int, index: Tensor, value: builtins.float | Tensor
+    ) -> Self:
+        """In-place `index_fill`."""
+    def index_add(
+        self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: builtins.float = 1.0
+    ) -> Tensor:
+        """A copy with `alpha` times the slices of `source` added at the slices `index` along
+        `dim`."""
+    def index_add_(
+        self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: builtins.float = 1.0
+    ) -> Self:
+        """In-place `index_add`."""
     def clone(self) -> Tensor:
         """A copy with its own storage, differentiable."""
     def contiguous(self) -> Tensor:

@@ -60,7 +60,7 @@ fn index_values(index: &Tensor, size: usize, dim: usize, rule: IndexRule) -> Res
 /// For every element of `index` (row-major), the flat position in a contiguous tensor of
 /// `shape` that `gather`/`scatter` along `dim` address.
 /// A 0-d `self` or `index` counts as 1-d with one element, as PyTorch's.
-fn positions(shape: &[usize], index: &Tensor, dim: usize) -> Result<Vec<usize>> {
+pub(super) fn positions(shape: &[usize], index: &Tensor, dim: usize) -> Result<Vec<usize>> {
     let (self_dims, index_dims) = (shape.len(), index.dim());
     let shape: &[usize] = if shape.is_empty() { &[1] } else { shape };
     let ishape: &[usize] = if index.dim() == 0 {

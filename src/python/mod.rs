@@ -13,6 +13,7 @@ mod out;
 mod pointwise;
 mod profiler;
 mod random;
+mod scatter;
 mod tensor;
 mod tensor_new;
 mod tensor_ops;
