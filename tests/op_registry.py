@@ -713,6 +713,18 @@ OPS = [
         inplace="index_fill_",
         extra={"inplace_call": lambda t: t.index_fill_(1, _tensor(INDEX_1D), -0.5)},
     ),
+    Op(
+        "masked_select",
+        lambda x: x.masked_select(_tensor([True, False, True, True])),
+        lambda a: a[:, [True, False, True, True]].reshape(-1),
+        dtype="same",
+    ),
+    Op(
+        "take_along_dim",
+        lambda x: x.take_along_dim(_tensor([[3], [0], [1]]), 1),
+        lambda a: np.take_along_axis(a, np.array([[3], [0], [1]]), 1),
+        dtype="same",
+    ),
     # ----- in-place only ops (checked through a clone) --------------------------------------
     Op("zero_", lambda x: x.clone().zero_(), np.zeros_like, dtype="same"),
     Op("fill_", lambda x: x.clone().fill_(0.5), lambda a: np.full_like(a, 0.5), dtype="same"),
@@ -758,6 +770,10 @@ OPS = [
 
 # Public methods that are not ops with values to check, each with the reason.
 NOT_OPS = {
+    **{
+        name: "int64 positions or counts, no gradient (tests/selection_cases.py vs PyTorch)"
+        for name in ("nonzero", "argwhere", "count_nonzero", "unique_consecutive")
+    },
     **{
         name: "a comparison method, the operator by name (tests/test_surface_additions.py)"
         for name in ("lt", "le", "gt", "ge", "eq", "ne")

@@ -40,6 +40,8 @@ OTHER_FUNCTIONS = [
     "roll",
     "broadcast_to", "addmm", "addmv", "baddbmm", "lerp", "addcmul", "addcdiv",
     "scatter", "scatter_reduce", "index_reduce", "index_copy", "index_fill", "index_add",
+    "nonzero", "argwhere", "count_nonzero", "masked_select", "take_along_dim",
+    "unique_consecutive",
 ]  # fmt: skip
 
 # torch.xxx functions of the native module itself (they take numbers where Tensor's methods
@@ -80,6 +82,7 @@ OTHER_EXPORTS = [
     "sparse_coo", "sparse_csr", "sparse_csc",
     "sparse_bsr", "sparse_bsc", "jagged", "set_warn_always", "is_warn_always_enabled",
     "is_inference", "set_anomaly_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+    "searchsorted", "bucketize",
 ]  # fmt: skip
 
 

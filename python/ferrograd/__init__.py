@@ -5,6 +5,7 @@
 
 import builtins as _builtins
 
+from . import _VF as _VF  # torch._VF: internal functions that tests call
 from . import _core
 from ._core import (
     Generator,
@@ -12,6 +13,7 @@ from ._core import (
     arange,
     bernoulli,
     bool,
+    bucketize,
     cat,
     default_generator,
     double,
@@ -38,6 +40,7 @@ from ._core import (
     randint,
     randn,
     randperm,
+    searchsorted,
     seed,
     set_num_threads,
     stack,
@@ -85,6 +88,7 @@ any = Tensor.any
 argmax = Tensor.argmax
 argmin = Tensor.argmin
 argsort = Tensor.argsort
+argwhere = Tensor.argwhere
 asin = Tensor.asin
 asinh = Tensor.asinh
 atan = Tensor.atan
@@ -100,6 +104,7 @@ clip = Tensor.clip
 clone = Tensor.clone
 cos = Tensor.cos
 cosh = Tensor.cosh
+count_nonzero = Tensor.count_nonzero
 cross = Tensor.cross
 cumprod = Tensor.cumprod
 cumsum = Tensor.cumsum
@@ -147,6 +152,7 @@ logical_xor = Tensor.logical_xor
 logit = Tensor.logit
 logsumexp = Tensor.logsumexp
 masked_fill = Tensor.masked_fill
+masked_select = Tensor.masked_select
 matmul = Tensor.matmul
 max = Tensor.max
 maximum = Tensor.maximum
@@ -160,6 +166,7 @@ mul = Tensor.mul
 mv = Tensor.mv
 nanmedian = Tensor.nanmedian
 neg = Tensor.neg
+nonzero = Tensor.nonzero
 norm = Tensor.norm
 numel = Tensor.numel
 outer = Tensor.outer
@@ -194,6 +201,7 @@ std_mean = _core.std_mean
 sub = Tensor.sub
 sum = Tensor.sum
 t = Tensor.t
+take_along_dim = Tensor.take_along_dim
 tan = Tensor.tan
 tanh = Tensor.tanh
 threshold = _core.threshold
@@ -206,6 +214,7 @@ triu = Tensor.triu
 trunc = Tensor.trunc
 unbind = Tensor.unbind
 unique = Tensor.unique
+unique_consecutive = Tensor.unique_consecutive
 unsafe_chunk = Tensor.unsafe_chunk
 unsafe_split = Tensor.unsafe_split
 unsafe_split_with_sizes = Tensor.unsafe_split_with_sizes
@@ -215,6 +224,23 @@ var_mean = _core.var_mean
 where = _core.where
 xlogy = _core.xlogy
 # </generated: functions>
+
+
+
+def _unique(input, sorted=True, return_inverse=False):
+    """The internal op behind ``unique``: ``(values, inverse)``, the inverse empty unless
+    asked for."""
+    values, inverse = input.unique(sorted=sorted, return_inverse=True)
+    return values, inverse if return_inverse else empty(0, dtype=int64)
+
+
+def _unique2(input, sorted=True, return_inverse=False, return_counts=False):
+    """The internal op behind ``unique``: ``(values, inverse, counts)``, each of the last two
+    empty unless asked for."""
+    values, inverse, counts = input.unique(sorted=sorted, return_inverse=True, return_counts=True)
+    none = empty(0, dtype=int64)
+    return values, inverse if return_inverse else none, counts if return_counts else none
+
 
 clamp_min = Tensor.clamp_min
 clamp_max = Tensor.clamp_max
@@ -324,6 +350,7 @@ __all__ = [
     "argmax",
     "argmin",
     "argsort",
+    "argwhere",
     "asin",
     "asinh",
     "atan",
@@ -337,6 +364,7 @@ __all__ = [
     "bool",
     "broadcast_tensors",
     "broadcast_to",
+    "bucketize",
     "cat",
     "ceil",
     "chunk",
@@ -347,6 +375,7 @@ __all__ = [
     "clone",
     "cos",
     "cosh",
+    "count_nonzero",
     "cross",
     "cuda",
     "cumprod",
@@ -437,6 +466,7 @@ __all__ = [
     "lt",
     "manual_seed",
     "masked_fill",
+    "masked_select",
     "matmul",
     "max",
     "maximum",
@@ -455,6 +485,7 @@ __all__ = [
     "neg",
     "nn",
     "no_grad",
+    "nonzero",
     "norm",
     "normal",
     "numel",
@@ -485,6 +516,7 @@ __all__ = [
     "scatter",
     "scatter_add",
     "scatter_reduce",
+    "searchsorted",
     "seed",
     "set_anomaly_enabled",
     "set_default_dtype",
@@ -517,6 +549,7 @@ __all__ = [
     "sub",
     "sum",
     "t",
+    "take_along_dim",
     "tan",
     "tanh",
     "tensor",
@@ -530,6 +563,7 @@ __all__ = [
     "trunc",
     "unbind",
     "unique",
+    "unique_consecutive",
     "unsafe_chunk",
     "unsafe_split",
     "unsafe_split_with_sizes",

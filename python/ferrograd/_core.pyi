@@ -136,6 +136,8 @@ __all__ = [
     "dtype",
     "empty",
     "eye",
+    "searchsorted",
+    "bucketize",
     "float",
     "floor_divide",
     "float32",
@@ -1113,6 +1115,39 @@ class Tensor:
         """In-place `scatter_add`."""
     def index_select(self, dim: builtins.int, index: Tensor) -> Tensor:
         """Slices `index` of dimension `dim`."""
+    @overload
+    def nonzero(self, *, as_tuple: Literal[False] = False) -> Tensor:
+        """The indices of the nonzero elements: `[n, dim]` int64, or with `as_tuple` one 1-D
+        tensor per dimension."""
+    @overload
+    def nonzero(self, *, as_tuple: Literal[True]) -> tuple[Tensor, ...]: ...
+    def argwhere(self) -> Tensor:
+        """The indices of the nonzero elements, one row each (`nonzero()`)."""
+    def count_nonzero(
+        self, dim: builtins.int | Sequence[builtins.int] | None = None
+    ) -> Tensor:
+        """How many elements are nonzero (over `dim`, an int or a tuple, when given), as int64."""
+    def masked_select(self, mask: Tensor) -> Tensor:
+        """The elements where `mask` is true, as a 1-D tensor."""
+    def take_along_dim(self, indices: Tensor, dim: builtins.int | None = None) -> Tensor:
+        """The values at `indices` along `dim` (`gather` with `indices` broadcast against this
+        tensor); without `dim`, over the flattened tensor."""
+    @overload
+    def unique_consecutive(
+        self,
+        return_inverse: Literal[False] = False,
+        return_counts: Literal[False] = False,
+        dim: builtins.int | None = None,
+    ) -> Tensor:
+        """Runs of equal consecutive elements (or slices along `dim`) collapsed to one; with the
+        inverse indices and the run lengths when asked for."""
+    @overload
+    def unique_consecutive(
+        self,
+        return_inverse: builtins.bool = False,
+        return_counts: builtins.bool = False,
+        dim: builtins.int | None = None,
+    ) -> Tensor | tuple[Tensor, ...]: ...
     def scatter(
         self,
         dim: builtins.int,
@@ -1619,6 +1654,28 @@ def eye(
     requires_grad: builtins.bool = False,
 ) -> Tensor:
     """`torch.eye(n, m=None)`: the identity matrix (ones on the main diagonal)."""
+
+def searchsorted(
+    sorted_sequence: Tensor,
+    input: Tensor | builtins.float,
+    *,
+    out_int32: builtins.bool = False,
+    right: builtins.bool = False,
+    side: builtins.str | None = None,
+    sorter: Tensor | None = None,
+) -> Tensor:
+    """`torch.searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+    sorter=None)`: where each value would go to keep the rows sorted."""
+
+def bucketize(
+    input: Tensor | builtins.float,
+    boundaries: Tensor,
+    *,
+    out_int32: builtins.bool = False,
+    right: builtins.bool = False,
+) -> Tensor:
+    """`torch.bucketize(input, boundaries, *, out_int32=False, right=False)`: the bucket of each
+    value among the 1-D sorted `boundaries`."""
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """`nn.functional.linear(input, weight, bias=None)`: `input @ weight.T + bias`."""

@@ -22,6 +22,7 @@
 //! | `sorting` / `stl` | `sort`, `argsort`, `topk`, `kthvalue`, `median`, `mode`, `unique` / the C++ library's orderings of ties |
 //! | `scan` / `roll` | `cumprod` / `roll` |
 //! | `scatter` | `scatter`, `scatter_reduce`, `index_reduce`, `index_copy` |
+//! | `selection` | `nonzero`, `count_nonzero`, `masked_select`, `searchsorted`, `unique_consecutive` |
 //! | `inplace` | the in-place machinery (version bump, rebase, CopySlices), `fill_`, `zero_`, `copy_` |
 //! | `creation` / `random` | `arange`, `linspace` / the generator, `rand`, `randn`, `normal_`, `uniform_` |
 //! | `loss` | losses with their own node: `mse_loss`, `huber_loss`, `smooth_l1_loss`, `binary_cross_entropy` (`_with_logits`), `nll_loss` |
@@ -59,6 +60,7 @@ pub mod reduction;
 pub mod roll;
 pub mod scan;
 pub mod scatter;
+pub mod selection;
 pub mod shape;
 pub mod sorting;
 pub(crate) mod stl;

@@ -38,9 +38,11 @@ impl Reduce {
             "mean" => Reduce::Mean,
             "amax" | "max" => Reduce::Amax,
             "amin" | "min" => Reduce::Amin,
-            _ => return Err(Error::runtime(format!(
+            _ => {
+                return Err(Error::runtime(format!(
                 "{op}(): reduce argument must be either sum, prod, mean, amax or amin, got {name}"
-            ))),
+            )))
+            }
         })
     }
 

@@ -14,6 +14,7 @@ mod pointwise;
 mod profiler;
 mod random;
 mod scatter;
+mod selection;
 mod tensor;
 mod tensor_new;
 mod tensor_ops;
@@ -122,5 +123,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tensor_ops::functions::register(m)?;
     normalization::register(m)?;
     conv::register(m)?;
+    selection::register(m)?;
     Ok(())
 }

@@ -1,0 +1,29 @@
+"""Programs of index ops print what PyTorch 2.15 printed for them: ``scatter_cases.py``
+(the scatter family) and ``selection_cases.py`` (finding elements), each against its recorded
+output in ``golden/``."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@pytest.mark.parametrize(
+    ("program", "recorded"),
+    [("scatter_cases.py", "scatter_torch.txt"), ("selection_cases.py", "selection_torch.txt")],
+)
+def test_program_matches_pytorch(program, recorded):
+    with open(os.path.join(HERE, "golden", recorded)) as f:
+        expected = f.read().splitlines()
+    out = subprocess.run(
+        [sys.executable, os.path.join(HERE, program)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert len(out) == len(expected)
+    for got, want in zip(out, expected):
+        assert got == want
