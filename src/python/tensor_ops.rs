@@ -10,7 +10,6 @@ use crate::ops::division::{division, DivisionOp};
 use crate::ops::Operand;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
 
 /// A tensor or number operand of a division, or PyTorch's TypeError naming the op.
 fn division_operand(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<OwnedOperand> {
@@ -337,18 +336,8 @@ impl PyTensor {
         dim: Option<isize>,
     ) -> PyResult<Py<PyAny>> {
         let _ = sorted; // the CPU result is sorted either way, as PyTorch's
-        let (values, inverse, counts) = run(|| self.inner.unique(dim))?;
-        if !return_inverse && !return_counts {
-            return to_object(py, values);
-        }
-        let mut items = vec![to_object(py, values)?];
-        if return_inverse {
-            items.push(to_object(py, inverse)?);
-        }
-        if return_counts {
-            items.push(to_object(py, counts)?);
-        }
-        Ok(PyTuple::new(py, items)?.into_any().unbind())
+        let parts = run(|| self.inner.unique(dim))?;
+        super::selection::unique_result(py, parts, return_inverse, return_counts)
     }
 
     /// The cross product of 3-vectors along `dim` (the first dimension of size 3 when absent,
