@@ -147,3 +147,21 @@ def test_view_node_names():
     y = x.permute(2, 0, 1).reshape(4, 6)
     y.sum().backward()
     assert x.grad.shape == (2, 3, 4)
+
+
+def test_a_refused_view_raises_at_the_op_that_uses_it():
+    # PyTorch raises when the stale view's grad_fn is needed: at the op, not at backward
+    msg = "A view was created in no_grad mode"
+    x = torch.zeros(3)
+    with torch.no_grad():
+        v = x[:2]
+    x[0] = torch.tensor(1.0, requires_grad=True)
+    with pytest.raises(RuntimeError, match=msg):
+        torch.mean(v)
+    with torch.no_grad():
+        assert (v * 2).tolist() == [2.0, 0.0]  # no graph, no refusal
+    a = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    _, second = a.unbind(0)
+    a.mul_(torch.ones(2, requires_grad=True))
+    with pytest.raises(RuntimeError, match=msg):
+        second[:,]

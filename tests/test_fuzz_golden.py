@@ -32,14 +32,9 @@ ENTRIES = GOLDEN["programs"]
 # difference ("kind: first difference at op", "<- ops" for the shrunk program's chain when only
 # the gradients or backward differ). Written from the output of ``tools/run_fuzz.py --record``.
 KNOWN = {
-    "fz-825-min": "exception: RuntimeError vs None at getitem[basic]",
-    "fz-761-min": "exception: RuntimeError vs None at tanh",
     # recorded from seeds 1100000..1104999 (after the fixes of the third round)
     "fz-1102864-min": "divergence: value at second-order grad <- polygamma(0) > abs",
     "fz-1104836-min": "exception: RuntimeError vs RuntimeError at bmm",
-    "fz-1104352-min": "exception: RuntimeError vs RuntimeError at index_select",
-    "fz-1101389-min": "exception: RuntimeError vs RuntimeError at norm(dim)",
-    "fz-1104380-min": "exception: RuntimeError vs RuntimeError at square",
 }
 
 

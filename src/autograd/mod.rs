@@ -298,6 +298,14 @@ pub fn gradient_edge(tensor: &Tensor) -> Option<Edge> {
     refresh_view(tensor);
     let mut meta = tensor.meta();
     if let Some(edge) = &meta.grad_fn {
+        if edge.node.name() == INVALID_VIEW {
+            // PyTorch raises when such a view's grad_fn is asked for: at the op using it
+            let message = edge.node.try_metadata();
+            let message = message.as_deref().and_then(|m| m.downcast_ref::<String>());
+            if let Some(message) = message {
+                saved::refuse_op(crate::Error::runtime(message.clone()));
+            }
+        }
         return Some(edge.clone());
     }
     if !meta.requires_grad {

@@ -141,10 +141,19 @@ thread_local! {
 }
 
 /// The refusal of the last op on this thread that tried to save an inference tensor for
-/// backward outside inference mode, or whose pack hook raised, taken (PyTorch raises it at the op: a binding calls this
-/// after each op; the node's saved value also refuses at backward).
+/// backward outside inference mode, whose pack hook raised, or that took as input a view
+/// PyTorch refuses to use after an in-place write ([`refuse_op`]), taken (PyTorch raises it at
+/// the op: a binding calls this after each op; the node also refuses at backward).
 pub fn take_refused_save() -> Option<Error> {
     REFUSED_SAVE.with(|r| r.borrow_mut().take())
+}
+
+/// Makes the running op fail with `refusal` once it returns (the first refusal wins; see
+/// [`take_refused_save`]).
+pub(crate) fn refuse_op(refusal: Error) {
+    REFUSED_SAVE.with(|r| {
+        r.borrow_mut().get_or_insert(refusal);
+    });
 }
 
 /// `kept` as a saved value: packed by the pack hook in effect (which sees `original`), or as it
