@@ -82,7 +82,8 @@ OTHER_EXPORTS = [
     "sparse_coo", "sparse_csr", "sparse_csc",
     "sparse_bsr", "sparse_bsc", "jagged", "set_warn_always", "is_warn_always_enabled",
     "is_inference", "set_anomaly_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
-    "searchsorted", "bucketize",
+    "searchsorted", "bucketize", "memory_format", "contiguous_format", "channels_last",
+    "channels_last_3d", "preserve_format",
 ]  # fmt: skip
 
 

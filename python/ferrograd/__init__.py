@@ -302,6 +302,13 @@ from ._layout import (  # noqa: E402
     sparse_csr,
     strided,
 )
+from ._memory_format import (  # noqa: E402
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 from ._tensor_functions import broadcast_tensors, einsum, meshgrid  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
@@ -367,12 +374,15 @@ __all__ = [
     "bucketize",
     "cat",
     "ceil",
+    "channels_last",
+    "channels_last_3d",
     "chunk",
     "clamp",
     "clamp_max",
     "clamp_min",
     "clip",
     "clone",
+    "contiguous_format",
     "cos",
     "cosh",
     "count_nonzero",
@@ -472,6 +482,7 @@ __all__ = [
     "maximum",
     "mean",
     "median",
+    "memory_format",
     "meshgrid",
     "min",
     "minimum",
@@ -496,6 +507,7 @@ __all__ = [
     "permute",
     "polygamma",
     "pow",
+    "preserve_format",
     "prod",
     "profiler",
     "rand",

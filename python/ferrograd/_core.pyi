@@ -1231,10 +1231,12 @@ class Tensor:
         """In-place `index_add`."""
     def clone(self) -> Tensor:
         """A copy with its own storage, differentiable."""
-    def contiguous(self) -> Tensor:
-        """This tensor if contiguous, else a contiguous copy."""
-    def is_contiguous(self) -> builtins.bool:
-        """Whether elements are dense and row-major."""
+    def contiguous(self, memory_format: Any = None) -> Tensor:
+        """This tensor if contiguous, else a contiguous copy (with `memory_format`, in that
+        order: `torch.channels_last` for 4-D, `torch.channels_last_3d` for 5-D)."""
+    def is_contiguous(self, memory_format: Any = None) -> builtins.bool:
+        """Whether elements are dense and row-major (or, with `memory_format`, dense in that
+        order)."""
     # This tensor itself when the dtype does not change (no dtype, or the same one), else a
     # converted copy; a device string is accepted and ignored.
     @overload

@@ -419,6 +419,58 @@ impl Tensor {
             self.clone_tensor()
         }
     }
+
+    /// Whether the elements are dense in channels-last order (PyTorch's `channels_last` for a
+    /// 4-D `[N, C, H, W]` tensor, `channels_last_3d` for 5-D: the channel dim varies fastest);
+    /// dims of size 1 may have any stride, as there.
+    pub fn is_channels_last(&self) -> bool {
+        let (shape, strides) = (self.shape(), &self.layout().strides);
+        if !matches!(shape.len(), 4 | 5) {
+            return false;
+        }
+        // the dims from fastest to slowest: channels, then the spatial dims backwards, batch
+        let mut order: Vec<usize> = vec![1];
+        order.extend((2..shape.len()).rev());
+        order.push(0);
+        let mut expected = 1isize;
+        for d in order {
+            if shape[d] != 1 && strides[d] != expected {
+                return false;
+            }
+            expected *= shape[d] as isize;
+        }
+        true
+    }
+
+    /// A copy laid out channels-last (`contiguous(memory_format=torch.channels_last)` of a 4-D
+    /// or 5-D tensor), or this tensor when it already is; recorded as PyTorch's clone
+    /// (`CloneBackward0`).
+    pub fn channels_last(&self) -> Result<Tensor> {
+        let n = self.dim();
+        if !matches!(n, 4 | 5) {
+            return Err(Error::runtime(format!(
+                "required rank 4 or 5 tensor to use a channels-last format, got rank {n}"
+            )));
+        }
+        if self.is_channels_last() {
+            return Ok(self.clone());
+        }
+        // the values in [N, spatial..., C] order, seen as [N, C, spatial...]
+        let mut to_last: Vec<isize> = vec![0];
+        to_last.extend((2..n).map(|d| d as isize));
+        to_last.push(1);
+        let dense = self.detach().permute(&to_last)?.deep_copy();
+        let mut back: Vec<isize> = vec![0, n as isize - 1];
+        back.extend((1..n - 1).map(|d| d as isize));
+        let layout = dense.permute(&back)?.layout().clone();
+        let out = Tensor::from_parts(dense.storage().clone(), layout, self.dtype(), None);
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        Ok(record(out, "CloneBackward0", &[self], &[], |ctx| {
+            Ok(vec![Some(ctx.grad(0).clone())])
+        }))
+    }
 }
 
 /// Zeros of `shape` with `g` written into the view `part`: the gradient of taking that view.

@@ -945,13 +945,31 @@ impl PyTensor {
     fn clone(&self) -> TResult {
         wrap(run(|| self.inner.clone_tensor()))
     }
-    /// This tensor if contiguous, else a contiguous copy.
-    fn contiguous(&self) -> TResult {
-        wrap(run(|| self.inner.contiguous()))
+    /// This tensor if contiguous, else a contiguous copy (with `memory_format`, in that
+    /// order: `torch.channels_last` for 4-D, `torch.channels_last_3d` for 5-D).
+    #[pyo3(signature = (memory_format=None))]
+    fn contiguous(&self, memory_format: Option<&Bound<'_, PyAny>>) -> TResult {
+        match memory_format_arg(memory_format, self.inner.dim())? {
+            MemoryFormat::Contiguous => wrap(run(|| self.inner.contiguous())),
+            MemoryFormat::ChannelsLast => wrap(run(|| self.inner.channels_last())),
+            // an already contiguous tensor is returned before the format is looked at
+            MemoryFormat::Preserve if self.inner.is_contiguous() => wrap(Ok(self.inner.clone())),
+            MemoryFormat::Preserve => Err(PyRuntimeError::new_err(
+                "preserve memory format is unsupported by the contiguous operator",
+            )),
+        }
     }
-    /// Whether elements are dense and row-major.
-    fn is_contiguous(&self) -> bool {
-        self.inner.is_contiguous()
+    /// Whether elements are dense and row-major (or, with `memory_format`, dense in that
+    /// order).
+    #[pyo3(signature = (memory_format=None))]
+    fn is_contiguous(&self, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
+        Ok(match memory_format {
+            None => self.inner.is_contiguous(),
+            Some(_) => match memory_format_arg(memory_format, self.inner.dim())? {
+                MemoryFormat::ChannelsLast => self.inner.is_channels_last(),
+                _ => self.inner.is_contiguous(),
+            },
+        })
     }
     /// Converts to `dtype` (differentiable between float types).
     #[pyo3(signature = (*args, **kwargs))]
@@ -2113,4 +2131,49 @@ fn bitwise(t: &Tensor, other: &Bound<'_, PyAny>, op: LogicalOp) -> TResult {
 fn logical(t: &Tensor, other: &Bound<'_, PyAny>, op: LogicalOp) -> TResult {
     let o = operand_tensor(other, DType::Bool)?;
     wrap(run(|| t.logical(op, &o)))
+}
+
+/// A `torch.memory_format` argument, as far as ferrograd lays tensors out.
+enum MemoryFormat {
+    /// `torch.contiguous_format` (the default): row-major.
+    Contiguous,
+    /// `torch.channels_last` (4-D) or `torch.channels_last_3d` (5-D).
+    ChannelsLast,
+    /// `torch.preserve_format`.
+    Preserve,
+}
+
+/// The memory format `obj` names (`None`: contiguous), checked against a tensor of rank `dim`
+/// as PyTorch checks it.
+fn memory_format_arg(obj: Option<&Bound<'_, PyAny>>, dim: usize) -> PyResult<MemoryFormat> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(MemoryFormat::Contiguous);
+    };
+    let name: String = obj
+        .getattr("_memory_format_name")
+        .and_then(|n| n.extract())
+        .map_err(|_| {
+            PyTypeError::new_err(format!(
+                "memory_format must be a torch.memory_format, not {}",
+                obj.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ))
+        })?;
+    let rank = |want: usize, format: &str| match dim == want {
+        true => Ok(MemoryFormat::ChannelsLast),
+        false => Err(PyRuntimeError::new_err(format!(
+            "required rank {want} tensor to use {format} format"
+        ))),
+    };
+    match name.as_str() {
+        "contiguous_format" => Ok(MemoryFormat::Contiguous),
+        "preserve_format" => Ok(MemoryFormat::Preserve),
+        "channels_last" => rank(4, "channels_last"),
+        "channels_last_3d" => rank(5, "channels_last_3d"),
+        other => Err(PyRuntimeError::new_err(format!(
+            "unknown memory format {other}"
+        ))),
+    }
 }
