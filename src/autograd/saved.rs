@@ -142,7 +142,7 @@ thread_local! {
 
 /// The refusal of the last op on this thread that tried to save an inference tensor for
 /// backward outside inference mode, whose pack hook raised, or that took as input a view
-/// PyTorch refuses to use after an in-place write ([`refuse_op`]), taken (PyTorch raises it at
+/// PyTorch refuses to use after an in-place write (`refuse_op`), taken (PyTorch raises it at
 /// the op: a binding calls this after each op; the node also refuses at backward).
 pub fn take_refused_save() -> Option<Error> {
     REFUSED_SAVE.with(|r| r.borrow_mut().take())
