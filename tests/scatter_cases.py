@@ -7,6 +7,7 @@ with ``import torch``)."""
 import warnings
 
 import ferrograd as torch
+from case_printing import refused
 from ferrograd.autograd import gradcheck, gradgradcheck
 
 warnings.simplefilter("ignore")
@@ -22,14 +23,6 @@ def show_grads(y, w, *inputs):
     print(type(y.grad_fn).__name__)
     for name, g in zip((" gx", " gs"), torch.autograd.grad((y * w).sum(), inputs)):
         show(name, g)
-
-
-def refused(call):
-    try:
-        call()
-        print("no error")
-    except Exception as e:
-        print(type(e).__name__, str(e)[:150])
 
 
 x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], dtype=F64)

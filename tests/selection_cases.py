@@ -7,6 +7,7 @@ dtypes, shapes, values, requires_grad, node names, gradients and refused calls.
 import warnings
 
 import ferrograd as torch
+from case_printing import refused
 
 warnings.simplefilter("ignore")
 F64 = torch.float64
@@ -18,14 +19,6 @@ def show(name, t):
             show(f"{name}[{i}]", p)
         return
     print(name, t.dtype, tuple(t.shape), t.detach().reshape(-1).tolist(), t.requires_grad)
-
-
-def refused(call):
-    try:
-        call()
-        print("no error")
-    except Exception as e:
-        print(type(e).__name__, str(e)[:150])
 
 
 x = torch.tensor([[0.0, 1.5, 0.0], [2.0, 0.0, -3.0]], dtype=F64, requires_grad=True)

@@ -66,11 +66,6 @@ impl Reduce {
     }
 }
 
-/// `x` as float64 values, row-major.
-fn values(x: &Tensor) -> Result<Vec<f64>> {
-    cast(x, DType::Float64).to_vec::<f64>()
-}
-
 /// A tensor of `dtype` and `shape` from float64 values.
 fn from_values(v: Vec<f64>, shape: &[usize], dtype: DType) -> Result<Tensor> {
     Ok(cast(&Tensor::from_vec(v, shape)?, dtype))
@@ -124,8 +119,8 @@ fn reduce_values(
     reduce: Reduce,
     include_self: bool,
 ) -> Result<Tensor> {
-    let mut out = values(base)?;
-    let vals = values(src)?;
+    let mut out = base.to_f64_vec();
+    let vals = src.to_f64_vec();
     let mut count = vec![0u32; out.len()];
     if !include_self {
         for &p in pos {
@@ -150,16 +145,15 @@ fn reduce_values(
 
 /// `base` with `src`'s values written at the flat positions `pos` (no history).
 fn write_values(base: &Tensor, pos: &[usize], src: &Tensor) -> Result<Tensor> {
-    let mut out = values(base)?;
-    for (&p, v) in pos.iter().zip(values(src)?) {
+    let mut out = base.to_f64_vec();
+    for (&p, v) in pos.iter().zip(src.to_f64_vec()) {
         out[p] = v;
     }
     from_values(out, base.shape(), base.dtype())
 }
 
-/// A 1-D `index` along `dim` as a scatter index for `source` (each slice of `source` along
-/// `dim` goes to the slice `index[j]`), checked as PyTorch's `index_*` ops check it.
-fn index_as_scatter(index: &Tensor, dim: usize, source: &Tensor, op: &str) -> Result<Tensor> {
+/// PyTorch's checks of a 1-D `index` along `dim` for the slices of `source` (`index_*` ops).
+fn check_index(index: &Tensor, dim: usize, source: &Tensor, op: &str) -> Result<()> {
     if index.dim() > 1 {
         return Err(Error::index(match op {
             "index_copy" => format!("index_copy_(): Index should have dimension 1 or 0 (got {})", index.dim()),
@@ -183,11 +177,18 @@ fn index_as_scatter(index: &Tensor, dim: usize, source: &Tensor, op: &str) -> Re
             )),
         });
     }
+    Ok(())
+}
+
+/// A checked 1-D `index` along `dim` as a scatter index for `source` (each slice of `source`
+/// along `dim` goes to the slice `index[j]`).
+fn index_as_scatter(index: &Tensor, dim: usize, source: &Tensor, op: &str) -> Result<Tensor> {
+    check_index(index, dim, source, op)?;
     if source.dim() == 0 {
         return index.reshape(&[]);
     }
     let mut shape = vec![1isize; source.dim()];
-    shape[dim] = n as isize;
+    shape[dim] = index.numel() as isize;
     let target: Vec<isize> = source.shape().iter().map(|&s| s as isize).collect();
     index.reshape(&shape)?.expand(&target)?.contiguous()
 }
@@ -230,7 +231,7 @@ impl Tensor {
     pub fn scatter_value(&self, dim: isize, index: &Tensor, value: Scalar) -> Result<Tensor> {
         let d = normalize_dim(dim, self.dim())?;
         let pos = positions(self.shape(), index, d)?;
-        let mut out = values(self)?;
+        let mut out = self.to_f64_vec();
         for &p in &pos {
             out[p] = value.to_f64();
         }
@@ -334,8 +335,7 @@ impl Tensor {
     ) -> Result<Tensor> {
         let d = normalize_dim(dim, self.dim())?;
         check_same_dtype(self, source, "index_add")?;
-        // the checks of the index and the slices' shapes
-        index_as_scatter(index, d, source, "index_add")?;
+        check_index(index, d, source, "index_add")?;
         let mut expected = self.shape().to_vec();
         if let Some(n) = expected.get_mut(d) {
             *n = index.numel();

@@ -9,14 +9,9 @@ use crate::core::layout::{broadcast_shapes, fmt_shape, normalize_dim};
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::cast;
 
-/// `x` as float64 values, row-major.
-fn values(x: &Tensor) -> Result<Vec<f64>> {
-    cast(x, DType::Float64).to_vec::<f64>()
-}
-
 /// The flat positions (row-major) of the nonzero elements of `x`.
 fn nonzero_positions(x: &Tensor) -> Result<Vec<usize>> {
-    Ok(values(x)?
+    Ok(x.to_f64_vec()
         .iter()
         .enumerate()
         .filter(|(_, v)| **v != 0.0)
@@ -158,7 +153,7 @@ impl Tensor {
         let mut counts: Vec<i64> = Vec::new();
         let mut last: Option<Vec<f64>> = None;
         for (i, s) in slices.iter().enumerate() {
-            let v = values(s)?;
+            let v = s.to_f64_vec();
             if last.as_ref() != Some(&v) {
                 keep.push(i as i64);
                 counts.push(0);
@@ -194,5 +189,5 @@ fn values_of(x: &Tensor) -> Result<Vec<f64>> {
             "torch.searchsorted(): bool tensors are not supported",
         ));
     }
-    values(x)
+    Ok(x.to_f64_vec())
 }

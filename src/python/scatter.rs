@@ -1,6 +1,6 @@
 //! Bindings of the ops that write at the places an index names (`crate::ops::scatter`):
-//! `scatter`, `scatter_reduce`, `index_reduce`, `index_copy`, `index_fill`, `index_add`, with
-//! their in-place twins.
+//! `scatter`, `scatter_add`, `scatter_reduce`, `index_reduce`, `index_copy`, `index_fill`,
+//! `index_add`, with their in-place twins.
 
 use super::convert::{scalar_arg, tensor_arg};
 use super::run;
@@ -124,6 +124,25 @@ impl PyTensor {
         };
         in_place(slf.clone(), "scatter_", &others, |x| {
             scatter_with(x, dim, &index, &source)
+        })
+    }
+    /// A copy with `src` added at `index` along `dim`.
+    fn scatter_add(&self, dim: isize, index: &Bound<'_, PyAny>, src: &Bound<'_, PyAny>) -> TResult {
+        let index = tensor_arg(index, "scatter_add() argument 'index'")?;
+        let src = tensor_arg(src, "scatter_add() argument 'src'")?;
+        wrap(run(|| self.inner.scatter_add(dim, &index, &src)))
+    }
+    /// In-place `scatter_add`.
+    fn scatter_add_<'py>(
+        slf: Bound<'py, Self>,
+        dim: isize,
+        index: &Bound<'py, PyAny>,
+        src: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let index = tensor_arg(index, "scatter_add_() argument 'index'")?;
+        let src = tensor_arg(src, "scatter_add_() argument 'src'")?;
+        in_place(slf, "scatter_add_", &[&src], |x| {
+            x.scatter_add(dim, &index, &src)
         })
     }
     /// A copy with `src` combined by `reduce` ("sum", "prod", "mean", "amax", "amin") at

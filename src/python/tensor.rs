@@ -1142,28 +1142,6 @@ impl PyTensor {
         let index = tensor_arg(index, "gather() argument 'index'")?;
         wrap(run(|| self.inner.gather(dim, &index)))
     }
-    /// A copy with `src` added at `index` along `dim`.
-    fn scatter_add(&self, dim: isize, index: &Bound<'_, PyAny>, src: &Bound<'_, PyAny>) -> TResult {
-        let index = tensor_arg(index, "scatter_add() argument 'index'")?;
-        let src = tensor_arg(src, "scatter_add() argument 'src'")?;
-        wrap(run(|| self.inner.scatter_add(dim, &index, &src)))
-    }
-    /// In-place `scatter_add`.
-    fn scatter_add_<'py>(
-        slf: Bound<'py, Self>,
-        dim: isize,
-        index: &Bound<'py, PyAny>,
-        src: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, Self>> {
-        let index = tensor_arg(index, "scatter_add_() argument 'index'")?;
-        let src = tensor_arg(src, "scatter_add_() argument 'src'")?;
-        run(|| {
-            slf.get().inner.apply_inplace("scatter_add_", &[&src], |x| {
-                x.scatter_add(dim, &index, &src)
-            })
-        })?;
-        Ok(slf)
-    }
     /// Slices `index` of dimension `dim`.
     fn index_select(&self, dim: isize, index: &Bound<'_, PyAny>) -> TResult {
         let index = tensor_arg(index, "index_select() argument 'index'")?;
