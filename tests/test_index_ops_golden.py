@@ -1,6 +1,6 @@
 """Programs of index ops print what PyTorch 2.15 printed for them: ``scatter_cases.py``
-(the scatter family) and ``selection_cases.py`` (finding elements), each against its recorded
-output in ``golden/``."""
+(the scatter family), ``selection_cases.py`` (finding elements) and ``layout_cases.py`` (how
+results are laid out in memory), each against its recorded output in ``golden/``."""
 
 import os
 import subprocess
@@ -13,7 +13,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 @pytest.mark.parametrize(
     ("program", "recorded"),
-    [("scatter_cases.py", "scatter_torch.txt"), ("selection_cases.py", "selection_torch.txt")],
+    [
+        ("scatter_cases.py", "scatter_torch.txt"),
+        ("selection_cases.py", "selection_torch.txt"),
+        ("layout_cases.py", "layout_torch.txt"),
+    ],
 )
 def test_program_matches_pytorch(program, recorded):
     with open(os.path.join(HERE, "golden", recorded)) as f:

@@ -1229,8 +1229,9 @@ class Tensor:
         self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: builtins.float = 1.0
     ) -> Self:
         """In-place `index_add`."""
-    def clone(self) -> Tensor:
-        """A copy with its own storage, differentiable."""
+    def clone(self, *, memory_format: Any = None) -> Tensor:
+        """A copy with its own storage, differentiable, laid out as this tensor (or in
+        `memory_format`)."""
     def contiguous(self, memory_format: Any = None) -> Tensor:
         """This tensor if contiguous, else a contiguous copy (with `memory_format`, in that
         order: `torch.channels_last` for 4-D, `torch.channels_last_3d` for 5-D)."""
@@ -1482,8 +1483,9 @@ def zeros_like(
     layout: object = None,
     device: _Device | None = None,
     requires_grad: builtins.bool = False,
+    memory_format: Any = None,
 ) -> Tensor:
-    """Zeros with `input`'s shape (and dtype)."""
+    """Zeros with `input`'s shape (and dtype), laid out as `input` (or in `memory_format`)."""
 
 def ones_like(
     input: Tensor,
@@ -1492,8 +1494,9 @@ def ones_like(
     layout: object = None,
     device: _Device | None = None,
     requires_grad: builtins.bool = False,
+    memory_format: Any = None,
 ) -> Tensor:
-    """Ones with `input`'s shape (and dtype)."""
+    """Ones with `input`'s shape (and dtype), laid out as `input` (or in `memory_format`)."""
 
 @overload
 def rand(

@@ -7,6 +7,7 @@ import builtins
 
 from . import _core
 from ._grad_mode import _GradModeContext, no_grad
+from ._memory_format import preserve_format
 
 
 def set_default_dtype(d):
@@ -48,17 +49,40 @@ def _like(input, dtype):
     return input.dtype if dtype is None else dtype
 
 
+def _laid_out_like(input, memory_format, requires_grad, make):
+    """``make(shape)``'s row-major tensor laid out as ``input`` (PyTorch's ``preserve_format``,
+    the ``*_like`` default): made in ``input``'s storage order and permuted back, so that
+    random samples land in memory in the order PyTorch draws them."""
+    preserve = memory_format is None or memory_format is preserve_format
+    if not preserve or input.is_contiguous():
+        out = make(tuple(input.shape))
+        if memory_format is not None and not preserve:
+            out = out.contiguous(memory_format=memory_format)
+        return out.requires_grad_(requires_grad) if requires_grad else out
+    strides = _core.zeros_like(input, dtype=_core.bool).stride()
+    order = sorted(range(input.dim()), key=lambda d: -strides[d])
+    out = make(tuple(input.shape[d] for d in order))
+    inverse = sorted(range(len(order)), key=lambda i: order[i])
+    return out.permute(*inverse).detach().requires_grad_(requires_grad)
+
+
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    """A tensor of ``input``'s shape and dtype (zeros: ferrograd has no uninitialized memory)."""
-    return _core.zeros(*input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+    """A tensor of ``input``'s shape and dtype (zeros: ferrograd has no uninitialized memory),
+    laid out as ``input`` unless ``memory_format`` says otherwise."""
+    return _core.zeros_like(
+        input, dtype=dtype, requires_grad=requires_grad, memory_format=memory_format
+    )
 
 
 def full_like(
     input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None
 ):
     """``fill_value`` everywhere, in a tensor of ``input``'s shape and dtype."""
-    return _core.full(
-        tuple(input.shape), fill_value, dtype=_like(input, dtype), requires_grad=requires_grad
+    return _laid_out_like(
+        input,
+        memory_format,
+        requires_grad,
+        lambda shape: _core.full(shape, fill_value, dtype=_like(input, dtype)),
     )
 
 
@@ -66,8 +90,11 @@ def rand_like(
     input, *, generator=None, dtype=None, device=None, requires_grad=False, memory_format=None
 ):
     """Uniform samples in ``[0, 1)`` of ``input``'s shape and dtype."""
-    return _core.rand(
-        *input.shape, generator=generator, dtype=_like(input, dtype), requires_grad=requires_grad
+    return _laid_out_like(
+        input,
+        memory_format,
+        requires_grad,
+        lambda shape: _core.rand(*shape, generator=generator, dtype=_like(input, dtype)),
     )
 
 
@@ -75,8 +102,11 @@ def randn_like(
     input, *, generator=None, dtype=None, device=None, requires_grad=False, memory_format=None
 ):
     """Standard normal samples of ``input``'s shape and dtype."""
-    return _core.randn(
-        *input.shape, generator=generator, dtype=_like(input, dtype), requires_grad=requires_grad
+    return _laid_out_like(
+        input,
+        memory_format,
+        requires_grad,
+        lambda shape: _core.randn(*shape, generator=generator, dtype=_like(input, dtype)),
     )
 
 
@@ -95,13 +125,13 @@ def randint_like(
     of ``input``'s shape and dtype."""
     if high is None:
         low, high = 0, low
-    return _core.randint(
-        low,
-        high,
-        tuple(input.shape),
-        generator=generator,
-        dtype=_like(input, dtype),
-        requires_grad=requires_grad,
+    return _laid_out_like(
+        input,
+        memory_format,
+        requires_grad,
+        lambda shape: _core.randint(
+            low, high, shape, generator=generator, dtype=_like(input, dtype)
+        ),
     )
 
 

@@ -260,6 +260,19 @@ impl Layout {
         }
     }
 
+    /// This layout with its dimensions reordered as `strides` (an output layout's strides)
+    /// orders them, largest first: a row-major walk of the result visits elements in the
+    /// order they sit in an output of those strides.
+    pub fn ordered_by(&self, strides: &[isize]) -> Layout {
+        let mut dims: Dims = (0..self.ndim()).collect();
+        dims.sort_by_key(|&d| std::cmp::Reverse(strides[d]));
+        Layout {
+            shape: dims.iter().map(|&d| self.shape[d]).collect(),
+            strides: dims.iter().map(|&d| self.strides[d]).collect(),
+            offset: self.offset,
+        }
+    }
+
     /// This layout seen with the shape `target` (same element count) without moving any element,
     /// or `None` when some new dimension would span two of the old non-mergeable ones (PyTorch's
     /// `computeStride`: a view of a non-contiguous tensor is possible when each run of old
@@ -308,6 +321,19 @@ impl Layout {
         (view_d == -1).then(|| fresh(new_strides))
     }
 
+    /// The strides PyTorch's `preserve_format` gives a new tensor shaped as this layout: this
+    /// layout's own when it is dense in some order, else dense in its stride order; `None`
+    /// for row-major (Note [Elementwise output layout]).
+    pub fn preserved_strides(&self) -> Option<Strides> {
+        if self.is_contiguous() {
+            return None;
+        }
+        if self.dense_extent().is_some() {
+            return Some(self.strides.clone());
+        }
+        elementwise_strides(&self.shape, &[self])
+    }
+
     /// This layout seen with the shape `target` (NumPy broadcasting: stride 0 on new or size-1 dims).
     pub fn broadcast_to(&self, target: &[usize]) -> Layout {
         let extra = target.len() - self.ndim();
@@ -323,6 +349,65 @@ impl Layout {
             offset: self.offset,
         }
     }
+}
+
+/// The strides PyTorch's TensorIterator gives the output of an elementwise op of `shape`
+/// computed from `operands` (each already broadcast to `shape`), when they are not row-major;
+/// `None` when the output is row-major (or empty).
+///
+/// Note [Elementwise output layout]: PyTorch does not make every result row-major. Its
+/// iterator orders the dimensions by the operands' strides (the first operand whose strides
+/// tell two dimensions apart decides; broadcast dimensions, stride 0, tell nothing; equal
+/// strides put the smaller dimension inside), then lays the output out densely in that order,
+/// so `x.t().exp()` is again column-major and its `.contiguous()` is a copy, not an alias.
+/// A program that writes into such a copy must not see the original change, so ferrograd
+/// follows the same rule in its elementwise kernels (`cpu::kernels::map`, `zip`, ...).
+pub fn elementwise_strides(shape: &[usize], operands: &[&Layout]) -> Option<Strides> {
+    let n = shape.len();
+    if n < 2 || shape.contains(&0) {
+        return None;
+    }
+    // 1 when `d0` belongs outside `d1`, -1 inside, 0 when no operand tells
+    let order = |d0: usize, d1: usize| -> i8 {
+        for l in operands {
+            let (s0, s1) = (l.strides[d0], l.strides[d1]);
+            if s0 == 0 || s1 == 0 {
+                continue;
+            }
+            if s0 != s1 {
+                return if s0 < s1 { -1 } else { 1 };
+            }
+            if shape[d0] > shape[d1] {
+                return 1;
+            }
+        }
+        0
+    };
+    // the dimensions fastest first, by PyTorch's insertion sort that tolerates ties
+    let mut perm: Dims = (0..n).rev().collect();
+    for i in 1..n {
+        let mut d1 = i;
+        for d0 in (0..i).rev() {
+            match order(perm[d0], perm[d1]) {
+                1 => {
+                    perm.swap(d0, d1);
+                    d1 = d0;
+                }
+                -1 => break,
+                _ => {}
+            }
+        }
+    }
+    if perm.iter().enumerate().all(|(i, &d)| d == n - 1 - i) {
+        return None;
+    }
+    let mut strides: Strides = SmallVec::from_elem(0, n);
+    let mut step = 1isize;
+    for &d in &perm {
+        strides[d] = step;
+        step *= shape[d] as isize;
+    }
+    Some(strides)
 }
 
 /// Row-major strides of `shape`.

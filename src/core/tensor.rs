@@ -4,7 +4,7 @@ use crate::autograd::{self, Edge, Node};
 use crate::core::buffer::{Buffer, BufferElement, ForeignElements};
 use crate::core::dtype::{DType, Element, Scalar};
 use crate::core::error::{Error, Result};
-use crate::core::layout::{fmt_shape, Layout};
+use crate::core::layout::{fmt_shape, Layout, Strides};
 use crate::core::storage::Storage;
 use crate::with_any;
 use parking_lot::{Mutex, MutexGuard};
@@ -248,6 +248,35 @@ impl Tensor {
         Tensor::from_buffer(T::into_buffer(data), shape)
     }
 
+    /// A tensor owning `data`, an output of `shape` laid out with `strides` (a dense
+    /// permutation of row-major, see [`crate::core::layout::elementwise_strides`]); row-major
+    /// when `strides` is `None`.
+    pub fn from_vec_strided<T: BufferElement>(
+        data: Vec<T>,
+        shape: &[usize],
+        strides: Option<Strides>,
+    ) -> Tensor {
+        let Some(strides) = strides else {
+            return Tensor::from_vec(data, shape).expect("one element per index");
+        };
+        assert_eq!(
+            crate::core::layout::strided_span(shape, &strides),
+            data.len(),
+            "dense strides"
+        );
+        let layout = Layout {
+            shape: shape.into(),
+            strides,
+            offset: 0,
+        };
+        Tensor::from_parts(
+            Arc::new(Storage::new(T::into_buffer(data))),
+            layout,
+            T::DTYPE,
+            None,
+        )
+    }
+
     /// A 0-dimensional tensor holding `value`.
     pub fn scalar<T: BufferElement>(value: T) -> Tensor {
         Tensor::from_parts(
@@ -275,6 +304,14 @@ impl Tensor {
     pub fn try_full(shape: &[usize], value: f64, dtype: DType) -> Result<Tensor> {
         check_allocation(shape, dtype)?;
         Ok(Tensor::full(shape, value, dtype))
+    }
+
+    /// A tensor filled with `value` (converted to `dtype`), shaped and laid out as this one
+    /// (PyTorch's `*_like` with `preserve_format`).
+    pub fn full_like_laid_out(&self, value: f64, dtype: DType) -> Tensor {
+        let n = self.numel();
+        let strides = self.layout().preserved_strides();
+        with_any!(dtype, T => Tensor::from_vec_strided(vec![T::from_f64(value); n], self.shape(), strides))
     }
 
     /// A tensor of zeros.

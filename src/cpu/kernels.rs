@@ -3,7 +3,7 @@
 use crate::core::buffer::BufferElement;
 use crate::core::dtype::{DType, Element, Num};
 use crate::core::error::Result;
-use crate::core::layout::{broadcast_shapes, same_shape, Layout};
+use crate::core::layout::{broadcast_shapes, elementwise_strides, same_shape, Layout};
 use crate::core::tensor::{gather, Tensor};
 use crate::with_any;
 use std::mem::MaybeUninit;
@@ -342,7 +342,10 @@ fn zip_slices<T: Copy + Sync, U: BufferElement>(
     })
 }
 
-/// Applies `f` to every element of `x` (of element type `T`), giving a new contiguous tensor.
+/// Applies `f` to every element of `x` (of element type `T`), giving a new tensor laid out as
+/// PyTorch lays out an elementwise result (Note [Elementwise output layout]): row-major for a
+/// row-major input, the input's own strides for a dense permuted one (read straight from
+/// storage, no copy), else dense in the input's stride order.
 pub fn map<T: BufferElement, U: BufferElement>(x: &Tensor, f: impl Fn(T) -> U + Sync) -> Tensor {
     map_fixed(x, f, |_: &[T], _: &mut [U]| {})
 }
@@ -355,66 +358,112 @@ pub fn map_fixed<T: BufferElement, U: BufferElement>(
     f: impl Fn(T) -> U + Sync,
     fix: impl Fn(&[T], &mut [U]) + Sync,
 ) -> Tensor {
-    let out: Vec<U> = x.read(|data: &[T], layout| match layout.contiguous_range() {
-        Some(range) => map_slice_fixed(&data[range], &f, &fix),
-        None => map_slice_fixed(&gather(data, layout), &f, &fix),
+    let (out, strides) = x.read(|data: &[T], layout| {
+        if let Some(range) = layout.contiguous_range() {
+            return (map_slice_fixed(&data[range], &f, &fix), None);
+        }
+        if let Some(range) = layout.dense_extent() {
+            return (
+                map_slice_fixed(&data[range], &f, &fix),
+                Some(layout.strides.clone()),
+            );
+        }
+        match layout.preserved_strides() {
+            Some(strides) => {
+                let values = gather(data, &layout.ordered_by(&strides));
+                (map_slice_fixed(&values, &f, &fix), Some(strides))
+            }
+            None => (map_slice_fixed(&gather(data, layout), &f, &fix), None),
+        }
     });
-    Tensor::from_vec(out, x.shape()).expect("same element count")
+    Tensor::from_vec_strided(out, x.shape(), strides)
 }
 
-/// Applies `f` pairwise over the broadcast of `a` and `b` (both of element type `T`).
+/// Applies `f` pairwise over the broadcast of `a` and `b` (both of element type `T`), the result
+/// laid out as PyTorch lays it out (Note [Elementwise output layout]).
 pub fn zip<T: BufferElement, U: BufferElement>(
     a: &Tensor,
     b: &Tensor,
     f: impl Fn(T, T) -> U + Sync,
 ) -> Result<Tensor> {
     let shape = broadcast_shapes(a.shape(), b.shape())?;
-    let out: Vec<U> = a.read(|da: &[T], la| {
+    let (out, strides) = a.read(|da: &[T], la| {
         b.read(|db: &[T], lb| {
-            if let (Some(ra), Some(rb)) = (la.contiguous_range(), lb.contiguous_range()) {
-                if same_shape(&la.shape, &lb.shape) {
-                    return zip_slices(&da[ra], &db[rb], &f);
-                }
-                if lb.numel() == 1 && same_shape(&la.shape, &shape) {
-                    let y = db[rb.start];
-                    return map_slice(&da[ra], &|x| f(x, y));
-                }
-                if la.numel() == 1 && same_shape(&lb.shape, &shape) {
-                    let x = da[ra.start];
-                    return map_slice(&db[rb], &|y| f(x, y));
+            if la.is_contiguous() && lb.is_contiguous() {
+                return (zip_layouts(da, la, db, lb, &shape, &f), None);
+            }
+            // operands dense in one order with one set of strides: straight from storage
+            if same_shape(&la.shape, &lb.shape) && la.strides == lb.strides {
+                if let (Some(ra), Some(rb)) = (la.dense_extent(), lb.dense_extent()) {
+                    let strides = Some(la.strides.clone());
+                    return (zip_slices(&da[ra], &db[rb], &f), strides);
                 }
             }
-            // one operand full and contiguous, the other a block repeated along leading dims
-            // (a bias row): zip row by row, no broadcast copy
-            if let Some(out) = zip_rows(da, la, db, lb, &shape, &f) {
-                return out;
-            }
-            if let Some(out) = zip_rows(db, lb, da, la, &shape, &|y, x| f(x, y)) {
-                return out;
-            }
-            // a broadcast scalar (every stride 0, e.g. an expanded 0-d gradient) needs no copy
-            let is_scalar = |l: &Layout| l.strides.iter().all(|&s| s == 0);
-            match (is_scalar(la), is_scalar(lb), lb.contiguous_range()) {
-                (true, _, Some(rb)) if lb.shape.as_slice() == shape.as_slice() => {
-                    let x = da[la.offset];
-                    return map_slice(&db[rb], &|y| f(x, y));
+            let (ba, bb) = (la.broadcast_to(&shape), lb.broadcast_to(&shape));
+            match elementwise_strides(&shape, &[&ba, &bb]) {
+                Some(strides) => {
+                    let (pa, pb) = (ba.ordered_by(&strides), bb.ordered_by(&strides));
+                    let out = zip_layouts(da, &pa, db, &pb, &pa.shape, &f);
+                    (out, Some(strides))
                 }
-                (_, true, _) if la.shape.as_slice() == shape.as_slice() && la.is_contiguous() => {
-                    let y = db[lb.offset];
-                    let ra = la.contiguous_range().expect("contiguous");
-                    return map_slice(&da[ra], &|x| f(x, y));
-                }
-                _ => {}
+                None => (zip_layouts(da, la, db, lb, &shape, &f), None),
             }
-            if let Some(out) = zip_broadcast_rows(da, la, db, lb, &shape, &f) {
-                return out;
-            }
-            let xs = gather(da, &la.broadcast_to(&shape));
-            let ys = gather(db, &lb.broadcast_to(&shape));
-            zip_slices(&xs, &ys, &f)
         })
     });
-    Tensor::from_vec(out, &shape)
+    Ok(Tensor::from_vec_strided(out, &shape, strides))
+}
+
+/// `f` pairwise over the broadcast `shape` of the layouts `la` over `da` and `lb` over `db`,
+/// in row-major order of `shape`.
+fn zip_layouts<T: Copy + Sync, U: BufferElement>(
+    da: &[T],
+    la: &Layout,
+    db: &[T],
+    lb: &Layout,
+    shape: &[usize],
+    f: &(impl Fn(T, T) -> U + Sync),
+) -> Vec<U> {
+    if let (Some(ra), Some(rb)) = (la.contiguous_range(), lb.contiguous_range()) {
+        if same_shape(&la.shape, &lb.shape) {
+            return zip_slices(&da[ra], &db[rb], f);
+        }
+        if lb.numel() == 1 && same_shape(&la.shape, shape) {
+            let y = db[rb.start];
+            return map_slice(&da[ra], &|x| f(x, y));
+        }
+        if la.numel() == 1 && same_shape(&lb.shape, shape) {
+            let x = da[ra.start];
+            return map_slice(&db[rb], &|y| f(x, y));
+        }
+    }
+    // one operand full and contiguous, the other a block repeated along leading dims
+    // (a bias row): zip row by row, no broadcast copy
+    if let Some(out) = zip_rows(da, la, db, lb, shape, f) {
+        return out;
+    }
+    if let Some(out) = zip_rows(db, lb, da, la, shape, &|y, x| f(x, y)) {
+        return out;
+    }
+    // a broadcast scalar (every stride 0, e.g. an expanded 0-d gradient) needs no copy
+    let is_scalar = |l: &Layout| l.strides.iter().all(|&s| s == 0);
+    match (is_scalar(la), is_scalar(lb), lb.contiguous_range()) {
+        (true, _, Some(rb)) if same_shape(&lb.shape, shape) => {
+            let x = da[la.offset];
+            return map_slice(&db[rb], &|y| f(x, y));
+        }
+        (_, true, _) if same_shape(&la.shape, shape) && la.is_contiguous() => {
+            let y = db[lb.offset];
+            let ra = la.contiguous_range().expect("contiguous");
+            return map_slice(&da[ra], &|x| f(x, y));
+        }
+        _ => {}
+    }
+    if let Some(out) = zip_broadcast_rows(da, la, db, lb, shape, f) {
+        return out;
+    }
+    let xs = gather(da, &la.broadcast_to(shape));
+    let ys = gather(db, &lb.broadcast_to(shape));
+    zip_slices(&xs, &ys, f)
 }
 
 /// `f(a, b)` over the broadcast `shape` row by row (the last dimension), when each operand steps

@@ -7,7 +7,7 @@ use crate::autograd::{is_recording, record, Save};
 use crate::core::buffer::BufferElement;
 use crate::core::dtype::{DType, Scalar};
 use crate::core::error::{Error, Result};
-use crate::core::layout::broadcast_shapes;
+use crate::core::layout::{broadcast_shapes, elementwise_strides, Layout};
 use crate::core::layout::{contiguous_strides, fmt_shape, normalize_dim};
 use crate::core::tensor::gather;
 use crate::core::tensor::Tensor;
@@ -531,24 +531,34 @@ fn select_values(cond: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let shape = broadcast_shapes(&broadcast_shapes(cond.shape(), a.shape())?, b.shape())?;
     let dtype = result_type(a, b);
     let (a, b) = (cast(a, dtype), cast(b, dtype));
-    let c: Vec<bool> = cond.read(|d, l| gather(d, &l.broadcast_to(&shape)));
-    Ok(with_any!(dtype, T => pick::<T>(&c, &a, &b, &shape)?))
-}
-
-fn pick<T: BufferElement + Copy>(
-    c: &[bool],
-    a: &Tensor,
-    b: &Tensor,
-    shape: &[usize],
-) -> Result<Tensor> {
-    let xs: Vec<T> = a.read(|d, l| gather(d, &l.broadcast_to(shape)));
-    let ys: Vec<T> = b.read(|d, l| gather(d, &l.broadcast_to(shape)));
-    let out = c
-        .iter()
-        .zip(xs.into_iter().zip(ys))
-        .map(|(&c, (x, y))| if c { x } else { y })
-        .collect();
-    Tensor::from_vec(out, shape)
+    // laid out as PyTorch's iterator lays it out, the condition first
+    let strides = elementwise_strides(
+        &shape,
+        &[
+            &cond.layout().broadcast_to(&shape),
+            &a.layout().broadcast_to(&shape),
+            &b.layout().broadcast_to(&shape),
+        ],
+    );
+    let walk = |l: &Layout| {
+        let l = l.broadcast_to(&shape);
+        match &strides {
+            Some(s) => l.ordered_by(s),
+            None => l,
+        }
+    };
+    let c: Vec<bool> = cond.read(|d, l| gather(d, &walk(l)));
+    let out = with_any!(dtype, T => {
+        let xs: Vec<T> = a.read(|d, l| gather(d, &walk(l)));
+        let ys: Vec<T> = b.read(|d, l| gather(d, &walk(l)));
+        let out: Vec<T> = c
+            .iter()
+            .zip(xs.into_iter().zip(ys))
+            .map(|(&c, (x, y))| if c { x } else { y })
+            .collect();
+        Tensor::from_vec_strided(out, &shape, strides.clone())
+    });
+    Ok(out)
 }
 
 impl Tensor {

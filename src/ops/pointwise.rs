@@ -504,14 +504,29 @@ impl Tensor {
 }
 
 impl Tensor {
-    /// A copy with its own storage; the gradient passes through unchanged.
+    /// A row-major copy with its own storage (`clone(memory_format=torch.contiguous_format)`);
+    /// the gradient passes through unchanged.
     pub fn clone_tensor(&self) -> Result<Tensor> {
+        self.clone_laid_out(false)
+    }
+
+    /// A copy with its own storage laid out as this tensor (PyTorch's default `clone()`,
+    /// `torch.preserve_format`: the same strides when dense, else dense in the same order);
+    /// the gradient passes through unchanged.
+    pub fn clone_preserving(&self) -> Result<Tensor> {
+        self.clone_laid_out(true)
+    }
+
+    fn clone_laid_out(&self, preserve: bool) -> Result<Tensor> {
         // a copy of a large expanded view may be more than the system gives: an error, not
         // an abort
         if self.numel() >= crate::core::tensor::CHECKED_ELEMENTS {
             crate::core::tensor::check_allocation(self.shape(), self.dtype())?;
         }
-        let out = self.deep_copy();
+        let out = match preserve && !self.is_contiguous() {
+            true => crate::with_any!(self.dtype(), T => map(self, |v: T| v)),
+            false => self.deep_copy(),
+        };
         if !is_recording(&[self]) {
             return Ok(out);
         }

@@ -1,7 +1,7 @@
 //! Module-level functions of `ferrograd._core`: factories, grad mode, and `autograd.grad`.
 
 use super::convert::{dtype_arg, operand_arg, size_args, tensor_arg, tensor_from_data};
-use super::tensor::{to_object, PyTensor};
+use super::tensor::{to_object, MemoryFormat, PyTensor};
 use super::{run, run_unnamed};
 use crate::autograd::GradOptions;
 use crate::autograd::{record_custom, CustomBackward, CustomCall, Hook};
@@ -110,26 +110,32 @@ macro_rules! like {
     ($name:ident, $value:expr, $doc:literal) => {
         #[doc = $doc]
         #[pyfunction]
-        #[pyo3(signature = (input, *, dtype=None, layout=None, device=None, requires_grad=false))]
+        #[pyo3(signature = (input, *, dtype=None, layout=None, device=None, requires_grad=false, memory_format=None))]
         fn $name(
             input: &Bound<'_, PyAny>,
             dtype: Option<&Bound<'_, PyAny>>,
             layout: Option<&Bound<'_, PyAny>>,
             device: Option<&Bound<'_, PyAny>>,
             requires_grad: bool,
+            memory_format: Option<&Bound<'_, PyAny>>,
         ) -> PyResult<Py<PyAny>> {
             // the CPU is the only device and strided the only layout
             super::convert::device_arg(device)?;
             strided_layout(layout)?;
             let t = tensor_arg(input, "input")?;
             let dtype = dtype_arg(dtype)?.unwrap_or(t.dtype());
-            finish(Tensor::full(t.shape(), $value, dtype), requires_grad)
+            let out = match super::tensor::like_format(memory_format, t.dim())? {
+                MemoryFormat::Preserve => t.full_like_laid_out($value, dtype),
+                MemoryFormat::Contiguous => Tensor::full(t.shape(), $value, dtype),
+                MemoryFormat::ChannelsLast => run(|| Tensor::full(t.shape(), $value, dtype).channels_last())?,
+            };
+            finish(out, requires_grad)
         }
     };
 }
 
-like!(zeros_like, 0.0, "Zeros with `input`'s shape (and dtype).");
-like!(ones_like, 1.0, "Ones with `input`'s shape (and dtype).");
+like!(zeros_like, 0.0, "Zeros with `input`'s shape (and dtype), laid out as `input` (or in `memory_format`).");
+like!(ones_like, 1.0, "Ones with `input`'s shape (and dtype), laid out as `input` (or in `memory_format`).");
 
 /// `arange(end)` or `arange(start, end, step)`; int64 when every bound is an integer.
 #[pyfunction]

@@ -941,9 +941,17 @@ impl PyTensor {
     fn narrow(&self, dim: isize, start: isize, length: isize) -> TResult {
         wrap(run(|| self.inner.narrow(dim, start, length)))
     }
-    /// A copy with its own storage, differentiable.
-    fn clone(&self) -> TResult {
-        wrap(run(|| self.inner.clone_tensor()))
+    /// A copy with its own storage, differentiable, laid out as this tensor (PyTorch's
+    /// `preserve_format`) or in `memory_format`.
+    #[pyo3(signature = (*, memory_format=None))]
+    fn clone(&self, memory_format: Option<&Bound<'_, PyAny>>) -> TResult {
+        let format = like_format(memory_format, self.inner.dim())?;
+        let t = &self.inner;
+        wrap(run(|| match format {
+            MemoryFormat::Contiguous => t.clone_tensor(),
+            MemoryFormat::ChannelsLast if !t.is_channels_last() => t.channels_last(),
+            MemoryFormat::ChannelsLast | MemoryFormat::Preserve => t.clone_preserving(),
+        }))
     }
     /// This tensor if contiguous, else a contiguous copy (with `memory_format`, in that
     /// order: `torch.channels_last` for 4-D, `torch.channels_last_3d` for 5-D).
@@ -2112,13 +2120,21 @@ fn logical(t: &Tensor, other: &Bound<'_, PyAny>, op: LogicalOp) -> TResult {
 }
 
 /// A `torch.memory_format` argument, as far as ferrograd lays tensors out.
-enum MemoryFormat {
+pub(crate) enum MemoryFormat {
     /// `torch.contiguous_format` (the default): row-major.
     Contiguous,
     /// `torch.channels_last` (4-D) or `torch.channels_last_3d` (5-D).
     ChannelsLast,
     /// `torch.preserve_format`.
     Preserve,
+}
+
+/// The memory format of a `*_like` constructor's `memory_format=` (`None`: preserve).
+pub(crate) fn like_format(obj: Option<&Bound<'_, PyAny>>, dim: usize) -> PyResult<MemoryFormat> {
+    match obj.filter(|o| !o.is_none()) {
+        None => Ok(MemoryFormat::Preserve),
+        Some(o) => memory_format_arg(Some(o), dim),
+    }
 }
 
 /// The memory format `obj` names (`None`: contiguous), checked against a tensor of rank `dim`
