@@ -778,6 +778,11 @@ NOT_OPS = {
         name: "a comparison method, the operator by name (tests/test_surface_additions.py)"
         for name in ("lt", "le", "gt", "ge", "eq", "ne")
     },
+    **{
+        name: "needs an accelerator: refused as PyTorch built for the CPU refuses it "
+        "(tests/test_cpu_only_build.py)"
+        for name in ("cuda", "pin_memory", "is_pinned")
+    },
     "isclose": "a bool comparison (tests/test_pytorch_protocols.py)",
     "allclose": "returns a Python bool (tests/test_pytorch_protocols.py)",
     "equal": "returns a Python bool (tests/test_pytorch_protocols.py)",

@@ -1,6 +1,7 @@
 """Programs of index ops print what PyTorch 2.15 printed for them: ``scatter_cases.py``
-(the scatter family), ``selection_cases.py`` (finding elements) and ``layout_cases.py`` (how
-results are laid out in memory), each against its recorded output in ``golden/``."""
+(the scatter family), ``selection_cases.py`` (finding elements), ``layout_cases.py`` (how
+results are laid out in memory) and ``cpu_surface_cases.py`` (what programs call on a machine
+without an accelerator), each against its recorded output in ``golden/``."""
 
 import os
 import subprocess
@@ -17,6 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("scatter_cases.py", "scatter_torch.txt"),
         ("selection_cases.py", "selection_torch.txt"),
         ("layout_cases.py", "layout_torch.txt"),
+        ("cpu_surface_cases.py", "cpu_surface_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

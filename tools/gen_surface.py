@@ -84,6 +84,10 @@ OTHER_EXPORTS = [
     "is_inference", "set_anomaly_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     "searchsorted", "bucketize", "memory_format", "contiguous_format", "channels_last",
     "channels_last_3d", "preserve_format",
+    "amp", "autocast", "onnx", "compile", "use_deterministic_algorithms",
+    "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
+    "set_float32_matmul_precision", "get_float32_matmul_precision", "set_default_device",
+    "get_default_device", "histc", "histogram",
 ]  # fmt: skip
 
 

@@ -266,7 +266,20 @@ def is_warn_always_enabled() -> _builtins.bool:
     return _core._is_warn_always_enabled()
 
 
-from . import autograd, distributed, linalg, nn, optim, profiler, utils, viz  # noqa: E402
+from . import (  # noqa: E402  # noqa: E402
+    amp,
+    autograd,
+    backends,
+    cuda,
+    distributed,
+    linalg,
+    nn,
+    onnx,
+    optim,
+    profiler,
+    utils,
+    viz,
+)
 from ._creation import (  # noqa: E402
     BoolTensor,
     DoubleTensor,
@@ -287,8 +300,19 @@ from ._creation import (  # noqa: E402
     set_printoptions,
     set_rng_state,
 )
-from ._device import accelerator, backends, cuda, device  # noqa: E402
+from ._device import accelerator, device  # noqa: E402
 from ._foreach import _install as _install_foreach  # noqa: E402
+from ._global_flags import (  # noqa: E402
+    are_deterministic_algorithms_enabled,
+    compile,
+    get_default_device,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_default_device,
+    set_float32_matmul_precision,
+    use_deterministic_algorithms,
+)
+from ._histogram import histc, histogram  # noqa: E402
 from ._layout import (  # noqa: E402
     _mkldnn as _mkldnn,
 )
@@ -310,6 +334,7 @@ from ._memory_format import (  # noqa: E402
     preserve_format,
 )
 from ._tensor_functions import broadcast_tensors, einsum, meshgrid  # noqa: E402
+from .amp import autocast  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 _install_foreach(globals())
@@ -352,8 +377,10 @@ __all__ = [
     "allclose",
     "amax",
     "amin",
+    "amp",
     "any",
     "arange",
+    "are_deterministic_algorithms_enabled",
     "argmax",
     "argmin",
     "argsort",
@@ -363,6 +390,7 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "autocast",
     "autograd",
     "backends",
     "baddbmm",
@@ -382,6 +410,7 @@ __all__ = [
     "clamp_min",
     "clip",
     "clone",
+    "compile",
     "contiguous_format",
     "cos",
     "cosh",
@@ -427,10 +456,14 @@ __all__ = [
     "full_like",
     "gather",
     "ge",
+    "get_default_device",
     "get_default_dtype",
+    "get_float32_matmul_precision",
     "get_num_threads",
     "get_rng_state",
     "gt",
+    "histc",
+    "histogram",
     "hypot",
     "index_add",
     "index_copy",
@@ -442,6 +475,7 @@ __all__ = [
     "int64",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
+    "is_deterministic_algorithms_warn_only_enabled",
     "is_grad_enabled",
     "is_inference",
     "is_inference_mode_enabled",
@@ -502,6 +536,7 @@ __all__ = [
     "numel",
     "ones",
     "ones_like",
+    "onnx",
     "optim",
     "outer",
     "permute",
@@ -531,7 +566,9 @@ __all__ = [
     "searchsorted",
     "seed",
     "set_anomaly_enabled",
+    "set_default_device",
     "set_default_dtype",
+    "set_float32_matmul_precision",
     "set_grad_enabled",
     "set_num_threads",
     "set_printoptions",
@@ -580,6 +617,7 @@ __all__ = [
     "unsafe_split",
     "unsafe_split_with_sizes",
     "unsqueeze",
+    "use_deterministic_algorithms",
     "utils",
     "var",
     "var_mean",

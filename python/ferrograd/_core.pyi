@@ -780,10 +780,21 @@ class Tensor:
         keepdim: builtins.bool = False,
         *,
         dtype: _DTypeLike | None = None,
+        axis: _Dims | None = None,
+        keepdims: builtins.bool | None = None,
     ) -> Tensor:
-        """Sum of all elements, or over `dim`."""
-    def mean(self, dim: _Dims | None = None, keepdim: builtins.bool = False) -> Tensor:
-        """Mean of all elements, or over `dim`."""
+        """Sum of all elements, or over `dim` (NumPy's `axis=` and `keepdims=` accepted, as
+        PyTorch accepts them)."""
+    def mean(
+        self,
+        dim: _Dims | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        axis: _Dims | None = None,
+        keepdims: builtins.bool | None = None,
+    ) -> Tensor:
+        """Mean of all elements, or over `dim` (NumPy's `axis=` and `keepdims=` accepted, as
+        PyTorch accepts them)."""
     def norm(
         self,
         p: builtins.float | Literal["fro"] | None = None,
@@ -1292,6 +1303,23 @@ class Tensor:
     @property
     def is_cuda(self) -> builtins.bool:
         """Always False."""
+    @property
+    def is_xpu(self) -> builtins.bool:
+        """Always False (no XPU device)."""
+    @property
+    def is_mps(self) -> builtins.bool:
+        """Always False (no MPS device)."""
+    @property
+    def is_meta(self) -> builtins.bool:
+        """Always False (every tensor has its elements)."""
+    def is_pinned(self, device: Any = None) -> builtins.bool:
+        """Always False: no accelerator to pin memory for."""
+    def pin_memory(self, device: Any = None) -> None:
+        """Refused as PyTorch without an accelerator refuses it."""
+    def cuda(
+        self, device: Any = None, non_blocking: builtins.bool = False, memory_format: Any = None
+    ) -> None:
+        """Refused as PyTorch built without CUDA refuses it."""
     def is_floating_point(self) -> builtins.bool:
         """Whether the dtype is float32 or float64."""
     def item(self) -> _Scalar:

@@ -1,6 +1,7 @@
 """Devices as PyTorch names them: ``device("cpu")`` is where every ferrograd tensor lives;
 other device objects can be made (as in PyTorch without that hardware), and moving a tensor to
-them is refused. ``cuda`` and ``backends.mps`` report no accelerator."""
+them is refused. ``torch.accelerator`` reports none (``torch.cuda`` and ``torch.backends`` are
+packages of their own)."""
 
 import types
 
@@ -59,24 +60,6 @@ class device:
 
     def __reduce__(self):
         return (device, (self.type, self.index))
-
-
-def _no_accelerator(name):
-    return types.SimpleNamespace(
-        is_available=lambda: False,
-        device_count=lambda: 0,
-        is_built=lambda: False,
-        __doc__=f"``{name}``: not available (ferrograd computes on the CPU).",
-    )
-
-
-cuda = _no_accelerator("cuda")
-backends = types.SimpleNamespace(
-    mps=_no_accelerator("backends.mps"),
-    # libraries PyTorch may be built with; ferrograd uses none of them
-    mkldnn=_no_accelerator("backends.mkldnn"),
-    cudnn=_no_accelerator("backends.cudnn"),
-)
 
 
 # ``torch.accelerator``: the current accelerator, of which a CPU-only build has none

@@ -403,6 +403,12 @@ fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<Index> {
     if obj.is_instance_of::<PyList>() || is_numpy_array(obj) {
         return Ok(Index::Tensor(tensor_from_data(obj, None)?));
     }
+    if obj.is_instance_of::<pyo3::types::PyRange>() {
+        // a range indexes as the list of its integers (PyTorch reads any sequence as data)
+        let items = obj.try_iter()?.collect::<PyResult<Vec<_>>>()?;
+        let list = PyList::new(obj.py(), items)?;
+        return Ok(Index::Tensor(tensor_from_data(&list, Some(DType::Int64))?));
+    }
     if let Ok(i) = obj.extract::<isize>() {
         return Ok(Index::Basic(IndexItem::Int(i)));
     }

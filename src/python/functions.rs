@@ -134,8 +134,16 @@ macro_rules! like {
     };
 }
 
-like!(zeros_like, 0.0, "Zeros with `input`'s shape (and dtype), laid out as `input` (or in `memory_format`).");
-like!(ones_like, 1.0, "Ones with `input`'s shape (and dtype), laid out as `input` (or in `memory_format`).");
+like!(
+    zeros_like,
+    0.0,
+    "Zeros with `input`'s shape (and dtype), laid out as `input` (or in `memory_format`)."
+);
+like!(
+    ones_like,
+    1.0,
+    "Ones with `input`'s shape (and dtype), laid out as `input` (or in `memory_format`)."
+);
 
 /// `arange(end)` or `arange(start, end, step)`; int64 when every bound is an integer.
 #[pyfunction]

@@ -727,14 +727,18 @@ impl PyTensor {
 
     // ----- reductions and linear algebra ----------------------------------------------------
 
-    /// Sum of all elements, or over `dim`.
-    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+    /// Sum of all elements, or over `dim` (NumPy's `axis=` and `keepdims=` accepted, as
+    /// PyTorch accepts them).
+    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None, axis=None, keepdims=None))]
     fn sum(
         &self,
         dim: Option<&Bound<'_, PyAny>>,
         keepdim: bool,
         dtype: Option<&Bound<'_, PyAny>>,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdims: Option<bool>,
     ) -> TResult {
+        let (dim, keepdim) = numpy_names(dim, keepdim, axis, keepdims)?;
         let dims = dims_arg(dim)?;
         let dtype = dtype_arg(dtype)?;
         wrap(run(|| {
@@ -749,9 +753,17 @@ impl PyTensor {
             }
         }))
     }
-    /// Mean of all elements, or over `dim`.
-    #[pyo3(signature = (dim=None, keepdim=false))]
-    fn mean(&self, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> TResult {
+    /// Mean of all elements, or over `dim` (NumPy's `axis=` and `keepdims=` accepted, as
+    /// PyTorch accepts them).
+    #[pyo3(signature = (dim=None, keepdim=false, *, axis=None, keepdims=None))]
+    fn mean(
+        &self,
+        dim: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        axis: Option<&Bound<'_, PyAny>>,
+        keepdims: Option<bool>,
+    ) -> TResult {
+        let (dim, keepdim) = numpy_names(dim, keepdim, axis, keepdims)?;
         let dims = dims_arg(dim)?;
         wrap(run(|| {
             if dims.is_empty() && !keepdim {
@@ -1566,6 +1578,48 @@ impl PyTensor {
     fn is_cuda(&self) -> bool {
         false
     }
+    /// Always False (no XPU device).
+    #[getter]
+    fn is_xpu(&self) -> bool {
+        false
+    }
+    /// Always False (no MPS device).
+    #[getter]
+    fn is_mps(&self) -> bool {
+        false
+    }
+    /// Always False (every tensor has its elements).
+    #[getter]
+    fn is_meta(&self) -> bool {
+        false
+    }
+    /// Always False: no accelerator to pin memory for.
+    #[pyo3(signature = (device=None))]
+    fn is_pinned(&self, device: Option<&Bound<'_, PyAny>>) -> bool {
+        let _ = device;
+        false
+    }
+    /// Refused as PyTorch without an accelerator refuses it.
+    #[pyo3(signature = (device=None))]
+    fn pin_memory(&self, device: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let _ = device;
+        Err(PyRuntimeError::new_err(
+            "Cannot access accelerator device when none is available.",
+        ))
+    }
+    /// Refused as PyTorch built without CUDA refuses it.
+    #[pyo3(signature = (device=None, non_blocking=false, memory_format=None))]
+    fn cuda(
+        &self,
+        device: Option<&Bound<'_, PyAny>>,
+        non_blocking: bool,
+        memory_format: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let _ = (device, non_blocking, memory_format);
+        Err(pyo3::exceptions::PyAssertionError::new_err(
+            "Torch not compiled with CUDA enabled",
+        ))
+    }
     /// Whether the dtype is float32 or float64.
     fn is_floating_point(&self) -> bool {
         self.inner.dtype().is_floating_point()
@@ -2127,6 +2181,22 @@ pub(crate) enum MemoryFormat {
     ChannelsLast,
     /// `torch.preserve_format`.
     Preserve,
+}
+
+/// `dim`/`keepdim` from either their names or NumPy's (`axis`, `keepdims`), which PyTorch's
+/// argument parser accepts in their place; both spellings at once is refused as there.
+fn numpy_names<'a, 'py>(
+    dim: Option<&'a Bound<'py, PyAny>>,
+    keepdim: bool,
+    axis: Option<&'a Bound<'py, PyAny>>,
+    keepdims: Option<bool>,
+) -> PyResult<(Option<&'a Bound<'py, PyAny>>, bool)> {
+    if dim.is_some() && axis.is_some() {
+        return Err(PyTypeError::new_err(
+            "got multiple values for argument 'dim' (as 'axis')",
+        ));
+    }
+    Ok((dim.or(axis), keepdims.unwrap_or(keepdim)))
 }
 
 /// The memory format of a `*_like` constructor's `memory_format=` (`None`: preserve).

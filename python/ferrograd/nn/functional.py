@@ -167,10 +167,17 @@ def _feature_dropout(input, p, training, inplace, feature_dims, name):
             f"{name}: Expected {feature_dims[0]}D or {feature_dims[1]}D input, "
             f"but received a {input.dim()}D input."
         )
+    batched = input.dim() == feature_dims[1]
+    return _channel_dropout(input, p, training, inplace, 2 if batched else 1)
+
+
+def _channel_dropout(input, p, training, inplace, lead):
+    """Zeroes whole slices ``input[i, j]`` (``lead`` 2) or ``input[i]`` (``lead`` 1), the
+    survivors scaled by ``1 / (1 - p)``: one Bernoulli draw per slice."""
     if not training or p == 0.0 or input.numel() == 0:
         return input
-    batched = input.dim() == feature_dims[1]
-    lead = 2 if batched else 1
+    if input.dim() < lead:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = list(input.shape[:lead]) + [1] * (input.dim() - lead)
     if p == 1.0:
         noise = _core.zeros(*shape, dtype=input.dtype)
@@ -186,8 +193,29 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Zeroes whole channels of a ``(N, C, H, W)`` or ``(C, H, W)`` input."""
-    return _feature_dropout(input, p, training, inplace, (3, 4), "dropout2d")
+    """Zeroes whole channels of an ``(N, C, H, W)`` input. As PyTorch's: a 3-D input is taken
+    as ``(N, C, L)`` (with a warning), any other rank warns that it is deprecated and is
+    dropped by its first two dimensions (at least 2 needed)."""
+    _check_p(p)
+    if input.dim() not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior and "
+            "silence this warning, please use dropout instead. Note that dropout2d exists to "
+            "provide channel-wise dropout on inputs with 2 spatial dimensions, a channel "
+            "dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+            stacklevel=2,
+        )
+    if input.dim() == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+    return _channel_dropout(input, p, training, inplace, 2)
 
 
 # ----- losses ---------------------------------------------------------------------------------

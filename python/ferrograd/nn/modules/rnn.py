@@ -186,6 +186,10 @@ class RNNBase(Module):
                     self._flat_weights_names.append(name + suffix)
         self.reset_parameters()
 
+    def flatten_parameters(self):
+        """Nothing to do: PyTorch packs the weights into one buffer for cuDNN only (on a CPU its
+        ``flatten_parameters`` is a no-op too)."""
+
     def reset_parameters(self):
         """PyTorch's initialisation: every parameter uniform in ``±1/sqrt(hidden_size)``."""
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
