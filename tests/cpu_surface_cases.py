@@ -54,7 +54,7 @@ print("compile decorator", g(torch.ones(2)).tolist())
 s = torch.amp.GradScaler("cpu", init_scale=4.0, growth_interval=2)
 p = torch.nn.Parameter(torch.tensor([1.0, 2.0]))
 opt = torch.optim.SGD([p], lr=0.1)
-for step in range(3):
+for _step in range(3):
     loss = (p**2).sum()
     scaled = s.scale(loss)
     print("scaled", scaled.item(), tuple(scaled.shape))
@@ -68,7 +68,11 @@ s.scale(loss).backward()
 print("inf step", s.step(opt), p.tolist())
 s.update()
 print("backed off", s.get_scale())
-print("disabled", torch.amp.GradScaler("cuda").is_enabled(), torch.amp.GradScaler("cuda").scale(loss) is loss)
+print(
+    "disabled",
+    torch.amp.GradScaler("cuda").is_enabled(),
+    torch.amp.GradScaler("cuda").scale(loss) is loss,
+)
 
 torch.manual_seed(1)
 print("dropout2d 2-D", torch.nn.functional.dropout2d(torch.ones(3, 4), 0.5).tolist())
@@ -81,7 +85,12 @@ torch.backends.cuda.matmul.allow_tf32 = True
 print("flags kept", torch.backends.cudnn.benchmark, torch.backends.cuda.matmul.allow_tf32)
 print("cuda", torch.cuda.is_available(), torch.cuda.device_count(), torch.cuda.manual_seed_all(3))
 print("cuda seeds", torch.cuda.manual_seed(3), torch.cuda.seed(), torch.cuda.seed_all())
-print("cuda memory", torch.cuda.memory_allocated(), torch.cuda.empty_cache(), torch.cuda.is_bf16_supported())
+print(
+    "cuda memory",
+    torch.cuda.memory_allocated(),
+    torch.cuda.empty_cache(),
+    torch.cuda.is_bf16_supported(),
+)
 print("mps", torch.backends.mps.is_available(), torch.backends.mps.is_built())
 print("deterministic", torch.are_deterministic_algorithms_enabled())
 torch.use_deterministic_algorithms(True)

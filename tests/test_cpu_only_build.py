@@ -77,7 +77,7 @@ def test_grad_scaler_misuse_is_refused():
         s.step(opt)
     with pytest.raises(RuntimeError, match="Closure use is not currently supported"):
         s.step(opt, closure=lambda: None)
-    with pytest.raises(AssertionError, match="growth factor must be > 1.0"):
+    with pytest.raises(AssertionError, match=r"growth factor must be > 1\.0"):
         torch.amp.GradScaler("cpu", growth_factor=0.5)
     with pytest.raises(RuntimeError, match="The source state dict is empty"):
         torch.amp.GradScaler("cpu").load_state_dict({})

@@ -1,0 +1,6 @@
+def save_image(*args, **kwargs):
+    pass
+
+
+def make_grid(tensor, *args, **kwargs):
+    return tensor
