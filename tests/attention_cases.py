@@ -335,6 +335,29 @@ MODULES = [
         {"t": ("x", (3, 2, 4), 0.3), "m": ("x", (5, 2, 4), 1.2)},
         False,
     ),
+    (
+        "transformer",
+        "Transformer",
+        (),
+        {
+            "d_model": 4,
+            "nhead": 2,
+            "num_encoder_layers": 2,
+            "num_decoder_layers": 1,
+            "dim_feedforward": 8,
+            "dropout": 0.0,
+        },
+        ["s", "t"],
+        {"tgt_mask": "am", "src_key_padding_mask": "kpm"},
+        {},
+        {
+            "s": ("x", (5, 2, 4), 0.3),
+            "t": ("x", (3, 2, 4), 1.2),
+            "am": ("causal", (3, 3), 0),
+            "kpm": ("pad", (2, 5), 0),
+        },
+        True,
+    ),
 ]
 
 

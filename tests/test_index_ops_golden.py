@@ -1,7 +1,8 @@
-"""Programs of index ops print what PyTorch 2.15 printed for them: ``scatter_cases.py``
-(the scatter family), ``selection_cases.py`` (finding elements), ``layout_cases.py`` (how
-results are laid out in memory) and ``cpu_surface_cases.py`` (what programs call on a machine
-without an accelerator), each against its recorded output in ``golden/``."""
+"""Programs print what PyTorch 2.15 printed for them, each against its recorded output in
+``golden/``: ``scatter_cases.py`` (the scatter family), ``selection_cases.py`` (finding
+elements), ``layout_cases.py`` (how results are laid out in memory), ``cpu_surface_cases.py``
+(what programs call on a machine without an accelerator) and ``lbfgs_cases.py``
+(``optim.LBFGS``)."""
 
 import os
 import subprocess
@@ -19,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("selection_cases.py", "selection_torch.txt"),
         ("layout_cases.py", "layout_torch.txt"),
         ("cpu_surface_cases.py", "cpu_surface_torch.txt"),
+        ("lbfgs_cases.py", "lbfgs_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

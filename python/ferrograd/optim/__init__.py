@@ -491,8 +491,10 @@ class Adamax(_Adaptive):
 
 
 from . import lr_scheduler  # noqa: E402
+from .lbfgs import LBFGS  # noqa: E402
 
 __all__ = [
+    "LBFGS",
     "Adadelta",
     "Adagrad",
     "Adam",

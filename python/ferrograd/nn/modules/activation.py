@@ -289,3 +289,6 @@ __all__ = [
     "Softsign",
     "Tanh",
 ]
+
+# PyTorch defines MultiheadAttention in torch.nn.modules.activation; programs name it there
+from .transformer import MultiheadAttention  # noqa: E402, F401

@@ -57,6 +57,11 @@ class Linear(Module):
         )
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """A ``Linear`` (PyTorch's name for ``MultiheadAttention.out_proj``, defined here as in
+    PyTorch's ``torch.nn.modules.linear``)."""
+
+
 class Bilinear(Module):
     """``y = x1^T A x2 + b`` with weight ``(out, in1, in2)``, uniform in ``+-1/sqrt(in1)``."""
 

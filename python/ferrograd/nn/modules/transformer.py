@@ -1,7 +1,8 @@
 """``MultiheadAttention`` and the transformer layers (``TransformerEncoderLayer``,
-``TransformerEncoder``, ``TransformerDecoderLayer``, ``TransformerDecoder``) composed of
-ferrograd ops with PyTorch's parameter names, construction order and initialisation (after
-``manual_seed`` the parameters are PyTorch's) and its reference (non-fused) computation."""
+``TransformerEncoder``, ``TransformerDecoderLayer``, ``TransformerDecoder``, ``Transformer``)
+composed of ferrograd ops with PyTorch's parameter names, construction order and
+initialisation (after ``manual_seed`` the parameters are PyTorch's) and its reference
+(non-fused) computation."""
 
 import copy
 import math
@@ -14,22 +15,19 @@ from .._functional_attention import _safe_softmax
 from ..parameter import Parameter
 from .container import ModuleList
 from .dropout import Dropout
-from .linear import Linear
+from .linear import Linear, NonDynamicallyQuantizableLinear
 from .module import Module
 from .normalization import LayerNorm
 
 __all__ = [
     "MultiheadAttention",
     "NonDynamicallyQuantizableLinear",
+    "Transformer",
     "TransformerDecoder",
     "TransformerDecoderLayer",
     "TransformerEncoder",
     "TransformerEncoderLayer",
 ]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """A ``Linear`` (PyTorch's name for ``MultiheadAttention.out_proj``)."""
 
 
 def _float_mask(mask, dtype):
@@ -537,3 +535,102 @@ class TransformerDecoder(Module):
         if self.norm is not None:
             x = self.norm(x)
         return x
+
+
+def _generate_square_subsequent_mask(sz, device=None, dtype=None):
+    """The causal mask of a sequence of ``sz``: ``-inf`` above the diagonal, 0 elsewhere."""
+    if dtype is None:
+        dtype = _core._get_default_dtype()
+    return _core.full((sz, sz), float("-inf"), dtype=dtype).triu(1)
+
+
+class Transformer(Module):
+    """The encoder-decoder transformer of "Attention Is All You Need": a
+    ``TransformerEncoder`` of ``num_encoder_layers`` layers and a ``TransformerDecoder`` of
+    ``num_decoder_layers``, each ending in a ``LayerNorm`` (or ``custom_encoder`` and
+    ``custom_decoder``); every parameter of two or more dimensions is then re-initialised with
+    ``xavier_uniform_``, in ``parameters()`` order, as PyTorch does."""
+
+    def __init__(
+        self,
+        d_model=512,
+        nhead=8,
+        num_encoder_layers=6,
+        num_decoder_layers=6,
+        dim_feedforward=2048,
+        dropout=0.1,
+        activation=F.relu,
+        custom_encoder=None,
+        custom_decoder=None,
+        layer_norm_eps=1e-5,
+        batch_first=False,
+        norm_first=False,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps)
+        layer_kw = {"batch_first": batch_first, "norm_first": norm_first, "bias": bias, **kw}
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            encoder_layer = TransformerEncoderLayer(*layer_args, **layer_kw)
+            encoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+            self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, encoder_norm)
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            decoder_layer = TransformerDecoderLayer(*layer_args, **layer_kw)
+            decoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+            self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers, decoder_norm)
+        self._reset_parameters()
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+
+    def forward(
+        self,
+        src,
+        tgt,
+        src_mask=None,
+        tgt_mask=None,
+        memory_mask=None,
+        src_key_padding_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        src_is_causal=None,
+        tgt_is_causal=None,
+        memory_is_causal=False,
+    ):
+        """The encoder over ``src``, then the decoder over ``tgt`` attending to its output."""
+        batched = src.dim() == 3
+        batch_dim = 0 if self.batch_first else 1
+        if batched and src.size(batch_dim) != tgt.size(batch_dim):
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.size(-1) != self.d_model or tgt.size(-1) != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(
+            src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal
+        )
+        return self.decoder(
+            tgt,
+            memory,
+            tgt_mask=tgt_mask,
+            memory_mask=memory_mask,
+            tgt_key_padding_mask=tgt_key_padding_mask,
+            memory_key_padding_mask=memory_key_padding_mask,
+            tgt_is_causal=tgt_is_causal,
+            memory_is_causal=memory_is_causal,
+        )
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        """The causal mask of a sequence of ``sz``: ``-inf`` above the diagonal, 0 elsewhere."""
+        return _generate_square_subsequent_mask(sz, device=device, dtype=dtype)
+
+    def _reset_parameters(self):
+        for p in self.parameters():
+            if p.dim() > 1:
+                init.xavier_uniform_(p)
