@@ -111,3 +111,18 @@ import ferrograd.onnx  # noqa: E402
 
 print("onnx export", ferrograd.onnx.is_in_onnx_export())
 print("flatten_parameters", torch.nn.LSTM(2, 3).flatten_parameters())
+
+# indexing with a list holding sequences, slices, None or ... is indexing with a tuple (with
+# PyTorch's deprecation warning); a list of numbers (or a NumPy array) is one index tensor
+x = torch.arange(12.0).reshape(3, 4)
+print("list of lists", x[[[0, 1], [2, 0]]].tolist(), x[[0, slice(1, 3)]].tolist())
+print("list with None", tuple(x[[None, 0]].shape), x[[..., 1]].tolist(), tuple(x[[0, 1]].shape))
+y = torch.zeros(3, 4)
+y[[[0, 1], [2, 0]]] = 5.0
+print("set list of lists", y.sum().item())
+with warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    x[[[0, 1], [2, 0]]]
+print("deprecation", [str(w.message)[:60] for w in seen])
+print("legacy type", x.type(torch.DoubleTensor).dtype, x.type(torch.LongTensor).dtype)
+print(torch.nn.Parameter(torch.ones(2)))

@@ -427,7 +427,48 @@ pub(crate) fn index_items(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Index>> {
     if let Ok(tuple) = obj.cast::<PyTuple>() {
         return tuple.iter().map(|o| index_item(&o)).collect();
     }
+    if list_as_tuple(obj)? {
+        let category = obj.py().get_type::<pyo3::exceptions::PyUserWarning>();
+        PyErr::warn(
+            obj.py(),
+            &category,
+            c"Using a non-tuple sequence for multidimensional indexing is deprecated and will be \
+changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be \
+interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or a \
+different result",
+            1,
+        )?;
+        return obj.try_iter()?.map(|o| index_item(&o?)).collect();
+    }
     Ok(vec![index_item(obj)?])
+}
+
+/// NumPy's old rule, which PyTorch keeps (with a deprecation warning): a list of fewer than 32
+/// entries indexes as a tuple of indices when an entry is a tensor, a sequence, a slice,
+/// `...` or `None` (`x[[[0, 1], [2, 0]]]` is `x[[0, 1], [2, 0]]`), else as one index tensor.
+fn list_as_tuple(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let Ok(list) = obj.cast::<PyList>() else {
+        return Ok(false);
+    };
+    if list.len() >= 32 {
+        return Ok(false);
+    }
+    for item in list.iter() {
+        let sequence = item.is_instance_of::<PyList>()
+            || item.is_instance_of::<PyTuple>()
+            || item.is_instance_of::<pyo3::types::PyRange>()
+            || item.is_instance_of::<pyo3::types::PyString>()
+            || is_numpy_array(&item);
+        if sequence
+            || item.cast::<PyTensor>().is_ok()
+            || item.is_instance_of::<PySlice>()
+            || item.is_instance_of::<PyEllipsis>()
+            || item.is_none()
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// True when every entry is basic (the result is then a view).

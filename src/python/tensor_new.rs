@@ -149,8 +149,8 @@ impl PyTensor {
         self.new_filled(&size, value.to_f64(), dtype, device, requires_grad)
     }
 
-    /// `type()`: the legacy type name (`'torch.FloatTensor'`); `type(dtype)` or
-    /// `type('torch.DoubleTensor')`: the tensor converted.
+    /// `type()`: the legacy type name (`'torch.FloatTensor'`); `type(dtype)`,
+    /// `type(torch.DoubleTensor)` or `type('torch.DoubleTensor')`: the tensor converted.
     #[pyo3(signature = (dtype=None, non_blocking=false))]
     fn r#type(
         &self,
@@ -177,7 +177,11 @@ impl PyTensor {
                 .find(|&d| type_name(d) == name)
                 .ok_or_else(|| PyRuntimeError::new_err(format!("invalid type: '{name}'")))?
             }
-            Err(_) => dtype_arg(Some(dtype))?.unwrap_or(self.inner.dtype()),
+            // a legacy type (`torch.DoubleTensor`) names its dtype
+            Err(_) => match dtype.getattr("_dtype") {
+                Ok(legacy) => dtype_arg(Some(&legacy))?.unwrap_or(self.inner.dtype()),
+                Err(_) => dtype_arg(Some(dtype))?.unwrap_or(self.inner.dtype()),
+            },
         };
         to_object(py, run(|| self.inner.to_dtype(target))?)
     }

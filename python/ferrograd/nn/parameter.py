@@ -18,6 +18,9 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
+    # print(parameter) shows the same header, as PyTorch's
+    __str__ = __repr__
+
     def __deepcopy__(self, memo):
         # as PyTorch: a parameter with copied values and requires_grad (not its .grad)
         if id(self) not in memo:
