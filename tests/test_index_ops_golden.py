@@ -1,8 +1,8 @@
 """Programs print what PyTorch 2.15 printed for them, each against its recorded output in
 ``golden/``: ``scatter_cases.py`` (the scatter family), ``selection_cases.py`` (finding
 elements), ``layout_cases.py`` (how results are laid out in memory), ``cpu_surface_cases.py``
-(what programs call on a machine without an accelerator) and ``lbfgs_cases.py``
-(``optim.LBFGS``)."""
+(what programs call on a machine without an accelerator), ``lbfgs_cases.py``
+(``optim.LBFGS``) and ``composites_cases.py`` (functions PyTorch composes of other ops)."""
 
 import os
 import subprocess
@@ -21,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("layout_cases.py", "layout_torch.txt"),
         ("cpu_surface_cases.py", "cpu_surface_torch.txt"),
         ("lbfgs_cases.py", "lbfgs_torch.txt"),
+        ("composites_cases.py", "composites_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

@@ -88,6 +88,10 @@ OTHER_EXPORTS = [
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
     "set_float32_matmul_precision", "get_float32_matmul_precision", "set_default_device",
     "get_default_device", "histc", "histogram",
+    "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "concat", "concatenate", "diff",
+    "dsplit", "dstack", "fliplr", "flipud", "hsplit", "hstack", "inner", "kron", "moveaxis",
+    "movedim", "msort", "ravel", "rot90", "row_stack", "swapaxes", "swapdims", "tensor_split",
+    "tensordot", "tile", "unflatten", "vsplit", "vstack",
 ]  # fmt: skip
 
 

@@ -226,7 +226,6 @@ xlogy = _core.xlogy
 # </generated: functions>
 
 
-
 def _unique(input, sorted=True, return_inverse=False):
     """The internal op behind ``unique``: ``(values, inverse)``, the inverse empty unless
     asked for."""
@@ -266,7 +265,7 @@ def is_warn_always_enabled() -> _builtins.bool:
     return _core._is_warn_always_enabled()
 
 
-from . import (  # noqa: E402  # noqa: E402
+from . import (  # noqa: E402
     amp,
     autograd,
     backends,
@@ -279,6 +278,40 @@ from . import (  # noqa: E402  # noqa: E402
     profiler,
     utils,
     viz,
+)
+from ._composites import (  # noqa: E402
+    _install as _install_composites,
+)
+from ._composites import (  # noqa: E402
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    column_stack,
+    concat,
+    concatenate,
+    diff,
+    dsplit,
+    dstack,
+    fliplr,
+    flipud,
+    hsplit,
+    hstack,
+    inner,
+    kron,
+    moveaxis,
+    movedim,
+    msort,
+    ravel,
+    rot90,
+    row_stack,
+    swapaxes,
+    swapdims,
+    tensor_split,
+    tensordot,
+    tile,
+    unflatten,
+    vsplit,
+    vstack,
 )
 from ._creation import (  # noqa: E402
     BoolTensor,
@@ -334,6 +367,8 @@ from ._memory_format import (  # noqa: E402
     preserve_format,
 )
 from ._tensor_functions import broadcast_tensors, einsum, meshgrid  # noqa: E402
+
+_install_composites()
 from .amp import autocast  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
@@ -390,6 +425,9 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
     "autocast",
     "autograd",
     "backends",
@@ -410,7 +448,10 @@ __all__ = [
     "clamp_min",
     "clip",
     "clone",
+    "column_stack",
     "compile",
+    "concat",
+    "concatenate",
     "contiguous_format",
     "cos",
     "cosh",
@@ -424,11 +465,14 @@ __all__ = [
     "device",
     "diag",
     "diagonal",
+    "diff",
     "digamma",
     "distributed",
     "div",
     "dot",
     "double",
+    "dsplit",
+    "dstack",
     "dtype",
     "einsum",
     "empty",
@@ -443,6 +487,8 @@ __all__ = [
     "eye",
     "flatten",
     "flip",
+    "fliplr",
+    "flipud",
     "float",
     "float32",
     "float64",
@@ -464,6 +510,8 @@ __all__ = [
     "gt",
     "histc",
     "histogram",
+    "hsplit",
+    "hstack",
     "hypot",
     "index_add",
     "index_copy",
@@ -472,6 +520,7 @@ __all__ = [
     "index_select",
     "inference_mode",
     "initial_seed",
+    "inner",
     "int64",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
@@ -487,6 +536,7 @@ __all__ = [
     "isinf",
     "isnan",
     "jagged",
+    "kron",
     "kthvalue",
     "layout",
     "le",
@@ -522,6 +572,9 @@ __all__ = [
     "minimum",
     "mm",
     "mode",
+    "moveaxis",
+    "movedim",
+    "msort",
     "mul",
     "multinomial",
     "mv",
@@ -552,12 +605,15 @@ __all__ = [
     "randn",
     "randn_like",
     "randperm",
+    "ravel",
     "reciprocal",
     "relu",
     "remainder",
     "reshape",
     "roll",
+    "rot90",
     "round",
+    "row_stack",
     "rsqrt",
     "save",
     "scatter",
@@ -597,13 +653,18 @@ __all__ = [
     "strided",
     "sub",
     "sum",
+    "swapaxes",
+    "swapdims",
     "t",
     "take_along_dim",
     "tan",
     "tanh",
     "tensor",
+    "tensor_split",
+    "tensordot",
     "threshold",
     "threshold_",
+    "tile",
     "topk",
     "trace",
     "transpose",
@@ -611,6 +672,7 @@ __all__ = [
     "triu",
     "trunc",
     "unbind",
+    "unflatten",
     "unique",
     "unique_consecutive",
     "unsafe_chunk",
@@ -622,6 +684,8 @@ __all__ = [
     "var",
     "var_mean",
     "viz",
+    "vsplit",
+    "vstack",
     "where",
     "xlogy",
     "zeros",

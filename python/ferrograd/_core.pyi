@@ -1105,6 +1105,50 @@ class Tensor:
         """`chunks` nearly equal pieces along `dim`."""
     def unbind(self, dim: builtins.int = 0) -> tuple[Tensor, ...]:
         """The slices along `dim`."""
+    # composed in Python (ferrograd._composites), installed as methods: their first
+    # parameter is PyTorch's `input`
+    def diff(
+        input,
+        n: builtins.int = 1,
+        dim: builtins.int = -1,
+        prepend: Tensor | None = None,
+        append: Tensor | None = None,
+    ) -> Tensor:
+        """The `n`-th forward difference along `dim`."""
+    def dsplit(input, indices_or_sections: Any) -> tuple[Tensor, ...]:
+        """`tensor_split` along dim 2, whole parts only."""
+    def fliplr(input) -> Tensor:
+        """Reversed along dim 1."""
+    def flipud(input) -> Tensor:
+        """Reversed along dim 0."""
+    def hsplit(input, indices_or_sections: Any) -> tuple[Tensor, ...]:
+        """`tensor_split` along dim 1 (dim 0 of a 1-D tensor), whole parts only."""
+    def inner(input, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+        """The sum of products over the last dimension of both."""
+    def kron(input, other: Tensor) -> Tensor:
+        """The Kronecker product."""
+    def moveaxis(input, source: Any, destination: Any) -> Tensor:
+        """Alias of `movedim`."""
+    def movedim(input, source: Any, destination: Any) -> Tensor:
+        """The dimensions `source` moved to `destination` (a permutation view)."""
+    def msort(input) -> Tensor:
+        """Sorted along dim 0."""
+    def ravel(input) -> Tensor:
+        """The elements as one dimension."""
+    def swapaxes(input, axis0: builtins.int, axis1: builtins.int) -> Tensor:
+        """Alias of `transpose`."""
+    def swapdims(input, axis0: builtins.int, axis1: builtins.int) -> Tensor:
+        """Alias of `transpose`."""
+    def tensor_split(input, indices_or_sections: Any, dim: builtins.int = 0) -> tuple[Tensor, ...]:
+        """Views splitting `dim` into nearly equal parts or at indices."""
+    def tile(input, dims: Any) -> Tensor:
+        """Repeated along each dimension (missing leading counts taken as 1)."""
+    def unflatten(input, dim: builtins.int, sizes: Sequence[builtins.int]) -> Tensor:
+        """Dimension `dim` split into `sizes`."""
+    def vsplit(input, indices_or_sections: Any) -> tuple[Tensor, ...]:
+        """`tensor_split` along dim 0, whole parts only."""
+    def rot90(self, k: builtins.int = 1, dims: Sequence[builtins.int] = ...) -> Tensor:
+        """Rotated by `k` quarter turns in the plane of `dims` (`Rot90Backward0`)."""
     @overload
     def flip(self, dims: Sequence[builtins.int], /) -> Tensor:
         """Reverses the order along `dims`."""

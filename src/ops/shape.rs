@@ -356,6 +356,57 @@ impl Tensor {
         ))
     }
 
+    /// Rotated by `k` quarter turns in the plane of `dims` (from the first towards the second):
+    /// a flip and a transpose, as one op (`Rot90Backward0`; the gradient is rotated back). The
+    /// result has the transposed strides of the flipped copy for odd `k`, as PyTorch's.
+    pub fn rot90(&self, k: i64, dims: [isize; 2]) -> Result<Tensor> {
+        let n = self.dim();
+        if n < 2 {
+            return Err(Error::runtime(format!(
+                "expected total dims >= 2, but got total dims = {n}"
+            )));
+        }
+        let n_signed = n as isize;
+        if dims[0] == dims[1] || (dims[0] - dims[1]).abs() == n_signed {
+            return Err(Error::runtime(format!(
+                "expected rotation dims to be different, but got dim0 = {} and dim1 = {}",
+                dims[0], dims[1]
+            )));
+        }
+        for (i, &d) in dims.iter().enumerate() {
+            if !(-n_signed..n_signed).contains(&d) {
+                return Err(Error::runtime(format!(
+                    "Rotation dim{i} out of range, dim{i} = {d}"
+                )));
+            }
+        }
+        let k = k.rem_euclid(4);
+        let src = self.detach();
+        let out = match k {
+            1 => src.flip(&[dims[1]])?.transpose(dims[0], dims[1])?,
+            2 => src.flip(&dims)?,
+            3 => src.flip(&[dims[0]])?.transpose(dims[0], dims[1])?,
+            _ => src.clone_tensor()?,
+        };
+        // the transposed copy stands alone, not as a view of the flipped one
+        let out = Tensor::from_parts(
+            out.storage().clone(),
+            out.layout().clone(),
+            out.dtype(),
+            None,
+        );
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        Ok(crate::autograd::record(
+            out,
+            "Rot90Backward0",
+            &[self],
+            &[],
+            move |ctx| Ok(vec![Some(ctx.grad(0).rot90(-k, dims)?)]),
+        ))
+    }
+
     /// Tiles the tensor `repeats[d]` times along each dimension (a copy).
     pub fn repeat(&self, repeats: &[usize]) -> Result<Tensor> {
         if repeats.len() < self.dim() {

@@ -1144,6 +1144,17 @@ impl PyTensor {
         let dims = shape_args(dims)?;
         wrap(run(|| self.inner.flip(&dims)))
     }
+    /// Rotated by `k` quarter turns in the plane of `dims` (`Rot90Backward0`).
+    #[pyo3(signature = (k=1, dims=vec![0, 1]))]
+    fn rot90(&self, k: i64, dims: Vec<isize>) -> TResult {
+        if dims.len() != 2 {
+            return Err(PyRuntimeError::new_err(format!(
+                "expected total rotation dims == 2, but got dims = {}",
+                dims.len()
+            )));
+        }
+        wrap(run(|| self.inner.rot90(k, [dims[0], dims[1]])))
+    }
     /// Tiles the tensor along each dimension.
     #[pyo3(signature = (*sizes))]
     fn repeat(&self, sizes: &Bound<'_, PyTuple>) -> TResult {
