@@ -2,7 +2,8 @@
 ``golden/``: ``scatter_cases.py`` (the scatter family), ``selection_cases.py`` (finding
 elements), ``layout_cases.py`` (how results are laid out in memory), ``cpu_surface_cases.py``
 (what programs call on a machine without an accelerator), ``lbfgs_cases.py``
-(``optim.LBFGS``) and ``composites_cases.py`` (functions PyTorch composes of other ops)."""
+(``optim.LBFGS``), ``composites_cases.py`` (functions PyTorch composes of other ops) and
+``scheduler_extra_cases.py`` (more learning-rate schedulers, and ``step(epoch)``)."""
 
 import os
 import subprocess
@@ -22,6 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("cpu_surface_cases.py", "cpu_surface_torch.txt"),
         ("lbfgs_cases.py", "lbfgs_torch.txt"),
         ("composites_cases.py", "composites_torch.txt"),
+        ("scheduler_extra_cases.py", "scheduler_extra_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

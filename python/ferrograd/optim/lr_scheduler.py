@@ -2,6 +2,7 @@
 (the same recursive updates, so the rates agree to the last bit). A schedule is configuration:
 it only sets ``param_group["lr"]`` (and, for ``OneCycleLR``, the momentum) between steps."""
 
+import bisect
 import math
 from collections import Counter
 
@@ -91,6 +92,13 @@ class MultiStepLR(LRScheduler):
             return self._group_lrs()
         return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._group_lrs()]
 
+    def _get_closed_form_lr(self):
+        milestones = sorted(self.milestones.elements())
+        return [
+            base * self.gamma ** bisect.bisect_right(milestones, self.last_epoch)
+            for base in self.base_lrs
+        ]
+
 
 class ExponentialLR(LRScheduler):
     """Multiplies the rate by ``gamma`` every epoch."""
@@ -103,6 +111,9 @@ class ExponentialLR(LRScheduler):
         if self.last_epoch == 0:
             return self._group_lrs()
         return [lr * self.gamma for lr in self._group_lrs()]
+
+    def _get_closed_form_lr(self):
+        return [base * self.gamma**self.last_epoch for base in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -134,6 +145,13 @@ class CosineAnnealingLR(LRScheduler):
             * (lr - self.eta_min)
             + self.eta_min
             for lr in lrs
+        ]
+
+    def _get_closed_form_lr(self):
+        return [
+            self.eta_min
+            + (base - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+            for base in self.base_lrs
         ]
 
 
@@ -182,6 +200,11 @@ class LinearLR(LRScheduler):
         span = self.end_factor - self.start_factor
         ratio = 1.0 + span / (self.total_iters * self.start_factor + (t - 1) * span)
         return [lr * ratio for lr in lrs]
+
+    def _get_closed_form_lr(self):
+        span = self.end_factor - self.start_factor
+        done = min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base * (self.start_factor + span * done) for base in self.base_lrs]
 
 
 class OneCycleLR(LRScheduler):
@@ -396,6 +419,223 @@ class ReduceLROnPlateau:
         return self._last_lr
 
 
+class MultiplicativeLR(LRScheduler):
+    """Multiplies the rate by ``lr_lambda(epoch)`` every epoch after the first (one function,
+    or one per group)."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        groups = len(optimizer.param_groups)
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != groups:
+                raise ValueError(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * groups
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch > 0:
+            return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._group_lrs())]
+        return self._group_lrs()
+
+
+class ConstantLR(LRScheduler):
+    """The rate times ``factor`` until epoch ``total_iters``, then the base rate."""
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        lrs = self._group_lrs()
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in lrs]
+        if self.last_epoch != self.total_iters:
+            return lrs
+        return [lr * (1.0 / self.factor) for lr in lrs]
+
+    def _get_closed_form_lr(self):
+        after = self.last_epoch >= self.total_iters
+        return [base * (self.factor + after * (1 - self.factor)) for base in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """The base rate times ``(1 - epoch / total_iters) ** power`` until ``total_iters``, then
+    unchanged."""
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        lrs, t, n = self._group_lrs(), self.last_epoch, self.total_iters
+        if t == 0 or t > n:
+            return lrs
+        factor = ((1.0 - t / n) / (1.0 - (t - 1) / n)) ** self.power
+        return [lr * factor for lr in lrs]
+
+    def _get_closed_form_lr(self):
+        t, n = self.last_epoch, self.total_iters
+        return [base * (1.0 - min(n, t) / n) ** self.power for base in self.base_lrs]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing from the base rate to ``eta_min`` over ``T_0`` epochs, restarting
+    from the base rate, each period ``T_mult`` times longer than the last (SGDR)."""
+
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(
+                f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}"
+            )
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        return [
+            self.eta_min
+            + (base - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+            for base in self.base_lrs
+        ]
+
+    def step(self, epoch=None):
+        """Advances one epoch, or to a (possibly fractional) ``epoch`` within its period."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur - self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            if epoch < 0:
+                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult**n
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+        self._last_lr = self._group_lrs()
+
+
+def _check_schedulers(schedulers, optimizer, name):
+    if len(schedulers) < 1:
+        raise ValueError(f"{name} expects at least one scheduler, but got no scheduler.")
+    for i, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(
+                f"{name} does not support `ReduceLROnPlateau` scheduler as it requires "
+                f"additional kwargs to be specified when calling `step`, but got one at index "
+                f"{i} in the given schedulers sequence."
+            )
+        if optimizer != scheduler.optimizer:
+            raise ValueError(
+                f"{name} expects all schedulers to belong to the same optimizer, but got "
+                f"scheduler {scheduler.__class__.__name__} at index {i} has "
+                f"{scheduler.optimizer}, which is different from "
+                f"{optimizer.__class__.__name__}."
+            )
+
+
+class _Composed:
+    """State of a scheduler made of schedulers: its own fields and theirs."""
+
+    def get_last_lr(self):
+        """The rates the last ``step()`` set."""
+        return self._last_lr
+
+    def state_dict(self):
+        """Its own fields and each scheduler's ``state_dict``."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict):
+        """Restores what :meth:`state_dict` returned."""
+        state = dict(state_dict)
+        for scheduler, saved in zip(self._schedulers, state.pop("_schedulers")):
+            scheduler.load_state_dict(saved)
+        self.__dict__.update(state)
+
+
+class SequentialLR(_Composed):
+    """``schedulers[i]`` in charge from ``milestones[i - 1]`` on, each restarted at its
+    milestone."""
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        _check_schedulers(schedulers, optimizer, "SequentialLR")
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more "
+                f"than the number of milestone points, but got number of schedulers "
+                f"{len(schedulers)} and the number of milestones to be equal to "
+                f"{len(milestones)}"
+            )
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        # back to the initial rates, the other schedulers' first steps undone
+        for group in optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        for scheduler in schedulers:
+            scheduler.last_epoch -= 1
+        schedulers[0]._step_count = 0
+        schedulers[0].step()
+        self._last_lr = schedulers[0].get_last_lr()
+
+    def step(self):
+        """Advances the scheduler in charge (restarting one at its milestone)."""
+        self.last_epoch += 1
+        idx = bisect.bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            scheduler.step(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+
+class ChainedScheduler(_Composed):
+    """Steps every scheduler in turn, each on the rate the previous one left."""
+
+    def __init__(self, schedulers, optimizer=None):
+        optimizer = optimizer or (schedulers[0].optimizer if schedulers else None)
+        _check_schedulers(schedulers, optimizer, "ChainedScheduler")
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = [group["lr"] for group in schedulers[-1].optimizer.param_groups]
+
+    def step(self):
+        """Steps every scheduler."""
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+
+
 __all__ = [
     "LRScheduler",
     "StepLR",
@@ -406,4 +646,10 @@ __all__ = [
     "LinearLR",
     "OneCycleLR",
     "ReduceLROnPlateau",
+    "MultiplicativeLR",
+    "ConstantLR",
+    "PolynomialLR",
+    "CosineAnnealingWarmRestarts",
+    "SequentialLR",
+    "ChainedScheduler",
 ]
