@@ -91,7 +91,7 @@ OTHER_EXPORTS = [
     "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "concat", "concatenate", "diff",
     "dsplit", "dstack", "fliplr", "flipud", "hsplit", "hstack", "inner", "kron", "moveaxis",
     "movedim", "msort", "ravel", "rot90", "row_stack", "swapaxes", "swapdims", "tensor_split",
-    "tensordot", "tile", "unflatten", "vsplit", "vstack",
+    "tensordot", "tile", "unflatten", "vsplit", "vstack", "special",
 ]  # fmt: skip
 
 

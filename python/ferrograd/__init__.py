@@ -276,6 +276,7 @@ from . import (  # noqa: E402
     onnx,
     optim,
     profiler,
+    special,
     utils,
     viz,
 )
@@ -642,6 +643,7 @@ __all__ = [
     "sparse_coo",
     "sparse_csc",
     "sparse_csr",
+    "special",
     "split",
     "split_with_sizes",
     "sqrt",
