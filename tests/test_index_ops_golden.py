@@ -3,8 +3,8 @@
 elements), ``layout_cases.py`` (how results are laid out in memory), ``cpu_surface_cases.py``
 (what programs call on a machine without an accelerator), ``lbfgs_cases.py``
 (``optim.LBFGS``), ``composites_cases.py`` (functions PyTorch composes of other ops) and
-``scheduler_extra_cases.py`` (more learning-rate schedulers, and ``step(epoch)``) and
-``special_cases.py`` (``torch.special``)."""
+``scheduler_extra_cases.py`` (more learning-rate schedulers, and ``step(epoch)``),
+``special_cases.py`` (``torch.special``) and ``embedding_cases.py`` (``F.embedding``)."""
 
 import os
 import subprocess
@@ -26,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("composites_cases.py", "composites_torch.txt"),
         ("scheduler_extra_cases.py", "scheduler_extra_torch.txt"),
         ("special_cases.py", "special_torch.txt"),
+        ("embedding_cases.py", "embedding_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

@@ -75,6 +75,7 @@ __all__ = [
     "SavedTensor",
     "Tensor",
     "_adam_step",
+    "_embedding",
     "_get_default_dtype",
     "_get_printoptions",
     "_optim_step",
@@ -1547,6 +1548,14 @@ def full(
     requires_grad: builtins.bool = False,
 ) -> Tensor:
     """A tensor of `size` filled with `fill_value` (dtype inferred from the value when not given)."""  # noqa: E501
+
+def _embedding(
+    weight: Tensor,
+    indices: Tensor,
+    padding_idx: builtins.int | None = None,
+    scale_grad_by_freq: builtins.bool = False,
+) -> Tensor:
+    """`F.embedding`'s core: the rows of `weight` at `indices` (`EmbeddingBackward0`)."""
 
 def zeros_like(
     input: Tensor,

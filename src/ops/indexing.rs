@@ -224,6 +224,70 @@ impl Tensor {
         ))
     }
 
+    /// The rows of this 2-D weight at `indices` (shape `indices.shape + [dim]`), as PyTorch's
+    /// `embedding` (`EmbeddingBackward0`): the gradient of each row is the sum of the
+    /// gradients of the places it was taken to, none for the row `padding_idx`, and divided by
+    /// how often the row was taken when `scale_grad_by_freq`.
+    pub fn embedding(
+        &self,
+        indices: &Tensor,
+        padding_idx: Option<usize>,
+        scale_grad_by_freq: bool,
+    ) -> Result<Tensor> {
+        if self.dim() != 2 {
+            return Err(Error::runtime("'weight' must be 2-D"));
+        }
+        let (num, dim) = (self.shape()[0], self.shape()[1]);
+        let flat = indices.reshape(&[-1])?;
+        let mut shape = indices.shape().to_vec();
+        shape.push(dim);
+        let rows = self.index_select_raw(0, &flat)?;
+        // the fresh rows seen with the indices' shape (a plain tensor, not a view)
+        let out = Tensor::from_parts(
+            rows.storage().clone(),
+            crate::core::layout::Layout::contiguous(&shape),
+            rows.dtype(),
+            None,
+        );
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        // the factor of each taken row's gradient: 0 at padding_idx, 1/count when scaling
+        let taken = index_values(&flat, num, 0, IndexRule::Select)?;
+        let factors: Option<Vec<f64>> = (padding_idx.is_some() || scale_grad_by_freq).then(|| {
+            let mut counts = vec![0usize; num];
+            for &i in &taken {
+                counts[i] += 1;
+            }
+            taken
+                .iter()
+                .map(|&i| match (Some(i) == padding_idx, scale_grad_by_freq) {
+                    (true, _) => 0.0,
+                    (false, true) => 1.0 / counts[i] as f64,
+                    (false, false) => 1.0,
+                })
+                .collect()
+        });
+        Ok(record(
+            out,
+            "EmbeddingBackward0",
+            &[self],
+            &[Save::Tensor(&flat.clone())],
+            move |ctx| {
+                let g = ctx.grad(0).reshape(&[-1, dim as isize])?;
+                let g = match &factors {
+                    Some(f) => {
+                        let f = Tensor::from_vec(f.clone(), &[f.len(), 1])?.to_dtype(g.dtype())?;
+                        g.mul(&f)?
+                    }
+                    None => g,
+                };
+                let zeros = Tensor::zeros(&[num, dim], g.dtype());
+                Ok(vec![Some(zeros.index_add(0, &flat, &g)?)])
+            },
+        ))
+    }
+
     fn index_select_raw(&self, d: usize, index: &Tensor) -> Result<Tensor> {
         let size = self.shape().get(d).copied().unwrap_or(1);
         let idx = index_values(index, size, d, IndexRule::Select)?;

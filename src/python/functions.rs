@@ -145,6 +145,23 @@ like!(
     "Ones with `input`'s shape (and dtype), laid out as `input` (or in `memory_format`)."
 );
 
+/// `F.embedding`'s core: the rows of `weight` at `indices` (`EmbeddingBackward0`; no
+/// gradient for the row `padding_idx`; each row's gradient divided by its count when
+/// `scale_grad_by_freq`). The argument checks and `max_norm` are in `nn.functional`.
+#[pyfunction]
+#[pyo3(signature = (weight, indices, padding_idx=None, scale_grad_by_freq=false))]
+fn _embedding(
+    weight: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    padding_idx: Option<usize>,
+    scale_grad_by_freq: bool,
+) -> PyResult<Py<PyAny>> {
+    let w = tensor_arg(weight, "embedding() argument 'weight'")?;
+    let i = tensor_arg(indices, "embedding() argument 'indices'")?;
+    let out = run(|| w.embedding(&i, padding_idx, scale_grad_by_freq))?;
+    to_object(weight.py(), out)
+}
+
 /// `arange(end)` or `arange(start, end, step)`; int64 when every bound is an integer.
 #[pyfunction]
 #[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false))]
@@ -1210,6 +1227,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(empty, m)?)?;
     m.add_function(wrap_pyfunction!(full, m)?)?;
     m.add_function(wrap_pyfunction!(zeros_like, m)?)?;
+    m.add_function(wrap_pyfunction!(_embedding, m)?)?;
     m.add_function(wrap_pyfunction!(ones_like, m)?)?;
     m.add_function(wrap_pyfunction!(arange, m)?)?;
     m.add_function(wrap_pyfunction!(linspace, m)?)?;

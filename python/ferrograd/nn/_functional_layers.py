@@ -3,7 +3,6 @@
 ``pairwise_distance``, with PyTorch's signatures, values, gradients and errors. They are
 compositions of core ops, so their ``grad_fn`` names are those of the last core op."""
 
-from collections import Counter
 
 from .. import _core
 from .._core import Tensor
@@ -104,17 +103,7 @@ def embedding(
     flat = input.reshape(-1)
     if max_norm is not None:
         _embedding_renorm_(weight, flat, max_norm, norm_type)
-    rows = weight.index_select(0, flat)
-    if scale_grad_by_freq and rows.requires_grad:
-        counts = Counter(flat.tolist())
-        scale = _core.tensor([1.0 / counts[i] for i in flat.tolist()], dtype=weight.dtype)
-        rows.register_hook(lambda g: g * scale.unsqueeze(1))
-    if padding_idx is not None and rows.requires_grad:
-        at_pad = (flat == padding_idx).unsqueeze(1)
-        rows = _core.where(at_pad, rows.detach(), rows)
-    if input.dim() == 1:
-        return rows
-    return rows.reshape(*input.shape, weight.shape[1])
+    return _core._embedding(weight, input, padding_idx, scale_grad_by_freq)
 
 
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
