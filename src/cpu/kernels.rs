@@ -368,7 +368,8 @@ pub fn map_fixed<T: BufferElement, U: BufferElement>(
                 Some(layout.strides.clone()),
             );
         }
-        match layout.preserved_strides() {
+        // neither row-major nor dense: dense in the input's stride order
+        match elementwise_strides(&layout.shape, &[layout]) {
             Some(strides) => {
                 let values = gather(data, &layout.ordered_by(&strides));
                 (map_slice_fixed(&values, &f, &fix), Some(strides))

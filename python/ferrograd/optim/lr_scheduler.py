@@ -155,17 +155,21 @@ class CosineAnnealingLR(LRScheduler):
         ]
 
 
+def _per_group(lr_lambda, optimizer):
+    """One function per parameter group: ``lr_lambda`` for all, or the list given (one each)."""
+    groups = len(optimizer.param_groups)
+    if isinstance(lr_lambda, (list, tuple)):
+        if len(lr_lambda) != groups:
+            raise ValueError(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
+        return list(lr_lambda)
+    return [lr_lambda] * groups
+
+
 class LambdaLR(LRScheduler):
     """The base rate times ``lr_lambda(epoch)`` (one function, or one per group)."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        groups = len(optimizer.param_groups)
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != groups:
-                raise ValueError(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * groups
+        self.lr_lambdas = _per_group(lr_lambda, optimizer)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
@@ -424,13 +428,7 @@ class MultiplicativeLR(LRScheduler):
     or one per group)."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        groups = len(optimizer.param_groups)
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != groups:
-                raise ValueError(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * groups
+        self.lr_lambdas = _per_group(lr_lambda, optimizer)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
