@@ -20,6 +20,9 @@ from typing_extensions import Self, TypeAlias, disjoint_base
 
 from ._hooks import (
     RemovableHandle,
+    aminmax_result,
+    cummax_result,
+    cummin_result,
     kthvalue_result,
     max_result,
     median_result,
@@ -76,6 +79,9 @@ __all__ = [
     "Tensor",
     "_adam_step",
     "_embedding",
+    "_with_out",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "_get_default_dtype",
     "_get_printoptions",
     "_optim_step",
@@ -441,6 +447,14 @@ class Tensor:
         """the error function."""
     def erf_(self) -> Self:
         """In-place `erf`."""
+    def erfc(self) -> Tensor:
+        """the complementary error function `1 - erf(x)`, accurate where `erf(x)` is near 1."""
+    def erfc_(self) -> Self:
+        """In-place `erfc`."""
+    def erfinv(self) -> Tensor:
+        """the inverse error function; `±inf` at `±1`, NaN outside `[-1, 1]`."""
+    def erfinv_(self) -> Self:
+        """In-place `erfinv`."""
     def lgamma(self) -> Tensor:
         """`ln |Γ(x)|`."""
     def lgamma_(self) -> Self:
@@ -1148,6 +1162,53 @@ class Tensor:
         """Dimension `dim` split into `sizes`."""
     def vsplit(input, indices_or_sections: Any) -> tuple[Tensor, ...]:
         """`tensor_split` along dim 0, whole parts only."""
+    def cummax(self, dim: builtins.int) -> cummax_result:
+        """`(values, indices)` of the running maximum along `dim` (`CummaxBackward0`)."""
+    def cummin(self, dim: builtins.int) -> cummin_result:
+        """`(values, indices)` of the running minimum along `dim` (`CumminBackward0`)."""
+    def aminmax(
+        self, *, dim: builtins.int | None = None, keepdim: builtins.bool = False
+    ) -> aminmax_result:
+        """`(min, max)` over `dim`, or over all elements (`AminmaxBackward0`)."""
+    def nansum(
+        self,
+        dim: builtins.int | Sequence[builtins.int] | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        dtype: _DType | None = None,
+    ) -> Tensor:
+        """Sum with NaN counted as 0 (`NansumBackward0`)."""
+    def nanmean(
+        input,
+        dim: builtins.int | Sequence[builtins.int] | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        dtype: _DType | None = None,
+        out: Tensor | None = None,
+    ) -> Tensor:
+        """The mean of the elements that are not NaN."""
+    def bincount(
+        input, weights: Tensor | None = None, minlength: builtins.int = 0
+    ) -> Tensor:
+        """How often each non-negative integer occurs (or the sum of its weights)."""
+    def logaddexp(self, other: Tensor) -> Tensor:
+        """`ln(e^x + e^y)` elementwise, without overflow (`LogaddexpBackward0`)."""
+    def logaddexp2(self, other: Tensor) -> Tensor:
+        """`log2(2^x + 2^y)` elementwise, without overflow (`Logaddexp2Backward0`)."""
+    def nan_to_num(
+        self,
+        nan: builtins.float = 0.0,
+        posinf: builtins.float | None = None,
+        neginf: builtins.float | None = None,
+    ) -> Tensor:
+        """NaN, `+inf` and `-inf` replaced by finite numbers (`NanToNumBackward0`)."""
+    def nan_to_num_(
+        self,
+        nan: builtins.float = 0.0,
+        posinf: builtins.float | None = None,
+        neginf: builtins.float | None = None,
+    ) -> Self:
+        """In-place `nan_to_num`."""
     def rot90(self, k: builtins.int = 1, dims: Sequence[builtins.int] = ...) -> Tensor:
         """Rotated by `k` quarter turns in the plane of `dims` (`Rot90Backward0`)."""
     @overload
@@ -1548,6 +1609,20 @@ def full(
     requires_grad: builtins.bool = False,
 ) -> Tensor:
     """A tensor of `size` filled with `fill_value` (dtype inferred from the value when not given)."""  # noqa: E501
+
+def pixel_shuffle(input: Tensor, upscale_factor: builtins.int) -> Tensor:
+    """`(*, C*r^2, H, W) -> (*, C, H*r, W*r)` (`PixelShuffleBackward0`)."""
+
+def pixel_unshuffle(input: Tensor, downscale_factor: builtins.int) -> Tensor:
+    """`(*, C, H*r, W*r) -> (*, C*r^2, H, W)` (`PixelUnshuffleBackward0`)."""
+
+def _with_out(
+    op: builtins.str,
+    out: Tensor | None,
+    inputs: Sequence[Any],
+    compute: Callable[[], Any],
+) -> Any:
+    """PyTorch's `out=` for functions written in Python: `compute()` copied into `out`."""
 
 def _embedding(
     weight: Tensor,

@@ -47,6 +47,18 @@ if TYPE_CHECKING:
         values: Tensor
         indices: Tensor
 
+    class cummax_result(NamedTuple):
+        values: Tensor
+        indices: Tensor
+
+    class cummin_result(NamedTuple):
+        values: Tensor
+        indices: Tensor
+
+    class aminmax_result(NamedTuple):
+        min: Tensor
+        max: Tensor
+
 else:
     max_result = namedtuple("max", ["values", "indices"])
     min_result = namedtuple("min", ["values", "indices"])
@@ -58,6 +70,9 @@ else:
     median_result = namedtuple("median", ["values", "indices"])
     nanmedian_result = namedtuple("nanmedian", ["values", "indices"])
     mode_result = namedtuple("mode", ["values", "indices"])
+    cummax_result = namedtuple("cummax", ["values", "indices"])
+    cummin_result = namedtuple("cummin", ["values", "indices"])
+    aminmax_result = namedtuple("aminmax", ["min", "max"])
 
 # The named tuples the native module hands out, by PyTorch's name (``torch.return_types.sort``).
 RETURN_TYPES = {
@@ -69,6 +84,9 @@ RETURN_TYPES = {
     "median": median_result,
     "nanmedian": nanmedian_result,
     "mode": mode_result,
+    "cummax": cummax_result,
+    "cummin": cummin_result,
+    "aminmax": aminmax_result,
 }
 
 

@@ -263,3 +263,179 @@ impl Adamax {
         Ok(())
     }
 }
+
+/// `torch.optim.NAdam`'s hyper-parameters (Adam with Nesterov momentum whose coefficient
+/// `mu_t = beta1 (1 - 0.5 · 0.96^(t · momentum_decay))` warms up over the steps).
+#[derive(Clone, Copy, Debug)]
+pub struct Nadam {
+    /// Learning rate.
+    pub lr: f64,
+    /// Decay of the running average of the gradient.
+    pub beta1: f64,
+    /// Decay of the running average of the squared gradient.
+    pub beta2: f64,
+    /// Added to the denominator.
+    pub eps: f64,
+    /// Weight decay: an L2 penalty added to the gradient, or decoupled (AdamW's).
+    pub weight_decay: f64,
+    /// How fast the momentum coefficient warms up.
+    pub momentum_decay: f64,
+    /// Shrink the parameter by `1 - lr · weight_decay` instead of adding an L2 penalty.
+    pub decoupled_weight_decay: bool,
+    /// Maximize the objective instead of minimizing it.
+    pub maximize: bool,
+}
+
+/// `torch.optim.RAdam`'s hyper-parameters (Adam whose adaptive rate is used only once the
+/// variance of its estimate is tractable, scaled by the rectification term).
+#[derive(Clone, Copy, Debug)]
+pub struct Radam {
+    /// Learning rate.
+    pub lr: f64,
+    /// Decay of the running average of the gradient.
+    pub beta1: f64,
+    /// Decay of the running average of the squared gradient.
+    pub beta2: f64,
+    /// Added to the denominator.
+    pub eps: f64,
+    /// Weight decay: an L2 penalty added to the gradient, or decoupled (AdamW's).
+    pub weight_decay: f64,
+    /// Shrink the parameter by `1 - lr · weight_decay` instead of adding an L2 penalty.
+    pub decoupled_weight_decay: bool,
+    /// Maximize the objective instead of minimizing it.
+    pub maximize: bool,
+}
+
+/// The gradient as the Adam family reads it, and the parameter after a decoupled decay:
+/// negated when maximizing, then either `param *= 1 - lr · wd` or `grad += wd · param`.
+fn decayed<T: crate::core::dtype::Float>(
+    p: &mut [T],
+    g: &mut [T],
+    maximize: bool,
+    (lr, weight_decay, decoupled): (f64, f64, bool),
+) {
+    if decoupled && weight_decay != 0.0 {
+        let keep = T::from_f64(1.0 - lr * weight_decay);
+        p.iter_mut().for_each(|p| *p = *p * keep);
+        read_gradient(g, p, maximize, 0.0);
+    } else {
+        read_gradient(g, p, maximize, weight_decay);
+    }
+}
+
+impl Nadam {
+    /// One step (number `step`, counted from 1) for `param` with gradient `grad`, its running
+    /// averages `exp_avg` and `exp_avg_sq`, and `mu_product` (a 0-d float32 tensor, the product
+    /// of the momentum coefficients so far, updated in place in its own precision as PyTorch's).
+    pub fn step(
+        &self,
+        param: &Tensor,
+        grad: &Tensor,
+        [exp_avg, exp_avg_sq, mu_product]: [&Tensor; 3],
+        step: u64,
+    ) -> Result<()> {
+        crate::ops::inplace::observe_write(param)?;
+        check(param, &[grad, exp_avg, exp_avg_sq])?;
+        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        let t = step as f64;
+        let bias_correction2 = 1.0 - self.beta2.powf(t);
+        let mu = self.beta1 * (1.0 - 0.5 * 0.96f64.powf(t * self.momentum_decay));
+        let mu_next = self.beta1 * (1.0 - 0.5 * 0.96f64.powf((t + 1.0) * self.momentum_decay));
+        // mu_product *= mu, in the state tensor's own dtype
+        let old = mu_product.item()?.to_f64();
+        let product = if mu_product.dtype() == DType::Float32 {
+            f64::from((old as f32) * (mu as f32))
+        } else {
+            old * mu
+        };
+        write_scalar(mu_product, product)?;
+        let product_next = product * mu_next;
+        let grad_step = -self.lr * (1.0 - mu) / (1.0 - product);
+        let avg_step = (-self.lr * mu_next) / (1.0 - product_next);
+        per_float!(param.dtype(), T => {
+            let mut p: Vec<T> = values(param)?;
+            let mut g: Vec<T> = values(&grad)?;
+            decayed(&mut p, &mut g, self.maximize, (self.lr, self.weight_decay, self.decoupled_weight_decay));
+            let (weight, beta2, rest) = ((1.0 - self.beta1) as T, self.beta2 as T, (1.0 - self.beta2) as T);
+            let (bc2, eps) = (bias_correction2 as T, self.eps as T);
+            let (grad_step, avg_step) = (grad_step as T, avg_step as T);
+            let mut m: Vec<T> = values(exp_avg)?;
+            let mut v: Vec<T> = values(exp_avg_sq)?;
+            for (((p, &g), m), v) in p.iter_mut().zip(&g).zip(m.iter_mut()).zip(v.iter_mut()) {
+                // exp_avg.lerp_(grad, 1 - beta1); exp_avg_sq.mul_(beta2).addcmul_(grad, grad, 1 - beta2)
+                *m = lerp(*m, g, weight);
+                *v = *v * beta2 + rest * g * g;
+                let denom = (*v / bc2).sqrt() + eps;
+                // param.addcdiv_(grad, denom, value=grad_step).addcdiv_(exp_avg, denom, value=avg_step)
+                *p += grad_step * g / denom;
+                *p += avg_step * *m / denom;
+            }
+            store(exp_avg, m)?;
+            store(exp_avg_sq, v)?;
+            store(param, p)?;
+        });
+        param.storage().bump_version("nadam step");
+        Ok(())
+    }
+}
+
+impl Radam {
+    /// One step (number `step`, counted from 1) for `param` with gradient `grad` and its running
+    /// averages `exp_avg` and `exp_avg_sq`.
+    pub fn step(
+        &self,
+        param: &Tensor,
+        grad: &Tensor,
+        exp_avg: &Tensor,
+        exp_avg_sq: &Tensor,
+        step: u64,
+    ) -> Result<()> {
+        crate::ops::inplace::observe_write(param)?;
+        check(param, &[grad, exp_avg, exp_avg_sq])?;
+        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        let t = step as f64;
+        let (bias_correction1, bias_correction2) =
+            (1.0 - self.beta1.powf(t), 1.0 - self.beta2.powf(t));
+        // the length of the approximated simple moving average, and its limit
+        let rho_inf = 2.0 / (1.0 - self.beta2) - 1.0;
+        let rho_t = rho_inf - 2.0 * t * self.beta2.powf(t) / bias_correction2;
+        let rect = ((rho_t - 4.0) * (rho_t - 2.0) * rho_inf
+            / ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t))
+            .sqrt();
+        per_float!(param.dtype(), T => {
+            let mut p: Vec<T> = values(param)?;
+            let mut g: Vec<T> = values(&grad)?;
+            decayed(&mut p, &mut g, self.maximize, (self.lr, self.weight_decay, self.decoupled_weight_decay));
+            let (weight, beta2, rest) = ((1.0 - self.beta1) as T, self.beta2 as T, (1.0 - self.beta2) as T);
+            let (bc1, lr, eps) = (bias_correction1 as T, self.lr as T, self.eps as T);
+            let (root_bc2, rect) = (bias_correction2.sqrt() as T, rect as T);
+            let mut m: Vec<T> = values(exp_avg)?;
+            let mut v: Vec<T> = values(exp_avg_sq)?;
+            for (((p, &g), m), v) in p.iter_mut().zip(&g).zip(m.iter_mut()).zip(v.iter_mut()) {
+                *m = lerp(*m, g, weight);
+                *v = *v * beta2 + rest * g * g;
+                let corrected = *m / bc1 * lr;
+                // the adaptive rate and the rectification once rho_t > 5, else plain momentum
+                let update = if rho_t > 5.0 {
+                    // (PyTorch's `number / tensor` is `tensor.reciprocal() * number`)
+                    corrected * ((v.sqrt() + eps).recip() * root_bc2) * rect
+                } else {
+                    corrected
+                };
+                *p -= update;
+            }
+            store(exp_avg, m)?;
+            store(exp_avg_sq, v)?;
+            store(param, p)?;
+        });
+        param.storage().bump_version("radam step");
+        Ok(())
+    }
+}
+
+/// Writes the number `value` into the 0-d tensor `t` (in its dtype), without autograd.
+fn write_scalar(t: &Tensor, value: f64) -> Result<()> {
+    let src = Tensor::scalar_of(value, t.dtype());
+    crate::cpu::kernels::write_into(t, &src);
+    Ok(())
+}

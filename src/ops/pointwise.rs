@@ -21,7 +21,7 @@ use crate::cpu::kernels::{cast, map};
 use crate::cpu::kernels::{zip_into, zip_into_guarded};
 use crate::cpu::special;
 use crate::{with_float, with_num};
-use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, LN_2};
+use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, LN_2, PI};
 
 /// The table of pointwise functions of one tensor. Each row:
 ///
@@ -104,6 +104,12 @@ macro_rules! unary_table {
             /// the error function
             erf, erf_, "ErfBackward0", float |v| T::from_f64(libm::erf(v.to_f64())),
                 |g, x| g.mul(&x.mul(x)?.neg()?.exp()?.mul_scalar(FRAC_2_SQRT_PI)?);
+            /// the complementary error function `1 - erf(x)`, accurate where `erf(x)` is near 1
+            erfc, erfc_, "ErfcBackward0", float |v| T::from_f64(libm::erfc(v.to_f64())),
+                |g, x| g.mul(&x.mul(x)?.neg()?.exp()?.mul_scalar(-FRAC_2_SQRT_PI)?);
+            /// the inverse error function; `±inf` at `±1`, NaN outside `[-1, 1]`
+            erfinv, erfinv_, "ErfinvBackward0", float |v| T::from_f64(special::erfinv(v.to_f64())),
+                |g, x| g.mul(&x.erfinv()?.pow_scalar(2.0)?.exp()?.mul_scalar(0.5 * PI.sqrt())?);
             /// `ln |Γ(x)|`
             lgamma, lgamma_, "LgammaBackward0", float |v| T::from_f64(special::lgamma(v.to_f64())),
                 |g, x| g.mul(&x.digamma()?);
@@ -548,5 +554,52 @@ impl Tensor {
         Ok(record(out, "ToCopyBackward0", &[self], &[], move |ctx| {
             Ok(vec![Some(ctx.grad(0).to_dtype(from)?)])
         }))
+    }
+}
+
+impl Tensor {
+    /// NaN replaced by `nan`, `+inf` by `posinf` and `-inf` by `neginf` (by default the
+    /// largest and lowest finite values of the dtype), as PyTorch's `nan_to_num`; integer and
+    /// bool tensors are copied unchanged. The gradient passes where the input is finite
+    /// (`NanToNumBackward0`).
+    pub fn nan_to_num(&self, nan: f64, posinf: Option<f64>, neginf: Option<f64>) -> Result<Tensor> {
+        if !self.dtype().is_floating_point() {
+            return Ok(self.deep_copy());
+        }
+        let out = with_float!(self.dtype(), T => {
+            let (hi, lo) = (posinf.map(T::from_f64), neginf.map(T::from_f64));
+            let (hi, lo) = (hi.unwrap_or(T::MAX), lo.unwrap_or(T::MIN));
+            let fill = T::from_f64(nan);
+            map(self, |v: T| {
+                if v.is_nan() {
+                    fill
+                } else if v == T::INFINITY {
+                    hi
+                } else if v == T::NEG_INFINITY {
+                    lo
+                } else {
+                    v
+                }
+            })
+        });
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        Ok(record(
+            out,
+            "NanToNumBackward0",
+            &[self],
+            &[Save::Tensor(self)],
+            |ctx| {
+                let (g, x) = (ctx.grad(0), ctx.saved(0));
+                let finite = cast(&x.isfinite()?, g.dtype());
+                Ok(vec![Some(g.mul(&finite)?)])
+            },
+        ))
+    }
+
+    /// In-place [`Tensor::nan_to_num`].
+    pub fn nan_to_num_(&self, nan: f64, posinf: Option<f64>, neginf: Option<f64>) -> Result<()> {
+        self.unary_("nan_to_num_", |x| x.nan_to_num(nan, posinf, neginf))
     }
 }

@@ -306,3 +306,69 @@ impl Grad<'_, '_> {
         Tensor::mul(self, other)
     }
 }
+
+impl Tensor {
+    /// `ln(eˣ + eʸ)` without overflow (`LogaddexpBackward0`): `max + ln(1 + e^-|x-y|)`, and
+    /// the shared value where both are the same infinity, as PyTorch.
+    pub fn logaddexp(&self, other: &Tensor) -> Result<Tensor> {
+        self.log_add_exp(other, false)
+    }
+
+    /// `log₂(2ˣ + 2ʸ)` without overflow (`Logaddexp2Backward0`).
+    pub fn logaddexp2(&self, other: &Tensor) -> Result<Tensor> {
+        self.log_add_exp(other, true)
+    }
+
+    fn log_add_exp(&self, other: &Tensor, base2: bool) -> Result<Tensor> {
+        let promoted = result_type(self, other);
+        if !promoted.is_floating_point() {
+            let op = if base2 { "logaddexp2" } else { "logaddexp" };
+            return Err(Error::not_implemented(format!(
+                "\"{op}_cpu\" not implemented for '{}'",
+                promoted.scalar_name()
+            )));
+        }
+        let dtype = float_dtype(promoted);
+        let (a, b) = (cast_ref(self, dtype), cast_ref(other, dtype));
+        let out = with_float!(dtype, T => zip(&a, &b, |x: T, y: T| -> T {
+            if x.is_infinite() && x == y {
+                x
+            } else if base2 {
+                let m = x.max(y);
+                m + (-(x - y).abs()).exp2().ln_1p() * (1.0 / std::f64::consts::LN_2) as T
+            } else {
+                let m = x.max(y);
+                m + (-(x - y).abs()).exp().ln_1p()
+            }
+        })?);
+        if !is_recording(&[self, other]) {
+            return Ok(out);
+        }
+        let name = if base2 {
+            "Logaddexp2Backward0"
+        } else {
+            "LogaddexpBackward0"
+        };
+        let saves = [Save::Tensor(self), Save::Tensor(other)];
+        Ok(record(out, name, &[self, other], &saves, move |ctx| {
+            let (g, x, y) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+            // d/dx = 1 / (1 + b^(y - x)), and symmetrically
+            let part = |from: &Tensor, to: &Tensor| -> Result<Tensor> {
+                let d = to.sub(from)?;
+                let e = if base2 { d.exp2()? } else { d.exp()? };
+                g.div(&e.add_scalar(1.0)?)
+            };
+            let dx = if ctx.needs_input_grad(0) {
+                Some(part(x, y)?)
+            } else {
+                None
+            };
+            let dy = if ctx.needs_input_grad(1) {
+                Some(part(y, x)?)
+            } else {
+                None
+            };
+            Ok(vec![dx, dy])
+        }))
+    }
+}

@@ -524,15 +524,91 @@ impl Tensor {
             // the result itself, as PyTorch (an in-place write into it makes backward raise)
             &[Save::Tensor(self), Save::Output],
             move |ctx| {
+                let (g, x, y) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                Ok(vec![Some(extreme_grad(g, x, y, &kept_shape)?)])
+            },
+        ))
+    }
+
+    /// `(min, max)` over `dim` (all dims when `None`), one node for both (`AminmaxBackward0`;
+    /// each result's gradient is shared evenly among its ties, as `amin`'s and `amax`'s).
+    pub fn aminmax(&self, dim: Option<isize>, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        if let Some(d) = dim {
+            let d = normalize_dim(d, self.dim())?;
+            if self.dim() > 0 && self.shape()[d] == 0 {
+                return Err(Error::index(format!(
+                    "aminmax: Expected reduction dim {d} to have non-zero size."
+                )));
+            }
+        } else if self.numel() == 0 {
+            return Err(Error::runtime(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.",
+            ));
+        }
+        let dims: Vec<isize> = dim.into_iter().collect();
+        let src = self.detach();
+        let (lo, hi) = (src.amin(&dims, keepdim)?, src.amax(&dims, keepdim)?);
+        if !is_recording(&[self]) {
+            return Ok((lo, hi));
+        }
+        let mut kept_shape: Vec<isize> = self.shape().iter().map(|&s| s as isize).collect();
+        match dim {
+            Some(d) if !kept_shape.is_empty() => kept_shape[normalize_dim(d, self.dim())?] = 1,
+            _ => kept_shape.iter_mut().for_each(|s| *s = 1),
+        }
+        let outs = record_multi(
+            vec![lo, hi],
+            "AminmaxBackward0",
+            &[self],
+            &[Save::Tensor(self), Save::OutputAt(0), Save::OutputAt(1)],
+            Box::new(move |ctx| {
+                let x = ctx.saved(0);
+                let mut total: Option<Tensor> = None;
+                for k in 0..2 {
+                    if let Some(g) = ctx.grad_opt(k) {
+                        let part = extreme_grad(g, x, ctx.saved(1 + k), &kept_shape)?;
+                        total = Some(match total {
+                            Some(t) => t.add(&part)?,
+                            None => part,
+                        });
+                    }
+                }
+                Ok(vec![total])
+            }),
+        );
+        match <[Tensor; 2]>::try_from(outs) {
+            Ok([lo, hi]) => Ok((lo, hi)),
+            Err(_) => Err(Error::runtime("aminmax(): expected two results")),
+        }
+    }
+
+    /// Sum over `dims` (all when empty) with NaN counted as 0 (`NansumBackward0`: the gradient
+    /// passes to the elements that are not NaN).
+    pub fn nansum(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
+        let mask = reduced_mask(self, dims)?;
+        let src = self.detach();
+        let clean = if src.dtype().is_floating_point() {
+            let zero = Tensor::scalar_of(0.0, src.dtype());
+            Tensor::where_(&src.isnan()?, &zero, &src)?
+        } else {
+            src
+        };
+        let out = raw_sum(&clean, &mask, keepdim)?;
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        let shape: Dims = self.shape().into();
+        let unsqueeze = unsqueezes(dims, keepdim);
+        Ok(record(
+            out,
+            "NansumBackward0",
+            &[self],
+            &[Save::Tensor(self)],
+            move |ctx| {
                 let (g, x) = (ctx.grad(0), ctx.saved(0));
-                let k = ctx.saved(1).reshape(&kept_shape)?;
-                let full: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
-                // (g / count) · mask: a lane whose result is NaN matches nothing, and gets
-                // 0/0 = NaN, as PyTorch
-                let (hit, count) = ties(x, &k, false)?;
-                let hit = crate::cpu::kernels::cast(&hit, x.dtype());
-                let g = g.reshape(&kept_shape)?.expand(&full)?;
-                Ok(vec![Some(g.div(&count)?.mul(&hit)?)])
+                let g = expand_back(g, &shape, &mask, unsqueeze)?;
+                let kept = crate::cpu::kernels::cast(&x.isnan()?.logical_not()?, g.dtype());
+                Ok(vec![Some(g.mul(&kept)?)])
             },
         ))
     }
@@ -967,4 +1043,16 @@ pub(crate) fn check_distinct_dims(dims: &[isize], ndim: usize) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The gradient of an `amax`/`amin` result `y` (kept shape `kept_shape`) of `x`: `g / count`
+/// at the elements equal to their lane's result. A lane whose result is NaN matches nothing
+/// and gets `0/0 = NaN`, as PyTorch.
+fn extreme_grad(g: &Tensor, x: &Tensor, y: &Tensor, kept_shape: &[isize]) -> Result<Tensor> {
+    let k = y.reshape(kept_shape)?;
+    let full: Vec<isize> = x.shape().iter().map(|&s| s as isize).collect();
+    let (hit, count) = ties(x, &k, false)?;
+    let hit = crate::cpu::kernels::cast(&hit, x.dtype());
+    let g = g.reshape(kept_shape)?.expand(&full)?;
+    g.div(&count)?.mul(&hit)
 }

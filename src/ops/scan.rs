@@ -2,11 +2,11 @@
 //! differentiable, when the input holds zeros.
 
 use crate::autograd::{is_recording, record, Save};
-use crate::core::dtype::{DType, Num};
+use crate::core::dtype::{DType, Element, Num};
 use crate::core::error::Result;
 use crate::core::layout::normalize_dim;
 use crate::core::tensor::Tensor;
-use crate::cpu::kernels::{cast, map_lanes};
+use crate::cpu::kernels::{cast, for_each_lane, lane_geometry, map_lanes};
 use crate::ops::comparison::{CompareOp, LogicalOp};
 use crate::ops::Operand;
 use crate::with_num;
@@ -125,6 +125,82 @@ fn omitted_products_backward(g: &Tensor, x: &Tensor, d: usize) -> Result<Tensor>
         parts.push(part.sum_dims(&[dim], true)?);
     }
     Tensor::cat(&parts, dim)
+}
+
+impl Tensor {
+    /// `(values, indices)` of the running maximum along `dim`: a tie moves the index to the
+    /// later element and a NaN, once met, stays (as PyTorch's `cummax`). The gradient of each
+    /// value goes to the element at its index (`CummaxBackward0`).
+    pub fn cummax(&self, dim: isize) -> Result<(Tensor, Tensor)> {
+        self.running_extreme(dim, true)
+    }
+
+    /// `(values, indices)` of the running minimum along `dim` (`CumminBackward0`).
+    pub fn cummin(&self, dim: isize) -> Result<(Tensor, Tensor)> {
+        self.running_extreme(dim, false)
+    }
+
+    fn running_extreme(&self, dim: isize, max: bool) -> Result<(Tensor, Tensor)> {
+        let d = normalize_dim(dim, self.dim())?;
+        let x = if self.dtype() == DType::Bool {
+            cast(self, DType::Int64)
+        } else {
+            self.clone()
+        };
+        // lanes along `d`, in (outer, inner) order; each laid out as [outer, inner, n]
+        let (outer, n, inner) = lane_geometry(x.shape(), d);
+        let mut idx: Vec<i64> = Vec::with_capacity(x.numel());
+        let values = with_num!(x.dtype(), T => {
+            let mut vals: Vec<T> = Vec::with_capacity(x.numel());
+            for_each_lane::<T>(&x, d, |lane| {
+                let (mut best, mut at) = (T::default(), 0i64);
+                for (i, &v) in lane.iter().enumerate() {
+                    let better = if max { v >= best } else { v <= best };
+                    if i == 0 || v.to_f64().is_nan() || (!best.to_f64().is_nan() && better) {
+                        best = v;
+                        at = i as i64;
+                    }
+                    vals.push(best);
+                    idx.push(at);
+                }
+            });
+            Tensor::from_vec(vals, &[outer, inner, n])?
+        });
+        let back = |t: Tensor| -> Result<Tensor> {
+            let shape: Vec<isize> = self.shape().iter().map(|&s| s as isize).collect();
+            t.permute(&[0, 2, 1])?.clone_tensor()?.reshape(&shape)
+        };
+        let values = back(values)?;
+        let values = if self.dtype() == DType::Bool {
+            cast(&values, DType::Bool)
+        } else {
+            values
+        };
+        let indices = back(Tensor::from_vec(idx, &[outer, inner, n])?)?;
+        let (values, indices) = (values.unviewed(), indices.unviewed());
+        if !is_recording(&[self]) {
+            return Ok((values, indices));
+        }
+        let name = if max {
+            "CummaxBackward0"
+        } else {
+            "CumminBackward0"
+        };
+        let values = record(
+            values,
+            name,
+            &[self],
+            &[Save::Tensor(self), Save::Tensor(&indices)],
+            move |ctx| {
+                let (g, x, idx) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                if x.dim() == 0 {
+                    return Ok(vec![Some(g.clone())]);
+                }
+                Ok(vec![Some(x.zeros_like().scatter_add(d as isize, idx, g)?)])
+            },
+        );
+        Ok((values, indices))
+    }
 }
 
 #[cfg(test)]

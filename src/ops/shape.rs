@@ -469,3 +469,105 @@ fn slices_along(t: &Tensor, d: usize, sizes: &[usize]) -> Result<Vec<Tensor>> {
         })
         .collect()
 }
+
+impl Tensor {
+    /// Sub-pixel rearrangement `(*, C·r², H, W) → (*, C, H·r, W·r)` (`PixelShuffleBackward0`;
+    /// the gradient is unshuffled), as PyTorch's `pixel_shuffle`.
+    pub fn pixel_shuffle(&self, upscale_factor: i64) -> Result<Tensor> {
+        self.pixel_rearranged(upscale_factor, true)
+    }
+
+    /// The inverse rearrangement `(*, C, H·r, W·r) → (*, C·r², H, W)`
+    /// (`PixelUnshuffleBackward0`).
+    pub fn pixel_unshuffle(&self, downscale_factor: i64) -> Result<Tensor> {
+        self.pixel_rearranged(downscale_factor, false)
+    }
+
+    fn pixel_rearranged(&self, factor: i64, shuffle: bool) -> Result<Tensor> {
+        let (op, what) = if shuffle {
+            ("pixel_shuffle", "upscale_factor")
+        } else {
+            ("pixel_unshuffle", "downscale_factor")
+        };
+        let n = self.dim();
+        if n < 3 {
+            return Err(Error::runtime(format!(
+                "{op} expects input to have at least 3 dimensions, but got input with {n} dimension(s)"
+            )));
+        }
+        if factor <= 0 {
+            return Err(Error::runtime(format!(
+                "{op} expects a positive {what}, but got {factor}"
+            )));
+        }
+        let r = factor as usize;
+        let s = self.shape();
+        let (c, h, w) = (s[n - 3], s[n - 2], s[n - 1]);
+        let batch: Vec<isize> = s[..n - 3].iter().map(|&d| d as isize).collect();
+        let b = batch.len() as isize;
+        let (split, order, joined): (Vec<usize>, Vec<isize>, [usize; 3]) = if shuffle {
+            if c % (r * r) != 0 {
+                return Err(Error::runtime(format!(
+                    "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, but input.size(-3)={c} is not divisible by {}",
+                    r * r
+                )));
+            }
+            // (*, C, r, r, H, W) -> (*, C, H, r, W, r)
+            (
+                vec![c / (r * r), r, r, h, w],
+                vec![0, 3, 1, 4, 2],
+                [c / (r * r), h * r, w * r],
+            )
+        } else {
+            for (dim, size, name) in [(-2, h, "height"), (-1, w, "width")] {
+                if size % r != 0 {
+                    return Err(Error::runtime(format!(
+                        "pixel_unshuffle expects {name} to be divisible by downscale_factor, but input.size({dim})={size} is not divisible by {r}"
+                    )));
+                }
+            }
+            // (*, C, H, r, W, r) -> (*, C, r, r, H, W)
+            (
+                vec![c, h / r, r, w / r, r],
+                vec![0, 2, 4, 1, 3],
+                [c * r * r, h / r, w / r],
+            )
+        };
+        let mut split_shape = batch.clone();
+        split_shape.extend(split.iter().map(|&d| d as isize));
+        let mut perm: Vec<isize> = (0..b).collect();
+        perm.extend(order.iter().map(|&d| d + b));
+        let mut out_shape = batch;
+        out_shape.extend(joined.iter().map(|&d| d as isize));
+        let out = self
+            .detach()
+            .reshape(&split_shape)?
+            .permute(&perm)?
+            .clone_tensor()?
+            .reshape(&out_shape)?;
+        let out = Tensor::from_parts(
+            out.storage().clone(),
+            out.layout().clone(),
+            out.dtype(),
+            None,
+        );
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        let name = if shuffle {
+            "PixelShuffleBackward0"
+        } else {
+            "PixelUnshuffleBackward0"
+        };
+        Ok(crate::autograd::record(
+            out,
+            name,
+            &[self],
+            &[],
+            move |ctx| {
+                let g = ctx.grad(0);
+                Ok(vec![Some(g.pixel_rearranged(factor, !shuffle)?)])
+            },
+        ))
+    }
+}

@@ -162,6 +162,20 @@ fn _embedding(
     to_object(weight.py(), out)
 }
 
+/// `(*, C·r², H, W) → (*, C, H·r, W·r)`: `torch.pixel_shuffle` (`PixelShuffleBackward0`).
+#[pyfunction]
+fn pixel_shuffle(input: &Bound<'_, PyAny>, upscale_factor: i64) -> PyResult<Py<PyAny>> {
+    let x = tensor_arg(input, "pixel_shuffle(): argument 'input'")?;
+    to_object(input.py(), run(|| x.pixel_shuffle(upscale_factor))?)
+}
+
+/// `(*, C, H·r, W·r) → (*, C·r², H, W)`: `torch.pixel_unshuffle` (`PixelUnshuffleBackward0`).
+#[pyfunction]
+fn pixel_unshuffle(input: &Bound<'_, PyAny>, downscale_factor: i64) -> PyResult<Py<PyAny>> {
+    let x = tensor_arg(input, "pixel_unshuffle(): argument 'input'")?;
+    to_object(input.py(), run(|| x.pixel_unshuffle(downscale_factor))?)
+}
+
 /// `arange(end)` or `arange(start, end, step)`; int64 when every bound is an integer.
 #[pyfunction]
 #[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false))]
@@ -1228,6 +1242,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(full, m)?)?;
     m.add_function(wrap_pyfunction!(zeros_like, m)?)?;
     m.add_function(wrap_pyfunction!(_embedding, m)?)?;
+    m.add_function(wrap_pyfunction!(pixel_shuffle, m)?)?;
+    m.add_function(wrap_pyfunction!(pixel_unshuffle, m)?)?;
     m.add_function(wrap_pyfunction!(ones_like, m)?)?;
     m.add_function(wrap_pyfunction!(arange, m)?)?;
     m.add_function(wrap_pyfunction!(linspace, m)?)?;

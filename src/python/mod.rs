@@ -110,6 +110,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<node::PyNode>()?;
     m.add_class::<node::PySavedTensor>()?;
     m.add_function(wrap_pyfunction!(node::_node_class, m)?)?;
+    m.add_function(wrap_pyfunction!(out::_with_out, m)?)?;
     m.add_class::<convert::PyDType>()?;
     convert::add_dtypes(m)?;
     functions::register(m)?;

@@ -6,7 +6,7 @@ use super::run;
 use super::tensor::PyTensor;
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
-use crate::ops::adaptive::{Adadelta, Adagrad, Adamax, RmsProp, RmsPropState};
+use crate::ops::adaptive::{Adadelta, Adagrad, Adamax, Nadam, Radam, RmsProp, RmsPropState};
 use pyo3::prelude::*;
 use std::collections::HashMap;
 
@@ -72,6 +72,35 @@ fn update(
             beta2: h("beta2")?,
             eps: h("eps")?,
             weight_decay: h("weight_decay")?,
+            maximize: h("maximize")? != 0.0,
+        }
+        .step(param, grad, first, at(1).unwrap_or(first), step),
+        "nadam" => {
+            let mu_product = at(2).ok_or_else(|| Error::value("NAdam's step needs mu_product"))?;
+            Nadam {
+                lr: h("lr")?,
+                beta1: h("beta1")?,
+                beta2: h("beta2")?,
+                eps: h("eps")?,
+                weight_decay: h("weight_decay")?,
+                momentum_decay: h("momentum_decay")?,
+                decoupled_weight_decay: h("decoupled_weight_decay")? != 0.0,
+                maximize: h("maximize")? != 0.0,
+            }
+            .step(
+                param,
+                grad,
+                [first, at(1).unwrap_or(first), mu_product],
+                step,
+            )
+        }
+        "radam" => Radam {
+            lr: h("lr")?,
+            beta1: h("beta1")?,
+            beta2: h("beta2")?,
+            eps: h("eps")?,
+            weight_decay: h("weight_decay")?,
+            decoupled_weight_decay: h("decoupled_weight_decay")? != 0.0,
             maximize: h("maximize")? != 0.0,
         }
         .step(param, grad, first, at(1).unwrap_or(first), step),

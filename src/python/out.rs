@@ -52,3 +52,20 @@ pub(crate) fn with_out(
     })?;
     Ok(out.clone().into_any().unbind())
 }
+
+/// `_with_out(op, out, inputs, compute)`: PyTorch's `out=` for functions written in Python:
+/// `compute()` is called and its result copied into `out` (when given), with the refusals of
+/// [`with_out`] (an input requiring grad, a shape or dtype `out` cannot take).
+#[pyfunction]
+pub(crate) fn _with_out(
+    py: Python<'_>,
+    op: &str,
+    out: Option<Bound<'_, PyTensor>>,
+    inputs: Vec<Bound<'_, PyAny>>,
+    compute: Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let refs: Vec<&Bound<'_, PyAny>> = inputs.iter().collect();
+    with_out(py, op, out.as_ref(), &refs, || {
+        Ok(compute.call0()?.unbind())
+    })
+}

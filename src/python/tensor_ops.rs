@@ -497,3 +497,77 @@ pub(crate) mod functions {
         Ok(())
     }
 }
+
+#[pymethods]
+impl PyTensor {
+    /// `(values, indices)` of the running maximum along `dim` (`CummaxBackward0`).
+    fn cummax(&self, py: Python<'_>, dim: isize) -> PyResult<Py<PyAny>> {
+        let pair = run(|| self.inner.cummax(dim))?;
+        values_indices(py, "cummax", pair)
+    }
+
+    /// `(values, indices)` of the running minimum along `dim` (`CumminBackward0`).
+    fn cummin(&self, py: Python<'_>, dim: isize) -> PyResult<Py<PyAny>> {
+        let pair = run(|| self.inner.cummin(dim))?;
+        values_indices(py, "cummin", pair)
+    }
+
+    /// `(min, max)` over `dim`, or over all elements (`AminmaxBackward0`).
+    #[pyo3(signature = (*, dim=None, keepdim=false))]
+    fn aminmax(&self, py: Python<'_>, dim: Option<isize>, keepdim: bool) -> PyResult<Py<PyAny>> {
+        let (lo, hi) = run(|| self.inner.aminmax(dim, keepdim))?;
+        let cls = super::functions::return_type(py, "aminmax")?;
+        Ok(cls
+            .call1((to_object(py, lo)?, to_object(py, hi)?))?
+            .unbind())
+    }
+
+    /// Sum with NaN counted as 0, of all elements or over `dim` (`NansumBackward0`).
+    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+    fn nansum(
+        &self,
+        dim: Option<&Bound<'_, PyAny>>,
+        keepdim: bool,
+        dtype: Option<&Bound<'_, PyAny>>,
+    ) -> TResult {
+        let dims = dims_arg(dim)?;
+        let dtype = dtype_arg(dtype)?;
+        wrap(run(|| {
+            let x = match dtype {
+                Some(d) => self.inner.to_dtype(d)?,
+                None => self.inner.clone(),
+            };
+            x.nansum(&dims, keepdim)
+        }))
+    }
+
+    /// `ln(eˣ + eʸ)` elementwise, without overflow (`LogaddexpBackward0`).
+    fn logaddexp(&self, other: &Bound<'_, PyAny>) -> TResult {
+        let o = tensor_arg(other, "logaddexp(): argument 'other'")?;
+        wrap(run(|| self.inner.logaddexp(&o)))
+    }
+
+    /// `log₂(2ˣ + 2ʸ)` elementwise, without overflow (`Logaddexp2Backward0`).
+    fn logaddexp2(&self, other: &Bound<'_, PyAny>) -> TResult {
+        let o = tensor_arg(other, "logaddexp2(): argument 'other'")?;
+        wrap(run(|| self.inner.logaddexp2(&o)))
+    }
+
+    /// NaN, `+inf` and `-inf` replaced by finite numbers (`NanToNumBackward0`).
+    #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
+    fn nan_to_num(&self, nan: f64, posinf: Option<f64>, neginf: Option<f64>) -> TResult {
+        wrap(run(|| self.inner.nan_to_num(nan, posinf, neginf)))
+    }
+
+    /// In-place `nan_to_num`.
+    #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
+    fn nan_to_num_(
+        slf: Bound<'_, Self>,
+        nan: f64,
+        posinf: Option<f64>,
+        neginf: Option<f64>,
+    ) -> PyResult<Bound<'_, Self>> {
+        run(|| slf.get().inner.nan_to_num_(nan, posinf, neginf))?;
+        Ok(slf)
+    }
+}
