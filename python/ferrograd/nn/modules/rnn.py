@@ -1,7 +1,8 @@
 """Recurrent layers: the cells ``RNNCell``, ``LSTMCell``, ``GRUCell`` (one core node per step)
 and the sequence layers ``RNN``, ``LSTM``, ``GRU`` (layers, ``batch_first``,
 ``bidirectional``, dropout between layers, initial states) running those cells over time,
-with PyTorch's parameter names, shapes and initialisation."""
+with PyTorch's parameter names, shapes and initialisation. The sequence layers take a padded
+tensor or a ``PackedSequence`` (each sequence run over its own length)."""
 
 import math
 
@@ -9,6 +10,7 @@ from ... import _core
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
@@ -22,6 +24,52 @@ def _step(mode, x, state, weights):
     if mode == "GRU":
         return _core.gru_cell(x, state, w_ih, w_hh, b_ih, b_hh)
     return _core.rnn_cell(x, state, w_ih, w_hh, b_ih, b_hh, mode == "RNN_RELU")
+
+
+def _rows(state, start, count):
+    """Rows ``start..start+count`` of a state (``h``, or ``(h, c)``)."""
+    if isinstance(state, tuple):
+        return tuple(s.narrow(0, start, count) for s in state)
+    return state.narrow(0, start, count)
+
+
+def _cat_rows(pieces):
+    """States stacked row-wise (pieces of ``h``, or of ``(h, c)``)."""
+    if isinstance(pieces[0], tuple):
+        return tuple(_core.cat(list(parts), 0) for parts in zip(*pieces))
+    return _core.cat(pieces, 0)
+
+
+def _packed_forward(mode, data, batch_sizes, offsets, state, weights):
+    """One direction over packed ``data`` from the first step: step ``t`` runs the cell on the
+    first ``batch_sizes[t]`` rows; a sequence's final state is its state after its last step.
+    Returns the packed outputs and the final states of all rows."""
+    outputs, ended = [], []
+    for t, size in enumerate(batch_sizes):
+        state = _step(mode, data.narrow(0, offsets[t], size), state, weights)
+        outputs.append(state[0] if mode == "LSTM" else state)
+        following = batch_sizes[t + 1] if t + 1 < len(batch_sizes) else 0
+        if following < size:  # the last rows end here
+            ended.append(_rows(state, following, size - following))
+            state = _rows(state, 0, following)
+    return _core.cat(outputs, 0), _cat_rows(ended[::-1])
+
+
+def _packed_reverse(mode, data, batch_sizes, offsets, initial, weights):
+    """One direction over packed ``data`` from the last step back: a sequence starts from its
+    initial state at its own last step. Returns the packed outputs (in step order) and the
+    final states (after step 0) of all rows."""
+    outputs = [None] * len(batch_sizes)
+    state = None
+    for t in reversed(range(len(batch_sizes))):
+        size = batch_sizes[t]
+        running = batch_sizes[t + 1] if t + 1 < len(batch_sizes) else 0
+        if size > running:  # these rows' sequences end at step t: they start here
+            starting = _rows(initial, running, size - running)
+            state = starting if state is None else _cat_rows([state, starting])
+        state = _step(mode, data.narrow(0, offsets[t], size), state, weights)
+        outputs[t] = state[0] if mode == "LSTM" else state
+    return _core.cat(outputs, 0), state
 
 
 class RNNCellBase(Module):
@@ -63,8 +111,7 @@ class RNNCellBase(Module):
     def _batched(self, input, hx):
         if input.dim() not in (1, 2):
             raise ValueError(
-                f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D "
-                "instead"
+                f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead"
             )
         if hx is not None and hx.dim() != input.dim():
             raise ValueError(
@@ -257,8 +304,84 @@ class RNNBase(Module):
         h_n = _core.stack(finals_h, 0)
         return seq, ((h_n, _core.stack(finals_c, 0)) if lstm else h_n)
 
+    def _run_packed(self, data, batch_sizes, hx):
+        """Runs the stack over packed ``data`` (``batch_sizes[t]`` rows at step ``t``, the
+        longest sequences first): layer by layer and direction by direction, each step one cell
+        on the rows still running. Returns the last layer's packed outputs and the final
+        states, each sequence's taken at its own last step (the reverse direction starts at
+        each sequence's own end)."""
+        directions = 2 if self.bidirectional else 1
+        lstm = self._mode == "LSTM"
+        offsets = [0]
+        for size in batch_sizes[:-1]:
+            offsets.append(offsets[-1] + size)
+        seq = data
+        finals_h, finals_c = [], []
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(directions):
+                k = layer * directions + direction
+                state = (hx[0][k], hx[1][k]) if lstm else hx[k]
+                weights = self._layer_weights(layer, direction)
+                run = _packed_reverse if direction == 1 else _packed_forward
+                out, last = run(self._mode, seq, batch_sizes, offsets, state, weights)
+                outputs.append(out)
+                finals_h.append(last[0] if lstm else last)
+                if lstm:
+                    finals_c.append(last[1])
+            seq = _core.cat(outputs, 1) if directions == 2 else outputs[0]
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                seq = F.dropout(seq, self.dropout, True)
+        h_n = _core.stack(finals_h, 0)
+        return seq, ((h_n, _core.stack(finals_c, 0)) if lstm else h_n)
+
+    def _forward_packed(self, packed, hx):
+        """``forward`` for a ``PackedSequence``: a ``PackedSequence`` of outputs (the same
+        batch sizes and permutation) and the final states in the batch's original order."""
+        lstm = self._mode == "LSTM"
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        if data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+        self._check_features(data)
+        sizes = [int(n) for n in batch_sizes.tolist()]
+        if hx is None:
+            layers = self.num_layers * (2 if self.bidirectional else 1)
+            zeros = _core.zeros(layers, sizes[0], self.hidden_size, dtype=data.dtype)
+            hx = (zeros, zeros) if lstm else zeros
+        elif sorted_indices is not None:  # the states follow the batch into sorted order
+            hx = (
+                tuple(h.index_select(1, sorted_indices) for h in hx)
+                if lstm
+                else (hx.index_select(1, sorted_indices))
+            )
+        output, state = self._run_packed(data, sizes, hx)
+        if unsorted_indices is not None:
+            state = (
+                tuple(s.index_select(1, unsorted_indices) for s in state)
+                if lstm
+                else (state.index_select(1, unsorted_indices))
+            )
+        return type(packed)(output, batch_sizes, sorted_indices, unsorted_indices), state
+
+    def _check_features(self, input):
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                f"got {input.shape[-1]}"
+            )
+        weight_dtype = self._layer_weights(0, 0)[0].dtype
+        if input.dtype != weight_dtype:
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
+                f"Convert input: input.to({weight_dtype}), or convert model: "
+                f"model.to({input.dtype})"
+            )
+
     def forward(self, input, hx=None):
-        """``(output, h_n)`` (``(output, (h_n, c_n))`` for LSTM)."""
+        """``(output, h_n)`` (``(output, (h_n, c_n))`` for LSTM); for a ``PackedSequence``
+        input, the output is a ``PackedSequence`` too."""
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         lstm = self._mode == "LSTM"
         if input.dim() not in (2, 3):
             raise ValueError(
@@ -272,18 +395,7 @@ class RNNBase(Module):
                 hx = tuple(h.unsqueeze(1) for h in hx) if lstm else hx.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
-        if input.shape[2] != self.input_size:
-            raise RuntimeError(
-                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
-                f"got {input.shape[2]}"
-            )
-        weight_dtype = self._layer_weights(0, 0)[0].dtype
-        if input.dtype != weight_dtype:
-            raise ValueError(
-                f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
-                f"Convert input: input.to({weight_dtype}), or convert model: "
-                f"model.to({input.dtype})"
-            )
+        self._check_features(input)
         layers = self.num_layers * (2 if self.bidirectional else 1)
         if hx is None:
             zeros = _core.zeros(layers, input.shape[1], self.hidden_size, dtype=input.dtype)
