@@ -35,6 +35,7 @@ MODULES = [
     "module_cases",
     "tensor_ops_cases",
     "attention_cases",
+    "parametrize_cases",
 ]
 
 

@@ -16,6 +16,7 @@ from . import _core
 from ._core import Tensor
 
 __all__ = [
+    "_weight_norm",
     "atleast_1d",
     "atleast_2d",
     "atleast_3d",
@@ -34,6 +35,7 @@ __all__ = [
     "moveaxis",
     "movedim",
     "msort",
+    "norm_except_dim",
     "ravel",
     "rot90",
     "row_stack",
@@ -412,6 +414,29 @@ def inner(input, other, *, out=None):
             f"{list(input.shape)} and {list(other.shape)}"
         )
     return tensordot(input, other, ([-1], [-1]))
+
+
+def norm_except_dim(v, pow=2, dim=0):
+    """The ``pow``-norm of ``v`` over every dimension but ``dim``, shaped to broadcast against
+    ``v`` (size 1 except at ``dim``); ``dim=-1`` means the norm of the whole tensor (a 0-d
+    result), as PyTorch's (not the last dimension)."""
+    if dim == -1:
+        return v.norm(pow)
+    if dim == 0:
+        shape = [1] * v.dim()
+        shape[0] = v.shape[0]
+        return v.contiguous().view(v.shape[0], -1).norm(pow, 1).view(*shape)
+    if dim == v.dim() - 1:
+        shape = [1] * v.dim()
+        shape[-1] = v.shape[-1]
+        return v.contiguous().view(-1, v.shape[-1]).norm(pow, 0).view(*shape)
+    return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
+
+
+def _weight_norm(v, g, dim=0):
+    """Weight normalization, ``v * (g / norm_except_dim(v, 2, dim))``: the direction of ``v``
+    scaled to the magnitude ``g`` (``dim=-1``: one norm for the whole tensor)."""
+    return v * (g / norm_except_dim(v, 2, dim))
 
 
 def _install():
