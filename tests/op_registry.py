@@ -97,6 +97,19 @@ def binary(name, ref, domains=("any", "any"), inplace=True, ints=True, **kw):
 
 _lgamma = np.vectorize(math.lgamma)
 _erf = np.vectorize(math.erf)
+_erfc = np.vectorize(math.erfc)
+
+
+def _erfinv_one(y):
+    """The inverse of ``math.erf`` by bisection (a reference independent of the kernel's)."""
+    lo, hi = -6.0, 6.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if math.erf(mid) < y else (lo, mid)
+    return (lo + hi) / 2
+
+
+_erfinv = np.vectorize(_erfinv_one)
 _H = 1e-5
 
 
@@ -222,6 +235,8 @@ OPS = [
     pointwise("sigmoid", lambda a: 1 / (1 + np.exp(-a))),
     pointwise("relu", lambda a: np.maximum(a, 0), "nonzero", dtype="same"),
     pointwise("erf", _erf),
+    pointwise("erfc", _erfc),
+    pointwise("erfinv", _erfinv, "unit", rtol=1e-9),
     pointwise("lgamma", _lgamma, "pos"),
     pointwise("digamma", _digamma, "pos", rtol=1e-8),
     pointwise("sign", np.sign, "nonzero", dtype="same"),
@@ -243,6 +258,8 @@ OPS = [
     # ----- the two-tensor derivative table ------------------------------------------------
     binary("xlogy", _xlogy, ("any", "pos")),
     binary("hypot", np.hypot, ("nonzero", "nonzero")),
+    binary("logaddexp", np.logaddexp, inplace=False, ints=False),
+    binary("logaddexp2", np.logaddexp2, inplace=False, ints=False),
     binary("atan2", np.arctan2, ("nonzero", "nonzero")),
     # ----- arithmetic -----------------------------------------------------------------------
     binary("add", np.add, dtype="same"),
@@ -407,6 +424,37 @@ OPS = [
         dtype="same",
         inplace="cumprod_",
         extra={"inplace_args": (1,)},
+    ),
+    Op(
+        "cummax",
+        lambda x: x.cummax(1).values,
+        lambda a: np.maximum.accumulate(a, 1),
+        ("distinct:3,4",),
+        dtype="same",
+    ),
+    Op(
+        "cummin",
+        lambda x: x.cummin(0).values,
+        lambda a: np.minimum.accumulate(a, 0),
+        ("distinct:3,4",),
+        dtype="same",
+    ),
+    Op(
+        "aminmax",
+        lambda x: (lambda r: r.max * 2.0 + r.min)(x.aminmax(dim=1)),
+        lambda a: a.max(1) * 2.0 + a.min(1),
+        ("distinct:3,4",),
+        dtype=None,
+    ),
+    Op("nansum", method("nansum", 1), lambda a: np.nansum(a, 1), dtype=None),
+    Op("nanmean", method("nanmean", 0), lambda a: np.nanmean(a, 0), dtype=None),
+    Op(
+        "nan_to_num",
+        method("nan_to_num"),
+        np.nan_to_num,
+        dtype="same",
+        inplace="nan_to_num_",
+        ints=True,
     ),
     Op("all", method("all"), lambda a: np.all(a), ("nonzero:3,4",), grad=False, dtype="bool"),
     # ----- sorting and selection (distinct values: no ties) ---------------------------------
@@ -845,6 +893,7 @@ NOT_OPS = {
         for name in ("cuda", "pin_memory", "is_pinned")
     },
     "isclose": "a bool comparison (tests/test_pytorch_protocols.py)",
+    "bincount": "int64 counts, no gradient (tests/numeric_cases.py vs PyTorch)",
     "allclose": "returns a Python bool (tests/test_pytorch_protocols.py)",
     "equal": "returns a Python bool (tests/test_pytorch_protocols.py)",
     "backward": "runs the engine (tests/test_semantics.py, tests/engine.rs)",

@@ -4,7 +4,13 @@ elements), ``layout_cases.py`` (how results are laid out in memory), ``cpu_surfa
 (what programs call on a machine without an accelerator), ``lbfgs_cases.py``
 (``optim.LBFGS``), ``composites_cases.py`` (functions PyTorch composes of other ops) and
 ``scheduler_extra_cases.py`` (more learning-rate schedulers, and ``step(epoch)``),
-``special_cases.py`` (``torch.special``) and ``embedding_cases.py`` (``F.embedding``)."""
+``special_cases.py`` (``torch.special``), ``embedding_cases.py`` (``F.embedding``),
+``testing_cases.py`` (``torch.testing``: ``assert_close``'s messages, ``make_tensor``) and
+``rnn_packed_cases.py`` (``nn.utils.rnn`` and recurrent layers over packed sequences),
+``numeric_cases.py`` (running extrema, NaN-aware reductions, ``logaddexp``, ``nan_to_num``,
+``erfc``/``erfinv``, ``pixel_shuffle``, ``aminmax``, ``bincount``, triangle indices) and
+``optim_extra_cases.py`` (``optim.NAdam``, ``optim.RAdam``) and ``distributions_cases.py``
+(``torch.distributions``)."""
 
 import os
 import subprocess
@@ -27,6 +33,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("scheduler_extra_cases.py", "scheduler_extra_torch.txt"),
         ("special_cases.py", "special_torch.txt"),
         ("embedding_cases.py", "embedding_torch.txt"),
+        ("testing_cases.py", "testing_torch.txt"),
+        ("numeric_cases.py", "numeric_torch.txt"),
+        ("optim_extra_cases.py", "optim_extra_torch.txt"),
+        ("distributions_cases.py", "distributions_torch.txt"),
+        ("rnn_packed_cases.py", "rnn_packed_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

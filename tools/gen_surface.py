@@ -41,7 +41,8 @@ OTHER_FUNCTIONS = [
     "broadcast_to", "addmm", "addmv", "baddbmm", "lerp", "addcmul", "addcdiv",
     "scatter", "scatter_reduce", "index_reduce", "index_copy", "index_fill", "index_add",
     "nonzero", "argwhere", "count_nonzero", "masked_select", "take_along_dim",
-    "unique_consecutive",
+    "unique_consecutive", "cummax", "cummin", "aminmax", "nansum", "logaddexp", "logaddexp2",
+    "nan_to_num", "nan_to_num_",
 ]  # fmt: skip
 
 # torch.xxx functions of the native module itself (they take numbers where Tensor's methods
@@ -59,7 +60,7 @@ OTHER_INPLACE = [
     "clamp_", "masked_fill_", "scatter_add_", "polygamma_", "logit_",
     "floor_divide_", "remainder_", "fmod_", "tril_", "triu_", "cumprod_", "cumsum_",
     "lerp_", "addcmul_", "addcdiv_", "scatter_", "scatter_reduce_", "index_reduce_",
-    "index_copy_", "index_fill_", "index_add_",
+    "index_copy_", "index_fill_", "index_add_", "nan_to_num_",
 ]  # fmt: skip
 
 # Names of ferrograd's namespace that are not function aliases (for ``__all__``).
@@ -91,7 +92,9 @@ OTHER_EXPORTS = [
     "atleast_1d", "atleast_2d", "atleast_3d", "column_stack", "concat", "concatenate", "diff",
     "dsplit", "dstack", "fliplr", "flipud", "hsplit", "hstack", "inner", "kron", "moveaxis",
     "movedim", "msort", "ravel", "rot90", "row_stack", "swapaxes", "swapdims", "tensor_split",
-    "tensordot", "tile", "unflatten", "vsplit", "vstack", "special",
+    "tensordot", "tile", "unflatten", "vsplit", "vstack", "special", "testing", "norm_except_dim",
+    "distributions",
+    "pixel_shuffle", "pixel_unshuffle", "nanmean", "bincount", "tril_indices", "triu_indices",
 ]  # fmt: skip
 
 

@@ -84,6 +84,7 @@ all = Tensor.all
 allclose = Tensor.allclose
 amax = Tensor.amax
 amin = Tensor.amin
+aminmax = Tensor.aminmax
 any = Tensor.any
 argmax = Tensor.argmax
 argmin = Tensor.argmin
@@ -106,6 +107,8 @@ cos = Tensor.cos
 cosh = Tensor.cosh
 count_nonzero = Tensor.count_nonzero
 cross = Tensor.cross
+cummax = Tensor.cummax
+cummin = Tensor.cummin
 cumprod = Tensor.cumprod
 cumsum = Tensor.cumsum
 detach = Tensor.detach
@@ -116,6 +119,8 @@ div = Tensor.div
 dot = Tensor.dot
 equal = Tensor.equal
 erf = Tensor.erf
+erfc = Tensor.erfc
+erfinv = Tensor.erfinv
 exp = Tensor.exp
 exp2 = Tensor.exp2
 expm1 = Tensor.expm1
@@ -145,6 +150,8 @@ log10 = Tensor.log10
 log1p = Tensor.log1p
 log2 = Tensor.log2
 log_softmax = Tensor.log_softmax
+logaddexp = Tensor.logaddexp
+logaddexp2 = Tensor.logaddexp2
 logical_and = Tensor.logical_and
 logical_not = Tensor.logical_not
 logical_or = Tensor.logical_or
@@ -164,7 +171,10 @@ mm = Tensor.mm
 mode = Tensor.mode
 mul = Tensor.mul
 mv = Tensor.mv
+nan_to_num = Tensor.nan_to_num
+nan_to_num_ = Tensor.nan_to_num_
 nanmedian = Tensor.nanmedian
+nansum = Tensor.nansum
 neg = Tensor.neg
 nonzero = Tensor.nonzero
 norm = Tensor.norm
@@ -271,17 +281,22 @@ from . import (  # noqa: E402
     backends,
     cuda,
     distributed,
+    distributions,
     linalg,
     nn,
     onnx,
     optim,
     profiler,
     special,
+    testing,
     utils,
     viz,
 )
 from ._composites import (  # noqa: E402
     _install as _install_composites,
+)
+from ._composites import (  # noqa: E402
+    _weight_norm as _weight_norm,  # torch._weight_norm: internal, used by weight_norm
 )
 from ._composites import (  # noqa: E402
     atleast_1d,
@@ -302,6 +317,7 @@ from ._composites import (  # noqa: E402
     moveaxis,
     movedim,
     msort,
+    norm_except_dim,
     ravel,
     rot90,
     row_stack,
@@ -367,9 +383,14 @@ from ._memory_format import (  # noqa: E402
     memory_format,
     preserve_format,
 )
+from ._numeric import _install as _install_numeric  # noqa: E402
+from ._numeric import bincount, nanmean, tril_indices, triu_indices  # noqa: E402
 from ._tensor_functions import broadcast_tensors, einsum, meshgrid  # noqa: E402
 
 _install_composites()
+_install_numeric()
+pixel_shuffle = _core.pixel_shuffle
+pixel_unshuffle = _core.pixel_unshuffle
 from .amp import autocast  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
@@ -413,6 +434,7 @@ __all__ = [
     "allclose",
     "amax",
     "amin",
+    "aminmax",
     "amp",
     "any",
     "arange",
@@ -434,6 +456,7 @@ __all__ = [
     "backends",
     "baddbmm",
     "bernoulli",
+    "bincount",
     "bmm",
     "bool",
     "broadcast_tensors",
@@ -459,6 +482,8 @@ __all__ = [
     "count_nonzero",
     "cross",
     "cuda",
+    "cummax",
+    "cummin",
     "cumprod",
     "cumsum",
     "default_generator",
@@ -469,6 +494,7 @@ __all__ = [
     "diff",
     "digamma",
     "distributed",
+    "distributions",
     "div",
     "dot",
     "double",
@@ -482,6 +508,8 @@ __all__ = [
     "eq",
     "equal",
     "erf",
+    "erfc",
+    "erfinv",
     "exp",
     "exp2",
     "expm1",
@@ -551,6 +579,8 @@ __all__ = [
     "log1p",
     "log2",
     "log_softmax",
+    "logaddexp",
+    "logaddexp2",
     "logical_and",
     "logical_not",
     "logical_or",
@@ -579,13 +609,18 @@ __all__ = [
     "mul",
     "multinomial",
     "mv",
+    "nan_to_num",
+    "nan_to_num_",
+    "nanmean",
     "nanmedian",
+    "nansum",
     "ne",
     "neg",
     "nn",
     "no_grad",
     "nonzero",
     "norm",
+    "norm_except_dim",
     "normal",
     "numel",
     "ones",
@@ -594,6 +629,8 @@ __all__ = [
     "optim",
     "outer",
     "permute",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "polygamma",
     "pow",
     "preserve_format",
@@ -664,6 +701,7 @@ __all__ = [
     "tensor",
     "tensor_split",
     "tensordot",
+    "testing",
     "threshold",
     "threshold_",
     "tile",
@@ -671,7 +709,9 @@ __all__ = [
     "trace",
     "transpose",
     "tril",
+    "tril_indices",
     "triu",
+    "triu_indices",
     "trunc",
     "unbind",
     "unflatten",

@@ -19,6 +19,8 @@ from ._functional_norm import __all__ as _norm_names
 tanh = Tensor.tanh
 sigmoid = Tensor.sigmoid
 logsigmoid = _core.logsigmoid
+pixel_shuffle = _core.pixel_shuffle
+pixel_unshuffle = _core.pixel_unshuffle
 
 
 def _inplace(input, out, inplace):
@@ -522,6 +524,8 @@ __all__ = [
     "leaky_relu",
     "log_softmax",
     "logsigmoid",
+    "pixel_shuffle",
+    "pixel_unshuffle",
     "margin_ranking_loss",
     "mish",
     "mse_loss",

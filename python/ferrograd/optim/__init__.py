@@ -110,6 +110,7 @@ _LABELS = {
     "alpha": "alpha value",
     "lr_decay": "lr_decay value",
     "initial_accumulator_value": "initial_accumulator_value value",
+    "momentum_decay": "momentum_decay value",
 }
 
 
@@ -490,6 +491,104 @@ class Adamax(_Adaptive):
         return hyper
 
 
+class NAdam(_Adaptive):
+    """NAdam: Adam with Nesterov momentum whose coefficient warms up over the steps
+    (``momentum_decay``; ``decoupled_weight_decay`` for NAdamW), as ``torch.optim.NAdam``."""
+
+    _kernel = "nadam"
+    _state_names = ("exp_avg", "exp_avg_sq")
+    _kernel_order = ("exp_avg", "exp_avg_sq", "mu_product")
+
+    def __init__(
+        self,
+        params,
+        lr=2e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        momentum_decay=4e-3,
+        decoupled_weight_decay=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+    ):
+        _non_negative(lr=lr, eps=eps)
+        _check_betas(betas)
+        _non_negative(weight_decay=weight_decay, momentum_decay=momentum_decay)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            momentum_decay=momentum_decay,
+            decoupled_weight_decay=decoupled_weight_decay,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+        )
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = _core.tensor(0.0)
+        # the product of the momentum coefficients so far, a float32 number as PyTorch keeps it
+        state["mu_product"] = _core.tensor(1.0)
+        for name in self._state_names:
+            state[name] = _core.zeros_like(p)
+
+    def _hyper(self, group):
+        hyper = super()._hyper(group)
+        hyper["beta1"], hyper["beta2"] = (float(b) for b in group["betas"])
+        return hyper
+
+
+class RAdam(_Adaptive):
+    """RAdam: Adam with its adaptive rate rectified, and left out while its variance is not
+    tractable (the first steps); ``decoupled_weight_decay`` as AdamW's. As
+    ``torch.optim.RAdam``."""
+
+    _kernel = "radam"
+    _state_names = ("exp_avg", "exp_avg_sq")
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        decoupled_weight_decay=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+    ):
+        _non_negative(lr=lr, eps=eps)
+        _check_betas(betas)
+        _non_negative(weight_decay=weight_decay)
+        defaults = dict(
+            lr=lr,
+            betas=betas,
+            eps=eps,
+            weight_decay=weight_decay,
+            maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            decoupled_weight_decay=decoupled_weight_decay,
+            differentiable=differentiable,
+        )
+        super().__init__(params, defaults)
+
+    def _hyper(self, group):
+        hyper = super()._hyper(group)
+        hyper["beta1"], hyper["beta2"] = (float(b) for b in group["betas"])
+        return hyper
+
+
 from . import lr_scheduler  # noqa: E402
 from .lbfgs import LBFGS  # noqa: E402
 
@@ -500,7 +599,9 @@ __all__ = [
     "Adam",
     "AdamW",
     "Adamax",
+    "NAdam",
     "Optimizer",
+    "RAdam",
     "RMSprop",
     "SGD",
     "lr_scheduler",

@@ -46,6 +46,7 @@ from .loss import (
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import *  # noqa: F403
 from .pooling import __all__ as _pooling_names
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
@@ -98,6 +99,8 @@ __all__ = [
     "LogSigmoid",
     "LogSoftmax",
     "MSELoss",
+    "PixelShuffle",
+    "PixelUnshuffle",
     "MarginRankingLoss",
     "Mish",
     "Module",
