@@ -1,11 +1,7 @@
 """Special functions the distributions need that ferrograd's core lacks:
-
-- ``erfinv`` (for ``Normal.icdf``), computed as PyTorch computes it (a rational first guess,
-  then two Newton steps, in the input's dtype), with PyTorch's derivative
-  ``sqrt(pi) / 2 * exp(erfinv(x)^2)``;
-- ``gammainc`` (for ``Gamma.cdf``), the regularized lower incomplete gamma function, by its power
-  series or continued fraction in float64 (within a few units of the last place of PyTorch's),
-  differentiable in ``x`` only, as PyTorch's."""
+``gammainc`` (for ``Gamma.cdf``), the regularized lower incomplete gamma function, by its power
+series or continued fraction in float64 (within a few units of the last place of PyTorch's),
+differentiable in ``x`` only, as PyTorch's."""
 
 from __future__ import annotations
 
@@ -16,48 +12,6 @@ import numpy as np
 import ferrograd as torch
 
 from .._core import Tensor
-
-_A = (0.886226899, -1.645349621, 0.914624893, -0.140543331)
-_B = (-2.118377725, 1.442710462, -0.329097515, 0.012229801)
-_C = (-1.970840454, -1.624906493, 3.429567803, 1.641345311)
-_D = (3.543889200, 1.637067800)
-
-
-def _erfinv_value(y: Tensor) -> Tensor:
-    y_abs = y.abs()
-    z = y * y
-    central = y * (((_A[3] * z + _A[2]) * z + _A[1]) * z + _A[0])
-    central = central / ((((_B[3] * z + _B[2]) * z + _B[1]) * z + _B[0]) * z + 1.0)
-    w = torch.sqrt(-torch.log((1.0 - y_abs.clamp(max=1.0)) / 2.0))
-    tail = ((_C[3] * w + _C[2]) * w + _C[1]) * w + _C[0]
-    tail = torch.where(y < 0, -tail, tail) / ((_D[1] * w + _D[0]) * w + 1.0)
-    x = torch.where(y_abs <= 0.7, central, tail)
-    two_over_sqrt_pi = 2.0 / math.sqrt(math.pi)
-    for _ in range(2):
-        x = x - (torch.erf(x) - y) / (two_over_sqrt_pi * torch.exp(-x * x))
-    x = torch.where(y_abs == 1.0, torch.where(y < 0, -math.inf, math.inf), x)
-    return torch.where(y_abs > 1.0, math.nan, x)
-
-
-class _Erfinv(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, y):
-        x = _erfinv_value(y.detach())
-        ctx.save_for_backward(x)
-        return x
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return grad * (0.5 * math.sqrt(math.pi)) * torch.exp(x * x)
-
-
-def erfinv(y: Tensor) -> Tensor:
-    """The inverse error function: the core's op (``ErfinvBackward0``) where this build has
-    it, else the composition above."""
-    if hasattr(Tensor, "erfinv"):
-        return y.erfinv()  # type: ignore[attr-defined]
-    return _Erfinv.apply(y)
 
 
 def _igamma(a: np.ndarray, x: np.ndarray) -> np.ndarray:

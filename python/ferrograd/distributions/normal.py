@@ -7,7 +7,6 @@ import math
 import ferrograd as torch
 
 from . import constraints
-from ._special import erfinv
 from .exp_family import ExponentialFamily
 from .utils import _Number, _standard_normal, broadcast_all
 
@@ -78,7 +77,7 @@ class Normal(ExponentialFamily):
         return 0.5 * (1 + torch.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
     def icdf(self, value):
-        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
+        return self.loc + self.scale * (2 * value - 1).erfinv() * math.sqrt(2)
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + torch.log(self.scale)
