@@ -303,3 +303,16 @@ def test_repr_width_comes_from_the_nonzero_finite_values_only():
     }
     for values, text in cases.items():
         assert repr(torch.tensor(list(values))) == text
+
+
+def test_size_slices_and_sums_stay_sizes():
+    # PyTorch 2.15: torch.Size([2, 3, 4])[1:] -> torch.Size([3, 4]); s + (5,), (1,) + s, s * 2
+    # and 2 * s are Sizes too; an element is an int; a Size equals and hashes as its tuple
+    s = torch.zeros(2, 3, 4).shape
+    assert repr(s[1:]) == "torch.Size([3, 4])"
+    assert repr(s + (5,)) == "torch.Size([2, 3, 4, 5])"
+    assert repr((1,) + s) == "torch.Size([1, 2, 3, 4])"
+    assert repr(s * 2) == repr(2 * s) == repr(s + s) == "torch.Size([2, 3, 4, 2, 3, 4])"
+    assert type(s[0]) is int and s[-1] == 4
+    assert s == (2, 3, 4) and hash(s) == hash((2, 3, 4))
+    assert (s.count(2), s.index(3), s.numel()) == (1, 1, 24)

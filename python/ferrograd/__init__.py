@@ -63,6 +63,25 @@ class Size(tuple):
             n *= s
         return n
 
+    def __getitem__(self, index):
+        """An element, or (for a slice) a ``Size`` of the elements, as PyTorch's."""
+        item = tuple.__getitem__(self, index)
+        return Size(item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        """The concatenation, a ``Size`` (``other`` a tuple)."""
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __radd__(self, other):
+        """``tuple + Size``: a ``Size``, as PyTorch's."""
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, times):
+        """Repeated ``times`` times, a ``Size``."""
+        return Size(tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
+
 
 _core._register_size(Size)
 
