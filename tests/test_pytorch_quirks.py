@@ -310,8 +310,8 @@ def test_size_slices_and_sums_stay_sizes():
     # and 2 * s are Sizes too; an element is an int; a Size equals and hashes as its tuple
     s = torch.zeros(2, 3, 4).shape
     assert repr(s[1:]) == "torch.Size([3, 4])"
-    assert repr(s + (5,)) == "torch.Size([2, 3, 4, 5])"
-    assert repr((1,) + s) == "torch.Size([1, 2, 3, 4])"
+    assert repr(s + (5,)) == "torch.Size([2, 3, 4, 5])"  # noqa: RUF005 (the operator itself)
+    assert repr((1,) + s) == "torch.Size([1, 2, 3, 4])"  # noqa: RUF005
     assert repr(s * 2) == repr(2 * s) == repr(s + s) == "torch.Size([2, 3, 4, 2, 3, 4])"
     assert type(s[0]) is int and s[-1] == 4
     assert s == (2, 3, 4) and hash(s) == hash((2, 3, 4))

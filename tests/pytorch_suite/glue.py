@@ -190,9 +190,21 @@ def _is_tensor(x):
     return isinstance(x, torch.Tensor)
 
 
+def _wrapped(t):
+    """The tensor a wrapper subclass wraps (``elem`` of LoggingTensor, ``_data`` of the
+    wrapper subclasses the nn tests define), or None."""
+    if type(t) is torch.Tensor:
+        return None
+    for name in ("elem", "_data"):
+        inner = getattr(t, name, None)
+        if isinstance(inner, torch.Tensor):
+            return inner
+    return None
+
+
 def _as_numpy(t):
-    while type(t) is not torch.Tensor and isinstance(getattr(t, "elem", None), torch.Tensor):
-        t = t.elem  # a wrapper subclass (LoggingTensor): compare what it wraps
+    while _wrapped(t) is not None:
+        t = _wrapped(t)  # a wrapper subclass: compare what it wraps
     t = t.detach()
     if t.dtype == getattr(torch, "bfloat16", None) or t.dtype == getattr(torch, "float16", None):
         t = t.to(torch.float32)
@@ -359,6 +371,8 @@ TEST_WITH_TORCHDYNAMO = TEST_WITH_ROCM = TEST_WITH_ASAN = TEST_WITH_TSAN = False
 TEST_WITH_UBSAN = TEST_WITH_SLOW_GRADCHECK = TEST_WITH_CROSSREF = TEST_WITH_TORCHINDUCTOR = False
 TEST_WITH_SLOW = os.environ.get("PYTORCH_TEST_WITH_SLOW") == "1"
 TEST_NUMPY = True
+# SciPy is not a dependency of ferrograd's test environment: the tests that need it (the
+# Kolmogorov-Smirnov checks of nn.init) are skipped on both sides, so never in the suite
 TEST_SCIPY = False
 TEST_CUDA = TEST_MPS = TEST_XPU = TEST_PRIVATEUSE1 = TEST_MULTIGPU = False
 TEST_MKL = False
@@ -558,6 +572,36 @@ skipIfRocm = skipIfTorchInductor = skipIfCrossRef = skipIfNoSciPy = _keep
 
 
 skipIfTorchDynamo = skipIfWindows = skipCUDANonDefaultStreamIf = skipIfNoNumpy = _keep
+xfailIfTorchDynamo = _keep
+
+
+def markDynamoStrictTest(cls_or_func=None, nopython=False):
+    """Marks a class or test for Dynamo's strict mode, which this suite never runs in: the
+    class or test is kept as it is (used bare or with arguments)."""
+    if cls_or_func is None:
+        return lambda c: c
+    return cls_or_func
+
+
+@contextlib.contextmanager
+def set_default_dtype(dtype):
+    """Sets the default floating dtype inside the block, restoring the previous one after."""
+    saved = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(saved)
+
+
+def load_tests(loader, tests, pattern):
+    """unittest's ``load_tests`` protocol as the test files re-export it: every test, unfiltered
+    (upstream's version only checks each test is defined in the running script)."""
+    suite = unittest.TestSuite()
+    for group in tests:
+        if getattr(group, "_tests", None):
+            suite.addTest(group)
+    return suite
 
 
 @contextlib.contextmanager
@@ -620,7 +664,9 @@ class parametrize:
         self.name_fn = name_fn
 
     def _value_name(self, idx, name, value):
-        if isinstance(value, torch.dtype):
+        if isinstance(value, torch.dtype) or (
+            isinstance(value, Missing) and value._qualname.count(".") == 1
+        ):  # a dtype (one the library lacks is a ``Missing`` ``torch.<name>``)
             return dtype_name(value)
         if isinstance(value, torch.device):
             return str(value)
@@ -656,6 +702,31 @@ class parametrize:
         previous = getattr(fn, "_glue_parametrizations", [])
         fn._glue_parametrizations = [self, *previous]
         return fn
+
+
+class swap(parametrize):
+    """``@swap([True, False])``: one test per value of
+    ``torch.__future__.set_swap_module_params_on_conversion`` (``_swap_True``...), the flag set
+    around the test and restored after it."""
+
+    def __init__(self, swap_values):
+        super().__init__("", [])
+        self.swap_values = swap_values
+
+    def _cases(self, test):
+        for value in self.swap_values:
+
+            @functools.wraps(test)
+            def gen(*args, __test=test, __value=value, **kwargs):
+                future = torch.__future__
+                restore = future.get_swap_module_params_on_conversion()
+                future.set_swap_module_params_on_conversion(__value)
+                try:
+                    return __test(*args, **kwargs)
+                finally:
+                    future.set_swap_module_params_on_conversion(restore)
+
+            yield gen, f"swap_{value}", {}
 
 
 def _expand(fn):
@@ -705,6 +776,43 @@ def make_tensor(*args, **kwargs):
 
 
 # ---------------------------------------------------------------------------------------------
+# common_nn: the base class of the nn test files and the small helpers they import
+# ---------------------------------------------------------------------------------------------
+
+
+class NNTestCase(TestCase):
+    """The nn test files' base class. Upstream's adds abstract hooks (``_forward``,
+    ``_backward``, ...) for its module-test generators and CUDA checks; the files served here
+    use it as a plain ``TestCase``."""
+
+    _do_cuda_memory_leak_check = False
+    _do_cuda_non_default_stream = False
+
+
+def _create_basic_net():
+    """``(layer, net, Sequential(net, net))``: modules with a parameter and a buffer each, and
+    a submodule, for the registration-hook tests."""
+    nn = torch.nn
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer_dummy_param = nn.Parameter(torch.empty(3, 5))
+            self.register_buffer("layer_dummy_buf", torch.zeros(1, 3, 3, 7))
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l1 = Layer()
+            self.dummy_param = nn.Parameter(torch.empty(3, 5))
+            self.register_buffer("dummy_buf", torch.zeros(7, 3, 3, 1))
+
+    layer = Layer()
+    net = Net()
+    return layer, net, nn.Sequential(net, net)
+
+
+# ---------------------------------------------------------------------------------------------
 # common_device_type: CPU only
 # ---------------------------------------------------------------------------------------------
 
@@ -747,7 +855,7 @@ def onlyCPU(fn):
 
 
 onlyNativeDeviceTypes = onlyCPU
-expectedFailureMPS = skipMeta = skipCUDAIfRocm = skipCUDAIf = _keep
+expectedFailureMPS = expectedFailureXLA = skipMeta = skipCUDAIfRocm = skipCUDAIf = _keep
 
 
 def deviceCountAtLeast(num_required_devices):
@@ -1001,7 +1109,13 @@ _GLUE_MODULES = {
         "dtype_name",
         "GRADCHECK_NONDET_TOL",
         "make_tensor",
+        "xfailIfTorchDynamo",
+        "markDynamoStrictTest",
+        "set_default_dtype",
+        "load_tests",
+        "swap",
     ],
+    "common_nn": ["NNTestCase", "freeze_rng_state", "_create_basic_net"],
     "common_device_type": [
         "instantiate_device_type_tests",
         "dtypes",
@@ -1013,6 +1127,7 @@ _GLUE_MODULES = {
         "onlyCPU",
         "onlyNativeDeviceTypes",
         "expectedFailureMPS",
+        "expectedFailureXLA",
         "skipMeta",
         "skipCUDAIfRocm",
         "skipCUDAIf",
@@ -1073,6 +1188,8 @@ def install(lib, test_files=()):
     sys.modules[logging_tensor.__name__] = logging_tensor
     package.logging_tensor = logging_tensor
     package.__getattr__ = functools.partial(_missing_attribute, "torch.testing._internal")
+    # files write ``torch.testing._internal.common_utils.X``: the attribute must reach the glue
+    torch.testing._internal = package
     if lib != "torch":  # PyTorch has every name (torch.ops namespaces appear when registered)
         fill_missing_names(test_files)
     return torch

@@ -4,11 +4,17 @@
     python tests/pytorch_suite/runner.py --lib ferrograd --one TestAutograd.test_grad
     python tests/pytorch_suite/runner.py --lib torch --all --out results-torch.json
     python tests/pytorch_suite/runner.py --lib ferrograd --all --status status.json
+    python tests/pytorch_suite/runner.py --lib ferrograd --file nn/test_dropout.py --all --status
+    python tests/pytorch_suite/runner.py --lib ferrograd --file all --all --status
 
-``--all`` runs every test (``--jobs`` at once, each in its own interpreter with a timeout) and
-writes ``{test id: outcome}``; with ``--status`` it runs the tests the status list names and
-fails (exit 1) when a test listed as ``pass`` does not pass. ``--record-status`` writes a new
-status list from a PyTorch run (the tests that pass under PyTorch on a CPU) and a ferrograd run.
+``--file`` names the test file (its path under ``upstream/test/``; ``test_autograd.py`` by
+default, ``all`` for every file in turn, each in its own runner process). ``--all`` runs every
+test of the file (``--jobs`` at once, each in its own process with a timeout) and writes
+``{test id: outcome}``; with ``--status`` (the file's own status list when no path is given) it
+runs the tests the status list names and fails (exit 1) when a test listed as ``pass`` does
+not pass. ``--record-status`` writes a new status list from a PyTorch run (the tests that pass
+under PyTorch on a CPU) and a ferrograd run. With ``--file all``, ``--out`` and the two result
+arguments of ``--record-status`` are directories holding one results file per test file.
 """
 
 from __future__ import annotations
@@ -24,33 +30,72 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 UPSTREAM = os.path.join(HERE, "upstream", "test")
-MAIN_FILE = os.path.join(UPSTREAM, "test_autograd.py")
-IMPORTED_FILES = [
-    MAIN_FILE,
-    os.path.join(UPSTREAM, "autograd", "test_functional.py"),
-    os.path.join(UPSTREAM, "autograd", "test_complex.py"),
-    os.path.join(UPSTREAM, "autograd", "test_logging.py"),
-]
+DEFAULT_FILE = "test_autograd.py"
+
+# Every test file the suite runs (its path under upstream/test/): the files it takes test
+# classes from (itself first; the glue fills in what they import) and its status list.
+SUITES = {
+    "test_autograd.py": (
+        [
+            "test_autograd.py",
+            "autograd/test_functional.py",
+            "autograd/test_complex.py",
+            "autograd/test_logging.py",
+        ],
+        "status.json",
+    ),
+    "nn/test_module_hooks.py": (["nn/test_module_hooks.py"], "status/nn/test_module_hooks.json"),
+    "nn/test_load_state_dict.py": (
+        ["nn/test_load_state_dict.py"],
+        "status/nn/test_load_state_dict.json",
+    ),
+    "nn/test_init.py": (["nn/test_init.py"], "status/nn/test_init.json"),
+    "nn/test_dropout.py": (["nn/test_dropout.py"], "status/nn/test_dropout.json"),
+    "nn/test_packed_sequence.py": (
+        ["nn/test_packed_sequence.py"],
+        "status/nn/test_packed_sequence.json",
+    ),
+    "optim/test_swa_utils.py": (["optim/test_swa_utils.py"], "status/optim/test_swa_utils.json"),
+}
 
 
-def load_module(lib):
-    """Imports the upstream test file as ``test_autograd`` with ``import torch`` giving ``lib``."""
+def suite_files(key):
+    """Absolute paths of the files the test file ``key`` takes its test classes from."""
+    return [os.path.join(UPSTREAM, f) for f in SUITES[key][0]]
+
+
+def status_path(key):
+    """The committed status list of the test file ``key``."""
+    return os.path.join(HERE, SUITES[key][1])
+
+
+def results_name(key):
+    """The name of ``key``'s results file in a ``--file all`` results directory."""
+    return key.replace("/", "__").replace(".py", ".json")
+
+
+def load_module(lib, key=DEFAULT_FILE):
+    """Imports the upstream test file ``key`` under its own name (``test_autograd``...) with
+    ``import torch`` giving ``lib``."""
+    main = os.path.join(UPSTREAM, key)
+    sys.path.insert(0, os.path.dirname(main))
     sys.path.insert(0, UPSTREAM)
     sys.path.insert(0, HERE)
     import glue
 
-    glue.install(lib, IMPORTED_FILES)
+    glue.install(lib, suite_files(key))
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("test_autograd", MAIN_FILE)
+    name = os.path.splitext(os.path.basename(main))[0]
+    spec = importlib.util.spec_from_file_location(name, main)
     module = importlib.util.module_from_spec(spec)
-    sys.modules["test_autograd"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
 
-def list_tests(lib):
-    module = load_module(lib)
+def list_tests(lib, key=DEFAULT_FILE):
+    module = load_module(lib, key)
     suite = unittest.defaultTestLoader.loadTestsFromModule(module)
     ids = []
 
@@ -95,10 +140,10 @@ class _Result(unittest.TestResult):
             self.outcome, self.detail = kind, self._exc_info_to_string(err, test)
 
 
-def run_one(lib, test_id):
+def run_one(lib, test_id, key=DEFAULT_FILE):
     """Runs one test in this process; prints its outcome as one JSON line."""
     try:
-        module = load_module(lib)
+        module = load_module(lib, key)
     except BaseException as e:  # the whole file failed to import
         print(json.dumps({"outcome": "error", "detail": f"import: {type(e).__name__}: {e}"}))
         return
@@ -122,8 +167,8 @@ def _last_line(text):
     return lines[-1][:300] if lines else ""
 
 
-def run_isolated(python, lib, test_id, timeout):
-    cmd = [python, os.path.abspath(__file__), "--lib", lib, "--one", test_id]
+def run_isolated(python, lib, test_id, timeout, key=DEFAULT_FILE):
+    cmd = [python, os.path.abspath(__file__), "--lib", lib, "--file", key, "--one", test_id]
     env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1")
     try:
         proc = subprocess.run(
@@ -156,13 +201,13 @@ def _run_in_child(module, test_id, write_fd):
     os._exit(0)
 
 
-def run_forked(lib, ids, jobs, timeout):
+def run_forked(lib, ids, jobs, timeout, key=DEFAULT_FILE):
     """Runs each test in its own process forked from one that loaded the file once (as
     fresh as a new interpreter for the test, without paying the import for every test)."""
     import select
     import signal
 
-    module = load_module(lib)
+    module = load_module(lib, key)
     results, pending, running = {}, list(ids), {}
     start = time.time()
     while pending or running:
@@ -201,11 +246,11 @@ def run_forked(lib, ids, jobs, timeout):
     return dict(sorted(results.items()))
 
 
-def run_many(lib, ids, jobs, timeout, python):
+def run_many(lib, ids, jobs, timeout, python, key=DEFAULT_FILE):
     results = {}
     start = time.time()
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        futures = {pool.submit(run_isolated, python, lib, t, timeout): t for t in ids}
+        futures = {pool.submit(run_isolated, python, lib, t, timeout, key): t for t in ids}
         for n, fut in enumerate(concurrent.futures.as_completed(futures), 1):
             results[futures[fut]] = fut.result()
             if n % 100 == 0:
@@ -253,12 +298,12 @@ EXCLUDED_KINDS = [
 ]
 
 
-def _test_sources():
+def _test_sources(key=DEFAULT_FILE):
     """{test method name: its source} for every test function in the upstream files."""
     import ast
 
     sources = {}
-    for path in IMPORTED_FILES:
+    for path in suite_files(key):
         with open(path, encoding="utf-8") as f:
             text = f.read()
         for node in ast.walk(ast.parse(text)):
@@ -279,10 +324,10 @@ def _source_of(sources, test_id):
     return (cls + " " + found) if best else cls
 
 
-def record_status(torch_results, ferrograd_results):
+def record_status(torch_results, ferrograd_results, key=DEFAULT_FILE):
     """The status list: every test that passes under PyTorch on a CPU with this glue, as
     ``pass`` or the reason it does not pass under ferrograd (its kind when excluded)."""
-    sources = _test_sources()
+    sources = _test_sources(key)
     tests, excluded = {}, set()
     for test_id, result in sorted(torch_results.items()):
         if result["outcome"] != "pass":
@@ -309,13 +354,69 @@ def record_status(torch_results, ferrograd_results):
     return {"summary": summary, "tests": tests}
 
 
+def _write_status(torch_json, ferrograd_json, out, key):
+    with open(torch_json) as f:
+        torch_results = json.load(f)
+    with open(ferrograd_json) as f:
+        ferrograd_results = json.load(f)
+    status = record_status(torch_results, ferrograd_results, key)
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(status, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"{key}: {json.dumps(status['summary'])}")
+
+
+def _every_file(args):
+    """``--file all``: runs this runner once per test file, each in its own process."""
+    if args.record_status:
+        torch_dir, ferrograd_dir, _ = args.record_status
+        for key in SUITES:
+            name = results_name(key)
+            _write_status(
+                os.path.join(torch_dir, name),
+                os.path.join(ferrograd_dir, name),
+                status_path(key),
+                key,
+            )
+        return 0
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+    worst = 0
+    for key in SUITES:
+        cmd = [sys.executable, os.path.abspath(__file__), "--lib", args.lib, "--file", key]
+        cmd += ["--jobs", str(args.jobs), "--timeout", str(args.timeout)]
+        cmd += ["--python", args.python]
+        if args.list:
+            cmd.append("--list")
+        if args.all:
+            cmd.append("--all")
+        if args.fresh_interpreters:
+            cmd.append("--fresh-interpreters")
+        if args.only:
+            cmd += ["--only", *args.only]
+        if args.status is not None:
+            cmd.append("--status")  # each file's own status list
+        if args.out:
+            cmd += ["--out", os.path.join(args.out, results_name(key))]
+        print(f"== {key}", flush=True)
+        worst = max(worst, subprocess.run(cmd).returncode)
+    return worst
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--lib", choices=["torch", "ferrograd"], default="ferrograd")
+    p.add_argument(
+        "--file",
+        default=DEFAULT_FILE,
+        choices=[*SUITES, "all"],
+        help="the test file (its path under upstream/test/), or all of them",
+    )
     p.add_argument("--python", default=sys.executable)
     p.add_argument("--list", action="store_true")
     p.add_argument("--one")
-    p.add_argument("--all", action="store_true")
+    p.add_argument("--all", action="store_true", help="run every test of the file")
     p.add_argument("--only", nargs="*", help="test ids (or prefixes) to run with --all")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument(
@@ -325,53 +426,55 @@ def main():
     )
     p.add_argument("--timeout", type=float, default=60)
     p.add_argument("--out")
-    p.add_argument("--status", help="status list: fail when a listed pass does not pass")
+    p.add_argument(
+        "--status",
+        nargs="?",
+        const="",
+        help="status list (the file's own without a path): fail when a listed pass does not pass",
+    )
     p.add_argument(
         "--record-status",
         nargs=3,
         metavar=("TORCH_JSON", "FERROGRAD_JSON", "OUT"),
-        help="write the status list from a PyTorch run and a ferrograd run",
+        help="write the status list from a PyTorch run and a ferrograd run (OUT '-': the "
+        "file's own status list; with --file all: two results directories, OUT ignored)",
     )
     args = p.parse_args()
+    key = args.file
+    if key == "all":
+        return _every_file(args)
 
     if args.record_status:
-        with open(args.record_status[0]) as f:
-            torch_results = json.load(f)
-        with open(args.record_status[1]) as f:
-            ferrograd_results = json.load(f)
-        status = record_status(torch_results, ferrograd_results)
-        with open(args.record_status[2], "w") as f:
-            json.dump(status, f, indent=1, sort_keys=True)
-            f.write("\n")
-        print(json.dumps(status["summary"], indent=1))
+        torch_json, ferrograd_json, out = args.record_status
+        _write_status(torch_json, ferrograd_json, status_path(key) if out == "-" else out, key)
         return 0
     if args.one:
-        run_one(args.lib, args.one)
+        run_one(args.lib, args.one, key)
         return 0
     if args.list:
-        for t in list_tests(args.lib):
+        for t in list_tests(args.lib, key):
             print(t)
         return 0
-    if args.status:
-        with open(args.status) as f:
+    if args.status is not None:
+        with open(args.status or status_path(key)) as f:
             status = json.load(f)["tests"]
         ids = sorted(status)
     else:
-        ids = list_tests(args.lib)
+        ids = list_tests(args.lib, key)
     if args.only:
         ids = [t for t in ids if any(t == o or t.startswith(o) for o in args.only)]
     if args.fresh_interpreters:
-        results = run_many(args.lib, ids, args.jobs, args.timeout, args.python)
+        results = run_many(args.lib, ids, args.jobs, args.timeout, args.python, key)
     else:
-        results = run_forked(args.lib, ids, args.jobs, args.timeout)
+        results = run_forked(args.lib, ids, args.jobs, args.timeout, key)
     if args.out:
         with open(args.out, "w") as f:
             json.dump(results, f, indent=1, sort_keys=True)
     counts = {}
     for r in results.values():
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
-    print(f"{args.lib}: {len(results)} tests: {counts}")
-    if not args.status:
+    print(f"{args.lib}: {key}: {len(results)} tests: {counts}")
+    if args.status is None:
         return 0
     regressions = [t for t in ids if status[t] == "pass" and results[t]["outcome"] != "pass"]
     listed_pass = sum(1 for t in ids if status[t] == "pass")
