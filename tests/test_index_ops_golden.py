@@ -10,7 +10,9 @@ elements), ``layout_cases.py`` (how results are laid out in memory), ``cpu_surfa
 ``numeric_cases.py`` (running extrema, NaN-aware reductions, ``logaddexp``, ``nan_to_num``,
 ``erfc``/``erfinv``, ``pixel_shuffle``, ``aminmax``, ``bincount``, triangle indices) and
 ``optim_extra_cases.py`` (``optim.NAdam``, ``optim.RAdam``) and ``distributions_cases.py``
-(``torch.distributions``)."""
+(``torch.distributions``), ``module_globals_cases.py`` (``as_tensor``, ``torch.__future__``,
+the hooks common to all modules), ``swa_init_dropout_cases.py`` (``optim.swa_utils``,
+``nn.init.dirac_``/``sparse_`` and the deprecated init names, 3-D and alpha dropout)."""
 
 import os
 import subprocess
@@ -37,7 +39,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("numeric_cases.py", "numeric_torch.txt"),
         ("optim_extra_cases.py", "optim_extra_torch.txt"),
         ("distributions_cases.py", "distributions_torch.txt"),
+        ("module_globals_cases.py", "module_globals_torch.txt"),
         ("rnn_packed_cases.py", "rnn_packed_torch.txt"),
+        ("swa_init_dropout_cases.py", "swa_init_dropout_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

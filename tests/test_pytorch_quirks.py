@@ -316,3 +316,12 @@ def test_size_slices_and_sums_stay_sizes():
     assert type(s[0]) is int and s[-1] == 4
     assert s == (2, 3, 4) and hash(s) == hash((2, 3, 4))
     assert (s.count(2), s.index(3), s.numel()) == (1, 1, 24)
+
+
+def test_swap_module_params_switch_is_refused_not_ignored():
+    # PyTorch swaps each parameter's contents (torch.utils.swap_tensors) when this is on;
+    # ferrograd has no swap, so it refuses instead of silently converting in place
+    with pytest.raises(NotImplementedError, match="swap_tensors"):
+        torch.__future__.set_swap_module_params_on_conversion(True)
+    assert torch.__future__.get_swap_module_params_on_conversion() is False
+    torch.__future__.set_swap_module_params_on_conversion(False)

@@ -93,7 +93,7 @@ OTHER_EXPORTS = [
     "dsplit", "dstack", "fliplr", "flipud", "hsplit", "hstack", "inner", "kron", "moveaxis",
     "movedim", "msort", "ravel", "rot90", "row_stack", "swapaxes", "swapdims", "tensor_split",
     "tensordot", "tile", "unflatten", "vsplit", "vstack", "special", "testing", "norm_except_dim",
-    "distributions",
+    "distributions", "as_tensor", "__future__",
     "pixel_shuffle", "pixel_unshuffle", "nanmean", "bincount", "tril_indices", "triu_indices",
 ]  # fmt: skip
 

@@ -350,6 +350,7 @@ from ._composites import (  # noqa: E402
     vstack,
 )
 from ._creation import (  # noqa: E402
+    as_tensor,
     BoolTensor,
     DoubleTensor,
     FloatTensor,
@@ -381,7 +382,22 @@ from ._global_flags import (  # noqa: E402
     set_float32_matmul_precision,
     use_deterministic_algorithms,
 )
+from . import __future__ as __future__  # noqa: E402
 from ._histogram import histc, histogram  # noqa: E402
+from ._linalg_functions import (  # noqa: E402
+    cdist,
+    cholesky,
+    cholesky_inverse,
+    cholesky_solve,
+    det,
+    inverse,
+    logdet,
+    matrix_exp,
+    matrix_power,
+    pinverse,
+    slogdet,
+    svd,
+)
 from ._layout import (  # noqa: E402
     _mkldnn as _mkldnn,
 )
@@ -440,6 +456,7 @@ __all__ = [
     "LongTensor",
     "Size",
     "Tensor",
+    "__future__",
     "abs",
     "accelerator",
     "acos",
@@ -462,6 +479,7 @@ __all__ = [
     "argmin",
     "argsort",
     "argwhere",
+    "as_tensor",
     "asin",
     "asinh",
     "atan",

@@ -271,3 +271,23 @@ def is_inference_mode_enabled():
 def is_inference(input):
     """Whether ``input`` is an inference tensor (made in ``inference_mode``)."""
     return input.is_inference()
+
+
+def as_tensor(data, dtype=None, device=None):
+    """``data`` as a tensor, sharing its memory where it can, as PyTorch's ``as_tensor``: a
+    tensor already of ``dtype`` (and ``device``) is returned itself, a NumPy array whose dtype
+    ferrograd has is viewed without a copy (then converted if ``dtype`` differs); anything
+    else is copied, as ``tensor(data, dtype=dtype)``. The result never requires grad unless
+    ``data`` is a tensor that does."""
+    import numpy as np
+
+    if isinstance(data, _core.Tensor):
+        return data.to(device=device, dtype=dtype)
+    if isinstance(data, np.ndarray):
+        try:
+            shared = _core.from_numpy(data)
+        except (TypeError, ValueError, RuntimeError):
+            shared = None
+        if shared is not None:
+            return shared.to(device=device, dtype=dtype)
+    return _core.tensor(data, dtype=dtype, device=device)

@@ -1,6 +1,7 @@
 """``nn.Module``: the base class of layers, with PyTorch's registration rules for parameters,
 buffers and sub-modules, its traversals, ``state_dict``/``load_state_dict`` (with their pre- and
-post-hooks), conversions, forward hooks and full backward hooks, and its ``repr``."""
+post-hooks), conversions, forward hooks and backward hooks (full, and the deprecated non-full
+ones), the hooks common to all modules (``register_module_*_hook``), and its ``repr``."""
 
 import functools
 import itertools
@@ -9,7 +10,7 @@ import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from ... import _core
+from ... import __future__, _core
 from ..._core import Tensor
 from ..._grad_mode import no_grad
 from ...autograd.function import Function
@@ -32,6 +33,110 @@ def _typename(obj):
         module = type(obj).__module__ or ""
         qualname = type(obj).__qualname__
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+# Hooks common to all modules (PyTorch's ``torch.nn.modules.module.register_module_*_hook``):
+# global state meant for debugging and profiling, run before each module's own hooks.
+_global_buffer_registration_hooks: OrderedDict = OrderedDict()
+_global_module_registration_hooks: OrderedDict = OrderedDict()
+_global_parameter_registration_hooks: OrderedDict = OrderedDict()
+_global_backward_pre_hooks: OrderedDict = OrderedDict()
+_global_backward_hooks: OrderedDict = OrderedDict()
+_global_is_full_backward_hook = None
+_global_forward_pre_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks_always_called: OrderedDict = OrderedDict()
+_global_forward_hooks_with_kwargs: OrderedDict = OrderedDict()
+
+
+def register_module_buffer_registration_hook(hook):
+    """``hook(module, name, buffer)`` runs whenever any module registers a buffer; it may
+    return a replacement buffer."""
+    handle = RemovableHandle(_global_buffer_registration_hooks)
+    _global_buffer_registration_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_module_registration_hook(hook):
+    """``hook(module, name, submodule)`` runs whenever any module registers a sub-module; it
+    may return a replacement."""
+    handle = RemovableHandle(_global_module_registration_hooks)
+    _global_module_registration_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_parameter_registration_hook(hook):
+    """``hook(module, name, param)`` runs whenever any module registers a parameter; it may
+    return a replacement."""
+    handle = RemovableHandle(_global_parameter_registration_hooks)
+    _global_parameter_registration_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_pre_hook(hook):
+    """``hook(module, args)`` runs before every module's ``forward`` (before its own
+    pre-hooks); it may return replacement args."""
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """``hook(module, args, output)`` (or ``hook(module, args, kwargs, output)``) runs after
+    every module's ``forward`` (before its own hooks); it may return a replacement output."""
+    handle = RemovableHandle(
+        _global_forward_hooks,
+        extra_dict=[_global_forward_hooks_always_called, _global_forward_hooks_with_kwargs],
+    )
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def _set_global_backward_kind(full):
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is (not full):
+        raise RuntimeError(
+            "Cannot use both regular backward hooks and full backward hooks as a global Module "
+            "hook. Please use only one of them."
+        )
+    _global_is_full_backward_hook = full
+
+
+def register_module_backward_hook(hook):
+    """The deprecated non-full backward hook for every module (see
+    ``Module.register_backward_hook``)."""
+    _set_global_backward_kind(False)
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook):
+    """``hook(module, grad_output)`` for every module, before its own backward pre-hooks."""
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_hook(hook):
+    """``hook(module, grad_input, grad_output)`` for every module, before its own."""
+    _set_global_backward_kind(True)
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+def _registration_hooked(hooks, module, name, value):
+    """``value`` after the global registration ``hooks`` (each may replace it)."""
+    for hook in hooks.values():
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
 
 
 def _addindent(text, spaces):
@@ -82,8 +187,9 @@ class RemovableHandle:
 
 
 class _WrappedHook:
-    """A load-state-dict pre-hook as PyTorch stores it: the callable, and (weakly) the module
-    to pass first when it was registered ``with_module``."""
+    """A hook as PyTorch stores it: the callable, and (weakly) the module to pass first when
+    it was registered with one (a load-state-dict pre-hook ``with_module``; a non-full
+    backward hook on a node, called as ``hook(module, grad_inputs, grad_outputs)``)."""
 
     def __init__(self, hook, module=None):
         self.hook = hook
@@ -378,7 +484,9 @@ class Module:
                 f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                 "(torch Tensor or None required)"
             )
-        self._buffers[name] = tensor
+        self._buffers[name] = _registration_hooked(
+            _global_buffer_registration_hooks, self, name, tensor
+        )
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -410,7 +518,9 @@ class Module:
                 f"created explicitly. To express '{name}' as a function of another Tensor, "
                 "compute the value in the forward() method."
             )
-        self._parameters[name] = param
+        self._parameters[name] = _registration_hooked(
+            _global_parameter_registration_hooks, self, name, param
+        )
 
     def add_module(self, name, module):
         """Adds a sub-module (or None) under ``name``."""
@@ -424,7 +534,9 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = _registration_hooked(
+            _global_module_registration_hooks, self, name, module
+        )
 
     def register_module(self, name, module):
         """Alias of :meth:`add_module`."""
@@ -521,7 +633,9 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
-            modules[name] = value
+            modules[name] = _registration_hooked(
+                _global_module_registration_hooks, self, name, value
+            )
             return
         if modules is not None and name in modules:
             if value is not None:
@@ -529,7 +643,9 @@ class Module:
                     f"cannot assign '{_typename(value)}' as child module '{name}' "
                     "(torch.nn.Module or None expected)"
                 )
-            modules[name] = value
+            modules[name] = _registration_hooked(
+                _global_module_registration_hooks, self, name, value
+            )
             return
         buffers = d.get("_buffers")
         if buffers is not None and name in buffers:
@@ -538,7 +654,9 @@ class Module:
                     f"cannot assign '{_typename(value)}' as buffer '{name}' "
                     "(torch.nn.Buffer, torch.Tensor or None expected)"
                 )
-            buffers[name] = value
+            buffers[name] = _registration_hooked(
+                _global_buffer_registration_hooks, self, name, value
+            )
             return
         object.__setattr__(self, name, value)
 
@@ -708,9 +826,12 @@ class Module:
                 continue
             with no_grad():
                 applied = fn(param)
-            if applied is param:
+            # torch.__future__'s switch: new Parameter objects even where nothing changed
+            overwrite = __future__.get_overwrite_module_params_on_conversion()
+            if applied is param and not overwrite:
                 continue
-            if applied.dtype == param.dtype and tuple(applied.shape) == tuple(param.shape):
+            same_kind = applied.dtype == param.dtype and applied.shape == param.shape
+            if same_kind and not overwrite:
                 param.data = applied
                 new_param = param
             else:
@@ -1037,6 +1158,20 @@ class Module:
             self._backward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def register_backward_hook(self, hook):
+        """The deprecated non-full backward hook: ``hook(module, grad_input, grad_output)`` with
+        the gradients of the last autograd node of the output (use
+        ``register_full_backward_hook`` for the module's own inputs and outputs)."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single "
+                "Module. Please use only one of them."
+            )
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
     def register_full_backward_hook(self, hook, prepend=False):
         """``hook(module, grad_input, grad_output)`` runs when the gradients of the inputs are
         known; it may return replacements for ``grad_input``."""
@@ -1052,6 +1187,21 @@ class Module:
             self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def _backward_hook_lists(self):
+        """``(full, non_full, pre)``: the backward hooks that apply to this module, the global
+        ones first."""
+        full, non_full = [], []
+        for kind, hooks in (
+            (_global_is_full_backward_hook, _global_backward_hooks),
+            (self._is_full_backward_hook, self._backward_hooks),
+        ):
+            if kind is True:
+                full += hooks.values()
+            elif kind is False:
+                non_full += hooks.values()
+        pre = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+        return full, non_full, pre
+
     def _call_impl(self, *args, **kwargs):
         forward = self.forward
         if not (
@@ -1059,12 +1209,29 @@ class Module:
             or self._backward_pre_hooks
             or self._forward_hooks
             or self._forward_pre_hooks
+            or _global_backward_pre_hooks
+            or _global_backward_hooks
+            or _global_forward_hooks
+            or _global_forward_pre_hooks
         ):
             return forward(*args, **kwargs)
         result = None
         always_called = set()
+        forward_hooks = [*_global_forward_hooks.items(), *self._forward_hooks.items()]
+
+        def run_forward_hook(hook_id, hook, result):
+            if hook_id in self._forward_hooks_with_kwargs or (
+                hook_id in _global_forward_hooks_with_kwargs
+            ):
+                return hook(self, args, kwargs, result)
+            return hook(self, args, result)
+
         try:
-            for hook_id, hook in list(self._forward_pre_hooks.items()):
+            full, non_full, pre = self._backward_hook_lists()
+            for hook_id, hook in [
+                *_global_forward_pre_hooks.items(),
+                *self._forward_pre_hooks.items(),
+            ]:
                 if hook_id in self._forward_pre_hooks_with_kwargs:
                     replaced = hook(self, args, kwargs)
                     if replaced is not None:
@@ -1080,21 +1247,16 @@ class Module:
                     if replaced is not None:
                         args = replaced if isinstance(replaced, tuple) else (replaced,)
             bw_hook = None
-            if self._backward_hooks or self._backward_pre_hooks:
-                bw_hook = BackwardHook(
-                    self,
-                    list(self._backward_hooks.values()),
-                    list(self._backward_pre_hooks.values()),
-                )
+            if full or pre:
+                bw_hook = BackwardHook(self, full, pre)
                 args = bw_hook.setup_input_hook(args)
             result = forward(*args, **kwargs)
-            for hook_id, hook in list(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called:
+            for hook_id, hook in forward_hooks:
+                if hook_id in self._forward_hooks_always_called or (
+                    hook_id in _global_forward_hooks_always_called
+                ):
                     always_called.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs:
-                    replaced = hook(self, args, kwargs, result)
-                else:
-                    replaced = hook(self, args, result)
+                replaced = run_forward_hook(hook_id, hook, result)
                 if replaced is not None:
                     result = replaced
             if bw_hook is not None:
@@ -1105,15 +1267,17 @@ class Module:
                         stacklevel=2,
                     )
                 result = bw_hook.setup_output_hook(result)
+            if non_full:
+                self._attach_non_full_backward_hooks(non_full, args, result)
             return result
         except Exception:
-            for hook_id, hook in list(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called and hook_id not in always_called:
+            for hook_id, hook in forward_hooks:
+                called = hook_id in self._forward_hooks_always_called or (
+                    hook_id in _global_forward_hooks_always_called
+                )
+                if called and hook_id not in always_called:
                     try:
-                        if hook_id in self._forward_hooks_with_kwargs:
-                            replaced = hook(self, args, kwargs, result)
-                        else:
-                            replaced = hook(self, args, result)
+                        replaced = run_forward_hook(hook_id, hook, result)
                         if replaced is not None:
                             result = replaced
                     except Exception as e:
@@ -1123,6 +1287,67 @@ class Module:
                             stacklevel=2,
                         )
             raise
+
+    def _attach_non_full_backward_hooks(self, hooks, args, result):
+        """The deprecated non-full backward hooks: registered on the ``grad_fn`` of the first
+        tensor of the output, so they see that node's gradients (PyTorch's behaviour, with
+        its warnings where that misses some of the module's inputs or outputs)."""
+        var = result
+        while not isinstance(var, Tensor):
+            if isinstance(var, dict):
+                var = next(v for v in var.values() if isinstance(v, Tensor))
+            else:
+                var = var[0]
+        grad_fn = var.grad_fn
+        if grad_fn is None:
+            return
+        for hook in hooks:
+            grad_fn.register_hook(_WrappedHook(hook, self))
+        self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
+
+    def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
+        def warn(message):
+            warnings.warn(message, FutureWarning, stacklevel=4)
+
+        later = "Please use register_full_backward_hook to get the documented behavior."
+        if isinstance(result, Tensor):
+            result = (result,)
+        elif not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+            return warn(
+                "Using non-full backward hooks on a Module that does not return a single Tensor "
+                "or a tuple of Tensors is deprecated and will be removed in future versions. "
+                f"This hook will be missing some of the grad_output. {later}"
+            )
+        if isinstance(inputs, Tensor):
+            inputs = (inputs,)
+        elif not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+            return warn(
+                "Using non-full backward hooks on a Module that does not take as input a single "
+                "Tensor or a tuple of Tensors is deprecated and will be removed in future "
+                f"versions. This hook will be missing some of the grad_input. {later}"
+            )
+        out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
+        if not out_grad_fn or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
+            warn(
+                "Using a non-full backward hook when outputs are nested in python data structure "
+                "is deprecated and will be removed in future versions. This hook will be missing "
+                "some grad_output."
+            )
+        elif len(out_grad_fn) > 1:
+            warn(
+                "Using a non-full backward hook when outputs are generated by different autograd "
+                "Nodes is deprecated and will be removed in future versions. This hook will be "
+                f"missing some grad_output. {later}"
+            )
+        else:
+            inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
+            next_functions = {n[0] for n in grad_fn.next_functions}
+            if inputs_grad_fn != next_functions:
+                warn(
+                    "Using a non-full backward hook when the forward contains multiple autograd "
+                    "Nodes is deprecated and will be removed in future versions. This hook will "
+                    f"be missing some grad_input. {later}"
+                )
 
     def __call__(self, *args, **kwargs):
         return self._call_impl(*args, **kwargs)
