@@ -325,3 +325,24 @@ def test_swap_module_params_switch_is_refused_not_ignored():
         torch.__future__.set_swap_module_params_on_conversion(True)
     assert torch.__future__.get_swap_module_params_on_conversion() is False
     torch.__future__.set_swap_module_params_on_conversion(False)
+
+
+def test_nn_modules_utils_helpers():
+    # PyTorch 2.15 gives these (torch.nn.modules.utils), including the metadata key 'module'
+    # becoming '' (then overwriting the DDP wrapper's own '' entry)
+    from collections import OrderedDict
+
+    from ferrograd.nn.modules.utils import (
+        _pair,
+        _reverse_repeat_tuple,
+        _triple,
+        consume_prefix_in_state_dict_if_present,
+    )
+
+    d = OrderedDict([("module.a", 1), ("b", 2)])
+    d._metadata = {"": {}, "module": {}, "module.x": {}}
+    consume_prefix_in_state_dict_if_present(d, "module.")
+    assert list(d.items()) == [("b", 2), ("a", 1)]
+    assert list(d._metadata) == ["", "x"]
+    assert _pair(3) == (3, 3) and _triple([1, 2, 3]) == (1, 2, 3)
+    assert _reverse_repeat_tuple((1, 2), 2) == (2, 2, 1, 1)
