@@ -97,3 +97,14 @@ def test_what_ferrograd_cannot_compute_is_refused():
         torch.compile(lambda x: x, mode="fast")
     with pytest.raises(TypeError, match="must be bool"):
         torch.use_deterministic_algorithms("yes")
+
+
+def test_device_as_a_context_manager():
+    # PyTorch: `with torch.device("cpu") as d` gives d and creates tensors on the CPU inside;
+    # another device would be the default inside the block: refused here, as set_default_device
+    with torch.device("cpu") as d:
+        assert repr(d) == "device(type='cpu')"
+        assert torch.zeros(1).device == d and torch.get_default_device() == d
+    with pytest.raises(RuntimeError, match="CPU only"):
+        with torch.device("meta"):
+            pass

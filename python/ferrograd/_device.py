@@ -61,6 +61,18 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    def __enter__(self):
+        """``with torch.device(...)``: the default device inside the block (the CPU is the only
+        one ferrograd has, so another device is refused on entry, as by
+        ``set_default_device``)."""
+        from ._global_flags import set_default_device
+
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
 
 # ``torch.accelerator``: the current accelerator, of which a CPU-only build has none
 accelerator = types.SimpleNamespace(
