@@ -11,7 +11,8 @@ elements), ``layout_cases.py`` (how results are laid out in memory), ``cpu_surfa
 ``erfc``/``erfinv``, ``pixel_shuffle``, ``aminmax``, ``bincount``, triangle indices) and
 ``optim_extra_cases.py`` (``optim.NAdam``, ``optim.RAdam``) and ``distributions_cases.py``
 (``torch.distributions``), ``module_globals_cases.py`` (``as_tensor``, ``torch.__future__``,
-the hooks common to all modules), ``swa_init_dropout_cases.py`` (``optim.swa_utils``,
+the hooks common to all modules), ``inplace_activation_cases.py`` (in-place activations inside
+a graph), ``swa_init_dropout_cases.py`` (``optim.swa_utils``,
 ``nn.init.dirac_``/``sparse_`` and the deprecated init names, 3-D and alpha dropout)."""
 
 import os
@@ -40,6 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("optim_extra_cases.py", "optim_extra_torch.txt"),
         ("distributions_cases.py", "distributions_torch.txt"),
         ("module_globals_cases.py", "module_globals_torch.txt"),
+        ("inplace_activation_cases.py", "inplace_activation_torch.txt"),
         ("rnn_packed_cases.py", "rnn_packed_torch.txt"),
         ("swa_init_dropout_cases.py", "swa_init_dropout_torch.txt"),
     ],

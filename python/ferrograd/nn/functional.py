@@ -23,13 +23,17 @@ pixel_shuffle = _core.pixel_shuffle
 pixel_unshuffle = _core.pixel_unshuffle
 
 
-def _inplace(input, out, inplace):
-    """``out``, or, when ``inplace``, ``input`` with ``out`` written into it (recorded as a
-    copy, where PyTorch records the activation's own node)."""
-    if inplace:
-        input.copy_(out)
-        return input
-    return out
+def _inplace(input, activation, inplace):
+    """``activation(input)``, or, when ``inplace``, ``input`` with it written into it. Where
+    autograd records, the activation runs on a copy of ``input``: what its backward saves must
+    not be the tensor the write then changes (PyTorch's in-place kernels save their result or
+    a copy of the input instead). Recorded as a copy, where PyTorch records the activation's
+    own node."""
+    if not inplace:
+        return activation(input)
+    recording = input.requires_grad and _core.is_grad_enabled()
+    input.copy_(activation(input.clone() if recording else input))
+    return input
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -57,27 +61,27 @@ def relu6(input, inplace=False):
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """``x`` clamped to ``[min_val, max_val]`` (``HardtanhBackward0``)."""
-    return _inplace(input, _core.hardtanh(input, float(min_val), float(max_val)), inplace)
+    return _inplace(input, lambda x: _core.hardtanh(x, float(min_val), float(max_val)), inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """``x`` above 0, ``negative_slope·x`` below (``LeakyReluBackward0``)."""
-    return _inplace(input, input.leaky_relu(negative_slope), inplace)
+    return _inplace(input, lambda x: x.leaky_relu(negative_slope), inplace)
 
 
 def elu(input, alpha=1.0, inplace=False):
     """``x`` above 0, ``alpha(e^x - 1)`` below (``EluBackward0``)."""
-    return _inplace(input, input.elu(alpha), inplace)
+    return _inplace(input, lambda x: x.elu(alpha), inplace)
 
 
 def selu(input, inplace=False):
     """Scaled ELU with PyTorch's constants (``EluBackward0``)."""
-    return _inplace(input, _core.selu(input), inplace)
+    return _inplace(input, _core.selu, inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
     """``x`` above 0, ``alpha(e^(x/alpha) - 1)`` below (``CeluBackward0``)."""
-    return _inplace(input, _core.celu(input, float(alpha)), inplace)
+    return _inplace(input, lambda x: _core.celu(x, float(alpha)), inplace)
 
 
 def gelu(input, approximate="none"):
@@ -87,22 +91,22 @@ def gelu(input, approximate="none"):
 
 def silu(input, inplace=False):
     """``x·sigmoid(x)`` (``SiluBackward0``)."""
-    return _inplace(input, input.silu(), inplace)
+    return _inplace(input, Tensor.silu, inplace)
 
 
 def mish(input, inplace=False):
     """``x·tanh(softplus(x))`` (``MishBackward0``)."""
-    return _inplace(input, _core.mish(input), inplace)
+    return _inplace(input, _core.mish, inplace)
 
 
 def hardsigmoid(input, inplace=False):
     """``relu6(x + 3) / 6`` (``HardsigmoidBackward0``)."""
-    return _inplace(input, _core.hardsigmoid(input), inplace)
+    return _inplace(input, _core.hardsigmoid, inplace)
 
 
 def hardswish(input, inplace=False):
     """``x·relu6(x + 3) / 6`` (``HardswishBackward0``)."""
-    return _inplace(input, _core.hardswish(input), inplace)
+    return _inplace(input, _core.hardswish, inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -220,6 +224,75 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     return _channel_dropout(input, p, training, inplace, 2)
 
 
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of an ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input (any other
+    rank warns that it is deprecated, as PyTorch's, and is taken as unbatched). As PyTorch, an
+    unbatched input is dropped as a batch of one (``unsqueeze(0)``, then ``squeeze(0)``: the
+    result's node is ``SqueezeBackward1``); in place, ferrograd drops it by channel directly
+    (the same draws and values, the node ``MulBackward0`` where PyTorch has
+    ``SqueezeBackward4``)."""
+    _check_p(p)
+    if input.dim() not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior and "
+            "silence this warning, please use dropout instead. Note that dropout3d exists to "
+            "provide channel-wise dropout on inputs with 3 spatial dimensions, a channel "
+            "dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
+            stacklevel=2,
+        )
+    if input.dim() == 5:
+        return _channel_dropout(input, p, training, inplace, 2)
+    if inplace and input.dim() > 0:
+        return _channel_dropout(input, p, training, True, 1)
+    return _channel_dropout(input.unsqueeze(0), p, training, False, 2).squeeze(0)
+
+
+# SELU's negative saturation value -scale * alpha, which alpha dropout sets dropped units to
+_SELU_SATURATION = 1.7580993408473766
+
+
+def _alpha_dropout(input, p, training, inplace, feature):
+    """PyTorch's alpha dropout (``feature``: one draw per ``input[i, j]`` slice): a Bernoulli
+    mask ``m`` of keep probability ``1 - p`` (drawn as ``bernoulli_`` on a tensor of the
+    input's shape, or of shape ``(N, C, 1, ...)``), then ``input * (a * m) + b`` with
+    ``a = 1 / sqrt((alpha^2 p + 1)(1 - p))`` and ``b = (m - 1) * alpha * a + alpha * a * p``,
+    which keeps zero mean and unit variance (``MulBackward0`` then ``AddBackward0``)."""
+    _check_p(p)
+    if p == 0.0 or not training or input.numel() == 0:
+        return input
+    if p == 1.0:
+        zero = _core.zeros((), dtype=input.dtype)
+        return input.mul_(zero) if inplace else input * zero
+    if feature:
+        if input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
+    else:
+        shape = list(input.shape)
+    noise = _core.empty(*shape, dtype=input.dtype).bernoulli_(1.0 - p)
+    alpha = _SELU_SATURATION
+    a = 1.0 / ((alpha * alpha * p + 1) * (1 - p)) ** 0.5
+    b = noise.add(-1).mul_(alpha * a).add_(alpha * a * p)
+    noise.mul_(a)
+    out = input.mul_(noise) if inplace else input * noise
+    return out.add_(b)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout (for SELU networks): each element dropped with probability ``p`` is set
+    to SELU's saturation value and the result scaled and shifted to keep the input's mean and
+    variance; the input itself when not ``training`` (the default here, as PyTorch's)."""
+    return _alpha_dropout(input, p, training, inplace, False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels: each ``input[i, j]`` is dropped (set to SELU's
+    saturation value) with probability ``p``, then everything scaled and shifted as in
+    ``alpha_dropout``; needs at least 2 dimensions when it draws."""
+    return _alpha_dropout(input, p, training, inplace, True)
+
+
 # ----- losses ---------------------------------------------------------------------------------
 
 
@@ -332,9 +405,7 @@ def cross_entropy(
     reduction = _reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(
-            f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
-        )
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     class_dim = 0 if input.dim() == 1 else 1
     logp = input.log_softmax(class_dim)
     classes = input.shape[class_dim]
@@ -513,6 +584,9 @@ __all__ = [
     "dropout",
     "dropout1d",
     "dropout2d",
+    "dropout3d",
+    "alpha_dropout",
+    "feature_alpha_dropout",
     "elu",
     "gelu",
     "hardsigmoid",

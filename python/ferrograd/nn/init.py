@@ -108,6 +108,27 @@ def eye_(tensor):
     return tensor
 
 
+def dirac_(tensor, groups=1):
+    """The Dirac delta of a 3-, 4- or 5-D convolution weight: zeros, with a one at the
+    kernel's centre linking output channel ``d`` of each of the ``groups`` groups to input
+    channel ``d`` (for as many channels as both sides have), so the convolution keeps its
+    input channels."""
+    dimensions = tensor.dim()
+    if dimensions not in [3, 4, 5]:
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per_group = sizes[0] // groups
+    centre = tuple(size // 2 for size in sizes[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(out_per_group, sizes[1])):
+                tensor[(g * out_per_group + d, d, *centre)] = 1
+    return tensor
+
+
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     """Glorot uniform: ``U(-a, a)`` with ``a = gain * sqrt(6 / (fan_in + fan_out))``."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -130,16 +151,20 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """He uniform: ``U(-bound, bound)`` with ``bound = gain * sqrt(3 / fan)``."""
+    """He uniform: ``U(-bound, bound)`` with ``bound = gain * sqrt(3 / fan)`` (a warning and
+    nothing else for a tensor with no element)."""
     if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
     return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """He normal: ``N(0, gain^2 / fan)``."""
+    """He normal: ``N(0, gain^2 / fan)`` (a warning and nothing else for a tensor with no
+    element)."""
     if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
 
@@ -228,6 +253,57 @@ def orthogonal_(tensor, gain=1, generator=None):
     return tensor
 
 
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """A sparse 2-D matrix (Martens 2010): normal ``N(0, std^2)`` draws (from ``generator``
+    when given), then in each column the rows ``randperm(rows)[:ceil(sparsity * rows)]``
+    zeroed. As PyTorch's, the permutations come from the default generator, column after
+    column, after the normal draws."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tuple(tensor.shape)
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, **_gen(generator))
+        for col in range(cols):
+            zero_rows = _core.randperm(rows)[:num_zeros]
+            tensor[zero_rows, col] = 0
+    return tensor
+
+
+def _make_deprecate(method):
+    """The old name of ``method`` (without the trailing underscore): the same function,
+    warning (``FutureWarning``) that it is deprecated."""
+    new_name = method.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(
+            f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return method(*args, **kwargs)
+
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    deprecated_init.__doc__ = (
+        f"{old_name}(...): deprecated in favor of :func:`torch.nn.init.{new_name}` (which see)."
+    )
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_)
+
+
 __all__ = [
     "calculate_gain",
     "uniform_",
@@ -242,4 +318,17 @@ __all__ = [
     "kaiming_normal_",
     "trunc_normal_",
     "orthogonal_",
+    "dirac_",
+    "sparse_",
+    "uniform",
+    "normal",
+    "constant",
+    "eye",
+    "dirac",
+    "xavier_uniform",
+    "xavier_normal",
+    "kaiming_uniform",
+    "kaiming_normal",
+    "orthogonal",
+    "sparse",
 ]

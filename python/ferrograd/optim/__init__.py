@@ -589,7 +589,7 @@ class RAdam(_Adaptive):
         return hyper
 
 
-from . import lr_scheduler  # noqa: E402
+from . import lr_scheduler, swa_utils  # noqa: E402
 from .lbfgs import LBFGS  # noqa: E402
 
 __all__ = [
@@ -605,4 +605,5 @@ __all__ = [
     "RMSprop",
     "SGD",
     "lr_scheduler",
+    "swa_utils",
 ]

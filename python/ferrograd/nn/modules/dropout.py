@@ -1,5 +1,7 @@
-"""``Dropout`` (and ``Dropout1d``/``Dropout2d``, by channel): zeroes elements with probability
-``p`` in training mode (scaling the rest by ``1/(1-p)``), the identity in evaluation mode."""
+"""``Dropout`` (and ``Dropout1d``/``Dropout2d``/``Dropout3d``, by channel): zeroes elements
+with probability ``p`` in training mode (scaling the rest by ``1/(1-p)``), the identity in
+evaluation mode; ``AlphaDropout`` and ``FeatureAlphaDropout`` are the SELU-preserving
+variants."""
 
 from .. import functional as F
 from .module import Module
@@ -43,4 +45,37 @@ class Dropout2d(_DropoutNd):
         return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d"]
+class Dropout3d(_DropoutNd):
+    """Zeroes whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` inputs:
+    ``F.dropout3d``."""
+
+    def forward(self, input):
+        """Drops channels in training mode."""
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """Alpha dropout for SELU networks, keeping the input's mean and variance:
+    ``F.alpha_dropout``."""
+
+    def forward(self, input):
+        """Drops elements (to SELU's saturation value) in training mode."""
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels: ``F.feature_alpha_dropout``."""
+
+    def forward(self, input):
+        """Drops channels (to SELU's saturation value) in training mode."""
+        return F.feature_alpha_dropout(input, self.p, self.training)
+
+
+__all__ = [
+    "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "AlphaDropout",
+    "FeatureAlphaDropout",
+]

@@ -77,6 +77,40 @@ class PackedSequence(PackedSequence_):
         """``data`` as int64."""
         return self.to(dtype=_core.int64)
 
+    def _cast(self, dtype_name, method):
+        """``data`` as ``dtype_name``, refused (``TypeError``) while ferrograd lacks it."""
+        dtype = getattr(_core, dtype_name, None)
+        if dtype is None:
+            raise TypeError(
+                f"ferrograd has no {dtype_name} dtype (`PackedSequence.{method}()`; it has "
+                "float32, float64, int64 and bool)"
+            )
+        return self.to(dtype=dtype)
+
+    def int(self):
+        """``data`` as int32 (which ferrograd lacks: a ``TypeError``)."""
+        return self._cast("int32", "int")
+
+    def short(self):
+        """``data`` as int16 (which ferrograd lacks: a ``TypeError``)."""
+        return self._cast("int16", "short")
+
+    def char(self):
+        """``data`` as int8 (which ferrograd lacks: a ``TypeError``)."""
+        return self._cast("int8", "char")
+
+    def byte(self):
+        """``data`` as uint8 (which ferrograd lacks: a ``TypeError``)."""
+        return self._cast("uint8", "byte")
+
+    def half(self):
+        """``data`` as float16 (which ferrograd lacks: a ``TypeError``)."""
+        return self._cast("float16", "half")
+
+    def bfloat16(self):
+        """``data`` as bfloat16 (which ferrograd lacks: a ``TypeError``)."""
+        return self._cast("bfloat16", "bfloat16")
+
     @property
     def is_cuda(self):
         """Whether ``data`` is on a GPU (never, with ferrograd)."""
