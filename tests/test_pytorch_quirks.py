@@ -346,3 +346,19 @@ def test_nn_modules_utils_helpers():
     assert list(d._metadata) == ["", "x"]
     assert _pair(3) == (3, 3) and _triple([1, 2, 3]) == (1, 2, 3)
     assert _reverse_repeat_tuple((1, 2), 2) == (2, 2, 1, 1)
+
+
+def test_scheduler_stepped_before_the_optimizer_warns_as_pytorch():
+    # PyTorch 2.15 warns once, at the scheduler's second step, if the optimizer never stepped
+    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, 1)
+    with pytest.warns(UserWarning, match="before `optimizer.step\\(\\)`"):
+        sched.step()
+    opt2 = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    sched2 = torch.optim.lr_scheduler.StepLR(opt2, 1)
+    opt2.step()
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sched2.step()

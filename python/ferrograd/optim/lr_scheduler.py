@@ -1,10 +1,59 @@
 """``optim.lr_scheduler``: learning-rate schedules with PyTorch's names, defaults and formulas
 (the same recursive updates, so the rates agree to the last bit). A schedule is configuration:
-it only sets ``param_group["lr"]`` (and, for ``OneCycleLR``, the momentum) between steps."""
+it only sets ``param_group["lr"]`` (and, for ``OneCycleLR`` and ``CyclicLR``, the momentum)
+between steps."""
 
 import bisect
+import functools
 import math
+import types
+import warnings
+import weakref
 from collections import Counter
+
+
+def _track_step_calls(optimizer):
+    """Wraps ``optimizer.step`` (once) so that it records that it was called, as PyTorch's
+    schedulers do to warn about the old order of calls. The wrapper holds the optimizer
+    weakly (no reference cycle)."""
+    if hasattr(optimizer.step, "_wrapped_by_lr_sched"):
+        return
+    opt_ref = weakref.ref(optimizer)
+    func = optimizer.step.__func__
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        opt = opt_ref()
+        opt._opt_called = True
+        return func.__get__(opt, opt.__class__)(*args, **kwargs)
+
+    wrapper._wrapped_by_lr_sched = True  # type: ignore[attr-defined]
+    optimizer.step = wrapper
+
+
+def _warn_if_stepped_first(optimizer):
+    """PyTorch's warnings when the scheduler's second ``step()`` comes before any
+    ``optimizer.step()`` (or ``optimizer.step`` was replaced after the scheduler wrapped it)."""
+    more = (
+        "See more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
+    )
+    if not hasattr(optimizer.step, "_wrapped_by_lr_sched"):
+        warnings.warn(
+            "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+            f"initialization. Please, make sure to call `optimizer.step()` before "
+            f"`lr_scheduler.step()`. {more}",
+            UserWarning,
+            stacklevel=3,
+        )
+    elif not getattr(optimizer, "_opt_called", False):
+        warnings.warn(
+            "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 "
+            "and later, you should call them in the opposite order: `optimizer.step()` before "
+            "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the "
+            f"first value of the learning rate schedule. {more}",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 class LRScheduler:
@@ -25,6 +74,7 @@ class LRScheduler:
                     )
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        _track_step_calls(optimizer)
         self._step_count = 0
         self.step()
 
@@ -38,6 +88,8 @@ class LRScheduler:
 
     def step(self, epoch=None):
         """Advances one epoch (or to ``epoch``) and sets each group's learning rate."""
+        if self._step_count == 1:
+            _warn_if_stepped_first(self.optimizer)
         self._step_count += 1
         if epoch is None:
             self.last_epoch += 1
@@ -328,6 +380,132 @@ class OneCycleLR(LRScheduler):
                     break
                 start = end
         return lrs
+
+
+def _format_param(name, optimizer, param):
+    """One value per parameter group: ``param`` for all, or the list given (one each)."""
+    groups = len(optimizer.param_groups)
+    if isinstance(param, (list, tuple)):
+        if len(param) != groups:
+            raise ValueError(
+                f"{name} must have the same length as optimizer.param_groups. {name} has "
+                f"{len(param)} values, param_groups has {groups}."
+            )
+        return list(param)
+    return [param] * groups
+
+
+class CyclicLR(LRScheduler):
+    """The cyclical learning rate policy: each group's rate moves between ``base_lr`` and
+    ``max_lr`` in cycles of ``step_size_up + step_size_down`` steps (stepped after every
+    batch), the amplitude scaled per cycle (``triangular``: constant, ``triangular2``: halved
+    each cycle) or per step (``exp_range``: ``gamma**step``) or by ``scale_fn``; the momentum
+    (or Adam's first beta) moves the other way when ``cycle_momentum``."""
+
+    def __init__(
+        self,
+        optimizer,
+        base_lr,
+        max_lr,
+        step_size_up=2000,
+        step_size_down=None,
+        mode="triangular",
+        gamma=1.0,
+        scale_fn=None,
+        scale_mode="cycle",
+        cycle_momentum=True,
+        base_momentum=0.8,
+        max_momentum=0.9,
+        last_epoch=-1,
+    ):
+        base_lrs = _format_param("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        if scale_fn is None:
+            self.scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(
+                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+                )
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for top, base, group in zip(
+                    self.max_momentums, self.base_momentums, optimizer.param_groups
+                ):
+                    self._set_momentum(group, top)
+                    group["max_momentum"] = top
+                    group["base_momentum"] = base
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _set_momentum(self, group, value):
+        if self.use_beta1:
+            group["betas"] = (value, *group["betas"][1:])
+        else:
+            group["momentum"] = value
+
+    def scale_fn(self, x):
+        """The amplitude's scale at cycle (or step) ``x``."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma**x
+
+    def get_lr(self):
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else self.last_epoch
+        lrs = [
+            base + ((top - base) * scale_factor) * self.scale_fn(at)
+            for base, top in zip(self.base_lrs, self.max_lrs)
+        ]
+        if self.cycle_momentum:
+            for group, base, top in zip(
+                self.optimizer.param_groups, self.base_momentums, self.max_momentums
+            ):
+                self._set_momentum(group, top - ((top - base) * scale_factor) * self.scale_fn(at))
+        return lrs
+
+    def state_dict(self):
+        """Everything but the optimizer; a custom ``scale_fn`` only by its attributes (a
+        callable object's ``__dict__``), as PyTorch saves it."""
+        state = super().state_dict()
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict):
+        """Restores what :meth:`state_dict` returned (keeping this scheduler's ``scale_fn``)."""
+        state = dict(state_dict)
+        fn = state.pop("_scale_fn_custom")
+        super().load_state_dict(state)
+        if fn is not None and self._scale_fn_custom is not None:
+            self._scale_fn_custom.__dict__.update(fn)
 
 
 class ReduceLROnPlateau:
@@ -643,6 +821,7 @@ __all__ = [
     "LambdaLR",
     "LinearLR",
     "OneCycleLR",
+    "CyclicLR",
     "ReduceLROnPlateau",
     "MultiplicativeLR",
     "ConstantLR",
