@@ -12,8 +12,10 @@ elements), ``layout_cases.py`` (how results are laid out in memory), ``cpu_surfa
 ``optim_extra_cases.py`` (``optim.NAdam``, ``optim.RAdam``) and ``distributions_cases.py``
 (``torch.distributions``), ``module_globals_cases.py`` (``as_tensor``, ``torch.__future__``,
 the hooks common to all modules), ``inplace_activation_cases.py`` (in-place activations inside
-a graph), ``swa_init_dropout_cases.py`` (``optim.swa_utils``,
-``nn.init.dirac_``/``sparse_`` and the deprecated init names, 3-D and alpha dropout)."""
+a graph), ``cyclic_lr_cases.py`` (``lr_scheduler.CyclicLR``), ``swa_init_dropout_cases.py``
+(``optim.swa_utils``, ``nn.init.dirac_``/``sparse_`` and the deprecated init names, 3-D and
+alpha dropout),
+``linalg_decomp_cases.py`` (``torch.linalg``'s decompositions and solvers, ``cdist``)."""
 
 import os
 import subprocess
@@ -42,8 +44,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("distributions_cases.py", "distributions_torch.txt"),
         ("module_globals_cases.py", "module_globals_torch.txt"),
         ("inplace_activation_cases.py", "inplace_activation_torch.txt"),
+        ("cyclic_lr_cases.py", "cyclic_lr_torch.txt"),
         ("rnn_packed_cases.py", "rnn_packed_torch.txt"),
         ("swa_init_dropout_cases.py", "swa_init_dropout_torch.txt"),
+        ("linalg_decomp_cases.py", "linalg_decomp_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

@@ -93,8 +93,10 @@ OTHER_EXPORTS = [
     "dsplit", "dstack", "fliplr", "flipud", "hsplit", "hstack", "inner", "kron", "moveaxis",
     "movedim", "msort", "ravel", "rot90", "row_stack", "swapaxes", "swapdims", "tensor_split",
     "tensordot", "tile", "unflatten", "vsplit", "vstack", "special", "testing", "norm_except_dim",
-    "distributions", "as_tensor", "__future__",
+    "distributions", "as_tensor", "__future__", "return_types",
     "pixel_shuffle", "pixel_unshuffle", "nanmean", "bincount", "tril_indices", "triu_indices",
+    "cdist", "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet",
+    "matrix_exp", "matrix_power", "pinverse", "slogdet", "svd",
 ]  # fmt: skip
 
 

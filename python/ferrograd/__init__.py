@@ -5,6 +5,7 @@
 
 import builtins as _builtins
 
+from . import _C as _C  # torch._C: the Generator class lives there, as in PyTorch
 from . import _VF as _VF  # torch._VF: internal functions that tests call
 from . import _core
 from ._core import (
@@ -294,6 +295,7 @@ def is_warn_always_enabled() -> _builtins.bool:
     return _core._is_warn_always_enabled()
 
 
+from . import __future__ as __future__  # noqa: E402
 from . import (  # noqa: E402
     amp,
     autograd,
@@ -306,6 +308,7 @@ from . import (  # noqa: E402
     onnx,
     optim,
     profiler,
+    return_types,
     special,
     testing,
     utils,
@@ -350,11 +353,11 @@ from ._composites import (  # noqa: E402
     vstack,
 )
 from ._creation import (  # noqa: E402
-    as_tensor,
     BoolTensor,
     DoubleTensor,
     FloatTensor,
     LongTensor,
+    as_tensor,
     empty_like,
     full_like,
     get_default_dtype,
@@ -382,8 +385,20 @@ from ._global_flags import (  # noqa: E402
     set_float32_matmul_precision,
     use_deterministic_algorithms,
 )
-from . import __future__ as __future__  # noqa: E402
 from ._histogram import histc, histogram  # noqa: E402
+from ._layout import (  # noqa: E402
+    _mkldnn as _mkldnn,
+)
+from ._layout import (  # noqa: E402
+    jagged,
+    layout,
+    sparse_bsc,
+    sparse_bsr,
+    sparse_coo,
+    sparse_csc,
+    sparse_csr,
+    strided,
+)
 from ._linalg_functions import (  # noqa: E402
     cdist,
     cholesky,
@@ -397,19 +412,6 @@ from ._linalg_functions import (  # noqa: E402
     pinverse,
     slogdet,
     svd,
-)
-from ._layout import (  # noqa: E402
-    _mkldnn as _mkldnn,
-)
-from ._layout import (  # noqa: E402
-    jagged,
-    layout,
-    sparse_bsc,
-    sparse_bsr,
-    sparse_coo,
-    sparse_csc,
-    sparse_csr,
-    strided,
 )
 from ._memory_format import (  # noqa: E402
     channels_last,
@@ -500,9 +502,13 @@ __all__ = [
     "broadcast_to",
     "bucketize",
     "cat",
+    "cdist",
     "ceil",
     "channels_last",
     "channels_last_3d",
+    "cholesky",
+    "cholesky_inverse",
+    "cholesky_solve",
     "chunk",
     "clamp",
     "clamp_max",
@@ -524,6 +530,7 @@ __all__ = [
     "cumprod",
     "cumsum",
     "default_generator",
+    "det",
     "detach",
     "device",
     "diag",
@@ -588,6 +595,7 @@ __all__ = [
     "initial_seed",
     "inner",
     "int64",
+    "inverse",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
     "is_deterministic_algorithms_warn_only_enabled",
@@ -618,6 +626,7 @@ __all__ = [
     "log_softmax",
     "logaddexp",
     "logaddexp2",
+    "logdet",
     "logical_and",
     "logical_not",
     "logical_or",
@@ -630,6 +639,8 @@ __all__ = [
     "masked_fill",
     "masked_select",
     "matmul",
+    "matrix_exp",
+    "matrix_power",
     "max",
     "maximum",
     "mean",
@@ -666,6 +677,7 @@ __all__ = [
     "optim",
     "outer",
     "permute",
+    "pinverse",
     "pixel_shuffle",
     "pixel_unshuffle",
     "polygamma",
@@ -685,6 +697,7 @@ __all__ = [
     "relu",
     "remainder",
     "reshape",
+    "return_types",
     "roll",
     "rot90",
     "round",
@@ -710,6 +723,7 @@ __all__ = [
     "signbit",
     "sin",
     "sinh",
+    "slogdet",
     "softmax",
     "sort",
     "sparse_bsc",
@@ -729,6 +743,7 @@ __all__ = [
     "strided",
     "sub",
     "sum",
+    "svd",
     "swapaxes",
     "swapdims",
     "t",

@@ -196,6 +196,24 @@ __all__ = [
     "set_num_threads",
     "smooth_l1_loss",
     "svdvals",
+    "_LinAlgError",
+    "linalg_lu_factor_ex",
+    "linalg_inv_ex",
+    "linalg_det",
+    "linalg_slogdet",
+    "linalg_cholesky_ex",
+    "linalg_qr",
+    "linalg_eigh",
+    "linalg_svd",
+    "linalg_matrix_exp",
+    "linalg_solve_ex",
+    "linalg_solve_triangular",
+    "cholesky_solve",
+    "cholesky_inverse",
+    "linalg_pinv",
+    "linalg_lstsq",
+    "cdist_direct",
+    "_euclidean_dist",
     "stack",
     "tensor",
     "where",
@@ -2138,6 +2156,76 @@ def rnn_cell(
 
 def svdvals(input: Tensor) -> Tensor:
     """`linalg.svdvals(A)`: the singular values of each matrix, descending."""
+
+class _LinAlgError(RuntimeError):
+    """PyTorch's `torch.linalg.LinAlgError`: a factorization or solve failed on its input."""
+
+def linalg_lu_factor_ex(
+    a: Tensor, check_errors: builtins.bool = False
+) -> tuple[Tensor, Tensor, Tensor]:
+    """`(LU, pivots, info)` of LU with partial pivoting."""
+
+def linalg_inv_ex(a: Tensor, check_errors: builtins.bool = False) -> tuple[Tensor, Tensor]:
+    """`(inverse, info)`."""
+
+def linalg_det(a: Tensor) -> Tensor:
+    """The determinant of each matrix."""
+
+def linalg_slogdet(a: Tensor) -> tuple[Tensor, Tensor]:
+    """`(sign, logabsdet)`."""
+
+def linalg_cholesky_ex(
+    a: Tensor, upper: builtins.bool = False, check_errors: builtins.bool = False
+) -> tuple[Tensor, Tensor]:
+    """`(L, info)` of the Cholesky factorization."""
+
+def linalg_qr(a: Tensor, mode: str = "reduced") -> tuple[Tensor, Tensor]:
+    """`(Q, R)` of the Householder QR."""
+
+def linalg_eigh(a: Tensor, uplo: str = "L") -> tuple[Tensor, Tensor]:
+    """`(eigenvalues, eigenvectors)` of symmetric matrices."""
+
+def linalg_svd(a: Tensor, full_matrices: builtins.bool = True) -> tuple[Tensor, Tensor, Tensor]:
+    """`(U, S, Vh)`."""
+
+def linalg_matrix_exp(a: Tensor) -> Tensor:
+    """`e^A`."""
+
+def linalg_solve_ex(
+    a: Tensor, b: Tensor, left: builtins.bool = True, check_errors: builtins.bool = False
+) -> tuple[Tensor, Tensor]:
+    """`(X, info)` with `AX = B` (or `XA = B`)."""
+
+def linalg_solve_triangular(
+    a: Tensor,
+    b: Tensor,
+    upper: builtins.bool,
+    left: builtins.bool = True,
+    unitriangular: builtins.bool = False,
+) -> Tensor:
+    """`X` with `AX = B` (or `XA = B`) for triangular `A`."""
+
+def cholesky_solve(b: Tensor, l: Tensor, upper: builtins.bool = False) -> Tensor:
+    """`X` with `(L Lᴴ) X = B`."""
+
+def cholesky_inverse(l: Tensor, upper: builtins.bool = False) -> Tensor:
+    """`(L Lᴴ)⁻¹`."""
+
+def linalg_pinv(
+    a: Tensor, atol: builtins.float | None = None, rtol: builtins.float | None = None
+) -> Tensor:
+    """The pseudo-inverse."""
+
+def linalg_lstsq(
+    a: Tensor, b: Tensor, rcond: builtins.float | None = None
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """`(solution, residuals, rank, singular_values)`."""
+
+def cdist_direct(x1: Tensor, x2: Tensor, p: builtins.float = 2.0) -> Tensor:
+    """Pairwise `p`-norm distances, pair by pair."""
+
+def _euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
+    """Euclidean distances through a matrix product."""
 
 def multinomial(
     input: Tensor,

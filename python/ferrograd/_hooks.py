@@ -1,11 +1,10 @@
-"""Small Python types the native module hands out: hook handles and the ``(values, indices)``
-results of ``max``/``min``, ``sort``, ``topk``, ``kthvalue``, ``median``, ``nanmedian`` and
-``mode``."""
+"""Small Python types the native module hands out: hook handles and the named-tuple results
+of ``max``/``min``, ``sort``, ``topk``, ``kthvalue``, ``median``, ``nanmedian``, ``mode``,
+``cummax``/``cummin`` and ``aminmax`` (defined in ``return_types``)."""
 
 from __future__ import annotations
 
 import weakref
-from collections import namedtuple
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 if TYPE_CHECKING:
@@ -60,19 +59,17 @@ if TYPE_CHECKING:
         max: Tensor
 
 else:
-    max_result = namedtuple("max", ["values", "indices"])
-    min_result = namedtuple("min", ["values", "indices"])
-    # sort, topk, kthvalue, (nan)median (along a dim) and mode: (values, indices), as PyTorch
-    # names them
-    sort_result = namedtuple("sort", ["values", "indices"])
-    topk_result = namedtuple("topk", ["values", "indices"])
-    kthvalue_result = namedtuple("kthvalue", ["values", "indices"])
-    median_result = namedtuple("median", ["values", "indices"])
-    nanmedian_result = namedtuple("nanmedian", ["values", "indices"])
-    mode_result = namedtuple("mode", ["values", "indices"])
-    cummax_result = namedtuple("cummax", ["values", "indices"])
-    cummin_result = namedtuple("cummin", ["values", "indices"])
-    aminmax_result = namedtuple("aminmax", ["min", "max"])
+    from .return_types import aminmax as aminmax_result
+    from .return_types import cummax as cummax_result
+    from .return_types import cummin as cummin_result
+    from .return_types import kthvalue as kthvalue_result
+    from .return_types import max as max_result
+    from .return_types import median as median_result
+    from .return_types import min as min_result
+    from .return_types import mode as mode_result
+    from .return_types import nanmedian as nanmedian_result
+    from .return_types import sort as sort_result
+    from .return_types import topk as topk_result
 
 # The named tuples the native module hands out, by PyTorch's name (``torch.return_types.sort``).
 RETURN_TYPES = {

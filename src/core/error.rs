@@ -17,6 +17,9 @@ pub enum ErrorKind {
     Value,
     /// `NotImplementedError`: an op PyTorch has no kernel for with this dtype.
     NotImplemented,
+    /// `torch.linalg.LinAlgError` (a `RuntimeError`): a factorization or solve that failed on
+    /// its input (singular, not positive-definite).
+    LinAlg,
 }
 
 /// An error with the PyTorch key phrase first, then the details that make it actionable.
@@ -58,6 +61,14 @@ impl Error {
     pub fn not_implemented(message: impl Into<String>) -> Self {
         Error {
             kind: ErrorKind::NotImplemented,
+            message: message.into(),
+            payload: None,
+        }
+    }
+    /// A `LinAlgError` (PyTorch's `torch.linalg.LinAlgError`, a `RuntimeError`).
+    pub fn linalg(message: impl Into<String>) -> Self {
+        Error {
+            kind: ErrorKind::LinAlg,
             message: message.into(),
             payload: None,
         }

@@ -1,8 +1,7 @@
 //! Singular values (`linalg.svdvals`, and through them the spectral and nuclear matrix norms):
-//! a one-sided Jacobi SVD per matrix, in float64, with the first derivative `U diag(g) Vᵀ`
-//! (a second derivative is refused, not computed wrong).
+//! a one-sided Jacobi SVD per matrix, in float64, with the derivative `U diag(g) Vᵀ` (through
+//! `linalg.svd`'s differentiable factors when a graph of the gradient is recorded).
 
-use super::division::NOT_IMPLEMENTED;
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
@@ -12,7 +11,7 @@ use crate::core::tensor::Tensor;
 /// The SVD of one row-major `rows x cols` matrix with `rows >= cols`: singular values
 /// (descending), left vectors (`rows x cols`, row-major) and right vectors (`cols x cols`,
 /// row-major, one vector per column), by one-sided Jacobi rotations (Hestenes).
-fn jacobi_svd(a: &[f64], rows: usize, cols: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+pub(crate) fn jacobi_svd(a: &[f64], rows: usize, cols: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let mut u = a.to_vec();
     let mut v = vec![0.0; cols * cols];
     for i in 0..cols {
@@ -81,7 +80,7 @@ fn jacobi_svd(a: &[f64], rows: usize, cols: usize) -> (Vec<f64>, Vec<f64>, Vec<f
 impl Tensor {
     /// The singular values of each matrix in the last two dims, descending (`linalg.svdvals`,
     /// recorded as `LinalgSvdBackward0`); gradient `U diag(g) Vᵀ` (for distinct singular
-    /// values). A second derivative is refused (NotImplementedError when it is taken).
+    /// values); second derivatives through [`Tensor::linalg_svd`].
     pub fn svdvals(&self) -> Result<Tensor> {
         if self.dim() < 2 {
             return Err(Error::runtime(format!(
@@ -134,18 +133,14 @@ impl Tensor {
             &[Save::Tensor(self)],
             move |ctx| {
                 let (g, a) = (ctx.grad(0), ctx.saved(0));
-                let grad = no_grad(|| u.mul(&g.unsqueeze(-2)?)?.matmul(&v.transpose(-2, -1)?))?;
                 if !is_recording(&[g, a]) {
+                    let grad = no_grad(|| u.mul(&g.unsqueeze(-2)?)?.matmul(&v.transpose(-2, -1)?))?;
                     return Ok(vec![Some(grad)]);
                 }
-                // U and V are constants here: a second derivative would be wrong, so it is
-                // refused where it is asked for
-                let refused = record(grad, NOT_IMPLEMENTED, &[g, a], &[], |_| {
-                    Err(Error::not_implemented(
-                        "ferrograd does not implement the second derivative of linalg.svdvals",
-                    ))
-                });
-                Ok(vec![Some(refused)])
+                // under create_graph: the same product with U and Vh of `linalg.svd`, whose
+                // own derivative makes this one differentiable again
+                let (u, _, vh) = a.linalg_svd(false)?;
+                Ok(vec![Some(u.mul(&g.unsqueeze(-2)?)?.matmul(&vh)?)])
             },
         ))
     }

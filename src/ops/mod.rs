@@ -29,6 +29,9 @@
 //! | `normalization` | `layer_norm`, `batch_norm` (running statistics), `group_norm`, `rms_norm` |
 //! | `adaptive` | adaptive-rate optimizer updates: `RMSprop`, `Adagrad`, `Adadelta`, `Adamax` |
 //! | `decomposition` | `svdvals` (one-sided Jacobi SVD): the spectral and nuclear norms |
+//! | `dense` | float64 matrix kernels: LU, Cholesky, triangular solves, Householder QR, Jacobi eigen, `expm` |
+//! | `factorizations` | `linalg`: `lu_factor_ex`, `inv_ex`, `det`, `slogdet`, `cholesky_ex`, `qr`, `eigh`, `svd`, `matrix_exp` |
+//! | `solvers` | `linalg`: `solve_ex`, `solve_triangular`, `cholesky_solve`/`_inverse`, `pinv`, `lstsq`; `cdist` |
 //! | `recurrent` | one node per recurrent cell: `lstm_cell`, `gru_cell`, `rnn_cell` |
 //! | `conv` / `pooling` / `upsample` | `convolution` (1-D/2-D, transposed, groups), `unfold`/`fold` / `max_pool2d`, `avg_pool2d`, adaptive pools / `interpolate` |
 //! | `optim` | optimizer updates outside autograd: `SGD`, `Adam`/`AdamW` |
@@ -42,7 +45,9 @@ pub mod comparison;
 pub mod conv;
 pub mod creation;
 pub mod decomposition;
+pub(crate) mod dense;
 pub mod division;
+pub mod factorizations;
 pub mod indexing;
 pub mod inplace;
 pub mod linalg;
@@ -62,6 +67,7 @@ pub mod scan;
 pub mod scatter;
 pub mod selection;
 pub mod shape;
+pub mod solvers;
 pub mod sorting;
 pub(crate) mod stl;
 pub(crate) mod strided;

@@ -5,6 +5,7 @@ mod conv;
 mod convert;
 mod functions;
 mod interop;
+mod linalg;
 mod nn;
 mod node;
 mod normalization;
@@ -38,6 +39,7 @@ pub(crate) fn to_py_err(e: Error) -> PyErr {
         ErrorKind::Index => PyIndexError::new_err(e.message),
         ErrorKind::Value => PyValueError::new_err(e.message),
         ErrorKind::NotImplemented => PyNotImplementedError::new_err(e.message),
+        ErrorKind::LinAlg => linalg::LinAlgError::new_err(e.message),
     }
 }
 
@@ -125,5 +127,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     normalization::register(m)?;
     conv::register(m)?;
     selection::register(m)?;
+    linalg::register(m)?;
     Ok(())
 }

@@ -18,9 +18,7 @@ reparameterized gradients.
 
 What differs from PyTorch: the distributions PyTorch has beyond these (``Poisson``,
 ``Binomial``, ``StudentT``, ``Cauchy``, ...) and ``biject_to``/``transform_to`` are not here yet;
-``MultivariateNormal``'s Cholesky factorization and triangular solves are compositions of
-ferrograd ops (``_linalg``), so their graphs hold those ops' nodes instead of PyTorch's
-``LinalgCholeskyExBackward0``; the Gamma and Dirichlet gradients are one ``autograd.Function``
+the Gamma and Dirichlet gradients are one ``autograd.Function``
 node each and do not differentiate twice, as PyTorch's."""
 
 from . import constraints, transforms

@@ -218,8 +218,6 @@ def _kl_laplace_laplace(p, q):
 
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p, q):
-    from ._linalg import solve_triangular
-
     if p.event_shape != q.event_shape:
         raise ValueError(
             "KL-divergence between two Multivariate Normals with\
@@ -232,7 +230,7 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     n = p.event_shape[0]
     q_scale_tril = q._unbroadcasted_scale_tril.expand((*tuple(combined_batch_shape), n, n))
     p_scale_tril = p._unbroadcasted_scale_tril.expand((*tuple(combined_batch_shape), n, n))
-    term2 = _batch_trace_XXT(solve_triangular(q_scale_tril, p_scale_tril, upper=False))
+    term2 = _batch_trace_XXT(torch.linalg.solve_triangular(q_scale_tril, p_scale_tril, upper=False))
     term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
     return half_term1 + 0.5 * (term2 + term3 - n)
 

@@ -1,6 +1,6 @@
 """``MultivariateNormal(loc, covariance_matrix= | precision_matrix= | scale_tril=)``, as
-PyTorch's (same draws after ``manual_seed``). The Cholesky factorization and triangular solves
-are ``_linalg``'s compositions, ferrograd's core having none yet."""
+PyTorch's (same draws after ``manual_seed``), on ``linalg.cholesky``, ``linalg.solve_triangular``
+and ``cholesky_inverse``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import math
 import ferrograd as torch
 
 from . import constraints
-from ._linalg import cholesky, cholesky_inverse, solve_triangular
 from .distribution import Distribution
 from .utils import _broadcast_shapes, _size, _standard_normal, lazy_property
 
@@ -24,16 +23,18 @@ def _batch_mv(bmat, bvec):
 def _batch_mahalanobis(bL, bx):
     """``x^T (L L^T)^-1 x`` for Cholesky factors ``bL`` and vectors ``bx``, batch dimensions
     broadcast: the squared norm of ``L^-1 x``."""
-    return solve_triangular(bL, bx.unsqueeze(-1), upper=False).squeeze(-1).pow(2).sum(-1)
+    return (
+        torch.linalg.solve_triangular(bL, bx.unsqueeze(-1), upper=False).squeeze(-1).pow(2).sum(-1)
+    )
 
 
 def _precision_to_scale_tril(P):
     """The lower Cholesky factor of ``P^-1``, computed from ``P`` as PyTorch does (the factor of
     the flipped matrix, then a triangular solve)."""
-    Lf = cholesky(torch.flip(P, (-2, -1)))
+    Lf = torch.linalg.cholesky(torch.flip(P, (-2, -1)))
     L_inv = torch.transpose(torch.flip(Lf, (-2, -1)), -2, -1)
     Id = torch.eye(P.shape[-1], dtype=P.dtype)
-    return solve_triangular(L_inv, Id, upper=False)
+    return torch.linalg.solve_triangular(L_inv, Id, upper=False)
 
 
 class MultivariateNormal(Distribution):
@@ -95,7 +96,7 @@ class MultivariateNormal(Distribution):
         if scale_tril is not None:
             self._unbroadcasted_scale_tril = scale_tril
         elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = cholesky(covariance_matrix)
+            self._unbroadcasted_scale_tril = torch.linalg.cholesky(covariance_matrix)
         else:
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
 
@@ -130,7 +131,7 @@ class MultivariateNormal(Distribution):
 
     @lazy_property
     def precision_matrix(self):
-        return cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
+        return torch.cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
 
     @property
     def mean(self):

@@ -799,9 +799,7 @@ class PositiveDefiniteTransform(Transform):
         return x @ x.mT
 
     def _inverse(self, y):
-        from ._linalg import cholesky
-
-        return LowerCholeskyTransform().inv(cholesky(y))
+        return LowerCholeskyTransform().inv(torch.linalg.cholesky(y))
 
 
 class CatTransform(Transform):

@@ -1,22 +1,18 @@
 """``nn.utils.parametrizations``: ``weight_norm``, ``spectral_norm`` and ``orthogonal`` as
 parametrizations (:mod:`.parametrize`), as PyTorch's ``torch.nn.utils.parametrizations``.
 
-ferrograd has no ``linalg.matrix_exp``, ``linalg.solve``, ``linalg.householder_product``,
-``linalg.qr`` or ``geqrf`` ops yet, so ``orthogonal`` computes its three maps with compositions
-of the ops it has, differentiable through them: the matrix exponential by scaling and squaring
-of a Taylor polynomial, the Cayley map's solve by Gauss-Jordan elimination (no pivoting is
-needed: ``I - A/2`` with ``A`` skew-symmetric has the identity as its symmetric part), and the
-product of Householder reflectors one reflector at a time. The QR decomposition that
-initialises it (no gradient) is LAPACK's, through NumPy. The values and gradients are
-PyTorch's up to rounding; the nodes inside the graph are those of the composing ops.
+``orthogonal``'s maps are PyTorch's: ``linalg.matrix_exp``, the Cayley map through
+``linalg.solve``, and Q of ``linalg.qr`` for the initialisation. ferrograd has no
+``linalg.householder_product`` or ``geqrf`` op yet: the Householder map multiplies its reflectors
+one at a time (differentiable, PyTorch's values up to rounding, the composing ops' nodes), and
+``right_inverse`` without a base reads LAPACK's reflectors through NumPy (no gradient).
 """
 
-import math
 from enum import Enum, auto
 
 import numpy as np
 
-from ... import _composites, _core
+from ... import _composites, _core, linalg
 from ..._core import Tensor
 from ..._grad_mode import no_grad
 from ..._memory_format import contiguous_format
@@ -45,7 +41,7 @@ def _is_orthogonal(Q):
     return (Q.mH @ Q).allclose(Id, atol=eps)
 
 
-# ----- compositions standing in for the linear-algebra ops ferrograd lacks ---------------
+# ----- compositions standing in for geqrf and householder_product ------------------------
 
 
 def _geqrf(A):
@@ -88,41 +84,8 @@ def _householder_product(A, tau):
 
 def _make_orthogonal(A):
     """The Q factor of ``A = QR`` with ``diag(R) >= 0`` (``A`` tall)."""
-    X, tau = _geqrf(A)
-    Q = _householder_product(X, tau)
-    return Q * X.diagonal(dim1=-2, dim2=-1).sign().unsqueeze(-2)
-
-
-def _matrix_exp(A):
-    """``exp(A)`` of each square matrix (differentiable): a Taylor polynomial of ``A / 2^s``
-    (norm at most 1/2), evaluated by Horner's rule, squared ``s`` times."""
-    n = A.size(-1)
-    with no_grad():
-        norm = float(A.abs().sum(-2).amax()) if A.numel() else 0.0
-    s = max(0, math.ceil(math.log2(norm / 0.5))) if norm > 0.5 else 0
-    degree = 18 if A.dtype == _core.float64 else 12
-    X = A / (2.0**s) if s else A
-    Id = _core.eye(n, dtype=A.dtype)
-    E = Id + X / degree
-    for j in range(degree - 1, 0, -1):
-        E = Id + (X @ E) / j
-    for _ in range(s):
-        E = E @ E
-    return E
-
-
-def _solve(M, B):
-    """``M^{-1} B`` for each matrix by Gauss-Jordan elimination without pivoting
-    (differentiable); for matrices whose symmetric part is positive definite."""
-    n = M.size(-1)
-    aug = _core.cat([M, B.expand(*M.shape[:-2], *B.shape[-2:])], dim=-1)
-    for k in range(n):
-        row = aug[..., k : k + 1, :] / aug[..., k : k + 1, k : k + 1]
-        keep = _core.ones(n, 1, dtype=M.dtype)
-        keep[k, 0] = 0.0
-        pick = 1.0 - keep
-        aug = aug * keep - (aug[..., :, k : k + 1] * keep) * row + pick * row
-    return aug[..., :, n:]
+    Q, R = linalg.qr(A)
+    return Q * R.diagonal(dim1=-2, dim2=-1).sign().unsqueeze(-2)
 
 
 # ----- orthogonal ------------------------------------------------------------------------
@@ -156,11 +119,11 @@ class _Orthogonal(Module):
                 X = _core.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
             A = X - X.mH  # skew-symmetric
             if self.orthogonal_map == _OrthMaps.matrix_exp:
-                Q = _matrix_exp(A)
+                Q = linalg.matrix_exp(A)
             else:
-                # the Cayley map (I + A/2)(I - A/2)^{-1}, written as PyTorch's solve
+                # the Cayley map (I - A/2)^{-1} (I + A/2), PyTorch's solve
                 Id = _core.eye(n, dtype=A.dtype)
-                Q = _solve(Id.add(A, alpha=-0.5), Id.add(A, alpha=0.5))
+                Q = linalg.solve(Id.add(A, alpha=-0.5), Id.add(A, alpha=0.5))
             if n != k:
                 Q = Q[..., :k]
         else:

@@ -1,0 +1,7 @@
+"""``torch._C``'s public names that programs meet: the class ``Generator`` lives here, as in
+PyTorch (``repr(torch.manual_seed(0))`` is ``<torch._C.Generator object at 0x...>``), and
+``_LinAlgError`` (``torch.linalg.LinAlgError``)."""
+
+from ._core import Generator, _LinAlgError
+
+__all__ = ["Generator", "_LinAlgError"]
