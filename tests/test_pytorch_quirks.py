@@ -362,3 +362,53 @@ def test_scheduler_stepped_before_the_optimizer_warns_as_pytorch():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sched2.step()
+
+
+def test_return_types_print_and_pickle_as_pytorchs():
+    # PyTorch 2.15: print(torch.ones(2, 3).max(1)) and torch.aminmax(torch.ones(2))
+    import pickle
+
+    r = torch.ones(2, 3).max(1)
+    assert repr(r) == str(r) == (
+        "torch.return_types.max(\nvalues=tensor([1., 1.]),\nindices=tensor([0, 0]))"
+    )
+    assert repr(torch.aminmax(torch.ones(2))) == (
+        "torch.return_types.aminmax(\nmin=tensor(1.),\nmax=tensor(1.))"
+    )
+    back = pickle.loads(pickle.dumps(r))
+    assert type(back) is torch.return_types.max and back.indices.tolist() == [0, 0]
+
+
+def test_tensor_reads_any_sequence_as_pytorch():
+    # PyTorch 2.15: a deque, a range and mixed sequences are data; a string is refused, and a
+    # string inside a sequence is "too many dimensions"
+    import collections
+
+    assert torch.tensor(collections.deque([1.0, 2.0])).tolist() == [1.0, 2.0]
+    r = torch.tensor(range(3))
+    assert r.tolist() == [0, 1, 2] and r.dtype == torch.int64
+    assert torch.tensor([range(2), (3, 4)]).tolist() == [[0, 1], [3, 4]]
+    with pytest.raises(TypeError, match="invalid data type 'str'"):
+        torch.tensor("abc")
+    with pytest.raises(ValueError, match="too many dimensions 'str'"):
+        torch.tensor(["a"])
+
+
+def test_generators_live_in_c():
+    # PyTorch: repr(torch.Generator()) starts with "<torch._C.Generator object"
+    assert repr(torch.Generator()).startswith("<torch._C.Generator object at 0x")
+    assert type(torch.Generator()).__module__ == "ferrograd._C"
+    assert torch._C.Generator is torch.Generator
+
+
+def test_node_hook_returning_the_wrong_count_names_the_hook():
+    x = torch.ones(2, requires_grad=True)
+    z = x * 3
+
+    def myhook(grad_outputs):
+        return (grad_outputs[0], grad_outputs[0])
+
+    z.grad_fn.register_prehook(myhook)
+    with pytest.raises(RuntimeError, match=r"hook 'myhook' has returned an incorrect number of "
+                       r"values \(got 2, but expected 1\)"):  # fmt: skip
+        z.sum().backward()

@@ -172,7 +172,7 @@ impl Tensor {
         );
         if k != k2 {
             return Err(Error::runtime(format!(
-                "mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {k2}x{n})"
+                "mm: mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {k2}x{n})"
             )));
         }
         same_dtype("mm", self, other)?;
@@ -432,17 +432,15 @@ impl Tensor {
         let (sa, sb) = (self.shape(), other.shape());
         let (n, k) = (sa[sa.len() - 2], sa[sa.len() - 1]);
         let (k2, m) = (sb[sb.len() - 2], sb[sb.len() - 1]);
-        if k != k2 {
-            return Err(Error::runtime(format!(
-                "Expected size for first two dimensions of batch2 tensor to be: [.., {k}] but got: [.., {k2}] \
-                 (matmul of {} and {})",
-                crate::core::layout::fmt_shape(sa),
-                crate::core::layout::fmt_shape(sb)
-            )));
-        }
         let batch =
             crate::core::layout::broadcast_shapes(&sa[..sa.len() - 2], &sb[..sb.len() - 2])?;
         let count: usize = batch.iter().product();
+        if k != k2 {
+            // PyTorch's message: the operands as the batched product (`bmm`) sees them
+            return Err(Error::runtime(format!(
+                "Expected size for first two dimensions of batch2 tensor to be: [{count}, {k}] but got: [{count}, {k2}]."
+            )));
+        }
         let dims = |tail: [usize; 2]| -> Vec<isize> {
             batch.iter().chain(&tail).map(|&s| s as isize).collect()
         };

@@ -286,7 +286,7 @@ fn flatten(
         flat.values.push(s.to_f64());
         return Ok(());
     }
-    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+    if is_data_sequence(obj) {
         let items: Vec<Bound<'_, PyAny>> = obj.try_iter()?.collect::<PyResult<_>>()?;
         if *first_at_depth {
             flat.shape.push(items.len());
@@ -312,12 +312,28 @@ fn flatten(
         )));
     }
     if obj.is_instance_of::<pyo3::types::PyString>() {
+        // PyTorch sizes the data by its first elements, reading a string there as one more
+        // (character) dimension without end
+        if depth > 0 && *first_at_depth {
+            return Err(PyValueError::new_err("too many dimensions 'str'"));
+        }
         return Err(PyTypeError::new_err("new(): invalid data type 'str'"));
     }
     Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
         "Could not infer dtype of {}",
         obj.get_type().name()?
     )))
+}
+
+/// Whether `torch.tensor` reads `obj` as a sequence of elements: a list, a tuple, or any
+/// other sequence (`collections.deque`, `range`, ...), as PyTorch; strings and bytes are not.
+fn is_data_sequence(obj: &Bound<'_, PyAny>) -> bool {
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        return true;
+    }
+    !obj.is_instance_of::<pyo3::types::PyString>()
+        && !obj.is_instance_of::<pyo3::types::PyBytes>()
+        && obj.cast::<pyo3::types::PySequence>().is_ok()
 }
 
 fn is_numpy_array(obj: &Bound<'_, PyAny>) -> bool {

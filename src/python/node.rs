@@ -162,7 +162,11 @@ fn grads_tuple<'py>(py: Python<'py>, grads: &[Option<Tensor>]) -> PyResult<Bound
 
 /// A hook's return value as replacement gradients: None keeps them, else a tuple or list of
 /// tensors (or None) of the same length.
-fn replacement(r: &Bound<'_, PyAny>) -> PyResult<Option<Vec<Option<Tensor>>>> {
+fn replacement(
+    r: &Bound<'_, PyAny>,
+    hook: &Bound<'_, PyAny>,
+    expected: usize,
+) -> PyResult<Option<Vec<Option<Tensor>>>> {
     if r.is_none() {
         return Ok(None);
     }
@@ -170,6 +174,17 @@ fn replacement(r: &Bound<'_, PyAny>) -> PyResult<Option<Vec<Option<Tensor>>>> {
         Ok(t) => t.iter().collect(),
         Err(_) => r.try_iter()?.collect::<PyResult<_>>()?,
     };
+    if items.len() != expected {
+        // PyTorch's check of a node hook's result, naming the hook
+        let name = hook
+            .getattr("__name__")
+            .and_then(|n| n.extract::<String>())
+            .unwrap_or_else(|_| "<unknown>".to_string());
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "hook '{name}' has returned an incorrect number of values (got {}, but expected {expected})",
+            items.len()
+        )));
+    }
     items
         .iter()
         .map(|item| {
@@ -437,7 +452,7 @@ impl PyNode {
                 };
                 let call = || {
                     let args = (grads_tuple(py, inputs)?, grads_tuple(py, outputs)?);
-                    replacement(hook.call1(py, args)?.bind(py))
+                    replacement(hook.call1(py, args)?.bind(py), hook.bind(py), inputs.len())
                 };
                 call().map_err(from_py_err)
             })
@@ -459,7 +474,10 @@ impl PyNode {
                 let Some(hook) = live_hook(py, &held) else {
                     return Ok(None);
                 };
-                let call = || replacement(hook.call1(py, (grads_tuple(py, outputs)?,))?.bind(py));
+                let call = || {
+                    let result = hook.call1(py, (grads_tuple(py, outputs)?,))?;
+                    replacement(result.bind(py), hook.bind(py), outputs.len())
+                };
                 call().map_err(from_py_err)
             })
         });

@@ -19,7 +19,7 @@ use std::sync::Arc;
 const DEFAULT_SEED: u64 = 67280421310721;
 
 /// `torch.Generator`: a random stream of its own, seeded independently of the global one.
-#[pyclass(name = "Generator", module = "ferrograd", frozen)]
+#[pyclass(name = "Generator", module = "ferrograd._C", frozen)]
 pub struct PyGenerator {
     pub(crate) inner: SharedGenerator,
 }
@@ -49,6 +49,15 @@ fn seed_arg(seed: &Bound<'_, PyAny>) -> PyResult<u64> {
 
 #[pymethods]
 impl PyGenerator {
+    /// PyTorch's printed form, `<torch._C.Generator object at 0x...>` (programs print the
+    /// generator `torch.manual_seed` returns).
+    fn __repr__(slf: &Bound<'_, Self>) -> String {
+        format!(
+            "<torch._C.Generator object at {:#x}>",
+            slf.as_ptr() as usize
+        )
+    }
+
     #[new]
     #[pyo3(signature = (device=None))]
     fn new(device: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
