@@ -13,7 +13,7 @@ use crate::cpu::fastmath::FastMath;
 use crate::cpu::kernels::{cast, map};
 use crate::cpu::kernels::{lane_max, lane_sum, zip_lane_blocks};
 use crate::with_float;
-use std::f64::consts::{FRAC_1_SQRT_2, PI};
+use std::f64::consts::PI;
 
 fn floats(x: &Tensor) -> Tensor {
     cast(x, float_dtype(x.dtype()))
@@ -38,11 +38,8 @@ fn record1(
 /// (as PyTorch's `gelu_double_backward`): the product rule through `x·φ(x)` would meet `0·∞`
 /// at `x = 0` under an infinite gradient and give NaN where PyTorch gives ±∞.
 fn gelu_derivative(x: &Tensor) -> Result<Tensor> {
-    let out = with_float!(x.dtype(), T => map(x, |v: T| {
-        let f = v.to_f64();
-        let pdf = (-0.5 * f * f).exp() / (2.0 * PI).sqrt();
-        (0.5 * (1.0 + libm::erf(f * FRAC_1_SQRT_2)) + f * pdf) as T
-    }));
+    let out =
+        with_float!(x.dtype(), T => map(x, |v: T| v.fast_normal_cdf() + v * v.fast_normal_pdf()));
     record1(x, out, "GeluBackwardBackward0", |g, x| {
         let pdf = x
             .mul(x)?
@@ -59,10 +56,7 @@ impl Tensor {
         let x = floats(self);
         match approximate {
             "none" => {
-                let out = with_float!(x.dtype(), T => map(&x, |v: T| {
-                                        let f = v.to_f64();
-                    (0.5 * f * (1.0 + libm::erf(f * FRAC_1_SQRT_2))) as T
-                }));
+                let out = with_float!(x.dtype(), T => map(&x, |v: T| v * v.fast_normal_cdf()));
                 // d/dx x·Φ(x) = Φ(x) + x·φ(x), itself an op with a closed-form derivative
                 record1(self, out, "GeluBackward0", |g, x| {
                     g.mul(&gelu_derivative(x)?)
@@ -72,9 +66,10 @@ impl Tensor {
                 // 0.5·x·(1 + tanh(u)), u = √(2/π)(x + 0.044715x³)
                 const C: f64 = 0.044715;
                 let k = (2.0 / PI).sqrt();
+                let (kt, ct) = (k, C);
                 let out = with_float!(x.dtype(), T => map(&x, move |v: T| {
-                    let f = v.to_f64();
-                    (0.5 * f * (1.0 + (k * (f + C * f * f * f)).tanh())) as T
+                    let (k, c) = (kt as T, ct as T);
+                    0.5 * v * (1.0 + (k * (v + c * v * v * v)).fast_tanh())
                 }));
                 // d/dx = 0.5(1 + t) + 0.5·x·(1 - t²)·u', t = tanh(u), u' = √(2/π)(1 + 3·0.044715x²)
                 record1(self, out, "GeluBackward0", move |g, x| {
