@@ -38,8 +38,10 @@ fn record1(
 /// (as PyTorch's `gelu_double_backward`): the product rule through `x·φ(x)` would meet `0·∞`
 /// at `x = 0` under an infinite gradient and give NaN where PyTorch gives ±∞.
 fn gelu_derivative(x: &Tensor) -> Result<Tensor> {
-    let out =
-        with_float!(x.dtype(), T => map(x, |v: T| v.fast_normal_cdf() + v * v.fast_normal_pdf()));
+    let out = with_float!(x.dtype(), T => map(x, |v: T| {
+        let f = v.to_f64();
+        (f.fast_normal_cdf() + f * f.fast_normal_pdf()) as T
+    }));
     record1(x, out, "GeluBackwardBackward0", |g, x| {
         let pdf = x
             .mul(x)?
