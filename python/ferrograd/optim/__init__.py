@@ -284,8 +284,12 @@ class _Adaptive(Optimizer):
         return self._state_names
 
     def _hyper(self, group):
-        """The group's settings as the kernel reads them (numbers; booleans as 0/1)."""
-        return {k: float(v) for k, v in group.items() if isinstance(v, (int, float))}
+        """The group's settings as the kernel reads them (numbers; booleans as 0/1; ``betas``
+        as ``beta1`` and ``beta2``)."""
+        hyper = {k: float(v) for k, v in group.items() if isinstance(v, (int, float))}
+        if "betas" in group:
+            hyper["beta1"], hyper["beta2"] = (float(b) for b in group["betas"])
+        return hyper
 
     def _init_state(self, p, group):
         state = self.state[p]
@@ -485,11 +489,6 @@ class Adamax(_Adaptive):
         )
         super().__init__(params, defaults)
 
-    def _hyper(self, group):
-        hyper = super()._hyper(group)
-        hyper["beta1"], hyper["beta2"] = (float(b) for b in group["betas"])
-        return hyper
-
 
 class NAdam(_Adaptive):
     """NAdam: Adam with Nesterov momentum whose coefficient warms up over the steps
@@ -539,11 +538,6 @@ class NAdam(_Adaptive):
         for name in self._state_names:
             state[name] = _core.zeros_like(p)
 
-    def _hyper(self, group):
-        hyper = super()._hyper(group)
-        hyper["beta1"], hyper["beta2"] = (float(b) for b in group["betas"])
-        return hyper
-
 
 class RAdam(_Adaptive):
     """RAdam: Adam with its adaptive rate rectified, and left out while its variance is not
@@ -582,11 +576,6 @@ class RAdam(_Adaptive):
             differentiable=differentiable,
         )
         super().__init__(params, defaults)
-
-    def _hyper(self, group):
-        hyper = super()._hyper(group)
-        hyper["beta1"], hyper["beta2"] = (float(b) for b in group["betas"])
-        return hyper
 
 
 from . import lr_scheduler, swa_utils  # noqa: E402

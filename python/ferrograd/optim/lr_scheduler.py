@@ -56,6 +56,14 @@ def _warn_if_stepped_first(optimizer):
         )
 
 
+def _set_momentum(use_beta1, group, value):
+    """Sets a group's momentum, or Adam's first beta (the cycling schedulers move it)."""
+    if use_beta1:
+        group["betas"] = (value, *group["betas"][1:])
+    else:
+        group["momentum"] = value
+
+
 class LRScheduler:
     """Base class: ``step()`` moves to the next epoch and writes each group's new rate;
     ``get_last_lr()`` returns the rates it wrote."""
@@ -345,16 +353,10 @@ class OneCycleLR(LRScheduler):
             tops, bases = per_group(max_momentum), per_group(base_momentum)
             if last_epoch == -1:
                 for top, base, group in zip(tops, bases, groups):
-                    self._set_momentum(group, top)
+                    _set_momentum(self.use_beta1, group, top)
                     group["max_momentum"] = top
                     group["base_momentum"] = base
         super().__init__(optimizer, last_epoch)
-
-    def _set_momentum(self, group, value):
-        if self.use_beta1:
-            group["betas"] = (value, *group["betas"][1:])
-        else:
-            group["momentum"] = value
 
     def _anneal(self, start, end, pct):
         if self.anneal_strategy == "cos":
@@ -376,7 +378,9 @@ class OneCycleLR(LRScheduler):
                     pct = (t - start) / (end - start)
                     lrs.append(self._anneal(group[lr0], group[lr1], pct))
                     if self.cycle_momentum:
-                        self._set_momentum(group, self._anneal(group[m0], group[m1], pct))
+                        _set_momentum(
+                            self.use_beta1, group, self._anneal(group[m0], group[m1], pct)
+                        )
                     break
                 start = end
         return lrs
@@ -448,17 +452,11 @@ class CyclicLR(LRScheduler):
                 for top, base, group in zip(
                     self.max_momentums, self.base_momentums, optimizer.param_groups
                 ):
-                    self._set_momentum(group, top)
+                    _set_momentum(self.use_beta1, group, top)
                     group["max_momentum"] = top
                     group["base_momentum"] = base
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
-
-    def _set_momentum(self, group, value):
-        if self.use_beta1:
-            group["betas"] = (value, *group["betas"][1:])
-        else:
-            group["momentum"] = value
 
     def scale_fn(self, x):
         """The amplitude's scale at cycle (or step) ``x``."""
@@ -486,7 +484,9 @@ class CyclicLR(LRScheduler):
             for group, base, top in zip(
                 self.optimizer.param_groups, self.base_momentums, self.max_momentums
             ):
-                self._set_momentum(group, top - ((top - base) * scale_factor) * self.scale_fn(at))
+                _set_momentum(
+                    self.use_beta1, group, top - ((top - base) * scale_factor) * self.scale_fn(at)
+                )
         return lrs
 
     def state_dict(self):
