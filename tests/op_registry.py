@@ -903,6 +903,22 @@ NOT_OPS = {
     "retain_grad": "autograd API",
     "is_inference": "inference-mode flag (tests/test_inference_mode_torch.py)",
     "detach_": "autograd API",
+    **{
+        name: "gives the tensor object other sizes or elements, no kernel of its own "
+        "(tests/rebinding_cases.py vs PyTorch)"
+        for name in (
+            "set_",
+            "resize_",
+            "resize_as_",
+            "t_",
+            "transpose_",
+            "swapdims_",
+            "swapaxes_",
+            "squeeze_",
+            "unsqueeze_",
+        )
+    },
+    "module_load": "load_state_dict's hook for swapping tensors (tests/rebinding_cases.py)",
     "normal_": "random sampling (tests/test_semantics.py checks its moments)",
     "uniform_": "random sampling",
     "random_": "random sampling (PyTorch's integers: tests/test_random_golden.py)",

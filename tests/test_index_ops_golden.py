@@ -15,7 +15,9 @@ the hooks common to all modules), ``inplace_activation_cases.py`` (in-place acti
 a graph), ``cyclic_lr_cases.py`` (``lr_scheduler.CyclicLR``), ``swa_init_dropout_cases.py``
 (``optim.swa_utils``, ``nn.init.dirac_``/``sparse_`` and the deprecated init names, 3-D and
 alpha dropout),
-``linalg_decomp_cases.py`` (``torch.linalg``'s decompositions and solvers, ``cdist``)."""
+``linalg_decomp_cases.py`` (``torch.linalg``'s decompositions and solvers, ``cdist``),
+``rebinding_cases.py`` (``x.data =`` of another shape or dtype, ``set_``, ``resize_``, in-place
+view ops, ``swap_tensors`` and the module conversions built on them)."""
 
 import os
 import subprocess
@@ -48,6 +50,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("rnn_packed_cases.py", "rnn_packed_torch.txt"),
         ("swa_init_dropout_cases.py", "swa_init_dropout_torch.txt"),
         ("linalg_decomp_cases.py", "linalg_decomp_torch.txt"),
+        ("rebinding_cases.py", "rebinding_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

@@ -81,12 +81,7 @@ def answers():
 
 
 # Answers that differ today because the core lacks something (named in the reason).
-KNOWN = {
-    ("modes", "double_keeps_parameter_object"): (
-        "x.data = y needs y's dtype in ferrograd: Module.to(dtype) gives the module new "
-        "Parameter objects where PyTorch converts the same ones"
-    ),
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _entries():

@@ -4,6 +4,7 @@ inputs, gradients of overwritten elements, where ``retain_grad`` goes after an i
 which results are views, and special functions at their poles."""
 
 import math
+import weakref
 
 import ferrograd as torch
 import pytest
@@ -318,13 +319,23 @@ def test_size_slices_and_sums_stay_sizes():
     assert (s.count(2), s.index(3), s.numel()) == (1, 1, 24)
 
 
-def test_swap_module_params_switch_is_refused_not_ignored():
-    # PyTorch swaps each parameter's contents (torch.utils.swap_tensors) when this is on;
-    # ferrograd has no swap, so it refuses instead of silently converting in place
-    with pytest.raises(NotImplementedError, match="swap_tensors"):
-        torch.__future__.set_swap_module_params_on_conversion(True)
-    assert torch.__future__.get_swap_module_params_on_conversion() is False
-    torch.__future__.set_swap_module_params_on_conversion(False)
+def test_swap_module_params_switch_swaps_parameter_contents():
+    # PyTorch swaps each parameter's contents (torch.utils.swap_tensors) when this is on: the
+    # Parameter objects stay; one with a weak reference cannot be swapped, and the module says
+    # which
+    m = torch.nn.Linear(2, 2)
+    w = m.weight
+    torch.__future__.set_swap_module_params_on_conversion(True)
+    try:
+        assert torch.__future__.get_swap_module_params_on_conversion() is True
+        m.double()
+        assert m.weight is w and w.dtype is torch.float64
+        ref = weakref.ref(w)
+        with pytest.raises(RuntimeError, match=r"^_apply\(\): Couldn't swap Linear.weight$"):
+            m.float()
+        assert w.dtype is torch.float64 and ref() is w
+    finally:
+        torch.__future__.set_swap_module_params_on_conversion(False)
 
 
 def test_nn_modules_utils_helpers():

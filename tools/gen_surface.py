@@ -61,6 +61,8 @@ OTHER_INPLACE = [
     "floor_divide_", "remainder_", "fmod_", "tril_", "triu_", "cumprod_", "cumsum_",
     "lerp_", "addcmul_", "addcdiv_", "scatter_", "scatter_reduce_", "index_reduce_",
     "index_copy_", "index_fill_", "index_add_", "nan_to_num_",
+    "set_", "resize_", "resize_as_", "t_", "transpose_", "swapdims_", "swapaxes_", "squeeze_",
+    "unsqueeze_",
 ]  # fmt: skip
 
 # Names of ferrograd's namespace that are not function aliases (for ``__all__``).

@@ -2,10 +2,9 @@
 
 ``set_overwrite_module_params_on_conversion(True)`` makes ``Module.to``/``float``/``double``
 /... give the module new ``Parameter`` objects instead of converting the existing ones in
-place. ``set_swap_module_params_on_conversion(True)`` asks PyTorch to swap each parameter's
-contents with ``torch.utils.swap_tensors``; ferrograd cannot swap two tensors' contents (a
-tensor's dtype and shape are fixed for its life), so it refuses the switch rather than
-ignore it."""
+place. ``set_swap_module_params_on_conversion(True)`` makes them, and ``load_state_dict``,
+swap each parameter's contents with the converted or loaded tensor's
+(``torch.utils.swap_tensors``) instead of ``param.data = ...`` or ``param.copy_(...)``."""
 
 _overwrite_module_params_on_conversion: bool = False
 _swap_module_params_on_conversion: bool = False
@@ -23,18 +22,13 @@ def get_overwrite_module_params_on_conversion() -> bool:
 
 
 def set_swap_module_params_on_conversion(value: bool) -> None:
-    """``False`` is PyTorch's default and ferrograd's behaviour; ``True`` is refused
-    (``NotImplementedError``): ferrograd has no ``swap_tensors``."""
+    """Whether converting a module (and ``load_state_dict``) swaps each parameter's contents
+    with ``torch.utils.swap_tensors`` (the objects keep their identity) instead of assigning
+    ``.data`` or copying into them."""
     global _swap_module_params_on_conversion
-    if value:
-        raise NotImplementedError(
-            "set_swap_module_params_on_conversion(True): ferrograd cannot swap the contents of "
-            "two tensors (torch.utils.swap_tensors); module conversions and load_state_dict "
-            "convert or copy into the existing parameters instead"
-        )
-    _swap_module_params_on_conversion = False
+    _swap_module_params_on_conversion = bool(value)
 
 
 def get_swap_module_params_on_conversion() -> bool:
-    """Always ``False`` in ferrograd (see :func:`set_swap_module_params_on_conversion`)."""
+    """See :func:`set_swap_module_params_on_conversion` (default ``False``)."""
     return _swap_module_params_on_conversion

@@ -60,6 +60,7 @@ METHODS = (
     "kron",
     "moveaxis",
     "movedim",
+    "module_load",
     "msort",
     "ravel",
     "swapaxes",
@@ -437,6 +438,16 @@ def _weight_norm(v, g, dim=0):
     """Weight normalization, ``v * (g / norm_except_dim(v, 2, dim))``: the direction of ``v``
     scaled to the magnitude ``g`` (``dim=-1``: one norm for the whole tensor)."""
     return v * (g / norm_except_dim(v, 2, dim))
+
+
+def module_load(self, other, assign=False):
+    """What ``load_state_dict`` puts in this parameter or buffer's place when
+    ``torch.__future__.set_swap_module_params_on_conversion(True)`` is on (it is then swapped
+    in with ``torch.utils.swap_tensors``): ``other`` detached if ``assign``, else this tensor
+    with ``other``'s values copied in, detached. Subclasses override it to load differently."""
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()
 
 
 def _install():

@@ -97,6 +97,7 @@ __all__ = [
     "_profiler_stop",
     "_record_function",
     "_node_class",
+    "_swap_tensor_impl",
     "_queue_callback",
     "_current_graph_task_id",
     "_is_checkpoint_valid",
@@ -1164,6 +1165,10 @@ class Tensor:
         """Alias of `movedim`."""
     def movedim(input, source: Any, destination: Any) -> Tensor:
         """The dimensions `source` moved to `destination` (a permutation view)."""
+    def module_load(self, other: Tensor, assign: builtins.bool = False) -> Tensor:
+        """What `load_state_dict` swaps into this parameter's place under
+        `set_swap_module_params_on_conversion(True)`: `other` detached if `assign`, else this
+        tensor with `other`'s values copied in, detached."""
     def msort(input) -> Tensor:
         """Sorted along dim 0."""
     def ravel(input) -> Tensor:
@@ -1531,6 +1536,25 @@ class Tensor:
         """A new tensor sharing the data, with no history."""
     def detach_(self) -> Self:
         """Detaches this tensor from its history in place."""
+    def set_(self, source: Tensor | None = None) -> Self:
+        """Makes this tensor show `source`'s elements, sizes and strides (no argument: none)."""
+    def resize_(self, *sizes: builtins.int | Sequence[builtins.int]) -> Self:
+        """Gives this tensor the shape `sizes` (contiguous), keeping its elements in order and
+        growing them (with zeros) when there are too few."""
+    def resize_as_(self, other: Tensor) -> Self:
+        """`resize_` to `other`'s shape."""
+    def transpose_(self, dim0: builtins.int, dim1: builtins.int) -> Self:
+        """Swaps dimensions `dim0` and `dim1` in place (this tensor becomes its transpose)."""
+    def swapdims_(self, dim0: builtins.int, dim1: builtins.int) -> Self:
+        """`transpose_`'s other name."""
+    def swapaxes_(self, axis0: builtins.int, axis1: builtins.int) -> Self:
+        """`transpose_`'s other name."""
+    def t_(self) -> Self:
+        """Transposes this matrix (at most 2 dimensions) in place."""
+    def unsqueeze_(self, dim: builtins.int) -> Self:
+        """Inserts a size-1 dimension at `dim` in place."""
+    def squeeze_(self, dim: builtins.int | None = None) -> Self:
+        """Removes size-1 dimensions (all, or only `dim`) in place."""
     def backward(
         self,
         gradient: Tensor | None = None,
@@ -1864,6 +1888,10 @@ def polygamma(n: builtins.int, input: Tensor) -> Tensor:
 
 def pow(input: _Operand, exponent: _Operand) -> Tensor:
     """`torch.pow(input, exponent)`: a tensor to a power, or a number to a tensor's powers."""
+
+def _swap_tensor_impl(t1: Tensor, t2: Tensor) -> None:
+    """`torch._C._swap_tensor_impl(t1, t2)`: each object shows the other's tensor from now on
+    (the last step of `torch.utils.swap_tensors`, which swaps the classes and `__dict__`s)."""
 
 def _node_class(name: builtins.str) -> type[Node]:
     """`_node_class(name)`: the class of the nodes named `name` (a custom Function's

@@ -222,17 +222,14 @@ pub fn grad_from(
             }
         }
     }
-    let described: Vec<String> = inputs.iter().map(|t| t.type_description()).collect();
-    grad_to_edges(outputs, &input_edges, &described, grad_outputs, options)
+    grad_to_edges(outputs, &input_edges, grad_outputs, options)
 }
 
 /// [`grad`] of tensors or gradient edges with respect to gradient edges (PyTorch's
-/// `GradientEdge`: a node and one of its outputs): the gradient arriving at each edge. `described` names each
-/// input for the error about an unused one.
+/// `GradientEdge`: a node and one of its outputs): the gradient arriving at each edge.
 pub fn grad_to_edges(
     outputs: &[Root],
     input_edges: &[Edge],
-    described: &[String],
     grad_outputs: &[Option<Tensor>],
     options: GradOptions,
 ) -> Result<Vec<Option<Tensor>>> {
@@ -253,9 +250,8 @@ pub fn grad_to_edges(
     if !options.allow_unused {
         if let Some(i) = results.iter().position(|r| r.is_none()) {
             return Err(Error::runtime(format!(
-                "One of the differentiated Tensors appears to not have been used in the graph. Set \
-                 allow_unused=True if this is the desired behavior. (input {i}, a {}, is not reachable from the outputs)",
-                described.get(i).map_or("gradient edge", String::as_str)
+                "The differentiated Tensor at index {i} appears to not have been used in the graph. \
+                 Set allow_unused=True if this is the desired behavior."
             )));
         }
     }

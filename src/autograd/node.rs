@@ -303,6 +303,18 @@ impl Node {
         self.name
     }
 
+    /// Renames a node nothing else holds yet (an in-place variant's node made by the
+    /// out-of-place op, `TBackward0` becoming `TBackward1`); `false` if it is shared.
+    pub(crate) fn rename(node: &mut Arc<Node>, name: &'static str) -> bool {
+        match Arc::get_mut(node) {
+            Some(n) => {
+                n.name = name;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The node as PyTorch's profiler names it (`MulBackward0`,
     /// `torch::autograd::AccumulateGrad`).
     pub fn profiler_name(&self) -> String {

@@ -87,6 +87,16 @@ impl DType {
         }
     }
 
+    /// The C++ type name PyTorch's `set_` error uses (`float`, `double`, `long`, `bool`).
+    pub fn cpp_name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::Int64 => "long",
+            DType::Float32 => "float",
+            DType::Float64 => "double",
+        }
+    }
+
     /// 0 for bool, 1 for integers, 2 for floating point: PyTorch's promotion categories.
     pub fn category(self) -> u8 {
         match self {

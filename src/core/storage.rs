@@ -31,6 +31,9 @@ pub struct Storage {
     last_writer: Mutex<&'static str>,
     /// The storage whose elements these are, for a `.data` alias (then `data` is empty).
     elements_of: Option<Arc<Storage>>,
+    /// The storage whose version counter this one counts with (`version` unused), for a tensor
+    /// given other elements by `x.data = y` or `set_`, which keeps its own counter.
+    versions_of: Option<Arc<Storage>>,
     /// Made in inference mode: the tensors over it (views included) are inference tensors.
     inference: bool,
 }
@@ -44,6 +47,7 @@ impl Storage {
             version: AtomicU64::new(0),
             last_writer: Mutex::new(""),
             elements_of: None,
+            versions_of: None,
             inference: crate::core::grad_mode::is_inference_mode_enabled(),
         }
     }
@@ -64,9 +68,32 @@ impl Storage {
             last_writer: Mutex::new(""),
             inference: owner.inference,
             elements_of: Some(owner),
+            versions_of: None,
         }
     }
 
+    /// A storage with `elements`' elements counting versions with `versions`' counter (PyTorch's
+    /// `x.data = y` and `x.set_(y)`: `x` shows `y`'s elements, and its version stays the one
+    /// its views and saved tensors see).
+    pub fn sharing_elements_and_versions(elements: &Arc<Storage>, versions: &Arc<Storage>) -> Self {
+        Storage::sharing_elements_of(elements).counting_with(versions)
+    }
+
+    /// This storage, counting versions with `versions`' counter from now on.
+    pub fn counting_with(mut self, versions: &Arc<Storage>) -> Self {
+        self.versions_of = Some(versions.version_owner_arc());
+        self
+    }
+
+    /// The storage whose version counter this one uses, as an `Arc`.
+    fn version_owner_arc(self: &Arc<Self>) -> Arc<Storage> {
+        self.versions_of.clone().unwrap_or_else(|| self.clone())
+    }
+
+    /// The storage whose version counter this one uses (itself, unless it counts with another's).
+    fn version_owner(&self) -> &Storage {
+        self.versions_of.as_deref().unwrap_or(self)
+    }
     /// The storage that holds the elements (itself, unless a `.data` alias).
     fn owner(&self) -> &Storage {
         self.elements_of.as_deref().unwrap_or(self)
@@ -105,17 +132,18 @@ impl Storage {
 
     /// The current version: how many in-place writes this storage has seen.
     pub fn version(&self) -> u64 {
-        self.version.load(Ordering::Acquire)
+        self.version_owner().version.load(Ordering::Acquire)
     }
 
     /// Records one in-place write by the op named `op` (kept for error messages).
     pub fn bump_version(&self, op: &'static str) {
-        *self.last_writer.lock() = op;
-        self.version.fetch_add(1, Ordering::AcqRel);
+        let owner = self.version_owner();
+        *owner.last_writer.lock() = op;
+        owner.version.fetch_add(1, Ordering::AcqRel);
     }
 
     /// The name of the last in-place op that wrote here, if any.
     pub fn last_writer(&self) -> &'static str {
-        *self.last_writer.lock()
+        *self.version_owner().last_writer.lock()
     }
 }

@@ -464,7 +464,7 @@ impl Tensor {
     }
 
     /// Refreshes the lock-free `requires_grad` flag from `meta` (call with the lock held).
-    fn sync_requires_grad(&self, meta: &AutogradMeta) {
+    pub(crate) fn sync_requires_grad(&self, meta: &AutogradMeta) {
         let value = meta.requires_grad || meta.grad_fn.is_some();
         self.0
             .requires_grad

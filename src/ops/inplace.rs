@@ -43,7 +43,7 @@ pub(crate) fn observe_write(tensor: &Tensor) -> Result<()> {
 impl Tensor {
     /// An in-place op's checks before it writes into this tensor: PyTorch's autograd
     /// preconditions ([`Tensor::check_inplace`]), then the write observer.
-    fn begin_write(&self, others: &[&Tensor]) -> Result<()> {
+    pub(crate) fn begin_write(&self, others: &[&Tensor]) -> Result<()> {
         self.check_inplace(others)?;
         observe_write(self)
     }

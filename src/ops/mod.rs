@@ -23,6 +23,7 @@
 //! | `scan` / `roll` | `cumprod` / `roll` |
 //! | `scatter` | `scatter`, `scatter_reduce`, `index_reduce`, `index_copy` |
 //! | `selection` | `nonzero`, `count_nonzero`, `masked_select`, `searchsorted`, `unique_consecutive` |
+//! | `metadata` | ops that give a tensor other sizes or elements (`x.data = y`, `set_`, `resize_`, `t_`, `transpose_`, ...): they return its successor |
 //! | `inplace` | the in-place machinery (version bump, rebase, CopySlices), `fill_`, `zero_`, `copy_` |
 //! | `creation` / `random` | `arange`, `linspace` / the generator, `rand`, `randn`, `normal_`, `uniform_` |
 //! | `loss` | losses with their own node: `mse_loss`, `huber_loss`, `smooth_l1_loss`, `binary_cross_entropy` (`_with_logits`), `nll_loss` |
@@ -52,6 +53,7 @@ pub mod indexing;
 pub mod inplace;
 pub mod linalg;
 pub mod loss;
+pub mod metadata;
 pub mod normalization;
 pub mod operators;
 pub mod optim;

@@ -258,7 +258,7 @@ fn flatten(
         )));
     }
     let scalar = if let Ok(t) = obj.cast::<PyTensor>() {
-        let t = &t.get().inner;
+        let t: &Tensor = &t.get().inner;
         // a one-element tensor of any shape is a number here, as in PyTorch
         if t.numel() != 1 {
             return Err(PyValueError::new_err(
@@ -408,7 +408,7 @@ fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<Index> {
         return Ok(Index::Tensor(mask));
     }
     if let Ok(t) = obj.cast::<PyTensor>() {
-        let t = &t.get().inner;
+        let t: &Tensor = &t.get().inner;
         if t.dim() == 0 && t.dtype() == DType::Int64 {
             if let Ok(Scalar::Int(i)) = t.item() {
                 return Ok(Index::Basic(IndexItem::Int(i as isize)));

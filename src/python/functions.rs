@@ -508,9 +508,8 @@ fn _grad_to_edges<'py>(
         create_graph,
         allow_unused,
     };
-    let results = py.detach(|| {
-        run_unnamed(|| crate::autograd::grad_to_edges(&outs, &edges, &[], &gos, options))
-    })?;
+    let results =
+        py.detach(|| run_unnamed(|| crate::autograd::grad_to_edges(&outs, &edges, &gos, options)))?;
     let items = results
         .into_iter()
         .map(|r| match r {

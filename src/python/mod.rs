@@ -1,6 +1,7 @@
 //! The pyo3 binding layer: converts Python values and errors, holds no logic of its own.
 
 mod anomaly;
+mod binding;
 mod conv;
 mod convert;
 mod functions;
@@ -113,6 +114,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<node::PySavedTensor>()?;
     m.add_function(wrap_pyfunction!(node::_node_class, m)?)?;
     m.add_function(wrap_pyfunction!(out::_with_out, m)?)?;
+    m.add_function(wrap_pyfunction!(binding::_swap_tensor_impl, m)?)?;
     m.add_class::<convert::PyDType>()?;
     convert::add_dtypes(m)?;
     functions::register(m)?;

@@ -66,7 +66,7 @@ fn binary_cross_entropy(
     reduction: &str,
 ) -> PyResult<Py<PyAny>> {
     let r = self::reduction(reduction)?;
-    let w = weight.as_ref().map(|w| &w.inner);
+    let w = weight.as_ref().map(|w| &*w.inner);
     to_object(
         py,
         run(|| input.inner.binary_cross_entropy(&target.inner, w, r))?,
@@ -85,8 +85,8 @@ fn binary_cross_entropy_with_logits(
     reduction: &str,
 ) -> PyResult<Py<PyAny>> {
     let r = self::reduction(reduction)?;
-    let w = weight.as_ref().map(|w| &w.inner);
-    let pw = pos_weight.as_ref().map(|w| &w.inner);
+    let w = weight.as_ref().map(|w| &*w.inner);
+    let pw = pos_weight.as_ref().map(|w| &*w.inner);
     to_object(
         py,
         run(|| {
@@ -109,7 +109,7 @@ fn nll_loss(
     ignore_index: i64,
 ) -> PyResult<Py<PyAny>> {
     let r = self::reduction(reduction)?;
-    let w = weight.as_ref().map(|w| &w.inner);
+    let w = weight.as_ref().map(|w| &*w.inner);
     to_object(
         py,
         run(|| input.inner.nll_loss(&target.inner, w, r, ignore_index))?,
@@ -174,7 +174,7 @@ activation!(mish, "Mish (`MishBackward0`).");
 activation!(logsigmoid, "Log-sigmoid (`LogSigmoidBackward0`).");
 
 fn opt<'a>(t: &'a Option<PyRef<'_, PyTensor>>) -> Option<&'a crate::core::tensor::Tensor> {
-    t.as_ref().map(|t| &t.inner)
+    t.as_ref().map(|t| &*t.inner)
 }
 
 /// One LSTM step: `(h', c')` (one node, `LstmCellBackward0`).

@@ -19,8 +19,8 @@ fn layer_norm(
     eps: f64,
 ) -> PyResult<Py<PyAny>> {
     let (w, b) = (
-        weight.as_ref().map(|t| &t.inner),
-        bias.as_ref().map(|t| &t.inner),
+        weight.as_ref().map(|t| &*t.inner),
+        bias.as_ref().map(|t| &*t.inner),
     );
     to_object(
         py,
@@ -30,7 +30,7 @@ fn layer_norm(
 
 /// The core tensor of an optional tensor argument.
 fn inner<'a>(t: &'a Option<PyRef<'_, PyTensor>>) -> Option<&'a Tensor> {
-    t.as_ref().map(|t| &t.inner)
+    t.as_ref().map(|t| &*t.inner)
 }
 
 /// `instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum,
@@ -108,8 +108,8 @@ fn group_norm(
     eps: f64,
 ) -> PyResult<Py<PyAny>> {
     let (w, b) = (
-        weight.as_ref().map(|t| &t.inner),
-        bias.as_ref().map(|t| &t.inner),
+        weight.as_ref().map(|t| &*t.inner),
+        bias.as_ref().map(|t| &*t.inner),
     );
     to_object(py, run(|| input.inner.group_norm(num_groups, w, b, eps))?)
 }
@@ -124,7 +124,7 @@ fn rms_norm(
     weight: Option<PyRef<'_, PyTensor>>,
     eps: Option<f64>,
 ) -> PyResult<Py<PyAny>> {
-    let w = weight.as_ref().map(|t| &t.inner);
+    let w = weight.as_ref().map(|t| &*t.inner);
     to_object(py, run(|| input.inner.rms_norm(&normalized_shape, w, eps))?)
 }
 

@@ -21,7 +21,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// A multi-dimensional array that records operations for automatic differentiation.
 #[pyclass(name = "Tensor", module = "ferrograd", frozen, subclass, weakref)]
 pub struct PyTensor {
-    pub(crate) inner: Tensor,
+    /// The core tensor this object stands for (see Note [Rebinding a tensor object]).
+    pub(crate) inner: super::binding::Binding,
     /// Whether the core tensor's `binding_object` slot points at this object.
     registered: AtomicBool,
     /// The Python hooks registered through this object, shown to Python's cycle collector
@@ -32,7 +33,7 @@ pub struct PyTensor {
 impl From<Tensor> for PyTensor {
     fn from(inner: Tensor) -> Self {
         PyTensor {
-            inner,
+            inner: super::binding::Binding::new(inner),
             registered: AtomicBool::new(false),
             hooks: std::sync::Mutex::new(Vec::new()),
         }
@@ -40,6 +41,11 @@ impl From<Tensor> for PyTensor {
 }
 
 impl PyTensor {
+    /// Whether the core tensor's `binding_object` slot points at this object.
+    pub(crate) fn is_registered(&self) -> bool {
+        self.registered.load(Ordering::Acquire)
+    }
+
     /// Keeps a Python hook registered on this tensor visible to the cycle collector (a leaf's
     /// through this object, see Note [Hooks and the cycle collector]; a non-leaf's through its
     /// node's object, see Note [Node hooks and the cycle collector]) and returns its handle.
@@ -98,7 +104,7 @@ pub(crate) fn to_object(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
     let obj = Py::new(
         py,
         PyTensor {
-            inner: t.clone(),
+            inner: super::binding::Binding::new(t.clone()),
             registered: AtomicBool::new(true),
             hooks: std::sync::Mutex::new(Vec::new()),
         },
@@ -991,7 +997,8 @@ impl PyTensor {
             },
         })
     }
-    /// Converts to `dtype` (differentiable between float types).
+    /// Converts to `dtype` (differentiable between float types) and, with `memory_format=`,
+    /// lays the elements out in that order; returns this tensor if nothing changes.
     #[pyo3(signature = (*args, **kwargs))]
     fn to(
         slf: &Bound<'_, Self>,
@@ -1008,16 +1015,34 @@ impl PyTensor {
                 dtype = dtype_arg(Some(&a))?;
             }
         }
+        let mut format = None;
         if let Some(k) = kwargs {
             if let Some(d) = k.get_item("dtype")? {
                 dtype = dtype_arg(Some(&d))?;
             }
             super::convert::device_arg(k.get_item("device")?.as_ref())?;
+            format = k.get_item("memory_format")?;
         }
         let me = &slf.get().inner;
-        match dtype {
-            Some(d) if d != me.dtype() => to_object(slf.py(), run(|| me.to_dtype(d))?),
-            _ => Ok(slf.clone().into_any().unbind()),
+        let converted = match dtype {
+            Some(d) if d != me.dtype() => Some(run(|| me.to_dtype(d))?),
+            _ => None,
+        };
+        let wanted = match format.as_ref().filter(|f| !f.is_none()) {
+            Some(f) => memory_format_arg(Some(f), me.dim())?,
+            None => MemoryFormat::Preserve,
+        };
+        let out = converted.as_ref().unwrap_or(me);
+        let laid_out = match wanted {
+            MemoryFormat::Preserve => None,
+            MemoryFormat::Contiguous if out.is_contiguous() => None,
+            MemoryFormat::Contiguous => Some(run(|| out.contiguous())?),
+            MemoryFormat::ChannelsLast if out.is_channels_last() => None,
+            MemoryFormat::ChannelsLast => Some(run(|| out.channels_last())?),
+        };
+        match laid_out.or(converted) {
+            Some(t) => to_object(slf.py(), t),
+            None => Ok(slf.clone().into_any().unbind()),
         }
     }
     /// Converts to float32.
@@ -1878,28 +1903,6 @@ github.com/pytorch/pytorch/pull/30531 for more information.",
     #[getter]
     fn data(&self) -> TResult {
         wrap(Ok(self.inner.data_alias()))
-    }
-    /// `x.data = y`: `y`'s values written into `x` without autograd seeing it (see
-    /// [`Tensor::set_data`]).
-    #[setter(data)]
-    fn set_data_attr(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let src = value
-            .cast::<PyTensor>()
-            .map(|t| t.get().inner.clone())
-            .map_err(|_| {
-                let kind = value
-                    .get_type()
-                    .name()
-                    .map(|n| n.to_string())
-                    .unwrap_or_default();
-                PyTypeError::new_err(format!("Variable data has to be a tensor, but got {kind}"))
-            })?;
-        if self.inner.requires_grad() && !src.dtype().is_floating_point() {
-            return Err(PyRuntimeError::new_err(
-                "data set to a tensor that requires gradients must be floating point or complex dtype",
-            ));
-        }
-        run(|| self.inner.set_data(&src))
     }
     /// `del x.data` is refused, as PyTorch's.
     #[deleter(data)]

@@ -14,6 +14,7 @@ from ... import __future__, _core
 from ..._core import Tensor
 from ..._grad_mode import no_grad
 from ...autograd.function import Function
+from ...utils import swap_tensors
 from ..parameter import Parameter
 
 _TENSOR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
@@ -409,12 +410,12 @@ _HOOK_DICTS = (
 
 
 def _parse_to(args, kwargs):
-    """``Module.to``'s arguments: (device, dtype, non_blocking)."""
+    """``Module.to``'s arguments: (device, dtype, non_blocking, memory_format)."""
     kwargs = dict(kwargs)
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     kwargs.pop("copy", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
@@ -427,7 +428,7 @@ def _parse_to(args, kwargs):
             non_blocking = arg
         else:
             device = arg
-    return device, dtype, non_blocking
+    return device, dtype, non_blocking, memory_format
 
 
 class Module:
@@ -817,32 +818,53 @@ class Module:
     # ----- conversions -------------------------------------------------------------------
 
     def _apply(self, fn, recurse=True):
-        """Replaces every parameter's values (and gradient) and buffer by ``fn`` of it."""
+        """Replaces every parameter (and its gradient) and buffer by ``fn`` of it. A parameter
+        keeps its identity: ``fn``'s result becomes its ``.data``, or, with
+        ``torch.__future__.set_swap_module_params_on_conversion(True)``, is swapped in
+        (``torch.utils.swap_tensors``); with ``set_overwrite_module_params_on_conversion(True)``
+        the module gets a new ``Parameter`` instead."""
         if recurse:
             for module in self.children():
                 module._apply(fn)
+        swap = __future__.get_swap_module_params_on_conversion()
+        overwrite = __future__.get_overwrite_module_params_on_conversion()
         for key, param in self._parameters.items():
             if param is None:
                 continue
             with no_grad():
                 applied = fn(param)
-            # torch.__future__'s switch: new Parameter objects even where nothing changed
-            overwrite = __future__.get_overwrite_module_params_on_conversion()
-            if applied is param and not overwrite:
-                continue
-            same_kind = applied.dtype == param.dtype and applied.shape == param.shape
-            if same_kind and not overwrite:
+            grad = param.grad
+            if swap:
+                try:
+                    param.grad = None
+                    swap_tensors(param, Parameter(applied, requires_grad=param.requires_grad))
+                except Exception as e:
+                    param.grad = grad
+                    raise RuntimeError(f"_apply(): Couldn't swap {self._get_name()}.{key}") from e
+                new_param = param
+            elif not overwrite:
                 param.data = applied
                 new_param = param
             else:
-                # ferrograd cannot give a tensor another dtype in place (PyTorch's
-                # ``param.data = ...``): the module gets a new Parameter of the new dtype
-                new_param = Parameter(applied.detach(), param.requires_grad)
+                new_param = Parameter(applied, param.requires_grad)
                 self._parameters[key] = new_param
-            if param.grad is not None:
-                with no_grad():
-                    grad_applied = fn(param.grad)
-                new_param.grad = grad_applied.detach().requires_grad_(param.grad.requires_grad)
+            if grad is None:
+                continue
+            with no_grad():
+                grad_applied = fn(grad)
+            if swap:
+                grad_applied.requires_grad_(grad.requires_grad)
+                try:
+                    swap_tensors(grad, grad_applied)
+                except Exception as e:
+                    raise RuntimeError(
+                        f"_apply(): Couldn't swap {self._get_name()}.{key}.grad"
+                    ) from e
+                new_param.grad = grad
+            elif not overwrite:
+                new_param.grad.data = grad_applied
+            else:
+                new_param.grad = grad_applied.requires_grad_(grad.requires_grad)
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)
@@ -850,8 +872,9 @@ class Module:
 
     def to(self, *args, **kwargs):
         """Converts floating parameters and buffers to a dtype (and/or moves to a device):
-        ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)``, keywords too."""
-        device, dtype, _non_blocking = _parse_to(args, kwargs)
+        ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)``, keywords too;
+        ``memory_format=`` lays out the 4-D and 5-D ones in that order."""
+        device, dtype, _non_blocking, memory_format = _parse_to(args, kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(
                 "nn.Module.to only accepts floating point or complex dtypes, but got desired "
@@ -860,6 +883,8 @@ class Module:
 
         def convert(t):
             target = dtype if (dtype is not None and t.is_floating_point()) else None
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(device, target, memory_format=memory_format)
             if device is None and target is None:
                 return t
             if target is None:
@@ -962,6 +987,7 @@ class Module:
         }
         local_state = {k: v for k, v in local_state.items() if v is not None}
         assign = local_metadata.get("assign_to_params_buffers", False)
+        swap = __future__.get_swap_module_params_on_conversion()
         for name, param in local_state.items():
             key = prefix + name
             if key not in state_dict:
@@ -985,7 +1011,21 @@ class Module:
                 continue
             try:
                 with no_grad():
-                    if assign:
+                    if swap:
+                        loaded = param.module_load(value, assign=assign)
+                        if loaded is value or loaded is param:
+                            raise RuntimeError(
+                                "module_load returned one of self or other, please .detach() "
+                                "the result if returning one of the inputs in module_load"
+                            )
+                        if isinstance(param, Parameter):
+                            if isinstance(loaded, Parameter):
+                                loaded.requires_grad_(param.requires_grad)
+                            else:
+                                loaded = Parameter(loaded, requires_grad=param.requires_grad)
+                        swap_tensors(param, loaded)
+                        del loaded
+                    elif assign:
                         if isinstance(param, Parameter):
                             if isinstance(value, Parameter):
                                 value.requires_grad_(param.requires_grad)
@@ -1044,7 +1084,7 @@ class Module:
                     child_state = {
                         k: v for k, v in local_state.items() if k.startswith(child_prefix)
                     }
-                    load(child, child_state, child_prefix)
+                    load(child, child_state, child_prefix)  # noqa: F821 (deleted after use)
             # the hooks may change the lists in place (what strict then reports)
             incompatible = _IncompatibleKeys(missing, unexpected)
             for hook in module._load_state_dict_post_hooks.values():
@@ -1056,6 +1096,7 @@ class Module:
                     )
 
         load(self, state_dict)
+        del load  # the nested function refers to itself: break the cycle for the collector
         if strict:
             if unexpected:
                 keys = ", ".join(f'"{k}"' for k in unexpected)

@@ -1,0 +1,259 @@
+//! The core tensor a Python tensor object stands for, which a few operations replace.
+//!
+//! Note [Rebinding a tensor object]
+//! ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+//! PyTorch mutates a `TensorImpl`'s sizes, strides and storage in place for `x.data = y`,
+//! `set_`, `resize_`, the in-place view ops (`t_`, `transpose_`, `unsqueeze_`, ...) and
+//! `torch.utils.swap_tensors`. ferrograd's core tensors never change their layout or storage
+//! (every kernel and the backward threads read them without a lock), so these operations make
+//! a new core tensor and point the Python object at it instead: the object keeps its identity
+//! (`id`, `__dict__`, the optimizer state keyed by it) and from then on reads the new tensor.
+//!
+//! The accessor hands out `&Tensor` borrows that may outlive a rebinding (a method that runs
+//! Python code, such as a hook, while it holds one). So a replaced tensor is not dropped: it
+//! is kept in `retired` until the object itself dies, and every borrow stays valid. The first
+//! tensor is stored inline, so objects that are never rebound (nearly all) cost nothing more
+//! than one pointer load and no allocation. Replacing is rare (the ops above), so the retired
+//! list stays short; what it keeps is a handle, sharing its storage with the live tensor
+//! unless the rebinding changed the storage (`x.data = y`, `set_`, a growing `resize_`).
+
+use crate::Tensor;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::Mutex;
+
+/// A core tensor a Python object is bound to; derefs to the current one.
+pub(crate) struct Binding {
+    /// The tensor the object was made with.
+    first: Tensor,
+    /// The current tensor if the object was rebound (null: `first`). Points into `retired`.
+    current: AtomicPtr<Tensor>,
+    /// Every tensor the object was rebound to, kept until the object dies (see the Note);
+    /// boxed so that each keeps its address when the vector grows.
+    #[allow(clippy::vec_box)]
+    retired: Mutex<Vec<Box<Tensor>>>,
+}
+
+impl Binding {
+    /// A binding to `t`.
+    pub(crate) fn new(t: Tensor) -> Self {
+        Binding {
+            first: t,
+            current: AtomicPtr::new(std::ptr::null_mut()),
+            retired: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Makes `t` the bound tensor; the previous one stays alive until the object dies.
+    pub(crate) fn rebind(&self, t: Tensor) {
+        let mut kept = self.retired.lock().unwrap_or_else(|e| e.into_inner());
+        let mut boxed = Box::new(t);
+        let ptr: *mut Tensor = &mut *boxed;
+        kept.push(boxed);
+        self.current.store(ptr, Ordering::Release);
+    }
+}
+
+impl std::ops::Deref for Binding {
+    type Target = Tensor;
+
+    fn deref(&self) -> &Tensor {
+        let ptr = self.current.load(Ordering::Acquire);
+        if ptr.is_null() {
+            &self.first
+        } else {
+            // SAFETY: a non-null `current` points into a box in `retired`, which is only ever
+            // pushed to, never popped, until `self` is dropped; so it outlives `&self`.
+            unsafe { &*ptr }
+        }
+    }
+}
+
+use super::convert::shape_args;
+use super::run;
+use super::tensor::PyTensor;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+impl PyTensor {
+    /// Shows `next` through this object from now on (Note [Rebinding a tensor object]): the
+    /// object becomes the one returned for `next`, and no longer for the tensor it showed.
+    pub(crate) fn rebind(slf: &Bound<'_, Self>, next: Tensor) {
+        let me = slf.get();
+        let ptr = slf.as_ptr() as *mut std::ffi::c_void;
+        let slot = &me.inner.0.binding_object;
+        let _ = slot.compare_exchange(
+            ptr,
+            std::ptr::null_mut(),
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+        if me.is_registered() {
+            // `next` is new, or was just released by its other object (`_swap_tensor_impl`)
+            next.0.binding_object.store(ptr, Ordering::Release);
+        }
+        me.inner.rebind(next);
+    }
+}
+
+/// The sizes of `resize_`'s arguments (non-negative).
+fn sizes(args: &Bound<'_, PyTuple>) -> PyResult<Vec<usize>> {
+    shape_args(args)?
+        .into_iter()
+        .map(|s| {
+            usize::try_from(s).map_err(|_| {
+                PyRuntimeError::new_err(format!(
+                    "Trying to create tensor with negative dimension {s}: {:?}",
+                    shape_args(args).unwrap_or_default()
+                ))
+            })
+        })
+        .collect()
+}
+
+#[pymethods]
+impl PyTensor {
+    /// `x.data = y`: from now on `x` shows `y`'s elements (shared), keeping its identity,
+    /// autograd state and version counter; autograd does not see the change. When `y` has
+    /// `x`'s shape, strides and dtype, `y`'s values are written into `x`'s elements instead,
+    /// so graphs recorded before still accumulate into `x` (see [`Tensor::set_data`]).
+    #[setter(data)]
+    fn set_data_attr(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let src = value
+            .cast::<PyTensor>()
+            .map(|t| (*t.get().inner).clone())
+            .map_err(|_| {
+                let kind = value
+                    .get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default();
+                PyTypeError::new_err(format!("Variable data has to be a tensor, but got {kind}"))
+            })?;
+        let me = &slf.get().inner;
+        if src.layout() == me.layout() && src.dtype() == me.dtype() {
+            return run(|| me.set_data(&src));
+        }
+        let next = run(|| me.with_data_of(&src))?;
+        PyTensor::rebind(slf, next);
+        Ok(())
+    }
+
+    /// Makes this tensor show `source`'s elements, sizes and strides (no argument: none).
+    #[pyo3(signature = (source=None))]
+    fn set_<'py>(
+        slf: Bound<'py, Self>,
+        source: Option<PyRef<'py, PyTensor>>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let me = &slf.get().inner;
+        let next = match &source {
+            Some(s) => run(|| me.set_(&s.inner))?,
+            None => run(|| me.set_empty_())?,
+        };
+        PyTensor::rebind(&slf, next);
+        Ok(slf)
+    }
+
+    /// Gives this tensor the shape `sizes` (contiguous), keeping its elements in order and
+    /// growing them (with zeros) when there are too few.
+    #[pyo3(signature = (*sizes))]
+    fn resize_<'py>(
+        slf: Bound<'py, Self>,
+        sizes: &Bound<'py, PyTuple>,
+    ) -> PyResult<Bound<'py, Self>> {
+        let shape = self::sizes(sizes)?;
+        if let Some(next) = run(|| slf.get().inner.resize_(&shape))? {
+            PyTensor::rebind(&slf, next);
+        }
+        Ok(slf)
+    }
+
+    /// `resize_` to `other`'s shape.
+    fn resize_as_<'py>(
+        slf: Bound<'py, Self>,
+        other: PyRef<'py, PyTensor>,
+    ) -> PyResult<Bound<'py, Self>> {
+        if let Some(next) = run(|| slf.get().inner.resize_(other.inner.shape()))? {
+            PyTensor::rebind(&slf, next);
+        }
+        Ok(slf)
+    }
+
+    /// Swaps dimensions `dim0` and `dim1` in place (this tensor becomes its transpose).
+    fn transpose_(slf: Bound<'_, Self>, dim0: isize, dim1: isize) -> PyResult<Bound<'_, Self>> {
+        let next = run(|| {
+            slf.get()
+                .inner
+                .inplace_view("transpose_", "TransposeBackward1", |t| {
+                    t.transpose(dim0, dim1)
+                })
+        })?;
+        PyTensor::rebind(&slf, next);
+        Ok(slf)
+    }
+
+    /// `transpose_`'s other name.
+    fn swapdims_(slf: Bound<'_, Self>, dim0: isize, dim1: isize) -> PyResult<Bound<'_, Self>> {
+        Self::transpose_(slf, dim0, dim1)
+    }
+
+    /// `transpose_`'s other name.
+    fn swapaxes_(slf: Bound<'_, Self>, axis0: isize, axis1: isize) -> PyResult<Bound<'_, Self>> {
+        Self::transpose_(slf, axis0, axis1)
+    }
+
+    /// Transposes this matrix (at most 2 dimensions) in place.
+    fn t_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        let next = run(|| slf.get().inner.inplace_view("t_", "TBackward1", |t| t.t()))?;
+        PyTensor::rebind(&slf, next);
+        Ok(slf)
+    }
+
+    /// Inserts a size-1 dimension at `dim` in place.
+    fn unsqueeze_(slf: Bound<'_, Self>, dim: isize) -> PyResult<Bound<'_, Self>> {
+        let next = run(|| {
+            slf.get()
+                .inner
+                .inplace_view("unsqueeze_", "UnsqueezeBackward1", |t| t.unsqueeze(dim))
+        })?;
+        PyTensor::rebind(&slf, next);
+        Ok(slf)
+    }
+
+    /// Removes size-1 dimensions (all, or only `dim`) in place.
+    #[pyo3(signature = (dim=None))]
+    fn squeeze_(slf: Bound<'_, Self>, dim: Option<isize>) -> PyResult<Bound<'_, Self>> {
+        let next = run(|| {
+            let node = match dim {
+                Some(_) => "SqueezeBackward4",
+                None => "SqueezeBackward3",
+            };
+            slf.get()
+                .inner
+                .inplace_view("squeeze_", node, |t| match dim {
+                    Some(d) => t.squeeze_dim(d),
+                    None => t.squeeze(),
+                })
+        })?;
+        PyTensor::rebind(&slf, next);
+        Ok(slf)
+    }
+}
+
+/// `torch._C._swap_tensor_impl(t1, t2)`: each object shows the other's tensor from now on
+/// (the last step of `torch.utils.swap_tensors`, which swaps the classes and `__dict__`s).
+#[pyfunction]
+pub(crate) fn _swap_tensor_impl(t1: &Bound<'_, PyTensor>, t2: &Bound<'_, PyTensor>) {
+    let (a, b) = ((*t1.get().inner).clone(), (*t2.get().inner).clone());
+    for (obj, t) in [(t1, &a), (t2, &b)] {
+        let ptr = obj.as_ptr() as *mut std::ffi::c_void;
+        let _ = t.0.binding_object.compare_exchange(
+            ptr,
+            std::ptr::null_mut(),
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+    }
+    PyTensor::rebind(t1, b);
+    PyTensor::rebind(t2, a);
+}
