@@ -1,5 +1,6 @@
 """The layer classes of ``nn`` (re-exported there)."""
 
+from . import utils as utils  # torch.nn.modules.utils, reached as an attribute
 from .activation import (
     CELU,
     ELU,

@@ -148,6 +148,8 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     decrease (PyTorch's ``RuntimeError`` otherwise); without, the batch is sorted here and the
     permutation kept in the result. The data is one ``index_select`` of the input: gradients
     flow back to it."""
+    if input.numel() == 0:
+        raise RuntimeError("Cannot pack empty tensors.")
     lengths = _lengths_list(lengths)
     sorted_indices = None
     if not enforce_sorted:
