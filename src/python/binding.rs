@@ -10,27 +10,30 @@
 //! (`id`, `__dict__`, the optimizer state keyed by it) and from then on reads the new tensor.
 //!
 //! The accessor hands out `&Tensor` borrows that may outlive a rebinding (a method that runs
-//! Python code, such as a hook, while it holds one). So a replaced tensor is not dropped: it
-//! is kept in `retired` until the object itself dies, and every borrow stays valid. The first
-//! tensor is stored inline, so objects that are never rebound (nearly all) cost nothing more
-//! than one pointer load and no allocation. Replacing is rare (the ops above), so the retired
-//! list stays short; what it keeps is a handle, sharing its storage with the live tensor
-//! unless the rebinding changed the storage (`x.data = y`, `set_`, a growing `resize_`).
+//! Python code, such as a hook, while it holds one). So a replaced tensor is not dropped: each
+//! rebinding is a heap node pointing at the one before, and the chain is freed only when the
+//! object itself dies, so every borrow stays valid. The first tensor is stored inline, so
+//! objects that are never rebound (nearly all) cost one pointer more, one load per access and
+//! no allocation. Replacing is rare (the ops above), so the chain stays short; what it keeps is
+//! a handle, sharing its storage with the live tensor unless the rebinding changed the storage
+//! (`x.data = y`, `set_`, a growing `resize_`).
 
 use crate::Tensor;
 use std::sync::atomic::{AtomicPtr, Ordering};
-use std::sync::Mutex;
 
 /// A core tensor a Python object is bound to; derefs to the current one.
 pub(crate) struct Binding {
     /// The tensor the object was made with.
     first: Tensor,
-    /// The current tensor if the object was rebound (null: `first`). Points into `retired`.
-    current: AtomicPtr<Tensor>,
-    /// Every tensor the object was rebound to, kept until the object dies (see the Note);
-    /// boxed so that each keeps its address when the vector grows.
-    #[allow(clippy::vec_box)]
-    retired: Mutex<Vec<Box<Tensor>>>,
+    /// The latest rebinding (null: none, `first` is current), heading the chain of all of
+    /// them (see the Note).
+    current: AtomicPtr<Rebound>,
+}
+
+/// One rebinding: the tensor, and the rebinding it replaced (null: `first`).
+struct Rebound {
+    tensor: Tensor,
+    previous: *mut Rebound,
 }
 
 impl Binding {
@@ -39,17 +42,29 @@ impl Binding {
         Binding {
             first: t,
             current: AtomicPtr::new(std::ptr::null_mut()),
-            retired: Mutex::new(Vec::new()),
         }
     }
 
     /// Makes `t` the bound tensor; the previous one stays alive until the object dies.
     pub(crate) fn rebind(&self, t: Tensor) {
-        let mut kept = self.retired.lock().unwrap_or_else(|e| e.into_inner());
-        let mut boxed = Box::new(t);
-        let ptr: *mut Tensor = &mut *boxed;
-        kept.push(boxed);
-        self.current.store(ptr, Ordering::Release);
+        let node = Box::into_raw(Box::new(Rebound {
+            tensor: t,
+            previous: std::ptr::null_mut(),
+        }));
+        let mut previous = self.current.load(Ordering::Acquire);
+        loop {
+            // SAFETY: `node` is ours alone until the exchange below publishes it.
+            unsafe { (*node).previous = previous };
+            match self.current.compare_exchange_weak(
+                previous,
+                node,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return,
+                Err(now) => previous = now,
+            }
+        }
     }
 }
 
@@ -61,9 +76,21 @@ impl std::ops::Deref for Binding {
         if ptr.is_null() {
             &self.first
         } else {
-            // SAFETY: a non-null `current` points into a box in `retired`, which is only ever
-            // pushed to, never popped, until `self` is dropped; so it outlives `&self`.
-            unsafe { &*ptr }
+            // SAFETY: a published node is freed only by `drop`, which needs `&mut self`, so it
+            // outlives `&self`.
+            unsafe { &(*ptr).tensor }
+        }
+    }
+}
+
+impl Drop for Binding {
+    fn drop(&mut self) {
+        let mut next = *self.current.get_mut();
+        while !next.is_null() {
+            // SAFETY: every node of the chain came from `Box::into_raw` in `rebind` and is
+            // reachable only from here; each is freed once.
+            let node = unsafe { Box::from_raw(next) };
+            next = node.previous;
         }
     }
 }
