@@ -916,8 +916,11 @@ NOT_OPS = {
             "swapaxes_",
             "squeeze_",
             "unsqueeze_",
+            "as_strided_",
         )
     },
+    "as_strided": "a view with any strides; gradient from the storage positions "
+    "(tests/rebinding_cases.py vs PyTorch)",
     "module_load": "load_state_dict's hook for swapping tensors (tests/rebinding_cases.py)",
     "normal_": "random sampling (tests/test_semantics.py checks its moments)",
     "uniform_": "random sampling",

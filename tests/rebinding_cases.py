@@ -138,3 +138,32 @@ state = {k: torch.full_like(v, 0.5) for k, v in m.state_dict().items()}
 m.load_state_dict(state)
 print(m.weight is weight, m.weight.tolist())
 torch.__future__.set_swap_module_params_on_conversion(False)
+
+# as_strided and as_strided_
+base = torch.arange(12.0, dtype=torch.float64)
+windows = base.as_strided((5, 4), (2, 1))
+print(windows.tolist(), windows._base is base, windows.storage_offset())
+print(base[2:].as_strided((2, 2), (1, 2)).tolist(), base[2:].as_strided((2, 2), (1, 2), 0).tolist())
+leaf = torch.arange(1.0, 7.0, dtype=torch.float64, requires_grad=True)
+overlapping = leaf.as_strided((3, 3), (1, 1), 1)
+(overlapping * torch.arange(9.0, dtype=torch.float64).reshape(3, 3)).sum().backward()
+print(overlapping.grad_fn.name(), leaf.grad.tolist())
+print(
+    torch.autograd.gradcheck(
+        lambda t: t.as_strided((2, 2), (1, 2), 1), (leaf.detach().requires_grad_(),)
+    )
+)
+print(
+    torch.autograd.gradgradcheck(
+        lambda t: t.as_strided((2, 2), (2, 1)) ** 2, (leaf.detach().requires_grad_(),)
+    )
+)
+expanded = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+e = expanded.expand(3, 2)
+e.as_strided((2,), (1,)).sum().backward()
+print(expanded.grad.tolist())
+refused(lambda: base.as_strided((4, 4), (4, 1)))
+refused(lambda: base.as_strided((2,), (-1,)))
+s = torch.arange(6.0) * torch.ones(6, requires_grad=True)
+s.as_strided_((2, 3), (3, 1))
+show("as_strided_", s)

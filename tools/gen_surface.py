@@ -42,7 +42,7 @@ OTHER_FUNCTIONS = [
     "scatter", "scatter_reduce", "index_reduce", "index_copy", "index_fill", "index_add",
     "nonzero", "argwhere", "count_nonzero", "masked_select", "take_along_dim",
     "unique_consecutive", "cummax", "cummin", "aminmax", "nansum", "logaddexp", "logaddexp2",
-    "nan_to_num", "nan_to_num_",
+    "nan_to_num", "nan_to_num_", "as_strided",
 ]  # fmt: skip
 
 # torch.xxx functions of the native module itself (they take numbers where Tensor's methods
@@ -62,7 +62,7 @@ OTHER_INPLACE = [
     "lerp_", "addcmul_", "addcdiv_", "scatter_", "scatter_reduce_", "index_reduce_",
     "index_copy_", "index_fill_", "index_add_", "nan_to_num_",
     "set_", "resize_", "resize_as_", "t_", "transpose_", "swapdims_", "swapaxes_", "squeeze_",
-    "unsqueeze_",
+    "unsqueeze_", "as_strided_",
 ]  # fmt: skip
 
 # Names of ferrograd's namespace that are not function aliases (for ``__all__``).

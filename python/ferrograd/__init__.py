@@ -110,6 +110,7 @@ argmax = Tensor.argmax
 argmin = Tensor.argmin
 argsort = Tensor.argsort
 argwhere = Tensor.argwhere
+as_strided = Tensor.as_strided
 asin = Tensor.asin
 asinh = Tensor.asinh
 atan = Tensor.atan
@@ -481,6 +482,7 @@ __all__ = [
     "argmin",
     "argsort",
     "argwhere",
+    "as_strided",
     "as_tensor",
     "asin",
     "asinh",

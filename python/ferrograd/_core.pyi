@@ -1553,6 +1553,21 @@ class Tensor:
         """Transposes this matrix (at most 2 dimensions) in place."""
     def unsqueeze_(self, dim: builtins.int) -> Self:
         """Inserts a size-1 dimension at `dim` in place."""
+    def as_strided(
+        self,
+        size: Sequence[builtins.int],
+        stride: Sequence[builtins.int],
+        storage_offset: builtins.int | None = None,
+    ) -> Tensor:
+        """A view of this tensor's storage with shape `size`, strides `stride` (in elements) and
+        `storage_offset` (default: this tensor's)."""
+    def as_strided_(
+        self,
+        size: Sequence[builtins.int],
+        stride: Sequence[builtins.int],
+        storage_offset: builtins.int | None = None,
+    ) -> Self:
+        """`as_strided` in place: this tensor becomes that view."""
     def squeeze_(self, dim: builtins.int | None = None) -> Self:
         """Removes size-1 dimensions (all, or only `dim`) in place."""
     def backward(

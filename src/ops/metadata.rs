@@ -1,6 +1,6 @@
 //! Ops that change which elements a tensor shows, or how: `x.data = y` of another shape or
 //! dtype (PyTorch's `set_data`), `set_`, `resize_` and the in-place view ops (`t_`,
-//! `transpose_`, `squeeze_`, `unsqueeze_`, ...).
+//! `transpose_`, `squeeze_`, `unsqueeze_`, `as_strided_`, ...), and `as_strided` itself.
 //!
 //! PyTorch changes the tensor's sizes, strides or storage in place. A core tensor never changes
 //! its layout or storage (kernels and backward threads read them without a lock), so each op
@@ -154,6 +154,98 @@ impl Tensor {
             next.set_grad_fn(history);
         }
         Ok(next)
+    }
+
+    /// `x.as_strided_(shape, strides, offset)`: the successor laid out as `as_strided` gives
+    /// (`AsStridedBackward1`).
+    pub fn as_strided_(
+        &self,
+        shape: &[usize],
+        strides: &[isize],
+        offset: Option<usize>,
+    ) -> Result<Tensor> {
+        self.inplace_view("as_strided_", "AsStridedBackward1", |t| {
+            t.as_strided(shape, strides, offset)
+        })
+    }
+}
+
+/// The storage positions of a layout's elements, in row-major order, as an int64 tensor.
+fn positions(layout: &Layout) -> Tensor {
+    let mut at = Vec::with_capacity(layout.numel());
+    layout.for_each_offset(|o| at.push(o as i64));
+    let n = at.len();
+    Tensor::from_vec(at, &[n]).expect("one position per element")
+}
+
+impl Tensor {
+    /// A view of this tensor's storage with any `shape`, `strides` (in elements, not negative)
+    /// and `offset` (default: this tensor's): PyTorch's `as_strided`. Its gradient scatters
+    /// into the storage's positions and gathers this tensor's (PyTorch's
+    /// `AsStridedBackward0`), dividing by how often each position occurs in this tensor when
+    /// its elements overlap (an expanded tensor).
+    pub fn as_strided(
+        &self,
+        shape: &[usize],
+        strides: &[isize],
+        offset: Option<usize>,
+    ) -> Result<Tensor> {
+        if shape.len() != strides.len() {
+            return Err(Error::runtime(format!(
+                "mismatch in length of strides and shape: {} strides for {} dimensions",
+                strides.len(),
+                shape.len()
+            )));
+        }
+        if strides.iter().any(|&s| s < 0) {
+            return Err(Error::runtime(format!(
+                "as_strided: Negative strides are not supported at the moment, got strides: {strides:?}"
+            )));
+        }
+        let offset = offset.unwrap_or(self.layout().offset);
+        let span = crate::core::layout::strided_span(shape, strides);
+        let available = self.storage().numel();
+        if span > 0 && offset + span > available {
+            let size = self.dtype().size();
+            return Err(Error::runtime(format!(
+                "setStorage: sizes {shape:?}, strides {strides:?}, storage offset {offset}, and itemsize {size} requiring a storage size of {} are out of bounds for storage of size {}",
+                (offset + span) * size,
+                available * size
+            )));
+        }
+        let layout = Layout {
+            shape: shape.into(),
+            strides: strides.into(),
+            offset,
+        };
+        let out = self.alias_with_layout(layout.clone());
+        if !crate::autograd::is_recording(&[self]) {
+            return Ok(out);
+        }
+        let (to, from) = (positions(&layout), positions(self.layout()));
+        let input_shape: Vec<isize> = self.shape().iter().map(|&d| d as isize).collect();
+        let overlapping = self.layout().has_internal_overlap();
+        Ok(crate::autograd::record(
+            out,
+            "AsStridedBackward0",
+            &[self],
+            &[],
+            move |ctx| {
+                let g = ctx.grad(0);
+                let flat = g.reshape(&[-1])?;
+                let zeros = Tensor::zeros(&[available], g.dtype());
+                let mut scattered = zeros.index_add(0, &to, &flat)?;
+                if overlapping {
+                    let ones = Tensor::ones(&[from.numel()], g.dtype());
+                    let count =
+                        Tensor::zeros(&[available], g.dtype()).index_add(0, &from, &ones)?;
+                    scattered = scattered.div(&count.clamp_min(1.0)?)?;
+                }
+                Ok(vec![Some(
+                    scattered.index_select(0, &from)?.reshape(&input_shape)?,
+                )])
+            },
+        ))
     }
 }
 

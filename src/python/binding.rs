@@ -247,6 +247,33 @@ impl PyTensor {
         Ok(slf)
     }
 
+    /// A view of this tensor's storage with shape `size`, strides `stride` (in elements) and
+    /// `storage_offset` (default: this tensor's).
+    #[pyo3(signature = (size, stride, storage_offset=None))]
+    fn as_strided(
+        &self,
+        py: Python<'_>,
+        size: Vec<usize>,
+        stride: Vec<isize>,
+        storage_offset: Option<usize>,
+    ) -> PyResult<Py<PyAny>> {
+        let out = run(|| self.inner.as_strided(&size, &stride, storage_offset))?;
+        super::tensor::to_object(py, out)
+    }
+
+    /// `as_strided` in place: this tensor becomes that view.
+    #[pyo3(signature = (size, stride, storage_offset=None))]
+    fn as_strided_(
+        slf: Bound<'_, Self>,
+        size: Vec<usize>,
+        stride: Vec<isize>,
+        storage_offset: Option<usize>,
+    ) -> PyResult<Bound<'_, Self>> {
+        let next = run(|| slf.get().inner.as_strided_(&size, &stride, storage_offset))?;
+        PyTensor::rebind(&slf, next);
+        Ok(slf)
+    }
+
     /// Removes size-1 dimensions (all, or only `dim`) in place.
     #[pyo3(signature = (dim=None))]
     fn squeeze_(slf: Bound<'_, Self>, dim: Option<isize>) -> PyResult<Bound<'_, Self>> {
