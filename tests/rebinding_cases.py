@@ -3,8 +3,9 @@ identity: ``x.data = y`` of another shape or dtype, ``set_``, ``resize_``/``resi
 in-place view ops (``t_``, ``transpose_``, ``swapdims_``, ``squeeze_``, ``unsqueeze_``),
 ``torch.utils.swap_tensors`` and what modules do with them (``Module.double()`` keeping its
 ``Parameter`` objects, ``to(memory_format=)``, the swap switch of ``torch.__future__`` in
-conversions and ``load_state_dict``). ``test_index_ops_golden.py`` compares the output with
-PyTorch 2.15's (``golden/rebinding_torch.txt``)."""
+conversions and ``load_state_dict``), ``as_strided``, and ``unsafe_split``'s pieces counting
+versions alone. ``test_index_ops_golden.py`` compares the output with PyTorch 2.15's
+(``golden/rebinding_torch.txt``)."""
 
 import os
 import sys
@@ -167,3 +168,13 @@ refused(lambda: base.as_strided((2,), (-1,)))
 s = torch.arange(6.0) * torch.ones(6, requires_grad=True)
 s.as_strided_((2, 3), (3, 1))
 show("as_strided_", s)
+
+# unsafe_split's pieces share elements but count versions alone
+a = torch.arange(9.0, dtype=torch.float64).reshape(3, 3).requires_grad_()
+b = a * 2
+s1, s2, s3 = b.unsafe_split(1)
+print(s1._base is None, s1.grad_fn.name())
+s1.mul_(s2)
+print(s1._version, s2._version, b._version, b.tolist()[0])
+s1.sum().backward()
+print(a.grad.tolist())

@@ -215,8 +215,9 @@ impl Tensor {
 
     /// The pieces `split` makes of this tensor (`split`, `split_sizes` or `chunk` along `dim`)
     /// as tensors of their own for autograd, not views (PyTorch's `unsafe_split`,
-    /// `unsafe_split_with_sizes`, `unsafe_chunk`): they share the storage, but an in-place
-    /// write through one is an ordinary in-place op, never refused; the caller answers for it.
+    /// `unsafe_split_with_sizes`, `unsafe_chunk`): they share the elements, but each counts
+    /// its versions alone, so an in-place write through one is an ordinary in-place op, never
+    /// refused and not seen by the others' saved-tensor checks; the caller answers for it.
     pub fn unsafe_pieces(
         &self,
         dim: isize,
@@ -228,7 +229,7 @@ impl Tensor {
             split(self)?
         };
         let d = normalize_dim(dim, self.dim())?;
-        let pieces = pieces.iter().map(Tensor::unviewed).collect();
+        let pieces = pieces.iter().map(Tensor::data_alias).collect();
         Ok(self.record_pieces(pieces, d, node, false))
     }
 
