@@ -9,8 +9,11 @@ use crate::with_num;
 use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2, LinalgScalar, ShapeBuilder};
 
-/// Below this many multiply-adds a product runs on the calling thread.
-const PARALLEL_GEMM_WORK: usize = 1 << 18;
+/// Below this many multiply-adds a product runs on the calling thread: a second thread's wake
+/// and packing cost more than it saves there (measured on 2 cores: the 16- to 80-row products
+/// of sampling from a small GPT ran slower on 2 threads than on 1 below 1 << 22; 1 << 23 made
+/// the ResNet's convolutions slower).
+const PARALLEL_GEMM_WORK: usize = 1 << 22;
 
 /// `a (m×k) @ b (k×n)` for 2-D layouts given as strides (transposes cost nothing). Floats go
 /// through the `gemm` crate's SIMD kernels (rayon-parallel for large products); integers
