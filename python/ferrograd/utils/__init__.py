@@ -1,13 +1,14 @@
 """``ferrograd.utils``: data loading (``utils.data``), activation checkpointing
-(``utils.checkpoint``) and DLPack exchange (``utils.dlpack``)."""
+(``utils.checkpoint``), DLPack exchange (``utils.dlpack``), the safetensors format
+(``utils.safetensors``) and ``swap_tensors``."""
 
 import copyreg
 import weakref
 
 from .. import _core
-from . import checkpoint, data, dlpack
+from . import checkpoint, data, dlpack, safetensors
 
-__all__ = ["checkpoint", "data", "dlpack", "swap_tensors"]
+__all__ = ["checkpoint", "data", "dlpack", "safetensors", "swap_tensors"]
 
 
 def swap_tensors(t1, t2):
