@@ -17,7 +17,8 @@ a graph), ``cyclic_lr_cases.py`` (``lr_scheduler.CyclicLR``), ``swa_init_dropout
 alpha dropout),
 ``linalg_decomp_cases.py`` (``torch.linalg``'s decompositions and solvers, ``cdist``),
 ``rebinding_cases.py`` (``x.data =`` of another shape or dtype, ``set_``, ``resize_``, in-place
-view ops, ``swap_tensors`` and the module conversions built on them)."""
+view ops, ``swap_tensors`` and the module conversions built on them), ``conv3d_cases.py``
+(``F.conv3d``, ``nn.Conv3d``)."""
 
 import os
 import subprocess
@@ -51,6 +52,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("swa_init_dropout_cases.py", "swa_init_dropout_torch.txt"),
         ("linalg_decomp_cases.py", "linalg_decomp_torch.txt"),
         ("rebinding_cases.py", "rebinding_torch.txt"),
+        ("conv3d_cases.py", "conv3d_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

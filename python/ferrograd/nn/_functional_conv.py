@@ -104,6 +104,68 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution of ``(N, C_in, D, H, W)`` (or ``(C_in, D, H, W)``) with ``weight``
+    ``(C_out, C_in / groups, kd, kh, kw)``; ``padding`` may be ``"same"`` or ``"valid"``.
+
+    Composed of 2-D convolutions, one per kernel depth: the input's depth positions that tap
+    kernel depth ``i`` are folded into the batch, convolved with ``weight[:, :, i]``, and the
+    ``kd`` results added (PyTorch records one ``ConvolutionBackward0``; the values and
+    gradients are the same sums, in another order)."""
+    batched = _check_batched(input, "conv3d", 3)
+    x = input if batched else input.unsqueeze(0)
+    if weight.dim() != 5:
+        raise RuntimeError(
+            f"Expected 5-dimensional weight for 5-dimensional input {_shape(x)}, but got "
+            f"{weight.dim()}-dimensional weight of size {_shape(weight)} instead"
+        )
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = 0
+        elif padding == "same":
+            x, padding = _same_padding(x, weight, stride, dilation, 3)
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    stride, padding, dilation = (
+        [v[0]] * 3 if len(v) == 1 else v
+        for v in (_ints(stride, 3), _ints(padding, 3), _ints(dilation, 3))
+    )
+    groups = int(groups)
+    if x.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {_shape(weight)}, expected input"
+            f"{_shape(x)} to have {weight.shape[1] * groups} channels, but got {x.shape[1]} "
+            "channels instead"
+        )
+    padded = [x.shape[2 + i] + 2 * padding[i] for i in range(3)]
+    reach = [dilation[i] * (weight.shape[2 + i] - 1) + 1 for i in range(3)]
+    if any(r > p for r, p in zip(reach, padded, strict=True)):
+        raise RuntimeError(
+            "Calculated padded input size per channel: ("
+            + " x ".join(str(v) for v in padded)
+            + "). Kernel size: ("
+            + " x ".join(str(v) for v in reach)
+            + "). Kernel size can't be greater than actual input size"
+        )
+    if padding[0]:
+        from .functional import pad as _pad
+
+        x = _pad(x, [0, 0, 0, 0, padding[0], padding[0]])
+    n, kd = x.shape[0], weight.shape[2]
+    depth = (x.shape[2] - reach[0]) // stride[0] + 1
+    out = None
+    for i in range(kd):
+        start = i * dilation[0]
+        taps = x[:, :, start : start + stride[0] * (depth - 1) + 1 : stride[0]]
+        folded = taps.transpose(1, 2).reshape(n * depth, x.shape[1], x.shape[3], x.shape[4])
+        part = conv2d(folded, weight[:, :, i], None, stride[1:], padding[1:], dilation[1:], groups)
+        out = part if out is None else out + part
+    out = out.reshape(n, depth, *out.shape[1:]).transpose(1, 2)
+    if bias is not None:
+        out = out + bias.view(1, -1, 1, 1, 1)
+    return out if batched else out.squeeze(0)
+
+
 def _conv_transpose(name, spatial, input, weight, bias, stride, padding, output_padding, groups,
                     dilation):
     batched = _check_batched(input, name, spatial)
@@ -500,6 +562,7 @@ __all__ = [
     "avg_pool2d",
     "conv1d",
     "conv2d",
+    "conv3d",
     "conv_transpose1d",
     "conv_transpose2d",
     "fold",

@@ -117,7 +117,7 @@ class _ConvNd(Module):
 
 
 class _Conv(_ConvNd):
-    """A convolution layer of ``_spatial`` dims (``Conv1d``, ``Conv2d``)."""
+    """A convolution layer of ``_spatial`` dims (``Conv1d``, ``Conv2d``, ``Conv3d``)."""
 
     _spatial = 2
 
@@ -131,7 +131,7 @@ class _Conv(_ConvNd):
         )
 
     def _conv_forward(self, input, weight, bias):
-        conv = F.conv1d if self._spatial == 1 else F.conv2d
+        conv = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[self._spatial]
         if self.padding_mode != "zeros":
             padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
             return conv(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
@@ -152,6 +152,13 @@ class Conv2d(_Conv):
     """2-D convolution over ``(N, C_in, H, W)``: ``weight`` ``(C_out, C_in/groups, kh, kw)``."""
 
     _spatial = 2
+
+
+class Conv3d(_Conv):
+    """3-D convolution over ``(N, C_in, D, H, W)``: ``weight``
+    ``(C_out, C_in/groups, kd, kh, kw)`` (composed of 2-D convolutions, see ``F.conv3d``)."""
+
+    _spatial = 3
 
 
 class _ConvTranspose(_ConvNd):
@@ -223,4 +230,4 @@ class ConvTranspose2d(_ConvTranspose):
     _spatial = 2
 
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
