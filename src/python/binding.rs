@@ -107,20 +107,37 @@ impl PyTensor {
     /// object becomes the one returned for `next`, and no longer for the tensor it showed.
     pub(crate) fn rebind(slf: &Bound<'_, Self>, next: Tensor) {
         let me = slf.get();
-        let ptr = slf.as_ptr() as *mut std::ffi::c_void;
-        let slot = &me.inner.0.binding_object;
-        let _ = slot.compare_exchange(
-            ptr,
-            std::ptr::null_mut(),
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        );
+        let ptr = release(slf, &me.inner);
         if me.is_registered() {
             // `next` is new, or was just released by its other object (`_swap_tensor_impl`)
             next.0.binding_object.store(ptr, Ordering::Release);
         }
         me.inner.rebind(next);
     }
+
+    /// Rebinds the object to what `successor` makes of its tensor (`None`: left as it is)
+    /// and returns it, as the in-place methods return `self`.
+    fn rebound<'py>(
+        slf: Bound<'py, Self>,
+        successor: impl FnOnce(&Tensor) -> crate::Result<Option<Tensor>>,
+    ) -> PyResult<Bound<'py, Self>> {
+        if let Some(next) = run(|| successor(&slf.get().inner))? {
+            PyTensor::rebind(&slf, next);
+        }
+        Ok(slf)
+    }
+}
+
+/// Clears `t`'s wrapper slot if it names `obj`; returns `obj`'s pointer.
+fn release(obj: &Bound<'_, PyTensor>, t: &Tensor) -> *mut std::ffi::c_void {
+    let ptr = obj.as_ptr() as *mut std::ffi::c_void;
+    let _ = t.0.binding_object.compare_exchange(
+        ptr,
+        std::ptr::null_mut(),
+        Ordering::AcqRel,
+        Ordering::Acquire,
+    );
+    ptr
 }
 
 /// The sizes of `resize_`'s arguments (non-negative).
@@ -172,13 +189,10 @@ impl PyTensor {
         slf: Bound<'py, Self>,
         source: Option<PyRef<'py, PyTensor>>,
     ) -> PyResult<Bound<'py, Self>> {
-        let me = &slf.get().inner;
-        let next = match &source {
-            Some(s) => run(|| me.set_(&s.inner))?,
-            None => run(|| me.set_empty_())?,
-        };
-        PyTensor::rebind(&slf, next);
-        Ok(slf)
+        Self::rebound(slf, |t| match &source {
+            Some(s) => t.set_(&s.inner).map(Some),
+            None => t.set_empty_().map(Some),
+        })
     }
 
     /// Gives this tensor the shape `sizes` (contiguous), keeping its elements in order and
@@ -189,10 +203,7 @@ impl PyTensor {
         sizes: &Bound<'py, PyTuple>,
     ) -> PyResult<Bound<'py, Self>> {
         let shape = self::sizes(sizes)?;
-        if let Some(next) = run(|| slf.get().inner.resize_(&shape))? {
-            PyTensor::rebind(&slf, next);
-        }
-        Ok(slf)
+        Self::rebound(slf, |t| t.resize_(&shape))
     }
 
     /// `resize_` to `other`'s shape.
@@ -200,23 +211,17 @@ impl PyTensor {
         slf: Bound<'py, Self>,
         other: PyRef<'py, PyTensor>,
     ) -> PyResult<Bound<'py, Self>> {
-        if let Some(next) = run(|| slf.get().inner.resize_(other.inner.shape()))? {
-            PyTensor::rebind(&slf, next);
-        }
-        Ok(slf)
+        Self::rebound(slf, |t| t.resize_(other.inner.shape()))
     }
 
     /// Swaps dimensions `dim0` and `dim1` in place (this tensor becomes its transpose).
     fn transpose_(slf: Bound<'_, Self>, dim0: isize, dim1: isize) -> PyResult<Bound<'_, Self>> {
-        let next = run(|| {
-            slf.get()
-                .inner
-                .inplace_view("transpose_", "TransposeBackward1", |t| {
-                    t.transpose(dim0, dim1)
-                })
-        })?;
-        PyTensor::rebind(&slf, next);
-        Ok(slf)
+        Self::rebound(slf, |t| {
+            t.inplace_view("transpose_", "TransposeBackward1", |t| {
+                t.transpose(dim0, dim1)
+            })
+            .map(Some)
+        })
     }
 
     /// `transpose_`'s other name.
@@ -231,20 +236,17 @@ impl PyTensor {
 
     /// Transposes this matrix (at most 2 dimensions) in place.
     fn t_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        let next = run(|| slf.get().inner.inplace_view("t_", "TBackward1", |t| t.t()))?;
-        PyTensor::rebind(&slf, next);
-        Ok(slf)
+        Self::rebound(slf, |t| {
+            t.inplace_view("t_", "TBackward1", |t| t.t()).map(Some)
+        })
     }
 
     /// Inserts a size-1 dimension at `dim` in place.
     fn unsqueeze_(slf: Bound<'_, Self>, dim: isize) -> PyResult<Bound<'_, Self>> {
-        let next = run(|| {
-            slf.get()
-                .inner
-                .inplace_view("unsqueeze_", "UnsqueezeBackward1", |t| t.unsqueeze(dim))
-        })?;
-        PyTensor::rebind(&slf, next);
-        Ok(slf)
+        Self::rebound(slf, |t| {
+            t.inplace_view("unsqueeze_", "UnsqueezeBackward1", |t| t.unsqueeze(dim))
+                .map(Some)
+        })
     }
 
     /// A view of this tensor's storage with shape `size`, strides `stride` (in elements) and
@@ -269,28 +271,25 @@ impl PyTensor {
         stride: Vec<isize>,
         storage_offset: Option<usize>,
     ) -> PyResult<Bound<'_, Self>> {
-        let next = run(|| slf.get().inner.as_strided_(&size, &stride, storage_offset))?;
-        PyTensor::rebind(&slf, next);
-        Ok(slf)
+        Self::rebound(slf, |t| {
+            t.as_strided_(&size, &stride, storage_offset).map(Some)
+        })
     }
 
     /// Removes size-1 dimensions (all, or only `dim`) in place.
     #[pyo3(signature = (dim=None))]
     fn squeeze_(slf: Bound<'_, Self>, dim: Option<isize>) -> PyResult<Bound<'_, Self>> {
-        let next = run(|| {
-            let node = match dim {
-                Some(_) => "SqueezeBackward4",
-                None => "SqueezeBackward3",
-            };
-            slf.get()
-                .inner
-                .inplace_view("squeeze_", node, |t| match dim {
-                    Some(d) => t.squeeze_dim(d),
-                    None => t.squeeze(),
-                })
-        })?;
-        PyTensor::rebind(&slf, next);
-        Ok(slf)
+        let node = match dim {
+            Some(_) => "SqueezeBackward4",
+            None => "SqueezeBackward3",
+        };
+        Self::rebound(slf, |t| {
+            t.inplace_view("squeeze_", node, |t| match dim {
+                Some(d) => t.squeeze_dim(d),
+                None => t.squeeze(),
+            })
+            .map(Some)
+        })
     }
 }
 
@@ -299,15 +298,8 @@ impl PyTensor {
 #[pyfunction]
 pub(crate) fn _swap_tensor_impl(t1: &Bound<'_, PyTensor>, t2: &Bound<'_, PyTensor>) {
     let (a, b) = ((*t1.get().inner).clone(), (*t2.get().inner).clone());
-    for (obj, t) in [(t1, &a), (t2, &b)] {
-        let ptr = obj.as_ptr() as *mut std::ffi::c_void;
-        let _ = t.0.binding_object.compare_exchange(
-            ptr,
-            std::ptr::null_mut(),
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        );
-    }
+    release(t1, &a);
+    release(t2, &b);
     PyTensor::rebind(t1, b);
     PyTensor::rebind(t2, a);
 }
