@@ -18,7 +18,8 @@ alpha dropout),
 ``linalg_decomp_cases.py`` (``torch.linalg``'s decompositions and solvers, ``cdist``),
 ``rebinding_cases.py`` (``x.data =`` of another shape or dtype, ``set_``, ``resize_``, in-place
 view ops, ``swap_tensors`` and the module conversions built on them), ``conv3d_cases.py``
-(``F.conv3d``, ``nn.Conv3d``)."""
+(``F.conv3d``, ``nn.Conv3d``), ``subclass_dispatch_cases.py`` (wrapper subclasses and
+``__torch_dispatch__``)."""
 
 import os
 import subprocess
@@ -52,6 +53,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("swa_init_dropout_cases.py", "swa_init_dropout_torch.txt"),
         ("linalg_decomp_cases.py", "linalg_decomp_torch.txt"),
         ("rebinding_cases.py", "rebinding_torch.txt"),
+        ("subclass_dispatch_cases.py", "subclass_dispatch_torch.txt"),
         ("conv3d_cases.py", "conv3d_torch.txt"),
     ],
 )

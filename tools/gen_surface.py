@@ -42,7 +42,7 @@ OTHER_FUNCTIONS = [
     "scatter", "scatter_reduce", "index_reduce", "index_copy", "index_fill", "index_add",
     "nonzero", "argwhere", "count_nonzero", "masked_select", "take_along_dim",
     "unique_consecutive", "cummax", "cummin", "aminmax", "nansum", "logaddexp", "logaddexp2",
-    "nan_to_num", "nan_to_num_", "as_strided",
+    "nan_to_num", "nan_to_num_", "as_strided", "select", "narrow",
 ]  # fmt: skip
 
 # torch.xxx functions of the native module itself (they take numbers where Tensor's methods

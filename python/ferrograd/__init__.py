@@ -86,9 +86,16 @@ class Size(tuple):
 
 _core._register_size(Size)
 
-from . import _hooks  # noqa: E402
+from . import _hooks, _ops  # noqa: E402
+from ._ops import ops as ops  # noqa: E402
 
-_core._register_types({"RemovableHandle": _hooks.RemovableHandle, **_hooks.RETURN_TYPES})
+_core._register_types(
+    {
+        "RemovableHandle": _hooks.RemovableHandle,
+        "op_overload": _ops.op_overload,
+        **_hooks.RETURN_TYPES,
+    }
+)
 
 # Function forms of tensor methods: the Rust methods themselves, no Python wrapper in between.
 # <generated: functions> written by tools/gen_surface.py from the tables
@@ -196,6 +203,7 @@ nan_to_num = Tensor.nan_to_num
 nan_to_num_ = Tensor.nan_to_num_
 nanmedian = Tensor.nanmedian
 nansum = Tensor.nansum
+narrow = Tensor.narrow
 neg = Tensor.neg
 nonzero = Tensor.nonzero
 norm = Tensor.norm
@@ -215,6 +223,7 @@ rsqrt = Tensor.rsqrt
 scatter = Tensor.scatter
 scatter_add = Tensor.scatter_add
 scatter_reduce = Tensor.scatter_reduce
+select = Tensor.select
 sigmoid = Tensor.sigmoid
 sign = Tensor.sign
 signbit = Tensor.signbit
@@ -388,6 +397,9 @@ from ._global_flags import (  # noqa: E402
 )
 from ._histogram import histc, histogram  # noqa: E402
 from ._layout import (  # noqa: E402
+    _install as _install_layout,
+)
+from ._layout import (  # noqa: E402
     _mkldnn as _mkldnn,
 )
 from ._layout import (  # noqa: E402
@@ -427,6 +439,7 @@ from ._tensor_functions import broadcast_tensors, einsum, meshgrid  # noqa: E402
 
 _install_composites()
 _install_numeric()
+_install_layout(Tensor)
 pixel_shuffle = _core.pixel_shuffle
 pixel_unshuffle = _core.pixel_unshuffle
 from .amp import autocast  # noqa: E402
@@ -664,6 +677,7 @@ __all__ = [
     "nanmean",
     "nanmedian",
     "nansum",
+    "narrow",
     "ne",
     "neg",
     "nn",
@@ -711,6 +725,7 @@ __all__ = [
     "scatter_reduce",
     "searchsorted",
     "seed",
+    "select",
     "set_anomaly_enabled",
     "set_default_device",
     "set_default_dtype",

@@ -1429,6 +1429,29 @@ class Tensor:
     @property
     def device(self) -> Any:
         """Always `device(type='cpu')`."""
+    @staticmethod
+    def _make_wrapper_subclass(
+        cls: builtins.type[Any],
+        size: Sequence[builtins.int],
+        strides: Sequence[builtins.int] | None = None,
+        storage_offset: builtins.int | None = None,
+        memory_format: Any = None,
+        dtype: Any = None,
+        layout: Any = None,
+        device: Any = None,
+        pin_memory: builtins.bool = False,
+        requires_grad: builtins.bool = False,
+        dispatch_sizes_strides_policy: Any = None,
+        dispatch_device: builtins.bool = False,
+        dispatch_layout: builtins.bool = False,
+        _extra_dispatch_keys: Any = None,
+        storage_size: Any = None,
+    ) -> Any:
+        """An object of ``cls`` with this shape and dtype and no elements, whose ops go to
+        ``cls.__torch_dispatch__``."""
+    @property
+    def layout(self) -> Any:
+        """The memory layout: ``torch.strided`` (set by ``ferrograd._layout``)."""
     @property
     def is_cuda(self) -> builtins.bool:
         """Always False."""
@@ -1841,7 +1864,7 @@ def _set_grad_enabled(enabled: builtins.bool) -> builtins.bool:
 def _register_size(cls: type[tuple[builtins.int, ...]]) -> None:
     """Registers the Python `Size` class (a tuple subclass) used for `.shape`."""
 
-def _register_types(types: dict[builtins.str, type[Any]]) -> None:
+def _register_types(types: dict[builtins.str, Any]) -> None:
     """Registers the Python helper types defined in the package."""
 
 # ----- joining and selecting ---------------------------------------------------------------------

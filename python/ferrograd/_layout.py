@@ -26,6 +26,12 @@ sparse_bsc = layout("sparse_bsc")
 _mkldnn = layout("_mkldnn")
 jagged = layout("jagged")
 
+
+def _install(tensor_class):
+    """``Tensor.layout``: ``torch.strided`` for every ferrograd tensor."""
+    tensor_class.layout = property(lambda self: strided, doc="The memory layout: torch.strided.")
+
+
 __all__ = [
     "layout",
     "sparse_bsc",

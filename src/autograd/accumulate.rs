@@ -93,6 +93,7 @@ impl InputBuffer {
 pub(super) fn sum_two(acc: Tensor, g: Tensor) -> Result<Tensor> {
     let reusable = !acc.requires_grad()
         && !g.requires_grad()
+        && g.subclass().is_none()
         && acc.dtype() == g.dtype()
         && same_shape(acc.shape(), g.shape())
         && owns_exclusively(&acc);
@@ -106,6 +107,19 @@ pub(super) fn sum_two(acc: Tensor, g: Tensor) -> Result<Tensor> {
 /// AccumulateGrad: adds `g` into `variable.grad` (PyTorch's rules for stealing vs copying).
 pub(super) fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) -> Result<()> {
     let mut meta = variable.meta();
+    let wrapped =
+        g.subclass().is_some() || meta.grad.as_ref().is_some_and(|o| o.subclass().is_some());
+    if wrapped {
+        // a wrapper tensor's sums are ops its class computes (Note [Tensor subclasses that
+        // dispatch]): no buffer here to write into
+        let new = match meta.grad.take() {
+            None if create_graph || g.requires_grad() => g.clone_preserving()?,
+            None => g,
+            Some(old) => old.add(&g)?,
+        };
+        meta.grad = Some(new);
+        return Ok(());
+    }
     let new = match meta.grad.take() {
         // (PyTorch's `clone_obey_contract`: a fresh tensor `copy_`'d from the gradient, so a
         // graph being built runs through CopyBackwards and `.grad` never aliases the gradient)

@@ -290,9 +290,11 @@ fn make_roots(roots: &[Root], grads: &[Option<Tensor>]) -> Result<Vec<(Edge, Ten
                 }
             }
             (Some(g), None) => g,
-            (None, Some((shape, dtype))) if shape.iter().product::<usize>() == 1 => {
-                Tensor::ones(&shape, dtype)
-            }
+            (None, Some((shape, dtype))) if shape.iter().product::<usize>() == 1 => match root {
+                // a wrapper's ones are made by its class (Note [Tensor subclasses that dispatch])
+                Root::Tensor(t) if t.subclass().is_some() => t.ones_like_dispatched()?,
+                _ => Tensor::ones(&shape, dtype),
+            },
             (None, meta) => {
                 let shape = meta.map_or_else(|| "unknown".to_string(), |(s, _)| fmt_shape(&s));
                 return Err(Error::runtime(format!(
@@ -632,6 +634,7 @@ impl GraphTask {
         };
         let whole = Layout::contiguous(node.input_shape(0));
         !self.create_graph
+            && g.subclass().is_none() // a wrapper's gradient is no buffer to add a part into
             && !node.has_post_hooks()
             && matches!(node.next_edges(), [Some(_)])
             && g.dtype() == node.input_dtype(0)

@@ -4,6 +4,7 @@
 //! live one floor up, in `cpu/`.
 
 pub mod buffer;
+pub mod dispatch;
 pub mod dtype;
 pub mod error;
 pub mod format;

@@ -36,6 +36,11 @@ pub struct Storage {
     versions_of: Option<Arc<Storage>>,
     /// Made in inference mode: the tensors over it (views included) are inference tensors.
     inference: bool,
+    /// The storage of a wrapper tensor: it has no elements, and reading or writing them is
+    /// refused (Note [Tensor subclasses that dispatch]).
+    elementless: bool,
+    /// A wrapper tensor's binding state (its class and instance dictionary, for Python).
+    subclass: Option<crate::core::dispatch::Subclass>,
 }
 
 impl Storage {
@@ -49,7 +54,33 @@ impl Storage {
             elements_of: None,
             versions_of: None,
             inference: crate::core::grad_mode::is_inference_mode_enabled(),
+            elementless: false,
+            subclass: None,
         }
+    }
+
+    /// The storage of a wrapper tensor of `dtype`: no elements, and any read or write of them
+    /// refused (Note [Tensor subclasses that dispatch]).
+    pub fn elementless(
+        dtype: crate::core::dtype::DType,
+        subclass: crate::core::dispatch::Subclass,
+    ) -> Self {
+        let empty = crate::with_any!(dtype, T => <T as crate::core::buffer::BufferElement>::into_buffer(Vec::new()));
+        let mut storage = Storage::new(empty);
+        storage.elementless = true;
+        storage.subclass = Some(subclass);
+        storage
+    }
+
+    /// Whether this is a wrapper tensor's storage, which has no elements.
+    pub fn is_elementless(&self) -> bool {
+        self.elementless
+    }
+
+    /// A wrapper tensor's binding state (see [`Storage::elementless`]).
+    #[inline]
+    pub fn subclass(&self) -> Option<&crate::core::dispatch::Subclass> {
+        self.subclass.as_ref()
     }
 
     /// Whether the storage was made in inference mode (its tensors are inference tensors).
@@ -67,6 +98,8 @@ impl Storage {
             version: AtomicU64::new(0),
             last_writer: Mutex::new(""),
             inference: owner.inference,
+            elementless: owner.elementless,
+            subclass: owner.subclass.clone(),
             elements_of: Some(owner),
             versions_of: None,
         }
@@ -117,11 +150,17 @@ impl Storage {
 
     /// Shared read access. Recursive, so one thread may read the same storage twice (`x * x`).
     pub fn read(&self) -> RwLockReadGuard<'_, Buffer> {
+        if self.elementless {
+            crate::core::dispatch::refuse_elements();
+        }
         self.owner().data.read_recursive()
     }
 
     /// Exclusive write access. Callers must bump the version with [`Storage::bump_version`].
     pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
+        if self.elementless {
+            crate::core::dispatch::refuse_elements();
+        }
         self.owner().data.write()
     }
 

@@ -165,6 +165,56 @@ impl Tensor {
         }))
     }
 
+    /// A wrapper tensor (Note [Tensor subclasses that dispatch]): `shape`, `strides` and
+    /// `offset` describe it, it owns no elements, and `subclass` is the binding's state of it.
+    pub fn wrapper(
+        shape: &[usize],
+        strides: &[isize],
+        offset: usize,
+        dtype: DType,
+        subclass: crate::core::dispatch::Subclass,
+    ) -> Result<Tensor> {
+        if shape.len() != strides.len() {
+            return Err(Error::runtime(format!(
+                "a wrapper tensor of shape {} needs {} strides, got {}",
+                fmt_shape(shape),
+                shape.len(),
+                strides.len()
+            )));
+        }
+        if shape
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d))
+            .is_none()
+        {
+            return Err(Error::runtime(format!(
+                "numel: integer multiplication overflow (shape {})",
+                fmt_shape(shape)
+            )));
+        }
+        let layout = Layout {
+            shape: shape.into(),
+            strides: strides.into(),
+            offset,
+        };
+        let storage = Arc::new(Storage::elementless(dtype, subclass));
+        Ok(Tensor::from_parts(storage, layout, dtype, None))
+    }
+
+    /// The binding's state of a wrapper tensor (held by its storage, so the tensors sharing
+    /// it, `detach()`ed or saved for backward, are the same wrapper); `None` for a tensor with
+    /// elements.
+    #[inline]
+    pub fn subclass(&self) -> Option<&crate::core::dispatch::Subclass> {
+        self.0.storage.subclass()
+    }
+
+    /// A new tensor object over the same storage and layout, without history (what a
+    /// dispatched op returns when the handler gave back a tensor that has some).
+    pub fn fresh_alias(&self) -> Tensor {
+        self.unviewed()
+    }
+
     /// How this view was made ([`ViewCreation::Default`] for a non-view).
     pub fn view_creation(&self) -> ViewCreation {
         match self
@@ -334,6 +384,20 @@ impl Tensor {
         Tensor::ones(self.shape(), self.dtype())
     }
 
+    /// [`Tensor::ones_like`], made by a wrapper tensor's class when this is one (PyTorch's
+    /// `ones_like` op, as the engine calls it for the gradient of a scalar output).
+    pub fn ones_like_dispatched(&self) -> Result<Tensor> {
+        let call = || {
+            let mut call = crate::core::dispatch::Call::new("ones_like.default", vec![self.into()]);
+            call.kwargs.push((
+                "memory_format",
+                crate::core::dispatch::Arg::Str("preserve_format"),
+            ));
+            call
+        };
+        crate::core::dispatch::intercept1(&[self], call).unwrap_or_else(|| Ok(self.ones_like()))
+    }
+
     // ----- plain accessors ----------------------------------------------------------------
 
     /// Size of each dimension.
@@ -435,6 +499,11 @@ impl Tensor {
                 "a Tensor with {} elements cannot be converted to Scalar",
                 self.numel()
             )));
+        }
+        let call =
+            || crate::core::dispatch::Call::new("_local_scalar_dense.default", vec![self.into()]);
+        if let Some(dispatched) = crate::core::dispatch::intercept1(&[self], call) {
+            return dispatched?.item();
         }
         let offset = self.0.layout.offset;
         Ok(match self.dtype() {

@@ -836,7 +836,10 @@ fn update_into<T: BufferElement>(
     update: impl Fn(&mut [T], &[T]) + Sync,
 ) -> bool {
     let (ds, ss) = (dst.storage(), src.storage());
-    let applies = dst.dtype() == T::DTYPE
+    // (a wrapper tensor has no elements: its ops are computed by its class)
+    let applies = !ds.is_elementless()
+        && !ss.is_elementless()
+        && dst.dtype() == T::DTYPE
         && src.dtype() == T::DTYPE
         && same_shape(dst.shape(), src.shape())
         && !crate::core::storage::Storage::same_elements(ds, ss);

@@ -3,6 +3,7 @@
 
 use super::{elem, float_dtype, result_type, Arith};
 use crate::autograd::{is_recording, record, record_with_number, Save};
+use crate::core::dispatch::{intercept1, Call};
 use crate::core::dtype::{DType, Scalar};
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
@@ -26,6 +27,25 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
+    /// PyTorch's overload of the op between two tensors (`mul.Tensor`), for dispatch.
+    fn aten_tensor(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add.Tensor",
+            BinaryOp::Sub => "sub.Tensor",
+            BinaryOp::Mul => "mul.Tensor",
+            BinaryOp::Div => "div.Tensor",
+            BinaryOp::Pow => "pow.Tensor_Tensor",
+        }
+    }
+
+    /// PyTorch's overload of the op of a tensor and a number (`mul.Tensor`, `pow.Tensor_Scalar`).
+    fn aten_scalar(self) -> &'static str {
+        match self {
+            BinaryOp::Pow => "pow.Tensor_Scalar",
+            op => op.aten_tensor(),
+        }
+    }
+
     /// The in-place method name (`add_`), for messages.
     pub fn inplace_name(self) -> &'static str {
         match self {
@@ -214,14 +234,20 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         && b.to_f64_vec().iter().any(|&e| e < 0.0);
     check_operands(op, a.dtype(), b.dtype(), negative)?;
     let dtype = compute_dtype(op, result_type(a, b));
-    // the result has at most a.numel() * b.numel() elements: only a large product can be
-    // more than the system gives (checked, as PyTorch's allocator refuses, not aborted)
-    if a.numel().saturating_mul(b.numel()) >= crate::core::tensor::CHECKED_ELEMENTS {
-        let out_shape = crate::core::layout::broadcast_shapes(a.shape(), b.shape())?;
-        crate::core::tensor::check_allocation(&out_shape, dtype)?;
-    }
-    let (ca, cb) = (cast_ref(a, dtype), cast_ref(b, dtype));
-    let out = with_num!(dtype, T => with_op!(op, T, f => zip(&ca, &cb, f))?);
+    let call = || Call::new(op.aten_tensor(), vec![a.into(), b.into()]);
+    let out = match intercept1(&[a, b], call) {
+        Some(dispatched) => dispatched?,
+        None => {
+            // the result has at most a.numel() * b.numel() elements: only a large product can
+            // be more than the system gives (checked, as PyTorch's allocator refuses, not aborted)
+            if a.numel().saturating_mul(b.numel()) >= crate::core::tensor::CHECKED_ELEMENTS {
+                let out_shape = crate::core::layout::broadcast_shapes(a.shape(), b.shape())?;
+                crate::core::tensor::check_allocation(&out_shape, dtype)?;
+            }
+            let (ca, cb) = (cast_ref(a, dtype), cast_ref(b, dtype));
+            with_num!(dtype, T => with_op!(op, T, f => zip(&ca, &cb, f))?)
+        }
+    };
     if !is_recording(&[a, b]) {
         return Ok(out);
     }
@@ -370,7 +396,12 @@ fn tensor_scalar(op: BinaryOp, x: &Tensor, s: Scalar) -> Result<Tensor> {
     check_operands(op, x.dtype(), scalar_dtype(s), s.to_f64() < 0.0)?;
     let dtype = compute_dtype(op, s.result_type_with(x.dtype()));
     let v = s.to_f64();
-    let out = scalar_kernel(op, x, v, dtype, false)?;
+    let out = match intercept1(&[x], || {
+        Call::new(op.aten_scalar(), vec![x.into(), s.into()])
+    }) {
+        Some(dispatched) => dispatched?,
+        None => scalar_kernel(op, x, v, dtype, false)?,
+    };
     if !is_recording(&[x]) {
         return Ok(out);
     }
@@ -409,7 +440,11 @@ fn scalar_tensor(op: BinaryOp, s: Scalar, x: &Tensor) -> Result<Tensor> {
         BinaryOp::Sub => {
             check_operands(op, scalar_dtype(s), x.dtype(), false)?;
             let dtype = compute_dtype(op, s.result_type_with(x.dtype()));
-            let out = scalar_kernel(op, x, v, dtype, true)?;
+            let out = match intercept1(&[x], || Call::new("rsub.Scalar", vec![x.into(), s.into()]))
+            {
+                Some(dispatched) => dispatched?,
+                None => scalar_kernel(op, x, v, dtype, true)?,
+            };
             if !is_recording(&[x]) {
                 return Ok(out);
             }
@@ -419,7 +454,10 @@ fn scalar_tensor(op: BinaryOp, s: Scalar, x: &Tensor) -> Result<Tensor> {
         }
         BinaryOp::Pow => {
             let dtype = compute_dtype(op, s.result_type_with(x.dtype()));
-            let out = scalar_kernel(op, x, v, dtype, true)?;
+            let out = match intercept1(&[x], || Call::new("pow.Scalar", vec![s.into(), x.into()])) {
+                Some(dispatched) => dispatched?,
+                None => scalar_kernel(op, x, v, dtype, true)?,
+            };
             if !is_recording(&[x]) {
                 return Ok(out);
             }

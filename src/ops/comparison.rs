@@ -5,6 +5,7 @@ use super::arithmetic::Operand;
 use super::result_type;
 
 use crate::autograd::{is_recording, record, Save};
+use crate::core::dispatch::{intercept1, Call};
 use crate::core::dtype::{DType, Element};
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
@@ -42,6 +43,29 @@ fn test<T: PartialOrd>(op: CompareOp) -> fn(T, T) -> bool {
 impl Tensor {
     /// Elementwise comparison with a tensor (broadcast) or a scalar; a bool tensor.
     pub fn compare(&self, op: CompareOp, other: Operand<'_>) -> Result<Tensor> {
+        let name = |tensor: bool| match (op, tensor) {
+            (CompareOp::Lt, true) => "lt.Tensor",
+            (CompareOp::Le, true) => "le.Tensor",
+            (CompareOp::Gt, true) => "gt.Tensor",
+            (CompareOp::Ge, true) => "ge.Tensor",
+            (CompareOp::Eq, true) => "eq.Tensor",
+            (CompareOp::Ne, true) => "ne.Tensor",
+            (CompareOp::Lt, false) => "lt.Scalar",
+            (CompareOp::Le, false) => "le.Scalar",
+            (CompareOp::Gt, false) => "gt.Scalar",
+            (CompareOp::Ge, false) => "ge.Scalar",
+            (CompareOp::Eq, false) => "eq.Scalar",
+            (CompareOp::Ne, false) => "ne.Scalar",
+        };
+        let mut inputs = vec![self];
+        inputs.extend(other.tensors());
+        let call = || match other {
+            Operand::Tensor(o) => Call::new(name(true), vec![self.into(), o.into()]),
+            Operand::Scalar(s) => Call::new(name(false), vec![self.into(), s.into()]),
+        };
+        if let Some(dispatched) = intercept1(&inputs, call) {
+            return dispatched;
+        }
         match other {
             Operand::Tensor(o) => {
                 let dtype = result_type(self, o);
@@ -123,6 +147,11 @@ impl Tensor {
 
     /// Whether any element is true (non-zero), as a 0-d bool tensor.
     pub fn any(&self) -> Result<Tensor> {
+        if let Some(dispatched) =
+            intercept1(&[self], || Call::new("any.default", vec![self.into()]))
+        {
+            return dispatched;
+        }
         Ok(Tensor::scalar(
             self.truth()?.to_vec::<bool>()?.into_iter().any(|b| b),
         ))
@@ -142,6 +171,11 @@ impl Tensor {
 
     /// Whether every element is true (non-zero), as a 0-d bool tensor.
     pub fn all(&self) -> Result<Tensor> {
+        if let Some(dispatched) =
+            intercept1(&[self], || Call::new("all.default", vec![self.into()]))
+        {
+            return dispatched;
+        }
         Ok(Tensor::scalar(
             self.truth()?.to_vec::<bool>()?.into_iter().all(|b| b),
         ))
@@ -214,6 +248,19 @@ impl Tensor {
                     "{name} must be greater than or equal to zero, but got {v}"
                 )));
             }
+        }
+        let call = || {
+            let args = vec![
+                self.into(),
+                other.into(),
+                rtol.into(),
+                atol.into(),
+                equal_nan.into(),
+            ];
+            Call::new("isclose.default", args)
+        };
+        if let Some(dispatched) = intercept1(&[self, other], call) {
+            return dispatched;
         }
         let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
         let (a, b) = (self.detach(), other.detach());

@@ -4,6 +4,7 @@
 
 use super::arithmetic::{binary, BinaryOp, Operand};
 use crate::autograd::{is_recording, record, Save};
+use crate::core::dispatch::{intercept, Call};
 use crate::core::dtype::{DType, Scalar};
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::is_grad_enabled;
@@ -89,6 +90,24 @@ impl Tensor {
     /// Runs the in-place op named `name`: `compute` maps the current value to the new one.
     ///
     /// `others` are the op's other tensor inputs (they decide whether the result is recorded).
+    /// An in-place op on a wrapper tensor (Note [Tensor subclasses that dispatch]): its class
+    /// writes (`call` is the in-place overload, whose returned tensors are ignored, as
+    /// PyTorch's), and this tensor's version moves. Not yet while recording autograd history.
+    fn dispatch_inplace(&self, name: &'static str, others: &[&Tensor], call: Call) -> Result<()> {
+        self.begin_write(others)?;
+        let mut inputs = vec![self];
+        inputs.extend_from_slice(others);
+        if is_recording(&inputs) {
+            return Err(Error::not_implemented(format!(
+                "{name}: an in-place op on a __torch_dispatch__ tensor subclass that records autograd \
+                 history is not supported in ferrograd yet (run it under torch.no_grad(), or out of place)"
+            )));
+        }
+        intercept(&inputs, || call).expect("a wrapper among the inputs")?;
+        self.storage().bump_version(name);
+        Ok(())
+    }
+
     pub(crate) fn apply_inplace(
         &self,
         name: &'static str,
@@ -305,6 +324,10 @@ impl Tensor {
 
     /// Sets every element to `value`; the gradient to the old value is zero.
     pub fn fill_(&self, value: Scalar) -> Result<()> {
+        if self.subclass().is_some() {
+            let call = Call::new("fill_.Scalar", vec![self.into(), value.into()]);
+            return self.dispatch_inplace("fill_", &[], call);
+        }
         self.fill_named_("fill_", "FillBackward2", value)
     }
 
@@ -316,6 +339,10 @@ impl Tensor {
                 "fill_ only supports 0-dimension value tensor but got tensor with {} dimensions.",
                 value.dim()
             )));
+        }
+        if self.subclass().is_some() || value.subclass().is_some() {
+            let call = Call::new("fill_.Tensor", vec![self.into(), value.into()]);
+            return self.dispatch_inplace("fill_", &[value], call);
         }
         self.apply_inplace("fill_", &[value], |x| {
             let out = Tensor::full(x.shape(), value.item()?.to_f64(), x.dtype());
@@ -367,6 +394,10 @@ impl Tensor {
 
     /// Copies `src` (broadcast to this shape, converted to this dtype) into this tensor.
     pub fn copy_(&self, src: &Tensor) -> Result<()> {
+        if self.subclass().is_some() || src.subclass().is_some() {
+            let call = Call::new("copy_.default", vec![self.into(), src.into()]);
+            return self.dispatch_inplace("copy_", &[src], call);
+        }
         // outside autograd, between contiguous tensors of one shape and dtype: memcpy
         if !is_recording(&[self, src]) && self.shape() == src.shape() {
             self.begin_write(&[src])?;

@@ -2,6 +2,7 @@
 
 use crate::autograd::{is_recording, record, Save};
 use crate::core::buffer::BufferElement;
+use crate::core::dispatch::{intercept1, Call};
 use crate::core::error::{Error, Result};
 use crate::core::layout::Layout;
 use crate::core::tensor::Tensor;
@@ -179,7 +180,14 @@ impl Tensor {
             )));
         }
         same_dtype("mm", self, other)?;
-        let out = with_num!(self.dtype(), T => Tensor::from_vec(gemm::<T>(self, self.layout(), other, other.layout()), &[m, n])?);
+        let out = match intercept1(&[self, other], || {
+            Call::new("mm.default", vec![self.into(), other.into()])
+        }) {
+            Some(dispatched) => dispatched?,
+            None => {
+                with_num!(self.dtype(), T => Tensor::from_vec(gemm::<T>(self, self.layout(), other, other.layout()), &[m, n])?)
+            }
+        };
         if !is_recording(&[self, other]) {
             return Ok(out);
         }
@@ -225,7 +233,10 @@ impl Tensor {
             )));
         }
         same_dtype("mv", self, vec)?;
-        let out = match gemv_fast(self, vec)? {
+        let dispatched = intercept1(&[self, vec], || {
+            Call::new("mv.default", vec![self.into(), vec.into()])
+        });
+        let out = match dispatched.map_or_else(|| gemv_fast(self, vec), |r| r.map(Some))? {
             Some(out) => out,
             None => {
                 let col = as_column(vec.layout());
@@ -279,7 +290,14 @@ impl Tensor {
             offset: self.layout().offset,
         };
         let col = as_column(other.layout());
-        let out = with_num!(self.dtype(), T => Tensor::from_vec(gemm::<T>(self, &row, other, &col), &[])?);
+        let out = match intercept1(&[self, other], || {
+            Call::new("dot.default", vec![self.into(), other.into()])
+        }) {
+            Some(dispatched) => dispatched?,
+            None => {
+                with_num!(self.dtype(), T => Tensor::from_vec(gemm::<T>(self, &row, other, &col), &[])?)
+            }
+        };
         if !is_recording(&[self, other]) {
             return Ok(out);
         }
@@ -336,20 +354,27 @@ impl Tensor {
             )));
         }
         same_dtype("bmm", self, other)?;
-        let out = with_num!(self.dtype(), T => {
-            let mut data: Vec<T> = Vec::with_capacity(b * n * m);
-            for i in 0..b {
-                let la = self.select(0, i as isize)?.layout().clone();
-                let lb = other.select(0, i as isize)?.layout().clone();
-                data.extend(gemm::<T>(self, &la, other, &lb));
-            }
-            if k == 1 {
-                // PyTorch's batched product starts every sum from +0.0, outer products too
-                // (mm keeps an outer product's -0.0 terms, see `signed_zeros_as_blas`)
-                data.iter_mut().for_each(|v| *v += <T as num_traits::Zero>::zero());
-            }
-            Tensor::from_vec(data, &[b, n, m])?
+        let dispatched = intercept1(&[self, other], || {
+            Call::new("bmm.default", vec![self.into(), other.into()])
         });
+        let out = if let Some(dispatched) = dispatched {
+            dispatched?
+        } else {
+            with_num!(self.dtype(), T => {
+                let mut data: Vec<T> = Vec::with_capacity(b * n * m);
+                for i in 0..b {
+                    let la = self.select(0, i as isize)?.layout().clone();
+                    let lb = other.select(0, i as isize)?.layout().clone();
+                    data.extend(gemm::<T>(self, &la, other, &lb));
+                }
+                if k == 1 {
+                    // PyTorch's batched product starts every sum from +0.0, outer products too
+                    // (mm keeps an outer product's -0.0 terms, see `signed_zeros_as_blas`)
+                    data.iter_mut().for_each(|v| *v += <T as num_traits::Zero>::zero());
+                }
+                Tensor::from_vec(data, &[b, n, m])?
+            })
+        };
         if !is_recording(&[self, other]) {
             return Ok(out);
         }

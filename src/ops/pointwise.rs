@@ -13,6 +13,7 @@
 use super::float_dtype;
 use crate::autograd::Grad;
 use crate::autograd::{is_recording, record, Save};
+use crate::core::dispatch::{intercept1, Arg, Call};
 use crate::core::dtype::{DType, Element, Num};
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
@@ -141,7 +142,11 @@ macro_rules! define_unary_ops {
             $(
                 $(#[$doc])*
                 pub fn $name(&self) -> Result<Tensor> {
-                    let out = forward!($domain, self, |$v| $fwd);
+                    let call = || Call::new(concat!(stringify!($name), ".default"), vec![self.into()]);
+                    let out = match intercept1(&[self], call) {
+                        Some(dispatched) => dispatched?,
+                        None => forward!($domain, self, |$v| $fwd),
+                    };
                     if !is_recording(&[self]) {
                         return Ok(out);
                     }
@@ -529,9 +534,20 @@ impl Tensor {
         if self.numel() >= crate::core::tensor::CHECKED_ELEMENTS {
             crate::core::tensor::check_allocation(self.shape(), self.dtype())?;
         }
-        let out = match preserve && !self.is_contiguous() {
-            true => crate::with_any!(self.dtype(), T => map(self, |v: T| v)),
-            false => self.deep_copy(),
+        let call = || {
+            let mut call = Call::new("clone.default", vec![self.into()]);
+            if !preserve {
+                call.kwargs
+                    .push(("memory_format", Arg::Str("contiguous_format")));
+            }
+            call
+        };
+        let out = match intercept1(&[self], call) {
+            Some(dispatched) => dispatched?,
+            None if preserve && !self.is_contiguous() => {
+                crate::with_any!(self.dtype(), T => map(self, |v: T| v))
+            }
+            None => self.deep_copy(),
         };
         if !is_recording(&[self]) {
             return Ok(out);
@@ -546,7 +562,15 @@ impl Tensor {
         if dtype == self.dtype() {
             return Ok(self.clone());
         }
-        let out = cast(self, dtype);
+        let call = || Call {
+            op: "_to_copy.default",
+            args: vec![self.into()],
+            kwargs: vec![("dtype", Arg::DType(dtype))],
+        };
+        let out = match intercept1(&[self], call) {
+            Some(dispatched) => dispatched?,
+            None => cast(self, dtype),
+        };
         if !is_recording(&[self]) || !dtype.is_floating_point() {
             return Ok(out);
         }

@@ -10,6 +10,7 @@
 use super::arithmetic::Operand;
 use super::{float_dtype, result_type};
 use crate::autograd::{is_recording, record, Grad, Save};
+use crate::core::dispatch::{intercept1, Arg, Call};
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::GradModeGuard;
 use crate::core::tensor::Tensor;
@@ -78,6 +79,24 @@ macro_rules! reads_both {
     };
 }
 
+/// A binary row's call as PyTorch names it (`threshold_backward` takes its threshold, 0).
+fn binary_row_call(name: &'static str, a: &Tensor, b: &Tensor) -> Call {
+    let mut args = vec![a.into(), b.into()];
+    let op = match name {
+        "xlogy" => "xlogy.Tensor",
+        "hypot" => "hypot.default",
+        "atan2" => "atan2.default",
+        "tanh_backward" => "tanh_backward.default",
+        "sigmoid_backward" => "sigmoid_backward.default",
+        "threshold_backward" => {
+            args.push(Arg::Int(0));
+            "threshold_backward.default"
+        }
+        _ => "unknown.default",
+    };
+    Call::new(op, args)
+}
+
 /// Defines the ops of the rows: each method, its in-place twin (or, for `-`, a fused method
 /// of [`Grad`]), the form taking operands that may be numbers, and the list of rows.
 macro_rules! define_binary_ops {
@@ -88,8 +107,13 @@ macro_rules! define_binary_ops {
                 $(#[$doc])*
                 pub fn $name(&self, other: &Tensor) -> Result<Tensor> {
                     let dtype = float_dtype(result_type(self, other));
-                    let (a, b) = (cast_ref(self, dtype), cast_ref(other, dtype));
-                    let out = with_float!(dtype, T => zip(&a, &b, |$a: T, $b: T| -> T { $fwd })?);
+                    let out = match intercept1(&[self, other], || binary_row_call(stringify!($name), self, other)) {
+                        Some(dispatched) => dispatched?,
+                        None => {
+                            let (a, b) = (cast_ref(self, dtype), cast_ref(other, dtype));
+                            with_float!(dtype, T => zip(&a, &b, |$a: T, $b: T| -> T { $fwd })?)
+                        }
+                    };
                     if !is_recording(&[self, other]) {
                         return Ok(out);
                     }

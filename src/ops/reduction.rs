@@ -4,6 +4,7 @@
 
 use super::pointwise::bool_where;
 use crate::autograd::{is_recording, record, record_multi, Save};
+use crate::core::dispatch::{intercept1, Arg, Call};
 use crate::core::dtype::{DType, Element, Num, Scalar};
 use crate::core::error::{Error, Result};
 use crate::core::layout::{fmt_shape, is_expandable_to, normalize_dim, Dims, Layout};
@@ -104,7 +105,21 @@ impl Tensor {
 
     fn sum_impl(&self, dims: &[isize], keepdim: bool, name: &'static str) -> Result<Tensor> {
         let mask = reduced_mask(self, dims)?;
-        let out = raw_sum(self, &mask, keepdim)?;
+        let call = || match name {
+            "SumBackward0" => Call::new("sum.default", vec![self.into()]),
+            _ => Call::new(
+                "sum.dim_IntList",
+                vec![
+                    self.into(),
+                    Arg::Ints(dims.iter().map(|&d| d as i64).collect()),
+                    keepdim.into(),
+                ],
+            ),
+        };
+        let out = match intercept1(&[self], call) {
+            Some(dispatched) => dispatched?,
+            None => raw_sum(self, &mask, keepdim)?,
+        };
         if !is_recording(&[self]) {
             return Ok(out);
         }

@@ -1,12 +1,21 @@
 //! Shape ops: `permute`, `flatten`, `cat`, `stack`, `split`, `chunk`, `unbind`, `flip`, `repeat`.
 
 use crate::autograd::{is_recording, record_multi};
+use crate::core::dispatch::{intercept1, Arg, Call};
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::GradModeGuard;
 use crate::core::layout::{fmt_shape, normalize_dim, Layout};
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::{cast, write_into};
 use crate::ops::result_type;
+
+/// A dispatched call of an op on a list of tensors and a dim (`cat`, `stack`).
+fn list_call(op: &'static str, tensors: &[Tensor], dim: isize) -> Call {
+    Call::new(
+        op,
+        vec![Arg::Tensors(tensors.to_vec()), Arg::Int(dim as i64)],
+    )
+}
 
 impl Tensor {
     /// Reorders the dimensions (a view); gradient: the inverse permutation.
@@ -34,7 +43,11 @@ impl Tensor {
             strides: perm.iter().map(|&p| l.strides[p]).collect(),
             offset: l.offset,
         };
-        let out = self.alias_with_layout(layout);
+        let call = || {
+            let dims = dims.iter().map(|&d| d as i64).collect();
+            Call::new("permute.default", vec![self.into(), Arg::Ints(dims)])
+        };
+        let out = self.view_of_layout(layout, call)?;
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -106,21 +119,27 @@ impl Tensor {
         }
         let mut shape = first.shape().to_vec();
         shape[d] = total;
-        let out = Tensor::zeros(&shape, dtype);
-        let mut start = 0;
-        let mut sizes = Vec::with_capacity(tensors.len());
-        for t in tensors {
-            let n = t.shape()[d];
-            let region = out.detach().slice(
-                d as isize,
-                Some(start as isize),
-                Some((start + n) as isize),
-                1,
-            )?;
-            write_into(&region, &cast(t, dtype));
-            sizes.push(n);
-            start += n;
-        }
+        let sizes: Vec<usize> = tensors.iter().map(|t| t.shape()[d]).collect();
+        let out = match intercept1(&tensors.iter().collect::<Vec<_>>(), || {
+            list_call("cat.default", tensors, dim)
+        }) {
+            Some(dispatched) => dispatched?,
+            None => {
+                let out = Tensor::zeros(&shape, dtype);
+                let mut start = 0;
+                for (t, &n) in tensors.iter().zip(&sizes) {
+                    let region = out.detach().slice(
+                        d as isize,
+                        Some(start as isize),
+                        Some((start + n) as isize),
+                        1,
+                    )?;
+                    write_into(&region, &cast(t, dtype));
+                    start += n;
+                }
+                out
+            }
+        };
         let inputs: Vec<&Tensor> = tensors.iter().collect();
         if !is_recording(&inputs) {
             return Ok(out);
@@ -158,11 +177,18 @@ impl Tensor {
             }
         }
         let d = normalize_dim(dim, first.dim() + 1)? as isize;
-        let parts = tensors
-            .iter()
-            .map(|t| t.detach().unsqueeze(d))
-            .collect::<Result<Vec<_>>>()?;
-        let out = Tensor::cat(&parts, d)?;
+        let out = match intercept1(&tensors.iter().collect::<Vec<_>>(), || {
+            list_call("stack.default", tensors, dim)
+        }) {
+            Some(dispatched) => dispatched?,
+            None => {
+                let parts = tensors
+                    .iter()
+                    .map(|t| t.detach().unsqueeze(d))
+                    .collect::<Result<Vec<_>>>()?;
+                Tensor::cat(&parts, d)?
+            }
+        };
         let inputs: Vec<&Tensor> = tensors.iter().collect();
         if !is_recording(&inputs) {
             return Ok(out);
@@ -431,9 +457,18 @@ impl Tensor {
             inter.extend([1, s as isize]);
             expanded.extend([r as isize, s as isize]);
         }
-        let copies_view = self.detach().reshape(&inter)?.expand(&expanded)?;
-        // always a fresh tensor, never a view: the result shares no storage with the input
-        let out = Tensor::from_buffer(copies_view.contiguous_buffer(), &out_shape)?;
+        let call = || {
+            let repeats = repeats.iter().map(|&r| r as i64).collect();
+            Call::new("repeat.default", vec![self.into(), Arg::Ints(repeats)])
+        };
+        let out = match intercept1(&[self], call) {
+            Some(dispatched) => dispatched?,
+            None => {
+                let copies_view = self.detach().reshape(&inter)?.expand(&expanded)?;
+                // always a fresh tensor, never a view: the result shares no storage with the input
+                Tensor::from_buffer(copies_view.contiguous_buffer(), &out_shape)?
+            }
+        };
         if !is_recording(&[self]) {
             return Ok(out);
         }

@@ -2,6 +2,7 @@
 //! Each backward maps the gradient back to the input's shape.
 
 use crate::autograd::{is_recording, record, record_part};
+use crate::core::dispatch::{intercept1, Arg, Call};
 use crate::core::error::{Error, Result};
 use crate::core::layout::{fmt_shape, normalize_dim, Dims, Layout, Part};
 use crate::core::tensor::Tensor;
@@ -16,9 +17,39 @@ fn part_node_name(part: Part) -> &'static str {
     }
 }
 
+/// The arguments of a dispatched view op: the tensor, then `rest`.
+fn view_call(op: &'static str, t: &Tensor, rest: Vec<Arg>) -> Call {
+    let mut args = vec![Arg::from(t)];
+    args.extend(rest);
+    Call::new(op, args)
+}
+
+/// A list of dims or sizes as a dispatched argument.
+fn ints(v: &[isize]) -> Arg {
+    Arg::Ints(v.iter().map(|&d| d as i64).collect())
+}
+
 impl Tensor {
+    /// The view of this tensor with `layout`; for a wrapper, the view its class makes for
+    /// `call` (Note [Tensor subclasses that dispatch]).
+    pub(crate) fn view_of_layout(
+        &self,
+        layout: Layout,
+        call: impl FnOnce() -> Call,
+    ) -> Result<Tensor> {
+        match intercept1(&[self], call) {
+            Some(dispatched) => dispatched,
+            None => Ok(self.alias_with_layout(layout)),
+        }
+    }
+
     /// A tensor sharing this one's storage (and version counter) with another layout.
     pub(crate) fn alias_with_layout(&self, layout: Layout) -> Tensor {
+        if self.storage().is_elementless() {
+            // a wrapper's views are made by its class (the view op dispatches); one that does not
+            // would share the wrapper's state under another shape
+            crate::core::dispatch::refuse_elements();
+        }
         // an inference tensor has no autograd metadata, so its views are not views to autograd
         // (no base: `_is_view()` is False), as PyTorch's
         let base = match self.is_inference() {
@@ -47,11 +78,43 @@ impl Tensor {
 
     /// The view `part` of this tensor, recorded for autograd.
     pub(crate) fn part(&self, part: Part) -> Result<Tensor> {
-        let out = self.alias_with_layout(self.layout().part(part));
+        let call = || match part {
+            Part::Select { dim, index } => view_call(
+                "select.int",
+                self,
+                vec![Arg::Int(dim as i64), Arg::Int(index as i64)],
+            ),
+            Part::Slice {
+                dim,
+                start,
+                len,
+                step,
+            } => view_call(
+                "slice.Tensor",
+                self,
+                vec![
+                    Arg::Int(dim as i64),
+                    Arg::Int(start as i64),
+                    Arg::Int((start + len * step) as i64),
+                    Arg::Int(step as i64),
+                ],
+            ),
+        };
+        let out = self.view_of_layout(self.layout().part(part), call)?;
         if !is_recording(&[self]) {
             return Ok(out);
         }
         let shape: Dims = self.shape().into();
+        if self.subclass().is_some() {
+            // a wrapper's gradient is no buffer the engine can add a part into
+            return Ok(record(
+                out,
+                part_node_name(part),
+                &[self],
+                &[],
+                move |ctx| Ok(vec![Some(embed(ctx.grad(0), &shape, part)?)]),
+            ));
+        }
         Ok(record_part(
             out,
             part_node_name(part),
@@ -125,7 +188,14 @@ impl Tensor {
             layout.shape.swap(a, b);
             layout.strides.swap(a, b);
         }
-        let out = self.alias_with_layout(layout);
+        let call = || {
+            view_call(
+                "transpose.int",
+                self,
+                vec![Arg::Int(d0 as i64), Arg::Int(d1 as i64)],
+            )
+        };
+        let out = self.view_of_layout(layout, call)?;
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -164,7 +234,9 @@ impl Tensor {
 
     /// A view of the whole tensor (`x[...]`); the gradient passes unchanged (`AliasBackward0`).
     pub fn alias(&self) -> Result<Tensor> {
-        let out = self.alias_with_layout(self.layout().clone());
+        let out = self.view_of_layout(self.layout().clone(), || {
+            view_call("alias.default", self, vec![])
+        })?;
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -218,7 +290,7 @@ impl Tensor {
         let mut layout = self.layout().clone();
         layout.shape.reverse();
         layout.strides.reverse();
-        let out = self.alias_with_layout(layout);
+        let out = self.view_of_layout(layout, || view_call("t.default", self, vec![]))?;
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -238,7 +310,8 @@ impl Tensor {
         };
         layout.shape.insert(d, 1);
         layout.strides.insert(d, stride);
-        let out = self.alias_with_layout(layout);
+        let call = || view_call("unsqueeze.default", self, vec![Arg::Int(dim as i64)]);
+        let out = self.view_of_layout(layout, call)?;
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -269,7 +342,8 @@ impl Tensor {
             layout.shape.remove(d);
             layout.strides.remove(d);
         }
-        let out = self.alias_with_layout(layout);
+        let call = || view_call("squeeze.dim", self, vec![Arg::Int(dim as i64)]);
+        let out = self.view_of_layout(layout, call)?;
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -292,7 +366,7 @@ impl Tensor {
             strides: keep.iter().map(|&d| l.strides[d]).collect(),
             offset: l.offset,
         };
-        let out = self.alias_with_layout(layout);
+        let out = self.view_of_layout(layout, || view_call("squeeze.default", self, vec![]))?;
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -340,7 +414,8 @@ impl Tensor {
             return Err(Error::runtime("numel: integer multiplication overflow"));
         }
         // the same shape is still a new view with its own node, as in PyTorch
-        let out = self.alias_with_layout(self.layout().broadcast_to(&target));
+        let call = || view_call("expand.default", self, vec![ints(shape)]);
+        let out = self.view_of_layout(self.layout().broadcast_to(&target), call)?;
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -364,7 +439,9 @@ impl Tensor {
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
             ));
         };
-        let out = self.alias_with_layout(layout);
+        let out = self.view_of_layout(layout, || {
+            view_call("view.default", self, vec![ints(shape)])
+        })?;
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -397,7 +474,14 @@ impl Tensor {
             offset: self.layout().offset,
             ..Layout::contiguous(target)
         };
-        let out = Tensor::from_parts(self.storage().clone(), layout, self.dtype(), None);
+        let call = || {
+            let sizes: Vec<isize> = target.iter().map(|&s| s as isize).collect();
+            view_call("_unsafe_view.default", self, vec![ints(&sizes)])
+        };
+        let out = match intercept1(&[self], call) {
+            Some(dispatched) => dispatched?,
+            None => Tensor::from_parts(self.storage().clone(), layout, self.dtype(), None),
+        };
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -475,8 +559,40 @@ impl Tensor {
 
 /// Zeros of `shape` with `g` written into the view `part`: the gradient of taking that view.
 fn embed(g: &Tensor, shape: &[usize], part: Part) -> Result<Tensor> {
-    let out = Tensor::zeros(shape, g.dtype());
-    write_into(&out.alias_with_layout(out.layout().part(part)), g);
+    let call = || {
+        let sizes = Arg::from(shape);
+        match part {
+            Part::Select { dim, index } => view_call(
+                "select_backward.default",
+                g,
+                vec![sizes, Arg::Int(dim as i64), Arg::Int(index as i64)],
+            ),
+            Part::Slice {
+                dim,
+                start,
+                len,
+                step,
+            } => view_call(
+                "slice_backward.default",
+                g,
+                vec![
+                    sizes,
+                    Arg::Int(dim as i64),
+                    Arg::Int(start as i64),
+                    Arg::Int((start + len * step) as i64),
+                    Arg::Int(step as i64),
+                ],
+            ),
+        }
+    };
+    let out = match intercept1(&[g], call) {
+        Some(dispatched) => dispatched?,
+        None => {
+            let out = Tensor::zeros(shape, g.dtype());
+            write_into(&out.alias_with_layout(out.layout().part(part)), g);
+            out
+        }
+    };
     if !is_recording(&[g]) {
         return Ok(out);
     }

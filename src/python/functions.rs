@@ -751,7 +751,7 @@ fn _register_types(py: Python<'_>, types: Py<PyDict>) {
     let _ = PY_TYPES.set(py, types);
 }
 
-fn py_type<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn py_type<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
     let types = PY_TYPES.get(py).ok_or_else(|| {
         pyo3::exceptions::PyRuntimeError::new_err("ferrograd is not fully imported")
     })?;

@@ -60,6 +60,11 @@ pub(crate) fn to_numpy<'py>(
     t: &Tensor,
     force: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
+    if t.subclass().is_some() {
+        return Err(PyRuntimeError::new_err(
+            ".numpy() is not supported for tensor subclasses.",
+        ));
+    }
     // as PyTorch: refused only while grad mode is on
     if t.requires_grad() && crate::core::grad_mode::is_grad_enabled() && !force {
         return Err(PyRuntimeError::new_err(

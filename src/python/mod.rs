@@ -17,6 +17,7 @@ mod profiler;
 mod random;
 mod scatter;
 mod selection;
+mod subclass;
 mod tensor;
 mod tensor_new;
 mod tensor_ops;
@@ -49,17 +50,25 @@ pub(crate) fn to_py_err(e: Error) -> PyErr {
 /// named after the binding that made it.
 pub(crate) fn run<T, F: FnOnce() -> crate::Result<T>>(f: F) -> PyResult<T> {
     let _range = crate::core::profiler::Range::new(op_name::<F>);
-    run_unnamed(f)
+    run_named(f, op_name::<F>)
 }
 
 /// `run` for a helper shared by several bindings, which names the op itself.
 pub(crate) fn run_as<T>(op: &str, f: impl FnOnce() -> crate::Result<T>) -> PyResult<T> {
     let _range = crate::core::profiler::Range::new(|| format!("aten::{op}"));
-    run_unnamed(f)
+    run_named(f, || format!("aten::{op}"))
 }
 
 /// `run` without a profiler event (the engine's entry points: their nodes are the events).
 pub(crate) fn run_unnamed<T>(f: impl FnOnce() -> crate::Result<T>) -> PyResult<T> {
+    run_named(f, || "this op".to_string())
+}
+
+/// `run_unnamed`, naming the op `name()` in the refusal of a wrapper tensor's elements.
+fn run_named<T>(
+    f: impl FnOnce() -> crate::Result<T>,
+    name: impl FnOnce() -> String,
+) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(result) => {
             let result = result.map_err(to_py_err)?;
@@ -68,6 +77,9 @@ pub(crate) fn run_unnamed<T>(f: impl FnOnce() -> crate::Result<T>) -> PyResult<T
                 Some(refusal) => Err(to_py_err(refusal)),
                 None => Ok(result),
             }
+        }
+        Err(payload) if payload.is::<crate::core::dispatch::NoElements>() => {
+            Err(subclass::no_elements_error(&name()))
         }
         Err(payload) => {
             let msg = payload
@@ -109,6 +121,7 @@ fn op_name<F>() -> String {
 /// The native module `ferrograd._core`.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    subclass::install();
     m.add_class::<tensor::PyTensor>()?;
     m.add_class::<node::PyNode>()?;
     m.add_class::<node::PySavedTensor>()?;

@@ -101,6 +101,11 @@ pub(crate) fn to_object(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
             unsafe { Bound::from_borrowed_ptr(py, existing as *mut pyo3::ffi::PyObject) }.unbind(),
         );
     }
+    if t.subclass().is_some() {
+        if let Some(obj) = super::subclass::revived_object(py, &t)? {
+            return Ok(obj);
+        }
+    }
     let obj = Py::new(
         py,
         PyTensor {
@@ -247,6 +252,12 @@ impl PyTensor {
             o.is_instance_of::<pyo3::types::PyInt>() && !o.is_instance_of::<pyo3::types::PyBool>()
         };
         let first = args.get_item(0).ok();
+        if let Some(pending) = first
+            .as_ref()
+            .and_then(|f| f.cast::<super::subclass::PendingTensor>().ok())
+        {
+            return Ok(PyTensor::from(pending.get().0.clone()));
+        }
         let sizes: Option<Vec<usize>> = match &first {
             None => Some(vec![0]),
             Some(f) if f.get_type().name()?.to_cow()? == "Size" => Some(f.extract()?),
@@ -290,13 +301,9 @@ impl PyTensor {
         }
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(&self) -> PyResult<String> {
         crate::autograd::refresh_view(&self.inner); // shows a regenerated (or Invalid) grad_fn
-        self.inner.repr()
-    }
-
-    fn __str__(&self) -> String {
-        self.__repr__()
+        super::run_as("repr", || Ok(self.inner.repr()))
     }
 
     /// Elementwise closeness `|a - b| <= atol + rtol * |b|` (a bool tensor).
@@ -1665,7 +1672,7 @@ impl PyTensor {
         scalar_to_py(py, run(|| self.inner.item())?)
     }
     /// Nested Python lists of the elements.
-    fn tolist(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+    fn tolist(slf: &Bound<'_, Self>, py: Python<'_>) -> PyResult<Py<PyAny>> {
         fn build(py: Python<'_>, values: &[Py<PyAny>], shape: &[usize]) -> PyResult<Py<PyAny>> {
             if shape.is_empty() {
                 return Ok(values[0].clone_ref(py));
@@ -1676,7 +1683,14 @@ impl PyTensor {
                 .collect::<PyResult<Vec<_>>>()?;
             Ok(PyList::new(py, items)?.into_any().unbind())
         }
-        let t = &self.inner;
+        let me = slf.get();
+        let t = &me.inner;
+        if t.subclass().is_some() {
+            return Err(PyRuntimeError::new_err(format!(
+                ".tolist() is not supported for tensor subclasses, got {}",
+                slf.get_type().name()?
+            )));
+        }
         let values: Vec<Py<PyAny>> = match t.dtype() {
             DType::Bool => t
                 .to_vec::<bool>()
@@ -1704,7 +1718,7 @@ impl PyTensor {
                 .collect::<PyResult<_>>()?,
         };
         // (an empty tensor nests its empty lists as PyTorch's: `zeros(3, 0)` is `[[], [], []]`)
-        build(py, &values, self.inner.shape())
+        build(py, &values, t.shape())
     }
     /// A NumPy array sharing the tensor's memory (refused while it requires grad, unless
     /// `force`).

@@ -70,6 +70,11 @@ def _check_inputs(inputs):
 
 
 def _as_array(t):
+    if getattr(type(t), "__torch_dispatch__", None) is not None:
+        # a wrapper subclass has no elements of its own: its values through item(), which
+        # its class computes
+        flat = t.detach().reshape(-1)
+        return np.array([flat[k].item() for k in range(flat.numel())], dtype=np.float64)
     return t.detach().numpy().astype(np.float64).reshape(-1)
 
 

@@ -6,6 +6,7 @@ import copyreg
 import weakref
 
 from .. import _core
+from . import _pytree as _pytree
 from . import checkpoint, data, dlpack, safetensors
 
 __all__ = ["checkpoint", "data", "dlpack", "safetensors", "swap_tensors"]
