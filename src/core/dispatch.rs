@@ -26,6 +26,7 @@ use crate::core::error::{Error, Result};
 use crate::core::grad_mode::GradModeGuard;
 use crate::core::tensor::Tensor;
 use std::any::Any;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// The binding's state of a wrapper tensor (for Python: its class and instance dictionary).
@@ -121,6 +122,21 @@ pub type Handler = fn(&Call) -> Result<Vec<Tensor>>;
 
 static HANDLER: OnceLock<Handler> = OnceLock::new();
 
+/// Whether a wrapper tensor was ever made in this process: until one is, no op looks at its
+/// inputs for one (the check costs one load of this flag).
+static WRAPPERS_MADE: AtomicBool = AtomicBool::new(false);
+
+/// Records that a wrapper tensor exists (its storage is being made).
+pub(crate) fn note_wrapper_made() {
+    WRAPPERS_MADE.store(true, Ordering::Relaxed);
+}
+
+/// Whether any wrapper tensor was ever made in this process.
+#[inline(always)]
+pub fn wrappers_made() -> bool {
+    WRAPPERS_MADE.load(Ordering::Relaxed)
+}
+
 /// Installs the binding's handler (once; later calls are ignored).
 pub fn set_handler(handler: Handler) {
     let _ = HANDLER.set(handler);
@@ -141,16 +157,16 @@ pub(crate) fn refuse_elements() -> ! {
 /// `None` otherwise (the op computes them itself). Outputs the handler returns that already have
 /// autograd history, or are one of `tensors`, come back as fresh aliases, so the op can record
 /// its node on them.
-#[inline]
+#[inline(always)]
 pub fn intercept(tensors: &[&Tensor], call: impl FnOnce() -> Call) -> Option<Result<Vec<Tensor>>> {
-    if !tensors.iter().any(|t| t.subclass().is_some()) {
+    if !wrappers_made() || !tensors.iter().any(|t| t.subclass().is_some()) {
         return None;
     }
     Some(redispatch(tensors, call()))
 }
 
 /// [`intercept`] for an op with one output.
-#[inline]
+#[inline(always)]
 pub fn intercept1(tensors: &[&Tensor], call: impl FnOnce() -> Call) -> Option<Result<Tensor>> {
     intercept(tensors, call).map(|r| {
         r.and_then(|mut outs| match outs.len() {

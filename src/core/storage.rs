@@ -36,11 +36,10 @@ pub struct Storage {
     versions_of: Option<Arc<Storage>>,
     /// Made in inference mode: the tensors over it (views included) are inference tensors.
     inference: bool,
-    /// The storage of a wrapper tensor: it has no elements, and reading or writing them is
-    /// refused (Note [Tensor subclasses that dispatch]).
-    elementless: bool,
-    /// A wrapper tensor's binding state (its class and instance dictionary, for Python).
-    subclass: Option<crate::core::dispatch::Subclass>,
+    /// For a wrapper tensor's storage, which has no elements (reading or writing them is
+    /// refused, Note [Tensor subclasses that dispatch]): the binding's state of the wrapper (its
+    /// class and instance dictionary, for Python). Boxed: one word in every storage.
+    subclass: Option<Box<crate::core::dispatch::Subclass>>,
 }
 
 impl Storage {
@@ -54,7 +53,6 @@ impl Storage {
             elements_of: None,
             versions_of: None,
             inference: crate::core::grad_mode::is_inference_mode_enabled(),
-            elementless: false,
             subclass: None,
         }
     }
@@ -67,20 +65,21 @@ impl Storage {
     ) -> Self {
         let empty = crate::with_any!(dtype, T => <T as crate::core::buffer::BufferElement>::into_buffer(Vec::new()));
         let mut storage = Storage::new(empty);
-        storage.elementless = true;
-        storage.subclass = Some(subclass);
+        storage.subclass = Some(Box::new(subclass));
+        crate::core::dispatch::note_wrapper_made();
         storage
     }
 
     /// Whether this is a wrapper tensor's storage, which has no elements.
+    #[inline]
     pub fn is_elementless(&self) -> bool {
-        self.elementless
+        self.subclass.is_some()
     }
 
     /// A wrapper tensor's binding state (see [`Storage::elementless`]).
     #[inline]
     pub fn subclass(&self) -> Option<&crate::core::dispatch::Subclass> {
-        self.subclass.as_ref()
+        self.subclass.as_deref()
     }
 
     /// Whether the storage was made in inference mode (its tensors are inference tensors).
@@ -98,7 +97,6 @@ impl Storage {
             version: AtomicU64::new(0),
             last_writer: Mutex::new(""),
             inference: owner.inference,
-            elementless: owner.elementless,
             subclass: owner.subclass.clone(),
             elements_of: Some(owner),
             versions_of: None,
@@ -150,7 +148,7 @@ impl Storage {
 
     /// Shared read access. Recursive, so one thread may read the same storage twice (`x * x`).
     pub fn read(&self) -> RwLockReadGuard<'_, Buffer> {
-        if self.elementless {
+        if self.subclass.is_some() {
             crate::core::dispatch::refuse_elements();
         }
         self.owner().data.read_recursive()
@@ -158,7 +156,7 @@ impl Storage {
 
     /// Exclusive write access. Callers must bump the version with [`Storage::bump_version`].
     pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
-        if self.elementless {
+        if self.subclass.is_some() {
             crate::core::dispatch::refuse_elements();
         }
         self.owner().data.write()
