@@ -120,3 +120,24 @@ print(leaves, torch.utils._pytree.tree_unflatten([x and x * 10 for x in leaves],
 # a wrapper has no elements of its own: NumPy cannot share them
 refused(lambda: w.numpy())
 refused(lambda: torch.Tensor._make_wrapper_subclass(int, (2,)))
+
+# subclasses with elements: _make_subclass (a new leaf sharing the data) and as_subclass (an
+# alias recorded as AliasBackward0)
+
+
+class Tagged(torch.Tensor):
+    pass
+
+
+src = torch.tensor([1.0, 2.0], requires_grad=True)
+leaf = torch.Tensor._make_subclass(Tagged, src, True)
+print(type(leaf).__name__, leaf.requires_grad, leaf.is_leaf, leaf.grad_fn)
+plain = torch.Tensor._make_subclass(Tagged, src * 2)
+print(type(plain).__name__, plain.requires_grad, plain.is_leaf, plain.tolist())
+view = (src * 3).as_subclass(Tagged)
+print(type(view).__name__, view.requires_grad, view.grad_fn.name(), view.tolist())
+with torch.no_grad():
+    src.add_(1)
+print(leaf.tolist())
+refused(lambda: torch.Tensor._make_subclass(int, src))
+refused(lambda: src.as_subclass(dict))

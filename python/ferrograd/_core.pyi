@@ -1449,6 +1449,18 @@ class Tensor:
     ) -> Any:
         """An object of ``cls`` with this shape and dtype and no elements, whose ops go to
         ``cls.__torch_dispatch__``."""
+    @staticmethod
+    def _make_subclass(
+        cls: builtins.type[Any],
+        data: Tensor,
+        require_grad: builtins.bool = False,
+        dispatch_sizes_strides_policy: Any = None,
+        dispatch_device: builtins.bool = False,
+        dispatch_layout: builtins.bool = False,
+    ) -> Any:
+        """An object of ``cls`` sharing ``data``'s elements as a new leaf."""
+    def as_subclass(self, cls: builtins.type[Any]) -> Any:
+        """This tensor as an object of ``cls`` (an alias; ``AliasBackward0``)."""
     @property
     def layout(self) -> Any:
         """The memory layout: ``torch.strided`` (set by ``ferrograd._layout``)."""

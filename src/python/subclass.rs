@@ -46,8 +46,52 @@ pub(crate) fn revived_object(py: Python<'_>, t: &Tensor) -> PyResult<Option<Py<P
     Ok(Some(obj))
 }
 
+/// PyTorch's refusal of a class that is not a `Tensor` subclass.
+fn check_tensor_class(cls: &Bound<'_, PyType>) -> PyResult<()> {
+    if cls.is_subclass_of::<PyTensor>()? {
+        return Ok(());
+    }
+    Err(PyTypeError::new_err(
+        "Creating a Tensor subclass from a class that does not inherit from Tensor is not \
+         possible. Make sure your class inherits from Tensor.",
+    ))
+}
+
 #[pymethods]
 impl PyTensor {
+    /// `Tensor._make_subclass(cls, data, require_grad=False)`: an object of `cls` sharing
+    /// `data`'s elements (and version counter) as a new leaf, requiring grad if asked.
+    #[staticmethod]
+    #[pyo3(signature = (cls, data, require_grad=false, dispatch_sizes_strides_policy=None,
+        dispatch_device=false, dispatch_layout=false))]
+    fn _make_subclass(
+        py: Python<'_>,
+        cls: &Bound<'_, PyType>,
+        data: &Bound<'_, PyTensor>,
+        require_grad: bool,
+        dispatch_sizes_strides_policy: Option<Bound<'_, PyAny>>,
+        dispatch_device: bool,
+        dispatch_layout: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = (
+            dispatch_sizes_strides_policy,
+            dispatch_device,
+            dispatch_layout,
+        );
+        check_tensor_class(cls)?;
+        let t = data.get().inner.detach();
+        super::run(|| t.set_requires_grad(require_grad))?;
+        new_object_of(py, cls, t)
+    }
+
+    /// `x.as_subclass(cls)`: this tensor as an object of `cls` (an alias sharing its elements;
+    /// gradients flow back through `AliasBackward0`).
+    fn as_subclass(&self, py: Python<'_>, cls: &Bound<'_, PyType>) -> PyResult<Py<PyAny>> {
+        check_tensor_class(cls)?;
+        let t = super::run(|| self.inner.alias())?;
+        new_object_of(py, cls, t)
+    }
+
     /// `Tensor._make_wrapper_subclass(cls, size, strides=None, storage_offset=0, dtype=None,
     /// ..., requires_grad=False)`: an object of `cls` with that shape and dtype and no
     /// elements, whose ops go to `cls.__torch_dispatch__`.
@@ -80,12 +124,7 @@ impl PyTensor {
             dispatch_device,
             dispatch_layout,
         );
-        if !cls.is_subclass_of::<PyTensor>()? {
-            return Err(PyTypeError::new_err(
-                "Creating a Tensor subclass from a class that does not inherit from Tensor is not \
-                 possible. Make sure your class inherits from Tensor.",
-            ));
-        }
+        check_tensor_class(cls)?;
         let dtype = dtype_arg(dtype.as_ref())?.unwrap_or_else(crate::core::dtype::default_float);
         let strides = strides.unwrap_or_else(|| {
             crate::core::layout::Layout::contiguous(&size)
