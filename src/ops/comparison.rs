@@ -43,25 +43,21 @@ fn test<T: PartialOrd>(op: CompareOp) -> fn(T, T) -> bool {
 impl Tensor {
     /// Elementwise comparison with a tensor (broadcast) or a scalar; a bool tensor.
     pub fn compare(&self, op: CompareOp, other: Operand<'_>) -> Result<Tensor> {
-        let name = |tensor: bool| match (op, tensor) {
-            (CompareOp::Lt, true) => "lt.Tensor",
-            (CompareOp::Le, true) => "le.Tensor",
-            (CompareOp::Gt, true) => "gt.Tensor",
-            (CompareOp::Ge, true) => "ge.Tensor",
-            (CompareOp::Eq, true) => "eq.Tensor",
-            (CompareOp::Ne, true) => "ne.Tensor",
-            (CompareOp::Lt, false) => "lt.Scalar",
-            (CompareOp::Le, false) => "le.Scalar",
-            (CompareOp::Gt, false) => "gt.Scalar",
-            (CompareOp::Ge, false) => "ge.Scalar",
-            (CompareOp::Eq, false) => "eq.Scalar",
-            (CompareOp::Ne, false) => "ne.Scalar",
-        };
+        // PyTorch's overloads with a tensor and with a number, in `CompareOp`'s order
+        const NAMES: [[&str; 2]; 6] = [
+            ["lt.Tensor", "lt.Scalar"],
+            ["le.Tensor", "le.Scalar"],
+            ["gt.Tensor", "gt.Scalar"],
+            ["ge.Tensor", "ge.Scalar"],
+            ["eq.Tensor", "eq.Scalar"],
+            ["ne.Tensor", "ne.Scalar"],
+        ];
+        let [tensor_op, scalar_op] = NAMES[op as usize];
         let mut inputs = vec![self];
         inputs.extend(other.tensors());
         let call = || match other {
-            Operand::Tensor(o) => Call::new(name(true), vec![self.into(), o.into()]),
-            Operand::Scalar(s) => Call::new(name(false), vec![self.into(), s.into()]),
+            Operand::Tensor(o) => Call::new(tensor_op, vec![self.into(), o.into()]),
+            Operand::Scalar(s) => Call::new(scalar_op, vec![self.into(), s.into()]),
         };
         if let Some(dispatched) = intercept1(&inputs, call) {
             return dispatched;

@@ -24,6 +24,27 @@ fn view_call(op: &'static str, t: &Tensor, rest: Vec<Arg>) -> Call {
     Call::new(op, args)
 }
 
+/// The dispatched call of taking `part` of `t` (`names`: the select and the slice overload),
+/// `first` before the part's arguments: `dim, index` or `dim, start, end, step`, as PyTorch's.
+fn part_call(names: [&'static str; 2], t: &Tensor, mut first: Vec<Arg>, part: Part) -> Call {
+    let int = |v: usize| Arg::Int(v as i64);
+    match part {
+        Part::Select { dim, index } => {
+            first.extend([int(dim), int(index)]);
+            view_call(names[0], t, first)
+        }
+        Part::Slice {
+            dim,
+            start,
+            len,
+            step,
+        } => {
+            first.extend([int(dim), int(start), int(start + len * step), int(step)]);
+            view_call(names[1], t, first)
+        }
+    }
+}
+
 /// A list of dims or sizes as a dispatched argument.
 fn ints(v: &[isize]) -> Arg {
     Arg::Ints(v.iter().map(|&d| d as i64).collect())
@@ -78,28 +99,7 @@ impl Tensor {
 
     /// The view `part` of this tensor, recorded for autograd.
     pub(crate) fn part(&self, part: Part) -> Result<Tensor> {
-        let call = || match part {
-            Part::Select { dim, index } => view_call(
-                "select.int",
-                self,
-                vec![Arg::Int(dim as i64), Arg::Int(index as i64)],
-            ),
-            Part::Slice {
-                dim,
-                start,
-                len,
-                step,
-            } => view_call(
-                "slice.Tensor",
-                self,
-                vec![
-                    Arg::Int(dim as i64),
-                    Arg::Int(start as i64),
-                    Arg::Int((start + len * step) as i64),
-                    Arg::Int(step as i64),
-                ],
-            ),
-        };
+        let call = || part_call(["select.int", "slice.Tensor"], self, vec![], part);
         let out = self.view_of_layout(self.layout().part(part), call)?;
         if !is_recording(&[self]) {
             return Ok(out);
@@ -559,32 +559,8 @@ impl Tensor {
 
 /// Zeros of `shape` with `g` written into the view `part`: the gradient of taking that view.
 fn embed(g: &Tensor, shape: &[usize], part: Part) -> Result<Tensor> {
-    let call = || {
-        let sizes = Arg::from(shape);
-        match part {
-            Part::Select { dim, index } => view_call(
-                "select_backward.default",
-                g,
-                vec![sizes, Arg::Int(dim as i64), Arg::Int(index as i64)],
-            ),
-            Part::Slice {
-                dim,
-                start,
-                len,
-                step,
-            } => view_call(
-                "slice_backward.default",
-                g,
-                vec![
-                    sizes,
-                    Arg::Int(dim as i64),
-                    Arg::Int(start as i64),
-                    Arg::Int((start + len * step) as i64),
-                    Arg::Int(step as i64),
-                ],
-            ),
-        }
-    };
+    let names = ["select_backward.default", "slice_backward.default"];
+    let call = || part_call(names, g, vec![Arg::from(shape)], part);
     let out = match intercept1(&[g], call) {
         Some(dispatched) => dispatched?,
         None => {
