@@ -162,3 +162,43 @@ def test_saved_tensor_hooks_through_double_backward(hook_forward, hook_backward,
         (g,) = torch.autograd.grad(s, (a,), create_graph=True)
         g.sum().backward()
     assert a.grad.tolist() == [6.0 * factor] * 5
+
+
+def test_custom_function_saved_tensors_unpack_at_each_access():
+    # PyTorch 2.15: ctx.saved_tensors unpacks at every access (the unpack hook runs each time,
+    # giving new tensors), the saved tensors are freed after a backward without retain_graph
+    calls = []
+
+    class Twice(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            (b,) = ctx.saved_tensors
+            calls.append(a is b)
+            return g * a + g * b
+
+    def pack(t):
+        calls.append("pack")
+        return t
+
+    def unpack(t):
+        calls.append("unpack")
+        return t * 10
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+        y = Twice.apply(x)
+    y.sum().backward(retain_graph=True)
+    assert calls == ["pack", "unpack", "unpack", False]
+    assert x.grad.tolist() == [20.0, 40.0]
+    calls.clear()
+    y.sum().backward()
+    assert calls == ["unpack", "unpack", False]
+    assert x.grad.tolist() == [40.0, 80.0]
+    with pytest.raises(RuntimeError, match=SECOND_TIME):
+        y.sum().backward()

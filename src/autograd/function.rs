@@ -11,8 +11,9 @@ use std::sync::Arc;
 /// as PyTorch materializes them, unless the call says not to: then `None`) and its saved
 /// tensors in; one entry per forward argument out, `None` for "no gradient" (extra trailing
 /// `None`s are accepted, as PyTorch).
-pub type CustomBackward =
-    Arc<dyn Fn(Vec<Option<Tensor>>, Vec<Tensor>) -> Result<Vec<Option<Tensor>>> + Send + Sync>;
+pub type CustomBackward = Arc<
+    dyn Fn(Vec<Option<Tensor>>, super::SavedTensors) -> Result<Vec<Option<Tensor>>> + Send + Sync,
+>;
 
 /// One call of a custom function, as its forward left it.
 pub struct CustomCall<'a> {
@@ -165,7 +166,6 @@ fn record_formula(
             }
         })
         .collect();
-    let n_saved = saves.len();
     let metas: Vec<(Vec<usize>, DType)> = outs
         .iter()
         .map(|o| (o.shape().to_vec(), o.dtype()))
@@ -183,8 +183,7 @@ fn record_formula(
                 None => materialize.then(|| Tensor::zeros(shape, *dtype)),
             })
             .collect();
-        let saved: Vec<Tensor> = (0..n_saved).map(|i| ctx.saved(i).clone()).collect();
-        let mut returned = backward(grads, saved)?;
+        let mut returned = backward(grads, ctx.saved_tensors())?;
         // more gradients than arguments are fine when the extra ones are None
         if returned.len() > n_args && returned[n_args..].iter().all(Option::is_none) {
             returned.truncate(n_args);

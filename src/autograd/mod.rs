@@ -21,7 +21,7 @@ pub use engine::{
 pub use function::{record_custom, CustomBackward, CustomCall};
 pub use node::{
     BackwardCtx, BackwardFn, Edge, Grad, InputMeta, Node, NodeKind, NodePostHook, NodePreHook,
-    PartFunction,
+    PartFunction, SavedTensors,
 };
 pub use saved::{
     pop_saved_tensors_hooks, push_saved_tensors_hooks, PackHook, PackedTensor, RawSaved,
@@ -513,6 +513,10 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
     let mut node = Node::new(name, next_edges, metas, saved, backward);
     if let Some(part) = part {
         node = node.into_part(part);
+    }
+    if slots.is_some() {
+        // a custom Function's node: its ctx.saved_tensors unpacks at each access
+        node.unpacks_saved_itself();
     }
     anomaly::remember_origin(&node);
     let slot = |k: usize| slots.map_or(k, |(at, _)| at[k]);

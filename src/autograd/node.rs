@@ -64,6 +64,10 @@ pub struct Node {
     pub(crate) next_edges: SmallVec<[Option<Edge>; 2]>,
     inputs: SmallVec<[InputMeta; 2]>,
     saved: SmallVec<[SavedVariable; 2]>,
+    /// Whether the formula unpacks the saved tensors itself, each time it reads them (a custom
+    /// Function's `ctx.saved_tensors`, which runs the unpack hooks on every access, as
+    /// PyTorch's); otherwise the engine unpacks them once before the formula runs.
+    unpacks_saved: bool,
     kind: NodeKind,
     /// Hooks and retained gradients, created by the first registration; the engine checks
     /// with one load that a node (nearly every node) has none.
@@ -145,7 +149,7 @@ pub struct BackwardCtx<'a> {
     /// tensors when this one does.
     keep_graph: bool,
     saved: SmallVec<[Option<Tensor>; 2]>,
-    node: &'a Node,
+    node: &'a Arc<Node>,
 }
 
 /// The incoming gradient of a node's first output as a backward formula sees it: a tensor
@@ -217,6 +221,13 @@ impl BackwardCtx<'_> {
         self.node.next_edges.get(i).is_some_and(|e| e.is_some())
     }
 
+    /// The node's saved tensors, unpacked now (their unpack hooks run again at each call), for
+    /// a formula that unpacks them itself (see [`Node::unpacks_saved_itself`]): a handle that
+    /// may be called while the formula runs.
+    pub fn saved_tensors(&self) -> SavedTensors {
+        SavedTensors(self.node.clone())
+    }
+
     /// Runs `node`'s formula inside this one's (CopySlices runs the in-place op's node this
     /// way): its saved tensors are freed when this pass frees this node's.
     pub(crate) fn run_inner(&self, node: &Arc<Node>, grads: &[Option<Tensor>]) -> Result<Grads> {
@@ -224,7 +235,29 @@ impl BackwardCtx<'_> {
     }
 }
 
+/// A node's saved tensors, unpacked at each [`SavedTensors::unpack`] (PyTorch's
+/// `ctx.saved_tensors`, whose every access runs the unpack hooks and refuses a released graph).
+pub struct SavedTensors(Arc<Node>);
+
+impl SavedTensors {
+    /// The saved tensors, in the order they were saved.
+    pub fn unpack(&self) -> Result<Vec<Tensor>> {
+        let mut out = Vec::with_capacity(self.0.saved.len());
+        for s in &self.0.saved {
+            out.extend(s.unpack(&self.0, false)?);
+        }
+        Ok(out)
+    }
+}
+
 impl Node {
+    /// Makes the formula unpack the saved tensors itself, each time it reads them
+    /// ([`BackwardCtx::saved_tensors`]) instead of the engine once before it runs; they are
+    /// released after it runs unless the graph is kept.
+    pub(crate) fn unpacks_saved_itself(&mut self) {
+        self.unpacks_saved = true;
+    }
+
     /// A node for an op's backward formula.
     pub fn new(
         name: impl Into<Cow<'static, str>>,
@@ -243,6 +276,7 @@ impl Node {
             next_edges,
             inputs,
             saved,
+            unpacks_saved: false,
             kind: NodeKind::Function(backward),
             extras: OnceLock::new(),
             task_slot: TaskSlot::default(),
@@ -292,6 +326,7 @@ impl Node {
             next_edges: SmallVec::new(),
             inputs: smallvec::smallvec![meta],
             saved: SmallVec::new(),
+            unpacks_saved: false,
             kind: NodeKind::AccumulateGrad(variable),
             extras: OnceLock::new(),
             task_slot: TaskSlot::default(),
@@ -569,7 +604,7 @@ impl Node {
         };
         // without keep_graph the saved tensors move out (and are freed with the context)
         let mut saved = SmallVec::new();
-        for s in &self.saved {
+        for s in self.saved.iter().filter(|_| !self.unpacks_saved) {
             match s.unpack(self, !keep_graph) {
                 Ok(t) => saved.push(t),
                 Err(e) => {
@@ -580,13 +615,17 @@ impl Node {
                 }
             }
         }
-        let mut grads = backward(&BackwardCtx {
+        let result = backward(&BackwardCtx {
             grads,
             grads_spent,
             keep_graph,
             saved,
             node: self,
-        })?;
+        });
+        if self.unpacks_saved && !keep_graph {
+            self.release_saved();
+        }
+        let mut grads = result?;
         // a formula may leave out trailing inputs that need no gradient (wrapped numbers)
         if grads.len() < self.next_edges.len()
             && self.next_edges[grads.len()..].iter().all(Option::is_none)

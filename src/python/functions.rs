@@ -772,6 +772,30 @@ pub(crate) fn hook_handle(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     py_type(py, "RemovableHandle")
 }
 
+/// A custom Function node's saved tensors while its backward runs: calling it unpacks them
+/// (running their unpack hooks each time, as PyTorch's `ctx.saved_tensors`); `close()`
+/// lets go of the node.
+#[pyclass(frozen, name = "_SavedTensors", module = "ferrograd._core")]
+pub(crate) struct PySavedTensors(std::sync::Mutex<Option<crate::autograd::SavedTensors>>);
+
+#[pymethods]
+impl PySavedTensors {
+    fn __call__(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
+        let guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let saved = guard.as_ref().ok_or_else(|| {
+            pyo3::exceptions::PyRuntimeError::new_err(
+                "saved tensors can only be read while the Function's backward runs",
+            )
+        })?;
+        let tensors = super::run_unnamed(|| saved.unpack())?;
+        tensors.into_iter().map(|t| to_object(py, t)).collect()
+    }
+
+    fn close(&self) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+}
+
 /// A Python exception as a core error that is re-raised unchanged at the boundary.
 pub(crate) fn from_py_err(e: PyErr) -> Error {
     let message = e.to_string();
@@ -1030,9 +1054,6 @@ fn _record_function(
     let python_backward: CustomBackward = Arc::new(move |grads, saved| {
         Python::attach(|py| {
             let call = || -> PyResult<Vec<Option<Tensor>>> {
-                let to_py = |ts: Vec<Tensor>| -> PyResult<Vec<Py<PyAny>>> {
-                    ts.into_iter().map(|t| to_object(py, t)).collect()
-                };
                 let grads = grads
                     .into_iter()
                     .map(|g| match g {
@@ -1040,10 +1061,9 @@ fn _record_function(
                         None => Ok(py.None()),
                     })
                     .collect::<PyResult<Vec<_>>>()?;
-                // the saved tensors go in a list the Python side empties, so that they live
-                // only as long as the Function's backward keeps them (its
-                // `clear_saved_tensors_on_access` frees them while it runs)
-                let saved = PyList::new(py, to_py(saved)?)?;
+                // ctx.saved_tensors unpacks them at each access through this handle, which
+                // the Python side drops when the Function's backward returns
+                let saved = Py::new(py, PySavedTensors(std::sync::Mutex::new(Some(saved))))?;
                 let r = backward.call1(py, (PyTuple::new(py, grads)?, saved))?;
                 let r = r.bind(py);
                 let items: Vec<Bound<'_, PyAny>> = match r.cast::<PyTuple>() {

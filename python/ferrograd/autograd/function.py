@@ -25,7 +25,7 @@ class FunctionCtx:
 
     def __init__(self):
         self.to_save = ()
-        self._saved = None
+        self._saved = None  # in backward: reads the saved tensors (see saved_tensors)
         self.needs_input_grad = ()
         self.non_differentiable = ()
         self.dirty_tensors = ()
@@ -47,7 +47,8 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
-        """The tensors given to ``save_for_backward`` (unpacked, with ``None`` kept in place)."""
+        """The tensors given to ``save_for_backward`` (``None`` kept in place); in backward,
+        unpacked at each access (their unpack hooks run each time, as PyTorch's)."""
         if self._saved is None:
             return tuple(t() if isinstance(t, weakref.ref) else t for t in self.to_save)
         if self._clear_on_access:
@@ -58,9 +59,7 @@ class FunctionCtx:
                     "is True"
                 )
             self._accessed = True
-            saved, self._saved = self._saved, ()
-            return saved
-        return self._saved
+        return self._saved()
 
     @property
     def saved_variables(self):
@@ -252,8 +251,7 @@ class Function:
         n_outputs = len(outputs)
 
         def backward(grads, saved_tensors):
-            ctx._saved = unpack(saved_tensors)
-            saved_tensors.clear()  # (a list from the core: ctx now holds them alone)
+            ctx._saved = lambda: unpack(saved_tensors())
             # one gradient per output of forward; None for those that are not tensors
             full = [None] * n_outputs
             for k, g, diff in zip(tensor_at, grads, differentiable):
@@ -262,10 +260,11 @@ class Function:
             try:
                 return cls.backward(ctx, *full)
             finally:
-                # the unpacked tensors last as long as this backward call: a saved output
-                # unpacked points to this node, which holds ctx (a cycle through the core that
-                # Python's collector cannot see, with a retained graph)
+                # the saved tensors are readable only during this backward call: the handle
+                # holds the node, which holds ctx (a cycle through the core that Python's
+                # collector cannot see, with a retained graph)
                 ctx._saved = None
+                saved_tensors.close()
 
         try:
             wrapped = _core._record_function(

@@ -230,12 +230,14 @@ def _describe(position, tensor):
 
 class _Holder:
     """Kept in the graph in place of a tensor the segment saved: empty, except between the
-    recomputation that fills it and the unpack that takes its tensor."""
+    recomputation that fills it and the unpack that takes its tensor; ``unpacked_in`` is the
+    graph task (backward pass) that took it last."""
 
-    __slots__ = ("__weakref__", "tensor")
+    __slots__ = ("__weakref__", "tensor", "unpacked_in")
 
     def __init__(self):
         self.tensor = None
+        self.unpacked_in = None
 
 
 class _StopRecomputation(Exception):
@@ -305,8 +307,18 @@ class _Frame:
         return holder
 
     def unpack(self, holder):
-        """The forward's unpack hook: the holder's tensor, recomputed first if it is empty."""
+        """The forward's unpack hook: the holder's tensor, recomputed first if it is empty. A
+        backward pass takes each tensor once (a second unpack in the same pass is refused, as
+        PyTorch's: a Function reading ``ctx.saved_tensors`` twice); another pass recomputes."""
+        task = _core._current_graph_task_id()
         if holder.tensor is None:
+            if task != -1 and holder.unpacked_in == task:
+                raise CheckpointError(
+                    "torch.utils.checkpoint: Unpack is being triggered for a tensor that was "
+                    "already unpacked once. If you are calling ctx.saved_tensors in backward, "
+                    "make sure to do so only once. Otherwise please open an issue with details "
+                    "on your use case."
+                )
             try:
                 self.refill()
             except CheckpointError as error:
@@ -314,6 +326,7 @@ class _Frame:
                     raise CheckpointError(self.debug_report(error)) from error
                 raise
         tensor, holder.tensor = holder.tensor, None
+        holder.unpacked_in = task
         return tensor
 
     def refill(self):
