@@ -1,10 +1,10 @@
 """What real programs call on a machine without an accelerator, as one program: histograms,
 NumPy's ``axis=``/``keepdims=`` names, ``range`` indices, ``torch.compile`` (eager
 semantics), ``torch.amp.GradScaler("cpu")`` through a few steps (and one skipped for an
-infinite gradient), ``dropout2d`` on 2-D and 3-D inputs, the flags of ``torch.backends`` and the
-seeding calls of ``torch.cuda``. ``test_index_ops_golden.py`` runs it with ferrograd and
-compares its output with PyTorch 2.15's (``golden/cpu_surface_torch.txt``, recorded by running
-it with ``import torch``)."""
+infinite gradient), ``dropout2d`` on 2-D and 3-D inputs, the flags of ``torch.backends``, the
+seeding calls of ``torch.cuda`` and ``nn.DataParallel``. ``test_index_ops_golden.py`` runs it
+with ferrograd and compares its output with PyTorch 2.15's (``golden/cpu_surface_torch.txt``,
+recorded by running it with ``import torch``)."""
 
 import warnings
 
@@ -126,3 +126,17 @@ with warnings.catch_warnings(record=True) as seen:
 print("deprecation", [str(w.message)[:60] for w in seen])
 print("legacy type", x.type(torch.DoubleTensor).dtype, x.type(torch.LongTensor).dtype)
 print(torch.nn.Parameter(torch.ones(2)))
+
+# nn.DataParallel without a GPU: the module called as it is, its state under "module."
+torch.manual_seed(0)
+dp = torch.nn.DataParallel(torch.nn.Linear(2, 3))
+print(dp)
+print(list(dp.state_dict().keys()), dp.device_ids, hasattr(dp, "dim"))
+dx = torch.ones(4, 2, requires_grad=True)
+dp(dx).sum().backward()
+print(r5(dx.grad[0].tolist()), dp.module.weight.grad.tolist())
+print(torch.nn.parallel.DataParallel is torch.nn.DataParallel)
+try:
+    torch.nn.parallel.data_parallel(torch.nn.Linear(2, 1), torch.ones(1, 2))
+except RuntimeError as e:
+    print("data_parallel:", e)

@@ -4,6 +4,7 @@ PyTorch's), with ``nn.functional``, ``nn.init`` and ``nn.utils``."""
 from . import functional, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _module_names
+from .parallel import DataParallel
 from .parameter import Parameter
 
-__all__ = [*_module_names, "Parameter", "functional", "init", "parallel", "utils"]
+__all__ = [*_module_names, "DataParallel", "Parameter", "functional", "init", "parallel", "utils"]
