@@ -202,3 +202,25 @@ def test_custom_function_saved_tensors_unpack_at_each_access():
     assert x.grad.tolist() == [40.0, 80.0]
     with pytest.raises(RuntimeError, match=SECOND_TIME):
         y.sum().backward()
+
+
+def test_legacy_resize_and_type_functions():
+    # PyTorch 2.15's torch.autograd._functions.Resize / Type on the same program
+    import warnings
+
+    from ferrograd.autograd._functions import Resize, Type
+
+    x = torch.arange(6.0, requires_grad=True)
+    y = Resize.apply(x, (2, 3))
+    assert (list(y.shape), y.grad_fn.name(), y._base is None) == ([2, 3], "ResizeBackward", False)
+    (y * torch.arange(6.0).view(2, 3)).sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    with pytest.raises(RuntimeError, match=r"requested resize to 4x2 \(8 elements in total\)"):
+        Resize.apply(x, (4, 2))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        z = Type.apply(x, "torch.DoubleTensor")
+    assert seen and seen[0].category is FutureWarning
+    assert (z.dtype, z.grad_fn.name()) == (torch.float64, "TypeBackward")
+    z.sum().backward()
+    assert (x.grad.dtype, x.grad.tolist()) == (torch.float32, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0])

@@ -222,7 +222,7 @@ impl BackwardCtx<'_> {
     }
 
     /// The node's saved tensors, unpacked now (their unpack hooks run again at each call), for
-    /// a formula that unpacks them itself (see [`Node::unpacks_saved_itself`]): a handle that
+    /// a formula that unpacks them itself (a custom Function's): a handle that
     /// may be called while the formula runs.
     pub fn saved_tensors(&self) -> SavedTensors {
         SavedTensors(self.node.clone())

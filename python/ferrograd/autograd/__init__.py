@@ -13,6 +13,7 @@ from .._core import _profiler_enabled as _profiler_enabled
 from .._core import backward as _backward
 from .._core import grad as _grad
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled
+from . import _functions as _functions
 from . import functional, graph, profiler, profiler_util
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, FunctionCtx
