@@ -224,3 +224,30 @@ def test_legacy_resize_and_type_functions():
     assert (z.dtype, z.grad_fn.name()) == (torch.float64, "TypeBackward")
     z.sum().backward()
     assert (x.grad.dtype, x.grad.tolist()) == (torch.float32, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+
+
+def test_out_of_another_shape_is_resized():
+    # PyTorch 2.15: an out= tensor of another shape is resized (a warning when it had elements)
+    import warnings
+
+    o = torch.empty(2)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        r = torch.matmul(torch.ones(3), torch.ones(3), out=o)
+    assert r is o and list(o.shape) == [] and o.item() == 3.0
+    assert [w.category for w in seen] == [UserWarning]
+    assert str(seen[0].message).startswith(
+        "An output with one or more elements was resized since it had shape [2], which does "
+        "not match the required output shape []."
+    )
+    e = torch.empty(0)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        torch.add(torch.ones(2, 2), 1, out=e)
+    assert (list(e.shape), len(seen)) == ([2, 2], 0)
+    o2 = torch.zeros(5)
+    version = o2._version
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.add(torch.ones(2, 2), 1, out=o2)
+    assert (o2.stride(), o2.tolist(), o2._version > version) == ((2, 1), [[2.0, 2.0]] * 2, True)

@@ -11,8 +11,8 @@ use pyo3::prelude::*;
 /// into `out`, which is returned, as PyTorch's `out=`:
 /// - refused while grad mode is on if an input or `out` requires grad (autograd does not
 ///   record writes into `out`);
-/// - the result must have `out`'s shape (PyTorch would resize `out`; ferrograd cannot change a
-///   tensor's shape in place, and says so) and a dtype `out` can hold;
+/// - `out` is resized to the result's shape when it has another, with PyTorch's deprecation
+///   warning when it had elements; the result's dtype must be one `out` can hold;
 /// - the write is an in-place write into `out`: its version moves on, and an inference tensor
 ///   outside inference mode is refused, as by `copy_`.
 pub(crate) fn with_out(
@@ -39,13 +39,21 @@ pub(crate) fn with_out(
     let result = compute()?;
     let result = &result.bind(py).cast::<PyTensor>()?.get().inner;
     if result.shape() != target.shape() {
-        return Err(PyRuntimeError::new_err(format!(
-            "{op}(): ferrograd cannot resize the out= tensor, which has shape {}, to the result's shape {}; pass \
-             an out= tensor of the result's shape",
-            fmt_shape(target.shape()),
-            fmt_shape(result.shape())
-        )));
+        if target.numel() != 0 {
+            let message = format!(
+                "An output with one or more elements was resized since it had shape {}, which does not match the \
+                 required output shape {}. This behavior is deprecated, and in a future PyTorch release outputs will \
+                 not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing \
+                 it, inplace, to zero elements with t.resize_(0).",
+                fmt_shape(target.shape()),
+                fmt_shape(result.shape())
+            );
+            let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+            PyErr::warn(py, &category, &std::ffi::CString::new(message)?, 1)?;
+        }
+        out.call_method1("resize_", (result.shape().to_vec(),))?;
     }
+    let target = &out.get().inner;
     run(|| {
         target.check_result_dtype(result.dtype(), "")?;
         target.copy_(result)
