@@ -251,3 +251,52 @@ def test_out_of_another_shape_is_resized():
         warnings.simplefilter("ignore")
         torch.add(torch.ones(2, 2), 1, out=o2)
     assert (o2.stride(), o2.tolist(), o2._version > version) == ((2, 1), [[2.0, 2.0]] * 2, True)
+
+
+def test_autograd_log_of_executed_nodes():
+    # PyTorch 2.15 with torch._logging.set_logs(autograd=logging.DEBUG): one record per node a
+    # backward pass executes, in the engine's order (addresses elided)
+    import logging
+    import re
+
+    records = []
+
+    class Capture(logging.Handler):
+        def emit(self, record):
+            records.append(re.sub(r"0x[0-9a-f]+", "0x", record.getMessage()))
+
+    logger = logging.getLogger("ferrograd.autograd")
+    capture = Capture()
+    logger.addHandler(capture)
+    try:
+        torch._logging.set_logs(autograd=logging.DEBUG)
+        a = torch.rand(10, requires_grad=True)
+        b = a.mul(2).div(3).sum()
+        torch.autograd.backward((b, b.clone()))
+        x = torch.ones(2, 3, dtype=torch.float64, requires_grad=True)
+        (x * 2).sum().backward()
+        i = torch.ones(2, requires_grad=True)
+        torch.autograd.grad((i[[0]] * 1).sum(), i)
+        torch._logging.set_logs()
+        (x * 3).sum().backward()
+    finally:
+        logger.removeHandler(capture)
+        torch._logging.set_logs()
+    expected = [
+        ("CloneBackward0", "f32[]"),
+        ("SumBackward0", "f32[]"),
+        ("DivBackward0", "f32[10]"),
+        ("MulBackward0", "f32[10]"),
+        ("AccumulateGrad", "f32[10]"),
+        ("SumBackward0", "f64[]"),
+        ("MulBackward0", "f64[2, 3]"),
+        ("AccumulateGrad", "f64[2, 3]"),
+        ("SumBackward0", "f32[]"),
+        ("MulBackward0", "f32[1]"),
+        ("IndexBackward0", "f32[1]"),
+    ]
+    assert records == [
+        f"Executing: <{node} object at 0x> with grad_outputs: [{grad}]" for node, grad in expected
+    ]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nonsense'"):
+        torch._logging.set_logs(nonsense=1)

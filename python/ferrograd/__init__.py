@@ -87,6 +87,7 @@ class Size(tuple):
 _core._register_size(Size)
 
 from . import _hooks, _ops  # noqa: E402
+from . import _logging as _logging  # noqa: E402
 from ._ops import ops as ops  # noqa: E402
 
 _core._register_types(

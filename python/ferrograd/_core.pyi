@@ -105,6 +105,7 @@ __all__ = [
     "_will_engine_execute_node",
     "_record_execution_sets",
     "is_multithreading_enabled",
+    "_set_autograd_logging",
     "_set_multithreading_enabled",
     "_set_warn_always",
     "_gradient_edge",
@@ -1967,6 +1968,9 @@ def _record_execution_sets() -> None:
 
 def is_multithreading_enabled() -> builtins.bool:
     """Whether the engine may run independent branches of a backward pass on several threads."""
+
+def _set_autograd_logging(enabled: builtins.bool) -> None:
+    """Turns the engine's log on or off (``torch._logging.set_logs(autograd=logging.DEBUG)``)."""
 
 def _set_multithreading_enabled(enabled: builtins.bool) -> None:
     """Allows or forbids running a backward pass's independent branches on several threads."""

@@ -1157,6 +1157,20 @@ fn is_multithreading_enabled() -> bool {
     crate::autograd::is_multithreading_enabled()
 }
 
+static AUTOGRAD_LOGGING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether the engine's log is on (`torch._logging.set_logs(autograd=logging.DEBUG)`), which
+/// `Tensor.backward` then leaves to `autograd.backward` to attach.
+pub(crate) fn autograd_logging() -> bool {
+    AUTOGRAD_LOGGING.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Turns the engine's log on or off (see [`autograd_logging`]).
+#[pyfunction]
+fn _set_autograd_logging(enabled: bool) {
+    AUTOGRAD_LOGGING.store(enabled, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Allows or forbids running a backward pass's independent branches on several threads.
 #[pyfunction]
 fn _set_multithreading_enabled(enabled: bool) {
@@ -1229,6 +1243,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_record_execution_sets, m)?)?;
     m.add_function(wrap_pyfunction!(is_multithreading_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_multithreading_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_autograd_logging, m)?)?;
     m.add_function(wrap_pyfunction!(std_mean, m)?)?;
     m.add_function(wrap_pyfunction!(cat, m)?)?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;

@@ -2007,13 +2007,20 @@ github.com/pytorch/pytorch/pull/30531 for more information.",
     /// Computes gradients of this tensor with respect to the graph leaves.
     #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]
     fn backward(
-        &self,
+        slf: &Bound<'_, Self>,
         py: Python<'_>,
         gradient: Option<&Bound<'_, PyAny>>,
         retain_graph: Option<bool>,
         create_graph: bool,
         inputs: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
+        if super::functions::autograd_logging() {
+            // the engine's log is attached by autograd.backward (Python)
+            let backward = py.import("ferrograd.autograd")?.getattr("backward")?;
+            backward.call1((slf, gradient, retain_graph, create_graph, inputs))?;
+            return Ok(());
+        }
+        let me = slf.get().inner.clone();
         let gradient = match gradient {
             Some(g) if !g.is_none() => Some(tensor_arg(g, "gradient")?),
             _ => None,
@@ -2021,7 +2028,6 @@ github.com/pytorch/pytorch/pull/30531 for more information.",
         if create_graph {
             super::functions::warn_create_graph_cycle(py)?;
         }
-        let me = self.inner.clone();
         if let Some(inputs) = inputs.filter(|i| !i.is_none()) {
             let inputs = super::functions::tensor_list(inputs, "inputs")?;
             let (roots, gradients) = ([me], [gradient]);

@@ -980,7 +980,8 @@ def make_logging_test(**log_settings):
 
             handler = _Capture(level=logging.DEBUG)
             torch._logging.set_logs(**log_settings)
-            loggers = [logging.getLogger(f"torch.{name}") for name in log_settings]
+            # the library logs under its own package name (`torch.autograd` for PyTorch)
+            loggers = [logging.getLogger(f"{torch.__name__}.{name}") for name in log_settings]
             for logger in loggers:
                 logger.addHandler(handler)
             try:

@@ -72,9 +72,10 @@ def grad(
     elif is_grads_batched:
         result = _batched_grad(outputs, inputs, grad_outputs, create_graph, allow_unused)
     else:
-        result = _grad(
-            outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, False
-        )
+        with graph._logging_nodes(outputs):
+            result = _grad(
+                outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, False
+            )
     if materialize_grads:
         if any(r is None and not isinstance(i, Tensor) for r, i in zip(result, inputs)):
             raise RuntimeError(
@@ -114,7 +115,8 @@ def _batched_grad(outputs, inputs, grad_outputs, create_graph, allow_unused):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulates the gradients of ``tensors`` into the ``.grad`` of the graph leaves (only
     of ``inputs`` when given)."""
-    _backward(tensors, grad_tensors, retain_graph, create_graph, inputs)
+    with graph._logging_nodes(tensors):
+        _backward(tensors, grad_tensors, retain_graph, create_graph, inputs)
 
 
 def kineto_available():

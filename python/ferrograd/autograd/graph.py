@@ -231,3 +231,60 @@ __all__ = [
     "save_on_cpu",
     "saved_tensors_hooks",
 ]
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine's log (torch._logging.set_logs(autograd=logging.DEBUG))
+# ---------------------------------------------------------------------------------------------
+
+_log = __import__("logging").getLogger(__name__.rsplit(".", 1)[0])
+
+_DTYPE_ABBREVIATIONS = {"float32": "f32", "float64": "f64", "int64": "i64", "bool": "b8"}
+
+
+def _describe_grad(t):
+    if t is None:
+        return "None"
+    name = _DTYPE_ABBREVIATIONS.get(str(t.dtype).replace("torch.", ""), str(t.dtype))
+    return f"{name}[{', '.join(map(str, t.shape))}]"
+
+
+@contextlib.contextmanager
+def _logging_nodes(outputs):
+    """While a backward pass from ``outputs`` (tensors or gradient edges) runs, logs each node
+    it executes at DEBUG level on the ``autograd`` logger, as PyTorch's engine does when
+    ``torch._logging.set_logs(autograd=logging.DEBUG)``: ``Executing: <MulBackward0 object at
+    0x...> with grad_outputs: [f32[3]]``. On one thread, so the lines come in the engine's
+    order. Does nothing unless that logger is enabled for DEBUG."""
+    if not _log.isEnabledFor(10):  # logging.DEBUG
+        yield
+        return
+    if isinstance(outputs, (_core.Tensor, GradientEdge)):
+        outputs = (outputs,)
+    roots = []
+    for o in outputs:
+        node = o.node if isinstance(o, GradientEdge) else get_gradient_edge(o).node
+        if node is not None and node not in roots:
+            roots.append(node)
+    queue, seen = list(roots), list(roots)
+    handles = []
+    while queue:
+        node = queue.pop(0)
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.append(child)
+                queue.append(child)
+
+        def prehook(grad_outputs, node=node):
+            described = ",".join(_describe_grad(g) for g in grad_outputs)
+            _log.debug("Executing: %s with grad_outputs: [%s]", node, described)
+
+        handles.append(node.register_prehook(prehook))
+    previous = _core.is_multithreading_enabled()
+    _core._set_multithreading_enabled(False)
+    try:
+        yield
+    finally:
+        _core._set_multithreading_enabled(previous)
+        for handle in handles:
+            handle.remove()
