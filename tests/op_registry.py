@@ -893,6 +893,7 @@ NOT_OPS = {
         for name in ("cuda", "pin_memory", "is_pinned")
     },
     "isclose": "a bool comparison (tests/test_pytorch_protocols.py)",
+    "as_subclass": "the same tensor as an object of a subclass (tests/subclass_dispatch_cases.py)",
     "bincount": "int64 counts, no gradient (tests/numeric_cases.py vs PyTorch)",
     "allclose": "returns a Python bool (tests/test_pytorch_protocols.py)",
     "equal": "returns a Python bool (tests/test_pytorch_protocols.py)",

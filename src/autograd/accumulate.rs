@@ -111,13 +111,15 @@ pub(super) fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) 
         g.subclass().is_some() || meta.grad.as_ref().is_some_and(|o| o.subclass().is_some());
     if wrapped {
         // a wrapper tensor's sums are ops its class computes (Note [Tensor subclasses that
-        // dispatch]): no buffer here to write into
-        let new = match meta.grad.take() {
+        // dispatch]): no buffer here to write into, and Python code runs, so not under the lock
+        let old = meta.grad.clone();
+        drop(meta);
+        let new = match old {
             None if create_graph || g.requires_grad() => g.clone_preserving()?,
             None => g,
             Some(old) => old.add(&g)?,
         };
-        meta.grad = Some(new);
+        variable.meta().grad = Some(new);
         return Ok(());
     }
     let new = match meta.grad.take() {
