@@ -300,3 +300,24 @@ def test_autograd_log_of_executed_nodes():
     ]
     with pytest.raises(TypeError, match="unexpected keyword argument 'nonsense'"):
         torch._logging.set_logs(nonsense=1)
+
+
+def test_one_tensor_functions_take_out():
+    # PyTorch 2.15 on the same calls: torch.sin(x, out=o) writes into o and returns it
+    x = torch.tensor([0.5, 1.0, 2.0])
+    o = torch.empty(3)
+    assert torch.sin(x, out=o) is o
+    assert [round(v, 6) for v in o.tolist()] == [0.479426, 0.841471, 0.909297]
+    resized = torch.empty(0)
+    torch.exp(x, out=resized)
+    assert [round(v, 5) for v in resized.tolist()] == [1.64872, 2.71828, 7.38906]
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired"):
+        torch.sqrt(torch.tensor([1, 2]), out=torch.empty(2, dtype=torch.int64))
+    g = torch.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"neg\(\): functions with out=\.\.\. arguments"):
+        torch.neg(g, out=torch.empty(3))
+    with torch.no_grad():
+        torch.neg(g, out=o)
+    assert o.tolist() == [-1.0, -1.0, -1.0]
+    with pytest.raises(TypeError):
+        torch.sin(3)

@@ -162,23 +162,27 @@ def stub_block(rows: list[Row]) -> str:
 
 
 def module_function_block(rows: list[Row]) -> str:
-    """Stubs of the native module's functions for the two-tensor rows (``torch.xlogy``)."""
+    """Stubs of the native module's functions for the rows (``torch.sin``, ``torch.xlogy``),
+    which take ``out=``."""
     out = []
     for r in rows:
+        doc = r.doc.replace("\\", "\\\\")
         if r.arity == 2:
             t = other_type(r)
             sig = f"input: {t}, other: {t}, *, out: Tensor | None = None"
-            out.append(f'def {r.name}({sig}) -> Tensor:\n    """{r.doc}."""\n')
+        else:
+            sig = "input: Tensor, *, out: Tensor | None = None"
+        out.append(f'def {r.name}({sig}) -> Tensor:\n    """{doc}."""\n')
     return "\n".join(out)
 
 
 def module_all_block(rows: list[Row]) -> str:
-    return "".join(f'    "{r.name}",\n' for r in rows if r.arity == 2)
+    return "".join(f'    "{r.name}",\n' for r in rows)
 
 
 def core_functions(rows: list[Row]) -> set[str]:
     """Functions the native module defines itself (the others alias Tensor methods)."""
-    return set(CORE_FUNCTIONS) | {r.name for r in rows if r.arity == 2}
+    return set(CORE_FUNCTIONS) | {r.name for r in rows}
 
 
 def function_names(rows: list[Row]) -> list[str]:

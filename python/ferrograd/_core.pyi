@@ -69,6 +69,43 @@ _FunctionGrads: TypeAlias = Tensor | tuple[Tensor | None, ...] | None
 
 __all__ = [
     # <generated: __all__> written by tools/gen_surface.py from the tables
+    "neg",
+    "abs",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "sigmoid",
+    "relu",
+    "erf",
+    "erfc",
+    "erfinv",
+    "lgamma",
+    "digamma",
+    "sign",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "frac",
     "xlogy",
     "hypot",
     "atan2",
@@ -1883,6 +1920,117 @@ def _register_types(types: dict[builtins.str, Any]) -> None:
 # ----- joining and selecting ---------------------------------------------------------------------
 
 # <generated: functions> written by tools/gen_surface.py from the tables
+def neg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`-x`."""
+
+def abs(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`|x|`; `abs'(0) = 0`."""
+
+def exp(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`e^x`."""
+
+def exp2(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`2^x`."""
+
+def expm1(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`e^x - 1`, accurate near 0."""
+
+def log(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """natural logarithm."""
+
+def log2(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """base-2 logarithm."""
+
+def log10(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """base-10 logarithm."""
+
+def log1p(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`ln(1 + x)`, accurate near 0."""
+
+def sqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """square root."""
+
+def rsqrt(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`1 / sqrt(x)`."""
+
+def reciprocal(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`1 / x`."""
+
+def sin(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """sine."""
+
+def cos(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """cosine."""
+
+def tan(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """tangent."""
+
+def asin(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """arcsine."""
+
+def acos(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """arccosine."""
+
+def atan(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """arctangent."""
+
+def sinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """hyperbolic sine."""
+
+def cosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """hyperbolic cosine."""
+
+def tanh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """hyperbolic tangent."""
+
+def asinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """inverse hyperbolic sine."""
+
+def acosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """inverse hyperbolic cosine."""
+
+def atanh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """inverse hyperbolic tangent."""
+
+def sigmoid(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """logistic sigmoid `1 / (1 + e^-x)`."""
+
+def relu(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`max(x, 0)` (NaN stays NaN, -0.0 stays -0.0 as in PyTorch); `relu'(0) = 0`."""
+
+def erf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """the error function."""
+
+def erfc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """the complementary error function `1 - erf(x)`, accurate where `erf(x)` is near 1."""
+
+def erfinv(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """the inverse error function; `±inf` at `±1`, NaN outside `[-1, 1]`."""
+
+def lgamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`ln |Γ(x)|`."""
+
+def digamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """the digamma function `Γ'(x) / Γ(x)`."""
+
+def sign(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """sign (-1, 0, 1); zero gradient."""
+
+def floor(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """round down; zero gradient."""
+
+def ceil(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """round up; zero gradient."""
+
+def round(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """round half to even, as PyTorch; zero gradient."""
+
+def trunc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """round toward zero; zero gradient."""
+
+def frac(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """the fractional part `x - trunc(x)`; the gradient passes unchanged."""
+
 def xlogy(input: _Operand, other: _Operand, *, out: Tensor | None = None) -> Tensor:
     """`x · ln(y)`, 0 where `x == 0` (unless `y` is NaN)."""
 

@@ -138,6 +138,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     optim::register(m)?;
     profiler::register(m)?;
     pointwise::functions::register(m)?;
+    pointwise::unary_functions::register(m)?;
     tensor_ops::functions::register(m)?;
     normalization::register(m)?;
     conv::register(m)?;

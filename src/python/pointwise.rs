@@ -30,6 +30,33 @@ macro_rules! bind_unary_ops {
                 }
             )*
         }
+
+        /// The `torch.xxx` functions of the one-tensor table's rows, which take `out=` (the
+        /// methods do not: a keyword argument costs every call of a method).
+        pub(crate) mod unary_functions {
+            use super::*;
+            $(
+                $(#[$doc])*
+                #[pyfunction]
+                #[pyo3(signature = (input, *, out=None))]
+                pub(crate) fn $name(
+                    py: Python<'_>,
+                    input: &Bound<'_, PyAny>,
+                    out: Option<&Bound<'_, PyTensor>>,
+                ) -> TResult {
+                    let what = concat!(stringify!($name), "(): argument 'input' (position 1)");
+                    let x = super::super::convert::tensor_arg(input, what)?;
+                    let compute = || super::super::tensor::to_object(py, run(|| x.$name())?);
+                    with_out(py, stringify!($name), out, &[input], compute)
+                }
+            )*
+
+            /// Adds the functions to the module.
+            pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+                $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
+                Ok(())
+            }
+        }
     };
 }
 
