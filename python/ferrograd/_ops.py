@@ -12,10 +12,6 @@ import functools
 from . import _core
 
 
-def _tensor_method(name):
-    return lambda self, *args, **kwargs: getattr(_core.Tensor, name)(self, *args, **kwargs)
-
-
 def _sum_dim(self, dim=None, keepdim=False, dtype=None):
     return _core.Tensor.sum(self, dim, keepdim, dtype=dtype)
 
@@ -53,20 +49,6 @@ def _to_copy(
     return self.to(dtype=dtype if dtype is not None else self.dtype, copy=True)
 
 
-def _clone(self, memory_format=None):
-    if memory_format is None:
-        return self.clone()
-    return self.clone(memory_format=memory_format)
-
-
-def _sub(self, other, alpha=1):
-    return _core.Tensor.sub(self, other, alpha=alpha)
-
-
-def _add(self, other, alpha=1):
-    return _core.Tensor.add(self, other, alpha=alpha)
-
-
 # Implementations whose arguments differ from ferrograd's method of the same name; every other
 # overload calls ``ferrograd.<name>`` or ``Tensor.<name>`` with its arguments unchanged.
 _SPECIAL = {
@@ -74,9 +56,8 @@ _SPECIAL = {
     "select_backward.default": _select_backward,
     "slice_backward.default": _slice_backward,
     "_to_copy.default": _to_copy,
-    "clone.default": _clone,
     "rsub.Scalar": lambda self, other, alpha=1: other - self * alpha,
-    "_local_scalar_dense.default": _tensor_method("item"),
+    "_local_scalar_dense.default": _core.Tensor.item,
     "tanh_backward.default": lambda grad, output: grad * (1 - output * output),
     "sigmoid_backward.default": lambda grad, output: grad * (1 - output) * output,
     "threshold_backward.default": lambda grad, self, threshold: _core.where(
@@ -84,19 +65,8 @@ _SPECIAL = {
     ),
     "slice.Tensor": _slice,
     "expand.default": _expand,
-    "sub.Tensor": _sub,
-    "add.Tensor": _add,
-    "detach.default": _tensor_method("detach"),
     "alias.default": lambda self: self.view_as(self),
-    "_unsafe_view.default": _tensor_method("view"),
-    "new_zeros.default": _tensor_method("new_zeros"),
-    "new_ones.default": _tensor_method("new_ones"),
-    "new_empty.default": _tensor_method("new_empty"),
-    "squeeze.dim": _tensor_method("squeeze"),
-    "squeeze.dims": _tensor_method("squeeze"),
-    "pow.Tensor_Scalar": _tensor_method("pow"),
-    "pow.Tensor_Tensor": _tensor_method("pow"),
-    "pow.Scalar": lambda self, exponent: _core.pow(self, exponent),
+    "_unsafe_view.default": _core.Tensor.view,
 }
 
 

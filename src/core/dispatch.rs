@@ -155,7 +155,8 @@ pub(crate) fn refuse_elements() -> ! {
 
 /// If any of `tensors` is a wrapper, the outputs of `call()` computed by the binding's handler;
 /// `None` otherwise (the op computes them itself). Outputs the handler returns that already have
-/// autograd history, or are one of `tensors`, come back as fresh aliases, so the op can record
+/// autograd history, or are one of `tensors`, come back as new objects over the same storage
+/// ([`Tensor::unviewed`]), so the op can record
 /// its node on them.
 #[inline(always)]
 pub fn intercept(tensors: &[&Tensor], call: impl FnOnce() -> Call) -> Option<Result<Vec<Tensor>>> {
@@ -194,7 +195,7 @@ fn redispatch(inputs: &[&Tensor], call: Call) -> Result<Vec<Tensor>> {
         .into_iter()
         .map(|t| {
             if t.requires_grad() || inputs.iter().any(|i| i.same(&t)) {
-                t.fresh_alias()
+                t.unviewed()
             } else {
                 t
             }

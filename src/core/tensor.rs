@@ -209,12 +209,6 @@ impl Tensor {
         self.0.storage.subclass()
     }
 
-    /// A new tensor object over the same storage and layout, without history (what a
-    /// dispatched op returns when the handler gave back a tensor that has some).
-    pub fn fresh_alias(&self) -> Tensor {
-        self.unviewed()
-    }
-
     /// How this view was made ([`ViewCreation::Default`] for a non-view).
     pub fn view_creation(&self) -> ViewCreation {
         match self

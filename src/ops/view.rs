@@ -105,16 +105,7 @@ impl Tensor {
             return Ok(out);
         }
         let shape: Dims = self.shape().into();
-        if self.subclass().is_some() {
-            // a wrapper's gradient is no buffer the engine can add a part into
-            return Ok(record(
-                out,
-                part_node_name(part),
-                &[self],
-                &[],
-                move |ctx| Ok(vec![Some(embed(ctx.grad(0), &shape, part)?)]),
-            ));
-        }
+        // (a wrapper's gradient goes through the formula: see `passes_part_on`)
         Ok(record_part(
             out,
             part_node_name(part),

@@ -6,7 +6,7 @@ import contextlib
 import functools
 import threading
 import weakref
-from collections import defaultdict
+from collections import defaultdict, deque
 from typing import NamedTuple
 
 from .. import _core
@@ -266,13 +266,13 @@ def _logging_nodes(outputs):
         node = o.node if isinstance(o, GradientEdge) else get_gradient_edge(o).node
         if node is not None and node not in roots:
             roots.append(node)
-    queue, seen = list(roots), list(roots)
+    queue, seen = deque(roots), set(roots)
     handles = []
     while queue:
-        node = queue.pop(0)
+        node = queue.popleft()
         for child, _ in node.next_functions:
             if child is not None and child not in seen:
-                seen.append(child)
+                seen.add(child)
                 queue.append(child)
 
         def prehook(grad_outputs, node=node):
