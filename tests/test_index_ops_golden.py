@@ -19,7 +19,8 @@ alpha dropout),
 ``rebinding_cases.py`` (``x.data =`` of another shape or dtype, ``set_``, ``resize_``, in-place
 view ops, ``swap_tensors`` and the module conversions built on them), ``conv3d_cases.py``
 (``F.conv3d``, ``nn.Conv3d``), ``subclass_dispatch_cases.py`` (wrapper subclasses and
-``__torch_dispatch__``)."""
+``__torch_dispatch__``), ``int_dtypes_cases.py`` (uint8, int8, int16 and int32: promotion,
+wrapping arithmetic, conversions, reductions, NumPy, indexing, refusals)."""
 
 import os
 import subprocess
@@ -55,6 +56,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("rebinding_cases.py", "rebinding_torch.txt"),
         ("subclass_dispatch_cases.py", "subclass_dispatch_torch.txt"),
         ("conv3d_cases.py", "conv3d_torch.txt"),
+        ("int_dtypes_cases.py", "int_dtypes_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

@@ -68,7 +68,7 @@ def test_asarray_with_a_dtype_converts():
 
 
 def test_dtypes_ferrograd_lacks_are_copied_widened():
-    a = np.array([1, 2, 3], dtype=np.int32)
+    a = np.array([1, 2, 3], dtype=np.uint16)
     t = torch.from_numpy(a)
     a[0] = 9
     assert t.dtype == torch.int64 and t.tolist() == [1, 2, 3]
@@ -76,6 +76,19 @@ def test_dtypes_ferrograd_lacks_are_copied_widened():
     assert torch.from_numpy(b).tolist() == [True, False]
     assert torch.from_numpy(np.zeros((3, 0), dtype=np.float32)).shape == (3, 0)
     assert torch.from_numpy(np.array(True)).shape == ()
+
+
+@pytest.mark.parametrize("kind", ["uint8", "int8", "int16", "int32"])
+def test_narrow_integer_arrays_are_shared_with_their_dtype(kind):
+    """As PyTorch's: a uint8 image or int32 index array keeps its dtype and its memory."""
+    a = np.arange(6, dtype=kind).reshape(2, 3)
+    t = torch.from_numpy(a)
+    a[0, 0] = 42
+    assert str(t.dtype) == f"torch.{kind}" and t[0, 0].item() == 42
+    t[1, 2] = 7
+    assert a[1, 2] == 7 and t.numpy().dtype == np.dtype(kind)
+    assert np.from_dlpack(t).dtype == np.dtype(kind)
+    assert torch.from_dlpack(a).dtype == t.dtype
 
 
 def test_tensor_of_an_array_copies():

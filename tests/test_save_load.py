@@ -27,10 +27,6 @@ SAVED = GOLDEN_DIR / cases.SAVED_DIR
 
 # the dtypes ferrograd lacks, and the ones their tensors load as (the values are exact)
 WIDENED = {
-    "int32": "int64",
-    "int16": "int64",
-    "int8": "int64",
-    "uint8": "int64",
     "uint16": "int64",
     "uint32": "int64",
     "float16": "float32",

@@ -42,7 +42,8 @@ OTHER_FUNCTIONS = [
     "scatter", "scatter_reduce", "index_reduce", "index_copy", "index_fill", "index_add",
     "nonzero", "argwhere", "count_nonzero", "masked_select", "take_along_dim",
     "unique_consecutive", "cummax", "cummin", "aminmax", "nansum", "logaddexp", "logaddexp2",
-    "nan_to_num", "nan_to_num_", "as_strided", "select", "narrow",
+    "nan_to_num", "nan_to_num_", "as_strided", "select", "narrow", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
 ]  # fmt: skip
 
 # torch.xxx functions of the native module itself (they take numbers where Tensor's methods
@@ -71,7 +72,9 @@ OTHER_EXPORTS = [
     "double", "dtype", "empty",
     "enable_grad", "float", "float32", "float64", "from_dlpack", "from_numpy", "full",
     "get_default_dtype",
-    "get_num_threads", "int64", "is_grad_enabled", "is_tensor", "linspace", "long",
+    "get_num_threads", "int64", "int32", "int16", "int8", "uint8", "int", "short", "finfo",
+    "iinfo", "promote_types", "result_type", "can_cast", "IntTensor", "ShortTensor",
+    "CharTensor", "ByteTensor", "is_grad_enabled", "is_tensor", "linspace", "long",
     "manual_seed", "nn", "no_grad", "ones", "ones_like", "optim", "rand", "randint", "randn",
     "randperm",
     "save", "load", "utils", "Generator", "default_generator", "seed", "initial_seed", "bernoulli",

@@ -15,6 +15,7 @@ from ._core import (
     bernoulli,
     bool,
     bucketize,
+    can_cast,
     cat,
     default_generator,
     double,
@@ -29,6 +30,9 @@ from ._core import (
     full,
     get_num_threads,
     initial_seed,
+    int8,
+    int16,
+    int32,
     int64,
     is_grad_enabled,
     linspace,
@@ -37,15 +41,19 @@ from ._core import (
     multinomial,
     ones,
     ones_like,
+    promote_types,
     rand,
     randint,
     randn,
     randperm,
+    result_type,
     searchsorted,
     seed,
     set_num_threads,
+    short,
     stack,
     tensor,
+    uint8,
     zeros,
     zeros_like,
 )
@@ -125,6 +133,12 @@ atan = _core.atan
 atan2 = _core.atan2
 atanh = _core.atanh
 baddbmm = Tensor.baddbmm
+bitwise_and = Tensor.bitwise_and
+bitwise_left_shift = Tensor.bitwise_left_shift
+bitwise_not = Tensor.bitwise_not
+bitwise_or = Tensor.bitwise_or
+bitwise_right_shift = Tensor.bitwise_right_shift
+bitwise_xor = Tensor.bitwise_xor
 bmm = Tensor.bmm
 broadcast_to = Tensor.broadcast_to
 ceil = _core.ceil
@@ -363,11 +377,19 @@ from ._composites import (  # noqa: E402
     vsplit,
     vstack,
 )
+from ._dtype_info import finfo, iinfo  # noqa: E402
+
+# torch.int is int32, as in PyTorch (this module uses no builtin int)
+int = _core.int
 from ._creation import (  # noqa: E402
     BoolTensor,
+    ByteTensor,
+    CharTensor,
     DoubleTensor,
     FloatTensor,
+    IntTensor,
     LongTensor,
+    ShortTensor,
     as_tensor,
     empty_like,
     full_like,
@@ -467,10 +489,14 @@ __version__ = "0.1.0"
 # <generated: __all__> written by tools/gen_surface.py from the tables
 __all__ = [
     "BoolTensor",
+    "ByteTensor",
+    "CharTensor",
     "DoubleTensor",
     "FloatTensor",
     "Generator",
+    "IntTensor",
     "LongTensor",
+    "ShortTensor",
     "Size",
     "Tensor",
     "__future__",
@@ -512,11 +538,18 @@ __all__ = [
     "baddbmm",
     "bernoulli",
     "bincount",
+    "bitwise_and",
+    "bitwise_left_shift",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
     "bmm",
     "bool",
     "broadcast_tensors",
     "broadcast_to",
     "bucketize",
+    "can_cast",
     "cat",
     "cdist",
     "ceil",
@@ -574,6 +607,7 @@ __all__ = [
     "exp2",
     "expm1",
     "eye",
+    "finfo",
     "flatten",
     "flip",
     "fliplr",
@@ -602,6 +636,7 @@ __all__ = [
     "hsplit",
     "hstack",
     "hypot",
+    "iinfo",
     "index_add",
     "index_copy",
     "index_fill",
@@ -610,7 +645,11 @@ __all__ = [
     "inference_mode",
     "initial_seed",
     "inner",
+    "int",
+    "int16",
+    "int32",
     "int64",
+    "int8",
     "inverse",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
@@ -702,6 +741,7 @@ __all__ = [
     "preserve_format",
     "prod",
     "profiler",
+    "promote_types",
     "rand",
     "rand_like",
     "randint",
@@ -714,6 +754,7 @@ __all__ = [
     "relu",
     "remainder",
     "reshape",
+    "result_type",
     "return_types",
     "roll",
     "rot90",
@@ -736,6 +777,7 @@ __all__ = [
     "set_printoptions",
     "set_rng_state",
     "set_warn_always",
+    "short",
     "sigmoid",
     "sign",
     "signbit",
@@ -783,6 +825,7 @@ __all__ = [
     "triu",
     "triu_indices",
     "trunc",
+    "uint8",
     "unbind",
     "unflatten",
     "unique",

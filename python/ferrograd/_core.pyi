@@ -110,6 +110,15 @@ __all__ = [
     "hypot",
     "atan2",
     # </generated: __all__>
+    "can_cast",
+    "int",
+    "int16",
+    "int32",
+    "int8",
+    "promote_types",
+    "result_type",
+    "short",
+    "uint8",
     "Generator",
     "Node",
     "SavedTensor",
@@ -270,6 +279,12 @@ class dtype:
     def is_floating_point(self) -> builtins.bool:
         """True for float32 and float64."""
     @property
+    def is_signed(self) -> builtins.bool:
+        """True for the dtypes that hold negative values (not bool, not uint8)."""
+    @property
+    def is_complex(self) -> builtins.bool:
+        """False: ferrograd has no complex dtypes yet."""
+    @property
     def itemsize(self) -> builtins.int:
         """Bytes per element."""
     def __reduce__(self) -> Any:
@@ -283,6 +298,12 @@ float64: dtype
 double: dtype
 int64: dtype
 long: dtype
+int32: dtype
+int: dtype
+int16: dtype
+short: dtype
+int8: dtype
+uint8: dtype
 bool: dtype
 
 # ----- graph nodes -------------------------------------------------------------------------------
@@ -660,6 +681,22 @@ class Tensor:
     # bool tensors only. pyo3 also exposes the reflected slots, but they only handle a tensor on
     # the left (`True & x` raises TypeError), hence `other: Tensor` there.
     def __invert__(self) -> Tensor: ...
+    def bitwise_not(self) -> Tensor:
+        """`~x` as a method: logical not for bool, the bitwise complement for integers."""
+    def __lshift__(self, other: _Operand, /) -> Tensor: ...
+    def __rlshift__(self, other: Tensor, /) -> Tensor: ...
+    def __rshift__(self, other: _Operand, /) -> Tensor: ...
+    def __rrshift__(self, other: Tensor, /) -> Tensor: ...
+    def bitwise_left_shift(self, other: _Operand) -> Tensor:
+        """`self << other` elementwise, for integer tensors."""
+    def bitwise_right_shift(self, other: _Operand) -> Tensor:
+        """`self >> other` elementwise (arithmetic shift), for integer tensors."""
+    def bitwise_and(self, other: _Operand) -> Tensor:
+        """Bitwise and of integer tensors (logical and of bool ones)."""
+    def bitwise_or(self, other: _Operand) -> Tensor:
+        """Bitwise or of integer tensors (logical or of bool ones)."""
+    def bitwise_xor(self, other: _Operand) -> Tensor:
+        """Bitwise exclusive or of integer tensors (logical xor of bool ones)."""
     def __and__(self, other: _Operand, /) -> Tensor: ...
     def __rand__(self, other: Tensor, /) -> Tensor: ...
     def __or__(self, other: _Operand, /) -> Tensor: ...
@@ -802,7 +839,13 @@ class Tensor:
         """`type()`: the legacy type name (`'torch.FloatTensor'`); `type(dtype)` or
         `type('torch.DoubleTensor')`: the tensor converted."""
     def int(self, memory_format: Any = None) -> Tensor:
-        """`int()` would be int32, which ferrograd lacks: refused (use `long()`)."""
+        """Converts to int32."""
+    def short(self, memory_format: Any = None) -> Tensor:
+        """Converts to int16."""
+    def char(self, memory_format: Any = None) -> Tensor:
+        """Converts to int8."""
+    def byte(self, memory_format: Any = None) -> Tensor:
+        """Converts to uint8."""
     def half(self, memory_format: Any = None) -> Tensor:
         """`half()` would be float16, which ferrograd lacks: refused (use `float()`)."""
     def stride(self, dim: builtins.int | None = None) -> Any:
@@ -986,21 +1029,13 @@ class Tensor:
         """`self + weight · (end - self)` (`weight` a number or a tensor)."""
     def lerp_(self, end: Tensor, weight: builtins.float | Tensor) -> Self:
         """In-place `lerp`."""
-    def addcmul(
-        self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1.0
-    ) -> Tensor:
+    def addcmul(self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1.0) -> Tensor:
         """`self + value · tensor1 · tensor2`."""
-    def addcmul_(
-        self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1.0
-    ) -> Self:
+    def addcmul_(self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1.0) -> Self:
         """In-place `addcmul`."""
-    def addcdiv(
-        self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1.0
-    ) -> Tensor:
+    def addcdiv(self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1.0) -> Tensor:
         """`self + value · tensor1 / tensor2`."""
-    def addcdiv_(
-        self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1.0
-    ) -> Self:
+    def addcdiv_(self, tensor1: Tensor, tensor2: Tensor, *, value: builtins.float = 1.0) -> Self:
         """In-place `addcdiv`."""
     def baddbmm(
         self,
@@ -1248,9 +1283,7 @@ class Tensor:
         out: Tensor | None = None,
     ) -> Tensor:
         """The mean of the elements that are not NaN."""
-    def bincount(
-        input, weights: Tensor | None = None, minlength: builtins.int = 0
-    ) -> Tensor:
+    def bincount(input, weights: Tensor | None = None, minlength: builtins.int = 0) -> Tensor:
         """How often each non-negative integer occurs (or the sum of its weights)."""
     def logaddexp(self, other: Tensor) -> Tensor:
         """`ln(e^x + e^y)` elementwise, without overflow (`LogaddexpBackward0`)."""
@@ -1301,9 +1334,7 @@ class Tensor:
     def nonzero(self, *, as_tuple: Literal[True]) -> tuple[Tensor, ...]: ...
     def argwhere(self) -> Tensor:
         """The indices of the nonzero elements, one row each (`nonzero()`)."""
-    def count_nonzero(
-        self, dim: builtins.int | Sequence[builtins.int] | None = None
-    ) -> Tensor:
+    def count_nonzero(self, dim: builtins.int | Sequence[builtins.int] | None = None) -> Tensor:
         """How many elements are nonzero (over `dim`, an int or a tuple, when given), as int64."""
     def masked_select(self, mask: Tensor) -> Tensor:
         """The elements where `mask` is true, as a 1-D tensor."""
@@ -1394,9 +1425,7 @@ class Tensor:
         self, dim: builtins.int, index: Tensor, value: builtins.float | Tensor
     ) -> Tensor:
         """A copy with the slices `index` along `dim` set to `value`."""
-    def index_fill_(
-        self, dim: builtins.int, index: Tensor, value: builtins.float | Tensor
-    ) -> Self:
+    def index_fill_(self, dim: builtins.int, index: Tensor, value: builtins.float | Tensor) -> Self:
         """In-place `index_fill`."""
     def index_add(
         self, dim: builtins.int, index: Tensor, source: Tensor, *, alpha: builtins.float = 1.0
@@ -1836,6 +1865,7 @@ def randint(
 ) -> Tensor:
     """`randint(high, size)` or `randint(low, high, size)`: integers uniform in `[low, high)`
     (int64 unless `dtype` says otherwise)."""
+
 def randperm(
     n: builtins.int,
     *,
@@ -1845,6 +1875,7 @@ def randperm(
     requires_grad: builtins.bool = False,
 ) -> Tensor:
     """`randperm(n)`: a random permutation of `0..n` (int64 unless `dtype` says otherwise)."""
+
 def arange(
     start: _Number,
     end: _Number | None = None,
@@ -1901,6 +1932,17 @@ default_generator: Generator
 
 def set_num_threads(threads: builtins.int) -> None:
     """Sets the number of threads used by parallel kernels (matmul, large elementwise ops)."""
+
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """`torch.promote_types`: the dtype both convert to (see [`DType::promote`])."""
+
+def can_cast(from_: dtype, to: dtype) -> builtins.bool:
+    """`torch.can_cast`: whether PyTorch's casting rules let `from_` be written into `to` in place
+    (never to a lower category: float to integer, integer to bool)."""
+
+def result_type(tensor: Any, other: Any) -> dtype:
+    """`torch.result_type`: the dtype an arithmetic op on `tensor` and `other` (each a tensor or a
+    number) gives."""
 
 def get_num_threads() -> builtins.int:
     """The number of threads used by parallel kernels."""
@@ -2250,8 +2292,10 @@ def _adam_step(
 def _push_saved_tensors_hooks(pack_hook: Any, unpack_hook: Any) -> None:
     """Installs Python `pack_hook`/`unpack_hook` for the tensors saved on this thread
     (`autograd.graph.saved_tensors_hooks.__enter__`)."""
+
 def _pop_saved_tensors_hooks() -> None:
     """Removes the innermost saved-tensor hooks of this thread."""
+
 def _set_write_observer(observer: Callable[[Tensor], object] | None) -> None:
     """Installs (or, with `None`, removes) this thread's observer of in-place writes: called with
     each tensor an in-place op is about to write into (Note [Observing in-place writes]);
@@ -2259,14 +2303,18 @@ def _set_write_observer(observer: Callable[[Tensor], object] | None) -> None:
 
 def _profiler_start() -> None:
     """Starts recording events (ops called from Python, backward nodes, labelled ranges)."""
+
 def _profiler_stop() -> list[
     tuple[builtins.str, builtins.float, builtins.float, builtins.float, builtins.int, builtins.int]
 ]:
     """Stops recording; returns the events in the order they finished."""
+
 def _profiler_push(name: builtins.str) -> None:
     """Opens a labelled range on this thread (`record_function.__enter__`)."""
+
 def _profiler_pop() -> None:
     """Closes the innermost range on this thread (`record_function.__exit__`)."""
+
 def _profiler_enabled() -> builtins.bool:
     """Whether the profiler is recording."""
 
@@ -2354,6 +2402,7 @@ def lstm_cell(
     b_hh: Tensor | None = None,
 ) -> tuple[Tensor, Tensor]:
     """One LSTM step: `(h', c')` (one node, `LstmCellBackward0`)."""
+
 def lstm_layer(
     input: Tensor,
     hx: Tensor,
@@ -2364,6 +2413,7 @@ def lstm_layer(
     b_hh: Tensor | None = None,
 ) -> tuple[Tensor, Tensor, Tensor]:
     """An LSTM layer over a `[steps, batch, input]` sequence: `(output, h_n, c_n)` (one node)."""
+
 def gru_cell(
     input: Tensor,
     hx: Tensor,
@@ -2373,6 +2423,7 @@ def gru_cell(
     b_hh: Tensor | None = None,
 ) -> Tensor:
     """One GRU step (one node, `GruCellBackward0`)."""
+
 def rnn_cell(
     input: Tensor,
     hx: Tensor,
@@ -2469,8 +2520,10 @@ def multinomial(
 
 def _set_default_dtype(dtype: Any) -> None:
     """Sets the default floating dtype (float32 or float64)."""
+
 def _get_default_dtype() -> dtype:
     """The default floating dtype."""
+
 def _set_printoptions(
     precision: builtins.int,
     threshold: builtins.float,
@@ -2479,6 +2532,7 @@ def _set_printoptions(
     sci_mode: builtins.bool | None,
 ) -> None:
     """Sets every print option (`torch.set_printoptions` fills in the ones not given)."""
+
 def _get_printoptions() -> tuple[
     builtins.int, builtins.float, builtins.int, builtins.int, builtins.bool | None
 ]:
@@ -2494,34 +2548,46 @@ def bernoulli(
 
 def hardtanh(input: Tensor, min_val: builtins.float, max_val: builtins.float) -> Tensor:
     """Hardtanh (`HardtanhBackward0`)."""
+
 def celu(input: Tensor, alpha: builtins.float) -> Tensor:
     """CELU (`CeluBackward0`)."""
+
 def selu(input: Tensor) -> Tensor:
     """SELU (`EluBackward0`)."""
+
 def threshold(input: Tensor, threshold: builtins.float, value: builtins.float) -> Tensor:
     """`threshold(input, threshold, value)`: `x` where `x > threshold`, else `value`
     (`ThresholdBackward0`)."""
+
 def threshold_(input: Tensor, threshold: builtins.float, value: builtins.float) -> Tensor:
     """`threshold_(input, threshold, value)`: `threshold` in place (`ThresholdBackward1`); returns
     `input`."""
+
 def hardsigmoid(input: Tensor) -> Tensor:
     """Hardsigmoid (`HardsigmoidBackward0`)."""
+
 def hardswish(input: Tensor) -> Tensor:
     """Hardswish (`HardswishBackward0`)."""
+
 def mish(input: Tensor) -> Tensor:
     """Mish (`MishBackward0`)."""
+
 def logsigmoid(input: Tensor) -> Tensor:
     """Log-sigmoid (`LogSigmoidBackward0`)."""
+
 def mse_loss(input: Tensor, target: Tensor, reduction: builtins.str = "mean") -> Tensor:
     """Mean squared error (`MseLossBackward0`)."""
+
 def huber_loss(
     input: Tensor, target: Tensor, reduction: builtins.str = "mean", delta: builtins.float = 1.0
 ) -> Tensor:
     """Huber loss (`HuberLossBackward0`)."""
+
 def smooth_l1_loss(
     input: Tensor, target: Tensor, reduction: builtins.str = "mean", beta: builtins.float = 1.0
 ) -> Tensor:
     """Smooth L1 loss (`SmoothL1LossBackward0`)."""
+
 def binary_cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -2529,6 +2595,7 @@ def binary_cross_entropy(
     reduction: builtins.str = "mean",
 ) -> Tensor:
     """Binary cross-entropy of probabilities (`BinaryCrossEntropyBackward0`)."""
+
 def binary_cross_entropy_with_logits(
     input: Tensor,
     target: Tensor,
@@ -2537,6 +2604,7 @@ def binary_cross_entropy_with_logits(
     reduction: builtins.str = "mean",
 ) -> Tensor:
     """Binary cross-entropy of logits (`BinaryCrossEntropyWithLogitsBackward0`)."""
+
 def nll_loss(
     input: Tensor,
     target: Tensor,
@@ -2556,6 +2624,7 @@ def layer_norm(
     eps: builtins.float = 1e-5,
 ) -> Tensor:
     """Layer normalization over the trailing `normalized_shape` (`NativeLayerNormBackward0`)."""
+
 def instance_norm(
     input: Tensor,
     running_mean: Tensor | None = None,
@@ -2581,6 +2650,7 @@ def batch_norm(
 ) -> Tensor:
     """Batch normalization per channel, updating given running statistics in training
     (`NativeBatchNormBackward0`)."""
+
 def group_norm(
     input: Tensor,
     num_groups: builtins.int,
@@ -2589,6 +2659,7 @@ def group_norm(
     eps: builtins.float = 1e-5,
 ) -> Tensor:
     """Group normalization (`NativeGroupNormBackward0`)."""
+
 def rms_norm(
     input: Tensor,
     normalized_shape: Sequence[builtins.int],
@@ -2612,6 +2683,7 @@ def convolution(
 ) -> Tensor:
     """1-D/2-D convolution or transposed convolution, as `torch.convolution`
     (`ConvolutionBackward0`)."""
+
 def max_pool2d_with_indices(
     input: Tensor,
     kernel_size: Sequence[builtins.int],
@@ -2621,6 +2693,7 @@ def max_pool2d_with_indices(
     ceil_mode: builtins.bool,
 ) -> tuple[Tensor, Tensor]:
     """Maxima of 2-D windows and their flat indices (`MaxPool2DWithIndicesBackward0`)."""
+
 def avg_pool2d(
     input: Tensor,
     kernel_size: Sequence[builtins.int],
@@ -2631,12 +2704,15 @@ def avg_pool2d(
     divisor_override: builtins.int | None,
 ) -> Tensor:
     """Means of 2-D windows (`AvgPool2DBackward0`)."""
+
 def adaptive_avg_pool2d(input: Tensor, output_size: Sequence[builtins.int]) -> Tensor:
     """Means over adaptive windows (`AdaptiveAvgPool2DBackward0`)."""
+
 def adaptive_max_pool2d(
     input: Tensor, output_size: Sequence[builtins.int]
 ) -> tuple[Tensor, Tensor]:
     """Maxima over adaptive windows and their indices (`AdaptiveMaxPool2DBackward0`)."""
+
 def im2col(
     input: Tensor,
     kernel_size: Sequence[builtins.int],
@@ -2645,6 +2721,7 @@ def im2col(
     stride: Sequence[builtins.int],
 ) -> Tensor:
     """Sliding blocks as columns, `F.unfold` (`Im2ColBackward0`)."""
+
 def col2im(
     input: Tensor,
     output_size: Sequence[builtins.int],
@@ -2654,6 +2731,7 @@ def col2im(
     stride: Sequence[builtins.int],
 ) -> Tensor:
     """Columns summed back into images, `F.fold` (`Col2ImBackward0`)."""
+
 def upsample(
     input: Tensor,
     output_size: Sequence[builtins.int],

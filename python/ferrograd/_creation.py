@@ -224,14 +224,19 @@ def _typed(name, dtype_name):
     doc = (
         f"Legacy ``torch.{name}``: ``{name}(*sizes)`` (zeros) or ``{name}(data)``, as {dtype_name}."
     )
-    return _TypedTensor(
-        name, (), {"__new__": __new__, "__doc__": doc, "_dtype": getattr(_core, dtype_name)}
-    )
+    dtype = getattr(_core, dtype_name)
+    namespace = {"__new__": __new__, "__doc__": doc, "_dtype": dtype, "dtype": dtype}
+    namespace.update(is_cuda=False, is_sparse=False)
+    return _TypedTensor(name, (), namespace)
 
 
 FloatTensor = _typed("FloatTensor", "float32")
 DoubleTensor = _typed("DoubleTensor", "float64")
 LongTensor = _typed("LongTensor", "int64")
+IntTensor = _typed("IntTensor", "int32")
+ShortTensor = _typed("ShortTensor", "int16")
+CharTensor = _typed("CharTensor", "int8")
+ByteTensor = _typed("ByteTensor", "uint8")
 BoolTensor = _typed("BoolTensor", "bool")
 
 

@@ -13,8 +13,8 @@ ferrograd reads PyTorch's. PyTorch's legacy (pre-1.6, non-zip) format is read an
 PyTorch's weights-only unpickler allows (plus those given to :func:`add_safe_globals`), and
 anything else raises ``pickle.UnpicklingError``.
 
-What ferrograd cannot express: it has the dtypes float32, float64, int64 and bool, so tensors
-stored as int32, int16, int8, uint8, uint16 or uint32 load as int64 and float16 or bfloat16 as
+What ferrograd cannot express: it has the dtypes float32, float64, int64, int32, int16, int8,
+uint8 and bool, so tensors stored as uint16 or uint32 load as int64 and float16 or bfloat16 as
 float32 (the values are exact; a ``UserWarning`` names the widening), and complex, quantized,
 float8, sparse and nested tensors are refused. Tensors that share a storage in the file come back
 as views of one ferrograd tensor (writes through one show in the others), except where their
@@ -77,10 +77,10 @@ _DTYPES = {
     "float64": ("DoubleStorage", "f8", "float64"),
     "int64": ("LongStorage", "i8", "int64"),
     "bool": ("BoolStorage", "?", "bool"),
-    "int32": ("IntStorage", "i4", "int64"),
-    "int16": ("ShortStorage", "i2", "int64"),
-    "int8": ("CharStorage", "i1", "int64"),
-    "uint8": ("ByteStorage", "u1", "int64"),
+    "int32": ("IntStorage", "i4", "int32"),
+    "int16": ("ShortStorage", "i2", "int16"),
+    "int8": ("CharStorage", "i1", "int8"),
+    "uint8": ("ByteStorage", "u1", "uint8"),
     "uint16": (None, "u2", "int64"),
     "uint32": (None, "u4", "int64"),
     "float16": ("HalfStorage", "f2", "float32"),
@@ -102,7 +102,7 @@ _FOREIGN_STORAGES = {
     "QUInt4x2Storage": "quint4x2",
     "QUInt2x4Storage": "quint2x4",
 }
-_SAVED_DTYPES = {"float32", "float64", "int64", "bool"}
+_SAVED_DTYPES = {"float32", "float64", "int64", "int32", "int16", "int8", "uint8", "bool"}
 
 
 class _ForeignDtype:
@@ -189,9 +189,7 @@ class _LoadedStorage:
             )
         if target != dtype:
             self.context.widened(dtype, target)
-        numpy_target = np.dtype(
-            {"float32": "f4", "float64": "f8", "int64": "i8", "bool": "?"}[target]
-        )
+        numpy_target = np.dtype(_DTYPES[target][1])
         data = self.context.raw.get(self.key)
         if data is None:
             return np.zeros(self._nbytes // item, dtype=numpy_target)
@@ -469,7 +467,7 @@ def _make_allowed_globals():
         "torch.storage.UntypedStorage": _StorageType("uint8"),
         "torch.storage.TypedStorage": _StorageType("uint8"),
     }
-    for name in ("float32", "float64", "int64", "bool"):
+    for name in _SAVED_DTYPES:
         allowed[f"torch.{name}"] = _ferrograd_dtype(name)
     for name, (storage, _, _) in _DTYPES.items():
         if f"torch.{name}" not in allowed:

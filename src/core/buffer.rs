@@ -64,6 +64,14 @@ impl std::fmt::Debug for ForeignElements {
 pub enum Buffer {
     /// bool elements.
     Bool(Vec<bool>),
+    /// uint8 elements.
+    U8(Vec<u8>),
+    /// int8 elements.
+    I8(Vec<i8>),
+    /// int16 elements.
+    I16(Vec<i16>),
+    /// int32 elements.
+    I32(Vec<i32>),
     /// int64 elements.
     I64(Vec<i64>),
     /// float32 elements.
@@ -79,6 +87,10 @@ impl Clone for Buffer {
     fn clone(&self) -> Self {
         match self {
             Buffer::Bool(v) => Buffer::Bool(v.clone()),
+            Buffer::U8(v) => Buffer::U8(v.clone()),
+            Buffer::I8(v) => Buffer::I8(v.clone()),
+            Buffer::I16(v) => Buffer::I16(v.clone()),
+            Buffer::I32(v) => Buffer::I32(v.clone()),
             Buffer::I64(v) => Buffer::I64(v.clone()),
             Buffer::F32(v) => Buffer::F32(v.clone()),
             Buffer::F64(v) => Buffer::F64(v.clone()),
@@ -131,6 +143,10 @@ macro_rules! buffer_element {
     };
 }
 buffer_element!(bool, Bool);
+buffer_element!(u8, U8);
+buffer_element!(i8, I8);
+buffer_element!(i16, I16);
+buffer_element!(i32, I32);
 buffer_element!(i64, I64);
 buffer_element!(f32, F32);
 buffer_element!(f64, F64);
@@ -140,6 +156,10 @@ impl Buffer {
     pub fn dtype(&self) -> DType {
         match self {
             Buffer::Bool(_) => DType::Bool,
+            Buffer::U8(_) => DType::UInt8,
+            Buffer::I8(_) => DType::Int8,
+            Buffer::I16(_) => DType::Int16,
+            Buffer::I32(_) => DType::Int32,
             Buffer::I64(_) => DType::Int64,
             Buffer::F32(_) => DType::Float32,
             Buffer::F64(_) => DType::Float64,
@@ -151,6 +171,10 @@ impl Buffer {
     pub fn len(&self) -> usize {
         match self {
             Buffer::Bool(v) => v.len(),
+            Buffer::U8(v) => v.len(),
+            Buffer::I8(v) => v.len(),
+            Buffer::I16(v) => v.len(),
+            Buffer::I32(v) => v.len(),
             Buffer::I64(v) => v.len(),
             Buffer::F32(v) => v.len(),
             Buffer::F64(v) => v.len(),
@@ -161,11 +185,8 @@ impl Buffer {
     /// Size of the elements in bytes.
     pub fn byte_len(&self) -> usize {
         match self {
-            Buffer::Bool(v) => v.len(),
-            Buffer::I64(v) => v.len() * 8,
-            Buffer::F32(v) => v.len() * 4,
-            Buffer::F64(v) => v.len() * 8,
             Buffer::Foreign(f) => f.len * f.dtype.size(),
+            other => other.len() * other.dtype().size(),
         }
     }
 
@@ -178,6 +199,10 @@ impl Buffer {
     pub fn as_ptr(&self) -> *const u8 {
         match self {
             Buffer::Bool(v) => v.as_ptr().cast(),
+            Buffer::U8(v) => v.as_ptr().cast(),
+            Buffer::I8(v) => v.as_ptr().cast(),
+            Buffer::I16(v) => v.as_ptr().cast(),
+            Buffer::I32(v) => v.as_ptr().cast(),
             Buffer::I64(v) => v.as_ptr().cast(),
             Buffer::F32(v) => v.as_ptr().cast(),
             Buffer::F64(v) => v.as_ptr().cast(),

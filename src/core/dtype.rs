@@ -3,10 +3,18 @@
 use std::fmt::Debug;
 
 /// The element type of a tensor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DType {
     /// `torch.bool`, for masks.
     Bool,
+    /// `torch.uint8`, for image data.
+    UInt8,
+    /// `torch.int8`.
+    Int8,
+    /// `torch.int16`.
+    Int16,
+    /// `torch.int32`.
+    Int32,
     /// `torch.int64`, for indices and integer data.
     Int64,
     /// `torch.float32`, the default floating type.
@@ -48,52 +56,69 @@ impl DType {
         matches!(self, DType::Float32 | DType::Float64)
     }
 
+    /// Every dtype, in the order of the enum.
+    pub const ALL: [DType; 8] = [
+        DType::Bool,
+        DType::UInt8,
+        DType::Int8,
+        DType::Int16,
+        DType::Int32,
+        DType::Int64,
+        DType::Float32,
+        DType::Float64,
+    ];
+
+    /// True for the integer dtypes (not bool).
+    pub fn is_integer(self) -> bool {
+        self.category() == 1
+    }
+
+    /// Whether the dtype holds negative values (PyTorch's `dtype.is_signed`).
+    pub fn is_signed(self) -> bool {
+        !matches!(self, DType::Bool | DType::UInt8)
+    }
+
     /// Bytes per element (PyTorch's `element_size()`).
     pub fn size(self) -> usize {
         match self {
-            DType::Bool => 1,
-            DType::Float32 => 4,
+            DType::Bool | DType::UInt8 | DType::Int8 => 1,
+            DType::Int16 => 2,
+            DType::Int32 | DType::Float32 => 4,
             DType::Int64 | DType::Float64 => 8,
         }
     }
 
     /// PyTorch's name, without the `torch.` prefix.
     pub fn name(self) -> &'static str {
-        match self {
-            DType::Bool => "bool",
-            DType::Int64 => "int64",
-            DType::Float32 => "float32",
-            DType::Float64 => "float64",
-        }
+        self.names().0
     }
 
     /// The legacy type name PyTorch prints in autograd errors (`torch.FloatTensor`).
     pub fn legacy_name(self) -> &'static str {
-        match self {
-            DType::Bool => "torch.BoolTensor",
-            DType::Int64 => "torch.LongTensor",
-            DType::Float32 => "torch.FloatTensor",
-            DType::Float64 => "torch.DoubleTensor",
-        }
+        self.names().1
     }
 
     /// The capitalised scalar-type name PyTorch uses in casting errors (`Float`, `Long`).
     pub fn scalar_name(self) -> &'static str {
-        match self {
-            DType::Bool => "Bool",
-            DType::Int64 => "Long",
-            DType::Float32 => "Float",
-            DType::Float64 => "Double",
-        }
+        self.names().2
     }
 
-    /// The C++ type name PyTorch's `set_` error uses (`float`, `double`, `long`, `bool`).
+    /// The C++ type name PyTorch's errors use (`float`, `double`, `long int`, `bool`).
     pub fn cpp_name(self) -> &'static str {
+        self.names().3
+    }
+
+    /// (name, legacy tensor type, scalar-type name, C++ type) in one row per dtype.
+    fn names(self) -> (&'static str, &'static str, &'static str, &'static str) {
         match self {
-            DType::Bool => "bool",
-            DType::Int64 => "long",
-            DType::Float32 => "float",
-            DType::Float64 => "double",
+            DType::Bool => ("bool", "torch.BoolTensor", "Bool", "bool"),
+            DType::UInt8 => ("uint8", "torch.ByteTensor", "Byte", "unsigned char"),
+            DType::Int8 => ("int8", "torch.CharTensor", "Char", "signed char"),
+            DType::Int16 => ("int16", "torch.ShortTensor", "Short", "short"),
+            DType::Int32 => ("int32", "torch.IntTensor", "Int", "int"),
+            DType::Int64 => ("int64", "torch.LongTensor", "Long", "long"),
+            DType::Float32 => ("float32", "torch.FloatTensor", "Float", "float"),
+            DType::Float64 => ("float64", "torch.DoubleTensor", "Double", "double"),
         }
     }
 
@@ -101,14 +126,41 @@ impl DType {
     pub fn category(self) -> u8 {
         match self {
             DType::Bool => 0,
-            DType::Int64 => 1,
+            DType::UInt8 | DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 => 1,
             DType::Float32 | DType::Float64 => 2,
         }
     }
 
-    /// The smallest dtype that holds both (the ordering of the enum is the lattice here).
+    /// PyTorch's `promote_types`: the smallest dtype both convert to without leaving their
+    /// category (bool < integers < floating point); uint8 with int8 needs int16.
     pub fn promote(a: DType, b: DType) -> DType {
-        a.max(b)
+        if a == b {
+            return a;
+        }
+        match (a.category(), b.category()) {
+            (ca, cb) if ca != cb => {
+                if ca > cb {
+                    a
+                } else {
+                    b
+                }
+            }
+            _ if a == DType::UInt8 || b == DType::UInt8 => {
+                let other = if a == DType::UInt8 { b } else { a };
+                if other == DType::Int8 {
+                    DType::Int16
+                } else {
+                    other
+                }
+            }
+            _ => {
+                if a.size() >= b.size() {
+                    a
+                } else {
+                    b
+                }
+            }
+        }
     }
 
     /// Whether a value of dtype `from` may be written into a tensor of dtype `self` in place.
@@ -178,6 +230,20 @@ pub trait Element: Copy + Send + Sync + Debug + PartialOrd + Default + 'static {
     fn to_f64(self) -> f64;
     /// Lossy conversion from `f64` (saturating for integers, `!= 0` for bool).
     fn from_f64(v: f64) -> Self;
+    /// The value as `i64` (exact for integers and bool; floats as [`Element::to_f64`] then a
+    /// C cast).
+    fn to_i64(self) -> i64 {
+        float_to_int64(self.to_f64())
+    }
+    /// `v` converted as a C cast does: integers wrap, floats round to nearest, bool is `!= 0`.
+    fn from_i64(v: i64) -> Self {
+        Self::from_f64(v as f64)
+    }
+    /// `v` converted as PyTorch's dtype conversion does on x86 (integers: toward zero, the
+    /// minimum for NaN and out of range; see [`float_to_int64`]).
+    fn cast_from_f64(v: f64) -> Self {
+        Self::from_f64(v)
+    }
 }
 
 impl Element for bool {
@@ -187,6 +253,12 @@ impl Element for bool {
     }
     fn from_f64(v: f64) -> Self {
         v != 0.0
+    }
+    fn to_i64(self) -> i64 {
+        self as i64
+    }
+    fn from_i64(v: i64) -> Self {
+        v != 0
     }
 }
 
@@ -198,7 +270,74 @@ impl Element for i64 {
     fn from_f64(v: f64) -> Self {
         v as i64
     }
+    fn to_i64(self) -> i64 {
+        self
+    }
+    fn from_i64(v: i64) -> Self {
+        v
+    }
+    fn cast_from_f64(v: f64) -> Self {
+        float_to_int64(v)
+    }
 }
+
+/// The integer a float becomes in a C cast to a 32-bit integer on x86 (`cvttss2si`): toward
+/// zero, and `i32::MIN` for NaN, infinities and values out of range.
+fn float_to_int32(v: f64) -> i32 {
+    if v.is_nan() || !(-2_147_483_648.0..2_147_483_648.0).contains(&v) {
+        i32::MIN
+    } else {
+        v as i32
+    }
+}
+
+/// The integer a float becomes in a C cast to int64 on x86 (`cvttsd2si`): toward zero, and
+/// `i64::MIN` for NaN, infinities and values out of range (not Rust's saturation).
+pub fn float_to_int64(v: f64) -> i64 {
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    if v.is_nan() || !(-LIMIT..LIMIT).contains(&v) {
+        i64::MIN
+    } else {
+        v as i64
+    }
+}
+
+macro_rules! small_int_element {
+    ($t:ty, $dtype:ident, $via:expr) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$dtype;
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            fn to_i64(self) -> i64 {
+                self as i64
+            }
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
+            fn cast_from_f64(v: f64) -> Self {
+                #[allow(clippy::redundant_closure_call)]
+                ($via)(v)
+            }
+        }
+        impl Num for $t {
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+            fn negated(self) -> Self {
+                self.wrapping_neg()
+            }
+        }
+    };
+}
+// PyTorch converts floats to uint8 through int64 (c10's `static_cast_with_inter_type`), and
+// to the other narrow integers through C's conversion to int.
+small_int_element!(u8, UInt8, |v| float_to_int64(v) as u8);
+small_int_element!(i8, Int8, |v| float_to_int32(v) as i8);
+small_int_element!(i16, Int16, |v| float_to_int32(v) as i16);
+small_int_element!(i32, Int32, float_to_int32);
 
 impl Element for f32 {
     const DTYPE: DType = DType::Float32;
@@ -206,6 +345,9 @@ impl Element for f32 {
         self as f64
     }
     fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    fn from_i64(v: i64) -> Self {
         v as f32
     }
 }
@@ -292,6 +434,22 @@ macro_rules! with_float {
 macro_rules! with_num {
     ($dtype:expr, $T:ident => $body:expr) => {
         match $dtype {
+            $crate::DType::UInt8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::DType::Int8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::DType::Int16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::DType::Int32 => {
+                type $T = i32;
+                $body
+            }
             $crate::DType::Int64 => {
                 type $T = i64;
                 $body
@@ -320,6 +478,22 @@ macro_rules! with_any {
         match $dtype {
             $crate::DType::Bool => {
                 type $T = bool;
+                $body
+            }
+            $crate::DType::UInt8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::DType::Int8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::DType::Int16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::DType::Int32 => {
+                type $T = i32;
                 $body
             }
             $crate::DType::Int64 => {

@@ -106,11 +106,7 @@ pub fn check_allocation(shape: &[usize], dtype: DType) -> Result<usize> {
                 "Storage size calculation overflowed with sizes={shape:?}"
             ))
         })?;
-    let item = match dtype {
-        DType::Bool => 1,
-        DType::Float32 => 4,
-        DType::Int64 | DType::Float64 => 8,
-    };
+    let item = dtype.size();
     let bytes = numel
         .checked_mul(item)
         .filter(|&b| b <= isize::MAX as usize);
@@ -502,9 +498,11 @@ impl Tensor {
         let offset = self.0.layout.offset;
         Ok(match self.dtype() {
             DType::Bool => Scalar::Bool(self.read(|v: &[bool], _| v[offset])),
-            DType::Int64 => Scalar::Int(self.read(|v: &[i64], _| v[offset])),
             DType::Float32 => Scalar::Float(self.read(|v: &[f32], _| v[offset]) as f64),
             DType::Float64 => Scalar::Float(self.read(|v: &[f64], _| v[offset])),
+            int => {
+                crate::with_num!(int, T => Scalar::Int(self.read(|v: &[T], _| v[offset].to_i64())))
+            }
         })
     }
 

@@ -566,29 +566,14 @@ pub fn cast_ref(x: &Tensor, dtype: DType) -> std::borrow::Cow<'_, Tensor> {
     if x.dtype() == dtype {
         return std::borrow::Cow::Borrowed(x);
     }
-    match (x.dtype(), dtype) {
-        (DType::Float32, DType::Int64) => {
-            return std::borrow::Cow::Owned(map(x, |v: f32| float_to_int64(f64::from(v))))
+    let out = match x.dtype() {
+        DType::Float32 => with_any!(dtype, D => map(x, |v: f32| D::cast_from_f64(f64::from(v)))),
+        DType::Float64 => with_any!(dtype, D => map(x, |v: f64| D::cast_from_f64(v))),
+        _ => {
+            with_any!(x.dtype(), S => with_any!(dtype, D => map(x, |v: S| D::from_i64(v.to_i64()))))
         }
-        (DType::Float64, DType::Int64) => {
-            return std::borrow::Cow::Owned(map(x, |v: f64| float_to_int64(v)))
-        }
-        _ => {}
-    }
-    std::borrow::Cow::Owned(
-        with_any!(x.dtype(), S => with_any!(dtype, D => map(x, |v: S| D::from_f64(v.to_f64())))),
-    )
-}
-
-/// A float converted to int64 as PyTorch does on x86 (the `cvttsd2si` instruction): toward
-/// zero, and `i64::MIN` for NaN, infinities and values out of range (not Rust's saturation).
-fn float_to_int64(v: f64) -> i64 {
-    const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
-    if v.is_nan() || !(-LIMIT..LIMIT).contains(&v) {
-        i64::MIN
-    } else {
-        v as i64
-    }
+    };
+    std::borrow::Cow::Owned(out)
 }
 
 /// Sums over the dimensions marked in `reduce`; the result keeps every dimension (size 1 where reduced).
@@ -788,7 +773,7 @@ pub fn add_row_into(dst: &Tensor, row: &Tensor) -> bool {
         DType::Float32 => add::<f32>(ds, rs, (rd, rr)),
         DType::Float64 => add::<f64>(ds, rs, (rd, rr)),
         DType::Int64 => add::<i64>(ds, rs, (rd, rr)),
-        DType::Bool => return false,
+        _ => return false,
     }
     true
 }

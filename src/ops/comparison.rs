@@ -128,11 +128,56 @@ impl Tensor {
         if self.dtype() == DType::Bool && other.dtype() == DType::Bool {
             return self.logical(op, other);
         }
+        // computed in int64 and wrapped back: two's complement bits agree at every width
         let (a, b) = (cast(self, DType::Int64), cast(other, DType::Int64));
-        match op {
+        let wide = match op {
             LogicalOp::And => zip(&a, &b, |x: i64, y: i64| x & y),
             LogicalOp::Or => zip(&a, &b, |x: i64, y: i64| x | y),
             LogicalOp::Xor => zip(&a, &b, |x: i64, y: i64| x ^ y),
+        }?;
+        Ok(cast(&wide, crate::ops::result_type(self, other)))
+    }
+
+    /// `x << s` (`left`) or `x >> s` on integer tensors (bool counts as an integer), as PyTorch's:
+    /// bits shifted out are lost, a right shift keeps the sign, and a shift by the width or
+    /// more gives 0 (or -1 for a negative value shifted right).
+    pub fn shift(&self, other: &Tensor, left: bool) -> Result<Tensor> {
+        let name = if left { "lshift_cpu" } else { "rshift_cpu" };
+        for t in [self, other] {
+            if t.dtype().is_floating_point() {
+                return Err(crate::Error::not_implemented(format!(
+                    "\"{name}\" not implemented for '{}'",
+                    t.dtype().scalar_name()
+                )));
+            }
+        }
+        let dtype = crate::ops::result_type(self, other);
+        let bits = 8 * dtype.size() as i64;
+        let (a, b) = (cast(self, DType::Int64), cast(other, DType::Int64));
+        let wide = if left {
+            zip(&a, &b, move |x: i64, s: i64| {
+                if (0..bits).contains(&s) {
+                    x.wrapping_shl(s as u32)
+                } else {
+                    0
+                }
+            })
+        } else {
+            zip(&a, &b, move |x: i64, s: i64| x >> s.clamp(0, 63))
+        }?;
+        Ok(cast(&wide, dtype))
+    }
+
+    /// `~x`: logical not on bool tensors, the bitwise complement on integers; floats are
+    /// refused as in PyTorch.
+    pub fn bitwise_not(&self) -> Result<Tensor> {
+        match self.dtype() {
+            DType::Bool => self.logical_not(),
+            d if d.is_integer() => Ok(cast(&map(&cast(self, DType::Int64), |x: i64| !x), d)),
+            d => Err(crate::Error::not_implemented(format!(
+                "\"bitwise_not_cpu\" not implemented for '{}'",
+                d.scalar_name()
+            ))),
         }
     }
 

@@ -1444,10 +1444,8 @@ impl Tensor {
 /// PyTorch's C++ name of a dtype (`float`, `double`) in its convolution messages.
 fn c_name(d: DType) -> &'static str {
     match d {
-        DType::Float32 => "float",
-        DType::Float64 => "double",
         DType::Int64 => "long int",
-        DType::Bool => "bool",
+        other => other.cpp_name(),
     }
 }
 

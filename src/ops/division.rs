@@ -146,6 +146,11 @@ fn kernel(op: DivisionOp, a: &Tensor, b: &Tensor, dtype: DType) -> Result<Tensor
             DivisionOp::Remainder => zip(&a, &b, remainder_f32),
             DivisionOp::Fmod => zip(&a, &b, |x: f32, y: f32| x % y),
         },
+        d if d.is_integer() && d != DType::Int64 => {
+            // the narrow integers divide as int64 and wrap back, as C's promotion to int does
+            let wide = kernel(op, &a, &b, DType::Int64)?;
+            Ok(crate::cpu::kernels::cast(&wide, d))
+        }
         DType::Int64 => {
             if b.to_vec::<i64>()?.contains(&0) {
                 return Err(Error::runtime("ZeroDivisionError"));
@@ -156,7 +161,7 @@ fn kernel(op: DivisionOp, a: &Tensor, b: &Tensor, dtype: DType) -> Result<Tensor
                 DivisionOp::Fmod => zip(&a, &b, |x: i64, y: i64| x.wrapping_rem(y)),
             }
         }
-        DType::Bool => Err(Error::not_implemented(format!(
+        _ => Err(Error::not_implemented(format!(
             "\"{}\" not implemented for 'Bool'",
             op.kernel_name()
         ))),

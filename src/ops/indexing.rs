@@ -26,13 +26,13 @@ enum IndexRule {
 }
 
 fn index_values(index: &Tensor, size: usize, dim: usize, rule: IndexRule) -> Result<Vec<usize>> {
-    if index.dtype() != DType::Int64 {
+    if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
         return Err(Error::runtime(format!(
-            "expected an int64 index tensor, got {} (use .long())",
+            "expected an int64 or int32 index tensor, got {} (use .long())",
             index.dtype().name()
         )));
     }
-    index
+    crate::cpu::kernels::cast(index, DType::Int64)
         .to_vec::<i64>()?
         .into_iter()
         .map(|i| {

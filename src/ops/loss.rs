@@ -440,12 +440,13 @@ impl NllPlan {
                 "0D or 1D target tensor expected, multi-target not supported",
             ));
         }
-        if target.dtype() != DType::Int64 {
+        if !matches!(target.dtype(), DType::Int64 | DType::UInt8) {
             return Err(Error::runtime(format!(
                 "expected target dtype to be Long or Byte, but got {}",
                 target.dtype().scalar_name()
             )));
         }
+        let target = &crate::cpu::kernels::cast(target, DType::Int64);
         // a 1-D input is one sample: classes along dim 0
         let (class_dim, classes) = if x.dim() == 1 {
             (0, x.shape()[0])

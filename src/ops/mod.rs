@@ -100,6 +100,18 @@ impl Arith for i64 {
     }
 }
 
+/// The narrow integers raise as int64 does and wrap back (powers modulo 2^bits agree).
+macro_rules! narrow_int_arith {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            fn power(self, e: Self) -> Self {
+                (self as i64).power(e as i64) as $t
+            }
+        }
+    )*};
+}
+narrow_int_arith!(u8, i8, i16, i32);
+
 impl Arith for f32 {
     fn power(self, e: Self) -> Self {
         self.powf(e)
@@ -128,6 +140,15 @@ pub fn result_type(a: &Tensor, b: &Tensor) -> DType {
     }
 }
 
+/// The dtype sums and products accumulate in: int64 for bool and every integer dtype.
+pub fn sum_dtype(d: DType) -> DType {
+    if d.is_floating_point() {
+        d
+    } else {
+        DType::Int64
+    }
+}
+
 /// The floating dtype an op that always produces floats (exp, division, ...) computes in.
 pub fn float_dtype(d: DType) -> DType {
     if d.is_floating_point() {
@@ -137,7 +158,13 @@ pub fn float_dtype(d: DType) -> DType {
     }
 }
 
-/// Converts a value to the element type; shared by kernels that take an `f64` scalar.
+/// Converts a value to the element type; shared by kernels that take an `f64` scalar. A whole
+/// number wraps into an integer type as PyTorch's scalar conversion does (`int8 + 200` adds
+/// -56).
 pub(crate) fn elem<T: Element>(v: f64) -> T {
-    T::from_f64(v)
+    if T::DTYPE.is_integer() && v.fract() == 0.0 && v.abs() < 9.2e18 {
+        T::from_i64(v as i64)
+    } else {
+        T::from_f64(v)
+    }
 }

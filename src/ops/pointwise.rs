@@ -437,6 +437,14 @@ impl Tensor {
         max: Option<super::Operand<'_>>,
     ) -> Result<Tensor> {
         use super::Operand::{Scalar as Number, Tensor as Bound};
+        // a float bound makes an integer tensor's result float, as PyTorch's type promotion
+        let promoted = [&min, &max].into_iter().fold(self.dtype(), |d, b| match b {
+            Some(Number(s)) => s.result_type_with(d),
+            _ => d,
+        });
+        if promoted != self.dtype() {
+            return self.to_dtype(promoted)?.clamp_bounds(min, max);
+        }
         let number = |b: Option<super::Operand<'_>>| match b {
             Some(Number(s)) => Some(s.to_f64()),
             _ => None,

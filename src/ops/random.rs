@@ -347,6 +347,11 @@ impl Tensor {
                     (None, DType::Float64) => (g.next_u64() % ((1 << 53) + 1)) as i64,
                     (None, DType::Int64) => (g.next_u64() % (1 << 63)) as i64,
                     (None, DType::Bool) => i64::from(g.next_u32() & 1),
+                    // [0, 2^bits) for uint8, [0, 2^(bits-1)) for the signed narrow integers
+                    (None, d) => {
+                        let bits = 8 * d.size() as u32 - u32::from(d.is_signed());
+                        i64::from(g.next_u32() % (1u32 << bits))
+                    }
                 })
                 .map(|v| v.wrapping_add(from))
                 .collect()

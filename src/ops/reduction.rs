@@ -49,9 +49,10 @@ fn reduced_shape(shape: &[usize], mask: &[bool], keepdim: bool) -> Vec<isize> {
         .collect()
 }
 
-/// The sum over `mask` computed in `x`'s dtype (bool and int64 sum in int64); no autograd.
+/// The sum over `mask` computed in `x`'s dtype (bool and every integer dtype sum in int64, as
+/// PyTorch's); no autograd.
 fn raw_sum(x: &Tensor, mask: &[bool], keepdim: bool) -> Result<Tensor> {
-    let x = if x.dtype() == DType::Bool {
+    let x = if !x.dtype().is_floating_point() {
         cast(x, DType::Int64)
     } else {
         x.clone()
@@ -407,9 +408,11 @@ impl Tensor {
         } else {
             self.clone()
         };
+        // bool and the integers multiply in int64, as PyTorch's
+        let lanes = cast(&lanes, crate::ops::sum_dtype(self.dtype()));
         let d = lane_dim(&lanes, dim.unwrap_or(0))?;
         let shape = lane_shape(&lanes, d, keepdim);
-        let out = with_num!(self.dtype(), T => {
+        let out = with_num!(lanes.dtype(), T => {
             let mut v: Vec<T> = Vec::new();
             for_each_lane::<T>(&lanes, d, |lane| v.push(lane.iter().fold(T::ONE, |a, &b| a * b)));
             Tensor::from_vec(v, &shape)?
@@ -900,7 +903,7 @@ impl Tensor {
     /// Running sum along `dim`; gradient: the reversed running sum of the gradient.
     pub fn cumsum(&self, dim: isize) -> Result<Tensor> {
         let d = lane_dim(self, dim)?;
-        let x = if self.dtype() == DType::Bool {
+        let x = if !self.dtype().is_floating_point() {
             crate::cpu::kernels::cast(self, DType::Int64)
         } else {
             self.clone()

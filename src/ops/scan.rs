@@ -24,7 +24,7 @@ impl Tensor {
         let d = normalize_dim(dim, self.dim())?;
         let x = match dtype {
             Some(t) => cast(self, t),
-            None if self.dtype() == DType::Bool => cast(self, DType::Int64),
+            None if !self.dtype().is_floating_point() => cast(self, DType::Int64),
             None => self.clone(),
         };
         let out = with_num!(x.dtype(), T => map_lanes::<T>(&x, d, |lane, out| {

@@ -197,7 +197,7 @@ impl Tensor {
                         (vec![t.clone()], 1)
                     } else {
                         return Err(Error::index(
-                            "tensors used as indices must be long, int or bool tensors",
+                            "tensors used as indices must be long, int, byte or bool tensors",
                         ));
                     };
                     for _ in 0..width {

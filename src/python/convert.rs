@@ -44,37 +44,40 @@ impl PyDType {
         self.inner.is_floating_point()
     }
 
+    /// True for the dtypes that hold negative values (not bool, not uint8).
+    #[getter]
+    fn is_signed(&self) -> bool {
+        self.inner.is_signed()
+    }
+
+    /// False: ferrograd has no complex dtypes yet.
+    #[getter]
+    fn is_complex(&self) -> bool {
+        false
+    }
+
     /// Bytes per element.
     #[getter]
     fn itemsize(&self) -> usize {
-        match self.inner {
-            DType::Bool => 1,
-            DType::Float32 => 4,
-            DType::Int64 | DType::Float64 => 8,
-        }
+        self.inner.size()
     }
 }
 
 /// The one Python object of each dtype, so `x.dtype is torch.float32` holds (as in PyTorch).
-static DTYPE_OBJECTS: PyOnceLock<[Py<PyDType>; 4]> = PyOnceLock::new();
+static DTYPE_OBJECTS: PyOnceLock<Vec<Py<PyDType>>> = PyOnceLock::new();
 
 /// The Python object of `dtype` (always the same one).
 pub(crate) fn dtype_object(py: Python<'_>, dtype: DType) -> PyResult<Py<PyDType>> {
-    let objects = DTYPE_OBJECTS.get_or_try_init(py, || -> PyResult<[Py<PyDType>; 4]> {
-        let make = |inner| Py::new(py, PyDType { inner });
-        Ok([
-            make(DType::Bool)?,
-            make(DType::Int64)?,
-            make(DType::Float32)?,
-            make(DType::Float64)?,
-        ])
+    let objects = DTYPE_OBJECTS.get_or_try_init(py, || -> PyResult<Vec<Py<PyDType>>> {
+        DType::ALL
+            .iter()
+            .map(|&inner| Py::new(py, PyDType { inner }))
+            .collect()
     })?;
-    let i = match dtype {
-        DType::Bool => 0,
-        DType::Int64 => 1,
-        DType::Float32 => 2,
-        DType::Float64 => 3,
-    };
+    let i = DType::ALL
+        .iter()
+        .position(|&d| d == dtype)
+        .expect("every dtype is in DType::ALL");
     Ok(objects[i].clone_ref(py))
 }
 
@@ -86,6 +89,12 @@ pub(crate) fn add_dtypes(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ("double", DType::Float64),
         ("int64", DType::Int64),
         ("long", DType::Int64),
+        ("int32", DType::Int32),
+        ("int", DType::Int32),
+        ("int16", DType::Int16),
+        ("short", DType::Int16),
+        ("int8", DType::Int8),
+        ("uint8", DType::UInt8),
         ("bool", DType::Bool),
     ] {
         m.add(name, dtype_object(m.py(), d)?)?;
@@ -113,7 +122,7 @@ pub(crate) fn dtype_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DType
         return Ok(Some(DType::Int64));
     }
     Err(PyTypeError::new_err(format!(
-        "dtype must be a ferrograd dtype (float32, float64, int64, bool), not {}",
+        "dtype must be a ferrograd dtype (float32, float64, int64, int32, int16, int8, uint8, bool), not {}",
         obj.repr()?
     )))
 }
@@ -156,6 +165,26 @@ pub(crate) fn scalar_arg(obj: &Bound<'_, PyAny>) -> Option<Scalar> {
         return obj.extract::<f64>().ok().map(Scalar::Float);
     }
     None
+}
+
+/// A tensor used as an index, as PyTorch reads it: int32 indices as int64, a uint8 tensor as a
+/// mask (with PyTorch's deprecation warning); other dtypes go on to the indexing op's refusal.
+fn index_tensor(py: Python<'_>, t: Tensor) -> PyResult<Index> {
+    let t = match t.dtype() {
+        DType::Int32 => crate::cpu::kernels::cast(&t, DType::Int64),
+        DType::UInt8 => {
+            let message = c"indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.";
+            PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+                message,
+                1,
+            )?;
+            crate::cpu::kernels::cast(&t, DType::Bool)
+        }
+        _ => t,
+    };
+    Ok(Index::Tensor(t))
 }
 
 /// Either side of an arithmetic op.
@@ -257,6 +286,8 @@ fn flatten(
             "tensor(): data nested more than {MAX_NESTING} levels deep"
         )));
     }
+    // tensors and NumPy scalars bring their own dtype; Python numbers their category's
+    let mut own_dtype = true;
     let scalar = if let Ok(t) = obj.cast::<PyTensor>() {
         let t: &Tensor = &t.get().inner;
         // a one-element tensor of any shape is a number here, as in PyTorch
@@ -265,9 +296,14 @@ fn flatten(
                 "only one element tensors can be converted to Python scalars",
             ));
         }
-        flat.kind = flat.kind.max(t.dtype());
+        flat.kind = DType::promote(flat.kind, t.dtype());
         Some(Scalar::Float(t.to_f64_vec()[0]))
+    } else if let Some(d) = numpy_scalar_dtype(obj) {
+        // a NumPy scalar counts with its own dtype, as a 0-d tensor does
+        flat.kind = DType::promote(flat.kind, d);
+        scalar_arg(obj)
     } else {
+        own_dtype = false;
         scalar_arg(obj)
     };
     if let Some(s) = scalar {
@@ -280,8 +316,8 @@ fn flatten(
         if *first_at_depth {
             *first_at_depth = false;
         }
-        if !obj.is_instance_of::<PyTensor>() {
-            flat.kind = flat.kind.max(s.natural_dtype());
+        if !own_dtype {
+            flat.kind = DType::promote(flat.kind, s.natural_dtype());
         }
         flat.values.push(s.to_f64());
         return Ok(());
@@ -334,6 +370,22 @@ fn is_data_sequence(obj: &Bound<'_, PyAny>) -> bool {
     !obj.is_instance_of::<pyo3::types::PyString>()
         && !obj.is_instance_of::<pyo3::types::PyBytes>()
         && obj.cast::<pyo3::types::PySequence>().is_ok()
+}
+
+/// The dtype of a NumPy scalar (`np.float64(1.5)`, `np.uint8(3)`) that ferrograd has.
+fn numpy_scalar_dtype(obj: &Bound<'_, PyAny>) -> Option<DType> {
+    let ty = obj.get_type();
+    if !ty.module().ok()?.to_cow().ok()?.starts_with("numpy") {
+        return None;
+    }
+    let name: String = obj
+        .getattr("dtype")
+        .ok()?
+        .getattr("name")
+        .ok()?
+        .extract()
+        .ok()?;
+    DType::ALL.into_iter().find(|d| d.name() == name)
 }
 
 fn is_numpy_array(obj: &Bound<'_, PyAny>) -> bool {
@@ -409,15 +461,15 @@ fn index_item(obj: &Bound<'_, PyAny>) -> PyResult<Index> {
     }
     if let Ok(t) = obj.cast::<PyTensor>() {
         let t: &Tensor = &t.get().inner;
-        if t.dim() == 0 && t.dtype() == DType::Int64 {
+        if t.dim() == 0 && matches!(t.dtype(), DType::Int64 | DType::Int32) {
             if let Ok(Scalar::Int(i)) = t.item() {
                 return Ok(Index::Basic(IndexItem::Int(i as isize)));
             }
         }
-        return Ok(Index::Tensor(t.clone()));
+        return index_tensor(obj.py(), t.clone());
     }
     if obj.is_instance_of::<PyList>() || is_numpy_array(obj) {
-        return Ok(Index::Tensor(tensor_from_data(obj, None)?));
+        return index_tensor(obj.py(), tensor_from_data(obj, None)?);
     }
     if obj.is_instance_of::<pyo3::types::PyRange>() {
         // a range indexes as the list of its integers (PyTorch reads any sequence as data)

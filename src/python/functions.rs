@@ -15,6 +15,12 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use std::sync::Arc;
 
 pub(crate) fn finish(t: Tensor, requires_grad: bool) -> PyResult<Py<PyAny>> {
+    if requires_grad && !t.dtype().is_floating_point() {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "Only Tensors of floating point and complex dtype can require gradients (got {})",
+            t.dtype().name()
+        )));
+    }
     run(|| t.set_requires_grad(requires_grad))?;
     Python::attach(|py| to_object(py, t))
 }
@@ -30,12 +36,6 @@ fn tensor(
 ) -> PyResult<Py<PyAny>> {
     super::convert::device_arg(device)?;
     let t = tensor_from_data(data, dtype_arg(dtype)?)?;
-    if requires_grad && !t.dtype().is_floating_point() {
-        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
-            "Only Tensors of floating point and complex dtype can require gradients (got {})",
-            t.dtype().name()
-        )));
-    }
     finish(t, requires_grad)
 }
 
@@ -296,6 +296,67 @@ fn set_num_threads(threads: i64) -> PyResult<()> {
     }
     crate::set_num_threads(threads as usize);
     Ok(())
+}
+
+/// `torch.promote_types`: the dtype both convert to (see [`DType::promote`]).
+#[pyfunction]
+fn promote_types(
+    py: Python<'_>,
+    type1: &Bound<'_, PyAny>,
+    type2: &Bound<'_, PyAny>,
+) -> PyResult<Py<super::convert::PyDType>> {
+    let (a, b) = (
+        dtype_required(type1, "type1")?,
+        dtype_required(type2, "type2")?,
+    );
+    super::convert::dtype_object(py, DType::promote(a, b))
+}
+
+/// `torch.can_cast`: whether PyTorch's casting rules let `from_` be written into `to` in place
+/// (never to a lower category: float to integer, integer to bool).
+#[pyfunction]
+fn can_cast(from_: &Bound<'_, PyAny>, to: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let (from, to) = (dtype_required(from_, "from_")?, dtype_required(to, "to")?);
+    Ok(to.can_hold(from))
+}
+
+/// `torch.result_type`: the dtype an arithmetic op on `tensor` and `other` (each a tensor or a
+/// number) gives.
+#[pyfunction]
+fn result_type(
+    py: Python<'_>,
+    tensor: &Bound<'_, PyAny>,
+    other: &Bound<'_, PyAny>,
+) -> PyResult<Py<super::convert::PyDType>> {
+    use super::convert::OwnedOperand as O;
+    let dtype = match (operand_arg(tensor), operand_arg(other)) {
+        (Some(O::Tensor(a)), Some(O::Tensor(b))) => crate::ops::result_type(&a, &b),
+        (Some(O::Tensor(t)), Some(O::Scalar(s))) | (Some(O::Scalar(s)), Some(O::Tensor(t))) => {
+            s.result_type_with(t.dtype())
+        }
+        (Some(O::Scalar(a)), Some(O::Scalar(b))) => {
+            DType::promote(a.natural_dtype(), b.natural_dtype())
+        }
+        _ => {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "result_type() received an invalid combination of arguments - got ({}, {})",
+                tensor.get_type().name()?,
+                other.get_type().name()?
+            )))
+        }
+    };
+    super::convert::dtype_object(py, dtype)
+}
+
+/// A dtype argument that must be given (`promote_types`, `can_cast`).
+fn dtype_required(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<DType> {
+    match obj.cast::<super::convert::PyDType>() {
+        Ok(d) => Ok(d.get().inner),
+        Err(_) => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "argument '{name}' must be torch.dtype, not {}",
+            obj.get_type().name()?
+        ))),
+    }
 }
 
 /// The number of threads used by parallel kernels.
@@ -1248,6 +1309,9 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cat, m)?)?;
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(promote_types, m)?)?;
+    m.add_function(wrap_pyfunction!(can_cast, m)?)?;
+    m.add_function(wrap_pyfunction!(result_type, m)?)?;
     m.add_function(wrap_pyfunction!(stack, m)?)?;
     m.add_function(wrap_pyfunction!(where_fn, m)?)?;
     m.add_function(wrap_pyfunction!(_register_types, m)?)?;

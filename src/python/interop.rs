@@ -29,6 +29,10 @@ pub struct ArrayOwner {
 fn typestr(dtype: DType) -> &'static str {
     match dtype {
         DType::Bool => "|b1",
+        DType::UInt8 => "|u1",
+        DType::Int8 => "|i1",
+        DType::Int16 => "<i2",
+        DType::Int32 => "<i4",
         DType::Int64 => "<i8",
         DType::Float32 => "<f4",
         DType::Float64 => "<f8",
@@ -85,6 +89,10 @@ fn share_numpy(array: &Bound<'_, PyAny>) -> PyResult<Option<Tensor>> {
         "<f4" => DType::Float32,
         "<f8" => DType::Float64,
         "<i8" => DType::Int64,
+        "<i4" => DType::Int32,
+        "<i2" => DType::Int16,
+        "|i1" => DType::Int8,
+        "|u1" => DType::UInt8,
         _ => return Ok(None),
     };
     let (ptr, readonly): (usize, bool) = interface.get_item("data")?.extract()?;
@@ -289,6 +297,10 @@ unsafe extern "C" fn capsule_destructor(capsule: *mut ffi::PyObject) {
 fn dl_dtype(dtype: DType) -> DlDataType {
     let (code, bits) = match dtype {
         DType::Bool => (6, 8),
+        DType::UInt8 => (1, 8),
+        DType::Int8 => (0, 8),
+        DType::Int16 => (0, 16),
+        DType::Int32 => (0, 32),
         DType::Int64 => (0, 64),
         DType::Float32 => (2, 32),
         DType::Float64 => (2, 64),
@@ -394,9 +406,13 @@ fn our_dtype(d: DlDataType) -> PyResult<DType> {
         (2, 32, 1) => Ok(DType::Float32),
         (2, 64, 1) => Ok(DType::Float64),
         (0, 64, 1) => Ok(DType::Int64),
+        (0, 32, 1) => Ok(DType::Int32),
+        (0, 16, 1) => Ok(DType::Int16),
+        (0, 8, 1) => Ok(DType::Int8),
+        (1, 8, 1) => Ok(DType::UInt8),
         (6, 8, 1) => Ok(DType::Bool),
         _ => Err(PyBufferError::new_err(format!(
-            "from_dlpack: unsupported DLPack dtype (code {}, bits {}, lanes {}); ferrograd has float32, float64, int64 and bool",
+            "from_dlpack: unsupported DLPack dtype (code {}, bits {}, lanes {}); ferrograd has float32, float64, int64, int32, int16, int8, uint8 and bool",
             d.code, d.bits, d.lanes
         ))),
     }

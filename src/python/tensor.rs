@@ -759,10 +759,15 @@ impl PyTensor {
                 Some(d) => self.inner.to_dtype(d)?,
                 None => self.inner.clone(),
             };
-            if dims.is_empty() && !keepdim {
+            let total = if dims.is_empty() && !keepdim {
                 x.sum()
             } else {
                 x.sum_dims(&dims, keepdim)
+            }?;
+            // integers accumulate in int64; `dtype=` names the result (wrapping is the same)
+            match dtype {
+                Some(d) if d != total.dtype() => total.to_dtype(d),
+                _ => Ok(total),
             }
         }))
     }
@@ -1475,12 +1480,44 @@ impl PyTensor {
         wrap(run(|| self.inner.logical_not()))
     }
     fn __invert__(&self) -> TResult {
-        if self.inner.dtype() != DType::Bool {
+        if self.inner.dtype().is_floating_point() {
             return Err(PyTypeError::new_err(
-                "~ (bitwise not) is only supported for bool tensors here",
+                "~ (operator.invert) is only implemented on integer and Boolean-type tensors",
             ));
         }
-        self.logical_not()
+        wrap(run(|| self.inner.bitwise_not()))
+    }
+    /// `~x` as a method: logical not for bool, the bitwise complement for integers.
+    fn bitwise_not(&self) -> TResult {
+        wrap(run(|| self.inner.bitwise_not()))
+    }
+    fn __lshift__(&self, other: &Bound<'_, PyAny>) -> TResult {
+        let o = operand_tensor(other, self.inner.dtype())?;
+        wrap(run(|| self.inner.shift(&o, true)))
+    }
+    fn __rshift__(&self, other: &Bound<'_, PyAny>) -> TResult {
+        let o = operand_tensor(other, self.inner.dtype())?;
+        wrap(run(|| self.inner.shift(&o, false)))
+    }
+    /// `self << other` elementwise, for integer tensors.
+    fn bitwise_left_shift(&self, other: &Bound<'_, PyAny>) -> TResult {
+        self.__lshift__(other)
+    }
+    /// `self >> other` elementwise (arithmetic shift), for integer tensors.
+    fn bitwise_right_shift(&self, other: &Bound<'_, PyAny>) -> TResult {
+        self.__rshift__(other)
+    }
+    /// Bitwise and of integer tensors (logical and of bool ones).
+    fn bitwise_and(&self, other: &Bound<'_, PyAny>) -> TResult {
+        bitwise(&self.inner, other, LogicalOp::And)
+    }
+    /// Bitwise or of integer tensors (logical or of bool ones).
+    fn bitwise_or(&self, other: &Bound<'_, PyAny>) -> TResult {
+        bitwise(&self.inner, other, LogicalOp::Or)
+    }
+    /// Bitwise exclusive or of integer tensors (logical xor of bool ones).
+    fn bitwise_xor(&self, other: &Bound<'_, PyAny>) -> TResult {
+        bitwise(&self.inner, other, LogicalOp::Xor)
     }
     fn __and__(&self, other: &Bound<'_, PyAny>) -> TResult {
         bitwise(&self.inner, other, LogicalOp::And)
@@ -1698,12 +1735,6 @@ impl PyTensor {
                 .into_iter()
                 .map(|x| scalar_to_py(py, Scalar::Bool(x)))
                 .collect::<PyResult<_>>()?,
-            DType::Int64 => t
-                .to_vec::<i64>()
-                .map_err(super::to_py_err)?
-                .into_iter()
-                .map(|x| scalar_to_py(py, Scalar::Int(x)))
-                .collect::<PyResult<_>>()?,
             DType::Float32 => t
                 .to_vec::<f32>()
                 .map_err(super::to_py_err)?
@@ -1716,6 +1747,12 @@ impl PyTensor {
                 .into_iter()
                 .map(|x| scalar_to_py(py, Scalar::Float(x)))
                 .collect::<PyResult<_>>()?,
+            int => crate::with_any!(int, T => t
+                .to_vec::<T>()
+                .map_err(super::to_py_err)?
+                .into_iter()
+                .map(|x| scalar_to_py(py, Scalar::Int(crate::core::dtype::Element::to_i64(x))))
+                .collect::<PyResult<_>>()?),
         };
         // (an empty tensor nests its empty lists as PyTorch's: `zeros(3, 0)` is `[[], [], []]`)
         build(py, &values, t.shape())

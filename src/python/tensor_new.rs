@@ -18,18 +18,13 @@ fn dtype_or(t: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<crate::DTy
 
 /// PyTorch's legacy type name of a dtype (`torch.FloatTensor`).
 fn type_name(dtype: crate::DType) -> &'static str {
-    match dtype {
-        crate::DType::Float32 => "torch.FloatTensor",
-        crate::DType::Float64 => "torch.DoubleTensor",
-        crate::DType::Int64 => "torch.LongTensor",
-        crate::DType::Bool => "torch.BoolTensor",
-    }
+    dtype.legacy_name()
 }
 
 /// A dtype ferrograd does not have: PyTorch's cast is refused with a pointer to what exists.
 fn missing(what: &str) -> PyErr {
     PyTypeError::new_err(format!(
-        "ferrograd has no {what} dtype (it has float32, float64, int64 and bool)"
+        "ferrograd has no {what} dtype (it has float32, float64, int64, int32, int16, int8, uint8 and bool)"
     ))
 }
 
@@ -167,15 +162,10 @@ impl PyTensor {
         let target = match dtype.cast::<PyString>() {
             Ok(name) => {
                 let name = name.to_cow()?;
-                [
-                    crate::DType::Float32,
-                    crate::DType::Float64,
-                    crate::DType::Int64,
-                    crate::DType::Bool,
-                ]
-                .into_iter()
-                .find(|&d| type_name(d) == name)
-                .ok_or_else(|| PyRuntimeError::new_err(format!("invalid type: '{name}'")))?
+                crate::DType::ALL
+                    .into_iter()
+                    .find(|&d| type_name(d) == name)
+                    .ok_or_else(|| PyRuntimeError::new_err(format!("invalid type: '{name}'")))?
             }
             // a legacy type (`torch.DoubleTensor`) names its dtype
             Err(_) => match dtype.getattr("_dtype") {
@@ -186,11 +176,40 @@ impl PyTensor {
         to_object(py, run(|| self.inner.to_dtype(target))?)
     }
 
-    /// `int()` would be int32, which ferrograd lacks: refused (use `long()`).
+    /// Converts to int32.
     #[pyo3(signature = (memory_format=None))]
-    fn int(&self, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
-        let _ = memory_format;
-        Err(missing("int32 (`.int()`; `.long()` gives int64)"))
+    fn int(&self, py: Python<'_>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        self.converted(py, crate::DType::Int32, memory_format)
+    }
+
+    /// Converts to int16.
+    #[pyo3(signature = (memory_format=None))]
+    fn short(
+        &self,
+        py: Python<'_>,
+        memory_format: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        self.converted(py, crate::DType::Int16, memory_format)
+    }
+
+    /// Converts to int8.
+    #[pyo3(signature = (memory_format=None))]
+    fn char(
+        &self,
+        py: Python<'_>,
+        memory_format: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        self.converted(py, crate::DType::Int8, memory_format)
+    }
+
+    /// Converts to uint8.
+    #[pyo3(signature = (memory_format=None))]
+    fn byte(
+        &self,
+        py: Python<'_>,
+        memory_format: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        self.converted(py, crate::DType::UInt8, memory_format)
     }
 
     /// `half()` would be float16, which ferrograd lacks: refused (use `float()`).
@@ -250,15 +269,23 @@ impl PyTensor {
 
     /// Bytes per element.
     fn element_size(&self) -> usize {
-        match self.inner.dtype() {
-            crate::DType::Bool => 1,
-            crate::DType::Float32 => 4,
-            crate::DType::Float64 | crate::DType::Int64 => 8,
-        }
+        self.inner.dtype().size()
     }
 }
 
 impl PyTensor {
+    /// `self` converted to `dtype` (itself when it has it), `memory_format` accepted and ignored
+    /// beyond PyTorch's default (`torch.preserve_format`).
+    fn converted(
+        &self,
+        py: Python<'_>,
+        dtype: crate::DType,
+        memory_format: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = memory_format;
+        to_object(py, run(|| self.inner.to_dtype(dtype))?)
+    }
+
     fn new_filled(
         &self,
         size: &Bound<'_, PyTuple>,

@@ -3,7 +3,6 @@
 ``pairwise_distance``, with PyTorch's signatures, values, gradients and errors. They are
 compositions of core ops, so their ``grad_fn`` names are those of the last core op."""
 
-
 from .. import _core
 from .._core import Tensor
 from .._grad_mode import no_grad
@@ -53,13 +52,11 @@ def bilinear(input1, input2, weight, bias=None):
 
 
 def _check_indices(input, num):
-    if not isinstance(input, Tensor) or input.dtype != _core.int64:
-        kind = input.dtype if isinstance(input, Tensor) else type(input).__name__
-        names = {_core.float32: "Float", _core.float64: "Double", _core.bool: "Bool"}
+    if not isinstance(input, Tensor) or input.dtype not in (_core.int64, _core.int32):
+        kind = input.type() if isinstance(input, Tensor) else f"torch.{type(input).__name__}"
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
-            f"types: Long, Int; but got torch.{names.get(kind, kind)}Tensor instead (while "
-            "checking arguments for embedding)"
+            f"types: Long, Int; but got {kind} instead (while checking arguments for embedding)"
         )
     if input.numel() and (int(input.min()) < 0 or int(input.max()) >= num):
         raise IndexError("index out of range in self")

@@ -83,24 +83,24 @@ class PackedSequence(PackedSequence_):
         if dtype is None:
             raise TypeError(
                 f"ferrograd has no {dtype_name} dtype (`PackedSequence.{method}()`; it has "
-                "float32, float64, int64 and bool)"
+                "float32, float64, int64, int32, int16, int8, uint8 and bool)"
             )
         return self.to(dtype=dtype)
 
     def int(self):
-        """``data`` as int32 (which ferrograd lacks: a ``TypeError``)."""
+        """``data`` as int32."""
         return self._cast("int32", "int")
 
     def short(self):
-        """``data`` as int16 (which ferrograd lacks: a ``TypeError``)."""
+        """``data`` as int16."""
         return self._cast("int16", "short")
 
     def char(self):
-        """``data`` as int8 (which ferrograd lacks: a ``TypeError``)."""
+        """``data`` as int8."""
         return self._cast("int8", "char")
 
     def byte(self):
-        """``data`` as uint8 (which ferrograd lacks: a ``TypeError``)."""
+        """``data`` as uint8."""
         return self._cast("uint8", "byte")
 
     def half(self):
