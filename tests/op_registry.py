@@ -938,6 +938,21 @@ NOT_OPS = {
     "new_full": "creation (tests/test_namespace_golden.py)",
     "type": "dtype conversion (tests/test_namespace_golden.py)",
     **{
+        name: "sparse COO layout (tests/sparse_cases.py vs PyTorch)"
+        for name in (
+            "coalesce",
+            "dense_dim",
+            "indices",
+            "is_coalesced",
+            "sparse_dim",
+            "sparse_mask",
+            "to_dense",
+            "to_sparse",
+            "to_sparse_coo",
+            "values",
+        )
+    },
+    **{
         name: "integer dtype conversion or bitwise op (tests/int_dtypes_cases.py vs PyTorch)"
         for name in (
             "int",

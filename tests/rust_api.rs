@@ -290,3 +290,33 @@ fn frobenius_norm_is_the_2_norm_and_refuses_more_than_two_dims_as_pytorch() -> R
     );
     Ok(())
 }
+
+#[test]
+fn sparse_coo_products_and_their_gradients_as_pytorch() -> Result<()> {
+    // the sparse matrix [[0, 1], [2, 0]] (its (0, 1) element stored twice: 0.25 + 0.75)
+    let indices = Tensor::from_vec(vec![0i64, 1, 0, 1, 0, 1], &[2, 3])?;
+    let values = Tensor::from_vec(vec![0.25f64, 2.0, 0.75], &[3])?;
+    let s = Tensor::sparse_coo(&indices, &values, &[2, 2])?;
+    assert!(s.is_sparse() && !s.is_coalesced()?);
+    assert_eq!(s.to_dense()?.to_vec::<f64>()?, vec![0.0, 1.0, 2.0, 0.0]);
+    let c = s.coalesce()?;
+    assert_eq!(c.nnz()?, 2);
+    assert_eq!(c.sparse_indices()?.to_vec::<i64>()?, vec![0, 1, 1, 0]);
+    // d/dw sum(S @ w) = Sᵀ @ ones: column sums of S for every column of w
+    let w = Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+    w.set_requires_grad(true)?;
+    let out = s.mm(&w)?;
+    assert_eq!(out.to_vec::<f64>()?, vec![3.0, 4.0, 2.0, 4.0]);
+    out.sum()?.backward(None, None, false)?;
+    assert_eq!(w.grad().unwrap().to_vec::<f64>()?, vec![2.0, 2.0, 1.0, 1.0]);
+    // torch.sparse.mm gives a sparse operand a sparse gradient at its stored positions
+    let a = c.detach();
+    a.set_requires_grad(true)?;
+    a.sparse_mm(&w.detach())?
+        .sum()?
+        .backward(None, None, false)?;
+    let grad = a.grad().unwrap();
+    assert!(grad.is_sparse());
+    assert_eq!(grad.to_dense()?.to_vec::<f64>()?, vec![0.0, 7.0, 3.0, 0.0]);
+    Ok(())
+}

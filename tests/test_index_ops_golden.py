@@ -20,7 +20,8 @@ alpha dropout),
 view ops, ``swap_tensors`` and the module conversions built on them), ``conv3d_cases.py``
 (``F.conv3d``, ``nn.Conv3d``), ``subclass_dispatch_cases.py`` (wrapper subclasses and
 ``__torch_dispatch__``), ``int_dtypes_cases.py`` (uint8, int8, int16 and int32: promotion,
-wrapping arithmetic, conversions, reductions, NumPy, indexing, refusals)."""
+wrapping arithmetic, conversions, reductions, NumPy, indexing, refusals), ``sparse_cases.py``
+(sparse COO tensors: products, sums, gradients, accumulation)."""
 
 import os
 import subprocess
@@ -57,6 +58,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("subclass_dispatch_cases.py", "subclass_dispatch_torch.txt"),
         ("conv3d_cases.py", "conv3d_torch.txt"),
         ("int_dtypes_cases.py", "int_dtypes_torch.txt"),
+        ("sparse_cases.py", "sparse_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

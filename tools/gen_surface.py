@@ -85,7 +85,7 @@ OTHER_EXPORTS = [
     "set_grad_enabled", "set_num_threads", "stack", "tensor", "zeros", "zeros_like",
     "eye", "einsum", "meshgrid", "broadcast_tensors", "linalg", "distributed", "viz",
     "accelerator", "profiler", "lt", "le", "gt", "ge", "eq", "ne", "layout", "strided",
-    "sparse_coo", "sparse_csr", "sparse_csc",
+    "sparse_coo", "sparse_csr", "sparse_csc", "sparse", "sparse_coo_tensor", "spmm",
     "sparse_bsr", "sparse_bsc", "jagged", "set_warn_always", "is_warn_always_enabled",
     "is_inference", "set_anomaly_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     "searchsorted", "bucketize", "memory_format", "contiguous_format", "channels_last",

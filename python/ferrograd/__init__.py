@@ -51,6 +51,7 @@ from ._core import (
     seed,
     set_num_threads,
     short,
+    sparse_coo_tensor,
     stack,
     tensor,
     uint8,
@@ -334,6 +335,7 @@ from . import (  # noqa: E402
     optim,
     profiler,
     return_types,
+    sparse,
     special,
     testing,
     utils,
@@ -378,6 +380,7 @@ from ._composites import (  # noqa: E402
     vstack,
 )
 from ._dtype_info import finfo, iinfo  # noqa: E402
+from .sparse import spmm  # noqa: E402
 
 # torch.int is int32, as in PyTorch (this module uses no builtin int)
 int = _core.int
@@ -786,14 +789,17 @@ __all__ = [
     "slogdet",
     "softmax",
     "sort",
+    "sparse",
     "sparse_bsc",
     "sparse_bsr",
     "sparse_coo",
+    "sparse_coo_tensor",
     "sparse_csc",
     "sparse_csr",
     "special",
     "split",
     "split_with_sizes",
+    "spmm",
     "sqrt",
     "square",
     "squeeze",

@@ -111,6 +111,8 @@ __all__ = [
     "atan2",
     # </generated: __all__>
     "can_cast",
+    "sparse_coo_tensor",
+    "_sparse_mm",
     "int",
     "int16",
     "int32",
@@ -681,6 +683,44 @@ class Tensor:
     # bool tensors only. pyo3 also exposes the reflected slots, but they only handle a tensor on
     # the left (`True & x` raises TypeError), hence `other: Tensor` there.
     def __invert__(self) -> Tensor: ...
+    @property
+    def is_sparse(self) -> builtins.bool:
+        """Whether the tensor is a sparse COO tensor."""
+    def to_dense(
+        self, dtype: _DTypeLike | None = None, *, masked_grad: builtins.bool | None = None
+    ) -> Tensor:
+        """The dense tensor of a sparse one (a dense tensor is returned as is)."""
+    def to_sparse(
+        self,
+        sparse_dim: builtins.int | None = None,
+        *,
+        layout: Any = None,
+        blocksize: Any = None,
+        dense_dim: builtins.int | None = None,
+    ) -> Tensor:
+        """The sparse COO tensor of a dense one (every dimension sparse, zeros not stored)."""
+    def to_sparse_coo(self) -> Tensor:
+        """`to_sparse_coo()`: the same as `to_sparse()`."""
+    def coalesce(self) -> Tensor:
+        """The coalesced form of a sparse tensor: indices sorted, duplicates summed."""
+    def is_coalesced(self) -> builtins.bool:
+        """Whether a sparse tensor's indices are sorted and distinct."""
+    def _indices(self) -> Tensor:
+        """The indices of a sparse tensor, `sparse_dim x nnz` (uncoalesced ones too)."""
+    def _values(self) -> Tensor:
+        """The stored values of a sparse tensor (uncoalesced ones too)."""
+    def indices(self) -> Tensor:
+        """The indices of a coalesced sparse tensor."""
+    def values(self) -> Tensor:
+        """The stored values of a coalesced sparse tensor (differentiable)."""
+    def _nnz(self) -> builtins.int:
+        """The number of stored elements of a sparse tensor."""
+    def sparse_dim(self) -> builtins.int:
+        """The number of sparse dimensions (0 for a dense tensor)."""
+    def dense_dim(self) -> builtins.int:
+        """The number of dense dimensions (all of a dense tensor's)."""
+    def sparse_mask(self, mask: Tensor) -> Tensor:
+        """This tensor's values at the stored positions of the sparse tensor `mask`."""
     def bitwise_not(self) -> Tensor:
         """`~x` as a method: logical not for bool, the bitwise complement for integers."""
     def __lshift__(self, other: _Operand, /) -> Tensor: ...
@@ -1707,7 +1747,7 @@ class _ArrayOwner:
 
 @overload
 def zeros(
-    size: Sequence[builtins.int],
+    sizes: Sequence[builtins.int],
     /,
     *,
     dtype: _DTypeLike | None = None,
@@ -1718,14 +1758,22 @@ def zeros(
 
 @overload
 def zeros(
-    *size: builtins.int,
+    *sizes: builtins.int,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor: ...
+@overload
+def zeros(
+    *,
+    size: Sequence[builtins.int] | None = None,
     dtype: _DTypeLike | None = None,
     device: _Device | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
 @overload
 def ones(
-    size: Sequence[builtins.int],
+    sizes: Sequence[builtins.int],
     /,
     *,
     dtype: _DTypeLike | None = None,
@@ -1736,14 +1784,22 @@ def ones(
 
 @overload
 def ones(
-    *size: builtins.int,
+    *sizes: builtins.int,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor: ...
+@overload
+def ones(
+    *,
+    size: Sequence[builtins.int] | None = None,
     dtype: _DTypeLike | None = None,
     device: _Device | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
 @overload
 def empty(
-    size: Sequence[builtins.int],
+    sizes: Sequence[builtins.int],
     /,
     *,
     dtype: _DTypeLike | None = None,
@@ -1754,7 +1810,15 @@ def empty(
 
 @overload
 def empty(
-    *size: builtins.int,
+    *sizes: builtins.int,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor: ...
+@overload
+def empty(
+    *,
+    size: Sequence[builtins.int] | None = None,
     dtype: _DTypeLike | None = None,
     device: _Device | None = None,
     requires_grad: builtins.bool = False,
@@ -1944,6 +2008,25 @@ def result_type(tensor: Any, other: Any) -> dtype:
     """`torch.result_type`: the dtype an arithmetic op on `tensor` and `other` (each a tensor or a
     number) gives."""
 
+def sparse_coo_tensor(
+    indices: Any,
+    values: Any,
+    size: Sequence[builtins.int] | None = None,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    pin_memory: builtins.bool = False,
+    requires_grad: builtins.bool = False,
+    check_invariants: builtins.bool | None = None,
+    is_coalesced: builtins.bool | None = None,
+) -> Tensor:
+    """`torch.sparse_coo_tensor(indices, values, size=None)`: a sparse COO tensor holding `values`
+    at `indices` (one row per sparse dimension); without `size`, each sparse dimension is one
+    more than its largest index."""
+
+def _sparse_mm(mat1: Tensor, mat2: Tensor) -> Tensor:
+    """`torch.sparse.mm(mat1, mat2)`: the product, a sparse `mat1`'s gradient sparse
+    (`SparseAddmmBackward0`)."""
 def get_num_threads() -> builtins.int:
     """The number of threads used by parallel kernels."""
 

@@ -1,5 +1,6 @@
-"""``torch.layout``: how a tensor's elements are stored. ferrograd stores every tensor strided;
-the sparse layouts exist as names (PyTorch code compares with them), and no tensor has them."""
+"""``torch.layout``: how a tensor's elements are stored. ferrograd's tensors are strided or
+sparse COO; the other sparse layouts exist as names (PyTorch code compares with them), and no
+tensor has them."""
 
 
 class layout:
@@ -28,8 +29,11 @@ jagged = layout("jagged")
 
 
 def _install(tensor_class):
-    """``Tensor.layout``: ``torch.strided`` for every ferrograd tensor."""
-    tensor_class.layout = property(lambda self: strided, doc="The memory layout: torch.strided.")
+    """``Tensor.layout``: ``torch.sparse_coo`` for a sparse tensor, else ``torch.strided``."""
+    tensor_class.layout = property(
+        lambda self: sparse_coo if self.is_sparse else strided,
+        doc="The memory layout: torch.strided or torch.sparse_coo.",
+    )
 
 
 __all__ = [

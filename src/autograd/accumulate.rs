@@ -94,6 +94,7 @@ pub(super) fn sum_two(acc: Tensor, g: Tensor) -> Result<Tensor> {
     let reusable = !acc.requires_grad()
         && !g.requires_grad()
         && g.subclass().is_none()
+        && acc.subclass().is_none()
         && acc.dtype() == g.dtype()
         && same_shape(acc.shape(), g.shape())
         && owns_exclusively(&acc);
@@ -101,7 +102,15 @@ pub(super) fn sum_two(acc: Tensor, g: Tensor) -> Result<Tensor> {
         add_into(&acc, &g)?;
         return Ok(acc);
     }
-    acc.add(&g)
+    sum_of(&acc, &g)
+}
+
+/// `a + b` as a new tensor; a sparse `a` goes second, as PyTorch adds sparse into dense only.
+fn sum_of(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if a.is_sparse() && !b.is_sparse() {
+        return b.add(a);
+    }
+    a.add(b)
 }
 
 /// AccumulateGrad: adds `g` into `variable.grad` (PyTorch's rules for stealing vs copying).
@@ -117,7 +126,18 @@ pub(super) fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) 
         let new = match old {
             None if create_graph || g.requires_grad() => g.clone_preserving()?,
             None => g,
-            Some(old) => old.add(&g)?,
+            // without a graph being built, a sparse gradient is added in place into a sparse
+            // `.grad` (appended) or a dense one, so the `.grad` object stays, as PyTorch's
+            Some(old) if !create_graph && g.is_sparse() && old.is_sparse() => {
+                old.sparse_accumulate_(&g)?;
+                old
+            }
+            Some(old) if !create_graph && g.is_sparse() && old.subclass().is_none() => {
+                add_into(&old, &g.to_dense()?)?;
+                old.storage().bump_version("add_");
+                old
+            }
+            Some(old) => sum_of(&old, &g)?,
         };
         variable.meta().grad = Some(new);
         return Ok(());

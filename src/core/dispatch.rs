@@ -181,6 +181,11 @@ pub fn intercept1(tensors: &[&Tensor], call: impl FnOnce() -> Call) -> Option<Re
 
 #[cold]
 fn redispatch(inputs: &[&Tensor], call: Call) -> Result<Vec<Tensor>> {
+    if inputs.iter().any(|t| t.is_sparse()) {
+        // sparse COO tensors are computed by the core (Note [Sparse COO tensors])
+        let _below_autograd = GradModeGuard::new(false);
+        return crate::ops::sparse::handle(&call);
+    }
     let handler = HANDLER.get().ok_or_else(|| {
         Error::not_implemented(format!(
             "{}: a wrapper tensor needs a dispatch handler, and none is installed",

@@ -226,9 +226,80 @@ fn visible_values(values: &[f64], shape: &[usize], summarize: bool) -> Vec<f64> 
         .collect()
 }
 
+/// Appends `suffixes` to `out` and closes it as PyTorch's `_add_suffixes` does: each after a
+/// comma, on a new line indented by `indent` when the line would pass the print width (the
+/// first one always when `force_newline`).
+fn add_suffixes(
+    mut out: String,
+    suffixes: Vec<String>,
+    indent: usize,
+    force_newline: bool,
+) -> String {
+    let mut last_line = out.rsplit('\n').next().map_or(0, |l| l.len());
+    let mut force = force_newline;
+    for s in suffixes {
+        if force || last_line + s.len() + 2 > print_options().linewidth {
+            out.push_str(&format!(",\n{}{s}", " ".repeat(indent)));
+            last_line = indent + s.len();
+            force = false;
+        } else {
+            out.push_str(&format!(", {s}"));
+            last_line += s.len() + 2;
+        }
+    }
+    out.push(')');
+    out
+}
+
+/// A shape as PyTorch prints a size tuple: `(2, 3)`, `(3,)`, `()`.
+fn size_tuple(shape: &[usize]) -> String {
+    let dims: Vec<String> = shape.iter().map(|s| s.to_string()).collect();
+    match dims.len() {
+        1 => format!("({},)", dims[0]),
+        _ => format!("({})", dims.join(", ")),
+    }
+}
+
 impl Tensor {
     /// PyTorch's `repr(tensor)`.
     pub fn repr(&self) -> String {
+        if let Some(parts) = self.coo() {
+            return self.sparse_repr(&parts);
+        }
+        self.repr_as(false)
+    }
+
+    /// PyTorch's repr of a sparse COO tensor: its indices and values, then its size, number of
+    /// stored elements, dtype, layout and autograd state.
+    fn sparse_repr(&self, parts: &crate::ops::sparse::CooParts) -> String {
+        let nested = |t: &Tensor, indent: usize| {
+            t.repr_as(true)
+                .replace('\n', &format!("\n{}", " ".repeat(indent)))
+        };
+        let text = format!(
+            "tensor(indices={},\n       values={}",
+            nested(&parts.indices, 15),
+            nested(&parts.values, 14)
+        );
+        let mut suffixes = vec![
+            format!("size={}", size_tuple(self.shape())),
+            format!("nnz={}", parts.values.shape().first().copied().unwrap_or(0)),
+        ];
+        if !matches!(self.dtype(), DType::Float32 | DType::Int64 | DType::Bool) {
+            suffixes.push(format!("dtype=torch.{}", self.dtype().name()));
+        }
+        suffixes.push("layout=torch.sparse_coo".into());
+        if let Some(node) = self.grad_fn() {
+            suffixes.push(format!("grad_fn=<{}>", node.name()));
+        } else if self.requires_grad() {
+            suffixes.push("requires_grad=True".into());
+        }
+        add_suffixes(text, suffixes, 7, true)
+    }
+
+    /// The repr, or with `inner` the part of it inside another tensor's repr (no dtype or
+    /// autograd suffixes, as PyTorch prints a sparse tensor's indices and values).
+    fn repr_as(&self, inner: bool) -> String {
         let prefix = "tensor(";
         let indent = prefix.len();
         let values = self.to_f64_vec();
@@ -258,27 +329,17 @@ impl Tensor {
                 summarize,
             )
         };
-        if !matches!(dtype, DType::Float32 | DType::Int64 | DType::Bool) {
+        if !inner && !matches!(dtype, DType::Float32 | DType::Int64 | DType::Bool) {
             suffixes.push(format!("dtype=torch.{}", dtype.name()));
         }
-        if let Some(node) = self.grad_fn() {
-            suffixes.push(format!("grad_fn=<{}>", node.name()));
-        } else if self.requires_grad() {
-            suffixes.push("requires_grad=True".into());
-        }
-        let mut out = format!("{prefix}{text}");
-        let mut last_line = out.rsplit('\n').next().map_or(0, |l| l.len());
-        for s in suffixes {
-            if last_line + s.len() + 2 > print_options().linewidth {
-                out.push_str(&format!(",\n{}{s}", " ".repeat(indent)));
-                last_line = indent + s.len();
-            } else {
-                out.push_str(&format!(", {s}"));
-                last_line += s.len() + 2;
+        if !inner {
+            if let Some(node) = self.grad_fn() {
+                suffixes.push(format!("grad_fn=<{}>", node.name()));
+            } else if self.requires_grad() {
+                suffixes.push("requires_grad=True".into());
             }
         }
-        out.push(')');
-        out
+        add_suffixes(format!("{prefix}{text}"), suffixes, indent, false)
     }
 }
 

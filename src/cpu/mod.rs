@@ -9,4 +9,5 @@ pub mod gemm;
 pub mod kernels;
 pub mod parallel;
 pub mod sgemm;
+pub mod sparse;
 pub mod special;

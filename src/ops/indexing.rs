@@ -14,6 +14,16 @@ use crate::core::tensor::Tensor;
 use crate::cpu::kernels::cast;
 use crate::{with_any, with_num};
 
+/// The sparse gradient of `gather(.., sparse_grad=True)`: `g`'s elements at the positions of
+/// the input `index` picked along `dim`.
+fn gathered_sparse(shape: &[usize], index: &Tensor, dim: usize, g: &Tensor) -> Result<Tensor> {
+    let pos = positions(shape, index, dim)?;
+    let indices = crate::cpu::sparse::unravel(&pos, shape);
+    let indices = Tensor::from_vec(indices, &[shape.len(), pos.len()])?;
+    let values = g.detach().contiguous()?.reshape(&[-1])?;
+    Tensor::sparse_coo(&indices, &values, shape)
+}
+
 /// The int64 values of an index tensor, checked against `size` (negative values wrap).
 /// How an op reads its indices: advanced indexing counts negatives from the end (IndexError
 /// when out of range); `gather`/`scatter` refuse negatives (RuntimeError), `index_select` too
@@ -131,6 +141,12 @@ fn add_at<T: BufferElement + crate::core::dtype::Num>(
 impl Tensor {
     /// `out[..., j, ...] = self[..., index[..., j, ...], ...]` along `dim`.
     pub fn gather(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
+        self.gather_as(dim, index, false)
+    }
+
+    /// [`Tensor::gather`]; with `sparse_grad`, the gradient is a sparse COO tensor holding the
+    /// output's gradient at the gathered positions (uncoalesced, as PyTorch's).
+    pub fn gather_as(&self, dim: isize, index: &Tensor, sparse_grad: bool) -> Result<Tensor> {
         let d = normalize_dim(dim, self.dim())?;
         let pos = positions(self.shape(), index, d)?;
         let out = with_any!(self.dtype(), T => take::<T>(self, &pos, index.shape())?);
@@ -147,6 +163,9 @@ impl Tensor {
             &[Save::Tensor(self), Save::Tensor(&index.clone())],
             move |ctx| {
                 let g = ctx.grad(0);
+                if sparse_grad {
+                    return Ok(vec![Some(gathered_sparse(&shape, &index, d, g)?)]);
+                }
                 Ok(vec![Some(
                     Tensor::zeros(&shape, g.dtype()).scatter_add(d as isize, &index, g)?,
                 )])

@@ -22,6 +22,7 @@
 //! | `sorting` / `stl` | `sort`, `argsort`, `topk`, `kthvalue`, `median`, `mode`, `unique` / the C++ library's orderings of ties |
 //! | `scan` / `roll` | `cumprod` / `roll` |
 //! | `scatter` | `scatter`, `scatter_reduce`, `index_reduce`, `index_copy` |
+//! | `sparse` | sparse COO tensors: `sparse_coo_tensor`, `to_dense`, `to_sparse`, `coalesce`, `sparse_mask`, `sparse.mm`, and the dispatch of other ops on them |
 //! | `selection` | `nonzero`, `count_nonzero`, `masked_select`, `searchsorted`, `unique_consecutive` |
 //! | `metadata` | ops that give a tensor other sizes or elements (`x.data = y`, `set_`, `resize_`, `t_`, `transpose_`, ...): they return its successor |
 //! | `inplace` | the in-place machinery (version bump, rebase, CopySlices), `fill_`, `zero_`, `copy_` |
@@ -71,6 +72,7 @@ pub mod selection;
 pub mod shape;
 pub mod solvers;
 pub mod sorting;
+pub mod sparse;
 pub(crate) mod stl;
 pub(crate) mod strided;
 pub mod subscript;

@@ -175,6 +175,12 @@ impl PyTensor {
                 PyTypeError::new_err(format!("Variable data has to be a tensor, but got {kind}"))
             })?;
         let me = &slf.get().inner;
+        if src.is_sparse() != me.is_sparse() {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have \
+                 incompatible tensor type.",
+            ));
+        }
         if src.layout() == me.layout() && src.dtype() == me.dtype() {
             return run(|| me.set_data(&src));
         }

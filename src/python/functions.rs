@@ -43,15 +43,26 @@ macro_rules! filled {
     ($name:ident, $value:expr, $doc:literal) => {
         #[doc = $doc]
         #[pyfunction]
-        #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
+        #[pyo3(signature = (*sizes, size=None, dtype=None, device=None, requires_grad=false))]
         fn $name(
-            size: &Bound<'_, PyTuple>,
+            sizes: &Bound<'_, PyTuple>,
+            size: Option<&Bound<'_, PyAny>>,
             dtype: Option<&Bound<'_, PyAny>>,
             device: Option<&Bound<'_, PyAny>>,
             requires_grad: bool,
         ) -> PyResult<Py<PyAny>> {
             super::convert::device_arg(device)?;
-            let shape = size_args(size)?;
+            // the size positionally (`zeros(2, 3)`, `zeros((2, 3))`) or as `size=(2, 3)`
+            let shape = match size {
+                Some(s) if sizes.is_empty() => size_args(&PyTuple::new(s.py(), [s])?)?,
+                Some(_) => {
+                    return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                        "{}() got multiple values for argument 'size'",
+                        stringify!($name)
+                    )))
+                }
+                None => size_args(sizes)?,
+            };
             let dtype = dtype_arg(dtype)?.unwrap_or_else(crate::core::dtype::default_float);
             finish(
                 run(|| Tensor::try_full(&shape, $value, dtype))?,

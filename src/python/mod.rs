@@ -17,6 +17,7 @@ mod profiler;
 mod random;
 mod scatter;
 mod selection;
+mod sparse;
 mod subclass;
 mod tensor;
 mod tensor_new;
@@ -131,6 +132,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<convert::PyDType>()?;
     convert::add_dtypes(m)?;
     functions::register(m)?;
+    sparse::register(m)?;
     anomaly::register(m)?;
     interop::register(m)?;
     random::register(m)?;

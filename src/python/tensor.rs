@@ -1198,17 +1198,12 @@ impl PyTensor {
         let sizes: Vec<usize> = super::convert::size_args(sizes)?;
         wrap(run(|| self.inner.repeat(&sizes)))
     }
-    /// Values of `self` at `index` along `dim` (`sparse_grad=True`, a sparse gradient, is
-    /// refused: ferrograd's gradients are dense).
+    /// Values of `self` at `index` along `dim` (with `sparse_grad=True`, the gradient is a
+    /// sparse COO tensor).
     #[pyo3(signature = (dim, index, *, sparse_grad=false))]
     fn gather(&self, dim: isize, index: &Bound<'_, PyAny>, sparse_grad: bool) -> TResult {
-        if sparse_grad {
-            return Err(pyo3::exceptions::PyNotImplementedError::new_err(
-                "gather(sparse_grad=True): ferrograd has no sparse gradients",
-            ));
-        }
         let index = tensor_arg(index, "gather() argument 'index'")?;
-        wrap(run(|| self.inner.gather(dim, &index)))
+        wrap(run(|| self.inner.gather_as(dim, &index, sparse_grad)))
     }
     /// Slices `index` of dimension `dim`.
     fn index_select(&self, dim: isize, index: &Bound<'_, PyAny>) -> TResult {

@@ -1,0 +1,109 @@
+"""Sparse COO tensors as one program: construction, printing, coalescing, conversions, products
+with dense matrices and their gradients (a sparse operand's gradient is sparse), sums, scaling,
+``gather(sparse_grad=True)``, how AccumulateGrad adds sparse gradients, and refusals.
+``test_index_ops_golden.py`` runs it with ferrograd and compares its output with PyTorch 2.15's
+(``golden/sparse_torch.txt``, recorded by running it with ``import torch``)."""
+
+import ferrograd as torch
+
+
+def refused(call):
+    """The exception's class and the first part of its message (PyTorch's own text)."""
+    try:
+        call()
+        print("no error")
+    except Exception as e:
+        print(type(e).__name__, str(e)[:60])
+
+
+def dense(t):
+    """Values of a sparse or dense tensor as rounded nested lists."""
+    t = t.to_dense() if t.is_sparse else t
+    return [round(v, 6) for v in t.flatten().tolist()], list(t.shape)
+
+
+i = torch.tensor([[0, 1, 1, 0], [2, 0, 2, 2]])
+v = torch.tensor([3.0, 4.0, 5.0, 1.0])
+s = torch.sparse_coo_tensor(i, v, (2, 3))
+print(s)
+print("meta", s.is_sparse, s.layout, s._nnz(), s.sparse_dim(), s.dense_dim(), s.is_coalesced())
+print("inferred size", torch.sparse_coo_tensor([[0, 4], [1, 0]], [1, 2]).shape)
+c = s.coalesce()
+print(c)
+print("coalesced parts", c.indices().tolist(), c.values().tolist(), c.is_coalesced())
+print("to_dense", dense(s))
+refused(lambda: s.indices())
+print("to_sparse", torch.tensor([[0.0, 2.0], [0.0, -1.0]]).to_sparse())
+print("to_sparse empty", torch.zeros(2, 2).to_sparse()._nnz())
+print("double", s.double().dtype, dense(s.double()))
+print("int64", torch.sparse_coo_tensor(i, torch.ones(4), (2, 3), dtype=torch.int64))
+
+d = torch.arange(6.0).reshape(3, 2)
+print("sparse @ dense", dense(s @ d), (s @ d).is_sparse)
+print("torch.spmm", dense(torch.spmm(s, d)), "sparse.mm", dense(torch.sparse.mm(s, d)))
+print("dense @ sparse", dense(torch.arange(4.0).reshape(2, 2) @ s))
+print("dense + sparse", dense(torch.ones(2, 3) + s), "dense - sparse", dense(torch.ones(2, 3) - s))
+refused(lambda: s + torch.ones(2, 3))
+print("sparse + sparse", (s + s).is_sparse, dense(s + s))
+cc = c + torch.sparse_coo_tensor([[0], [0]], [5.0], (2, 3)).coalesce()
+print("coalesced + coalesced", cc._nnz(), cc.is_coalesced(), cc._indices().tolist())
+print("coalesced flags", (c * 2).is_coalesced(), (s * 2).is_coalesced(), c.t().is_coalesced())
+print("sparse - sparse", dense(s - c))
+print("scaled", dense(s * 2), dense(3 * s), dense(s / 2), dense(-s))
+print("t", dense(s.t()), s.t().shape, "sum", s.sum().item(), dense(torch.sparse.sum(s, 0)))
+
+w = torch.arange(6.0).reshape(3, 2).requires_grad_()
+out = torch.sparse.mm(s, w)
+print("mm node", out.grad_fn.name())
+out.sum().backward()
+print("dense operand grad", dense(w.grad), w.grad.is_sparse)
+
+a = torch.tensor([[1.0, 0.0], [0.0, 2.0]]).to_sparse().requires_grad_()
+b = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+(a.mm(b) * torch.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+print("mm: sparse operand grad", a.grad.is_sparse, dense(a.grad), dense(b.grad))
+a.grad = None
+(b.mm(a)).sum().backward()
+print("mm: sparse right operand grad", a.grad.is_sparse, dense(a.grad))
+a.grad, b.grad = None, None
+r = torch.sparse.mm(a, b)
+(r * torch.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+print("sparse.mm grads", r.grad_fn.name(), a.grad.is_sparse, a.grad._nnz(), dense(a.grad))
+print("  dense one", dense(b.grad))
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+m = torch.tensor([1.0, 0.0, 1.0]).to_sparse()
+y = x.sparse_mask(m)
+print("sparse_mask", y.grad_fn.name(), dense(y))
+y.to_dense().sum().backward()
+print("sparse_mask grad", dense(x.grad))
+
+vals = torch.tensor([1.0, 2.0], requires_grad=True)
+st = torch.sparse_coo_tensor([[0, 2]], vals, (4,))
+print("from values node", st.grad_fn.name(), st.requires_grad)
+(st.to_dense() * torch.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+print("values grad", vals.grad.tolist())
+
+x = torch.arange(6.0).reshape(2, 3).requires_grad_()
+g = x.gather(1, torch.tensor([[0, 0], [2, 1]]), sparse_grad=True)
+g.backward(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+print("gather sparse grad", x.grad.is_sparse, x.grad._nnz(), dense(x.grad))
+
+p = torch.tensor([1.0, 2.0], requires_grad=True)
+p.grad = torch.sparse_coo_tensor([[1]], [5.0], (2,))
+before = p.grad
+p.backward(torch.sparse_coo_tensor([[0, 1]], [1.0, 1.0], (2,)))
+print("sparse into sparse grad", p.grad is before, p.grad.is_sparse, dense(p.grad))
+p.backward(torch.tensor([10.0, 10.0]))
+print("dense into sparse grad", p.grad is before, p.grad.is_sparse, dense(p.grad))
+before = p.grad
+p.backward(torch.sparse_coo_tensor([[0]], [1.0], (2,)))
+print("sparse into dense grad", p.grad is before, p.grad.is_sparse, dense(p.grad))
+
+refused(lambda: s.exp())
+refused(lambda: s.view(6))
+refused(lambda: setattr(torch.zeros(2, 3), "data", s))
+# (PyTorch checks the indices only when asked; ferrograd always does)
+refused(lambda: torch.sparse_coo_tensor([[0, 3]], [1.0, 2.0], (2,), check_invariants=True))
+refused(lambda: torch.sparse_coo_tensor([[0, -1]], [1.0, 2.0], (2,), check_invariants=True))
+refused(lambda: s + torch.sparse_coo_tensor([[0]], [1.0], (4,)))
