@@ -107,3 +107,38 @@ refused(lambda: setattr(torch.zeros(2, 3), "data", s))
 refused(lambda: torch.sparse_coo_tensor([[0, 3]], [1.0, 2.0], (2,), check_invariants=True))
 refused(lambda: torch.sparse_coo_tensor([[0, -1]], [1.0, 2.0], (2,), check_invariants=True))
 refused(lambda: s + torch.sparse_coo_tensor([[0]], [1.0], (4,)))
+
+# nn.Embedding(sparse=True): a sparse gradient (padding rows left out) and the optimizers
+# that take it (SGD, Adagrad) or refuse it, as PyTorch's
+e = torch.nn.Embedding(5, 2, sparse=True, padding_idx=1)
+with torch.no_grad():
+    e.weight.copy_(torch.arange(10.0).reshape(5, 2) / 10)
+x = torch.tensor([[0, 1, 3], [3, 3, 4]])
+out = e(x)
+(out * torch.arange(12.0).reshape(2, 3, 2)).sum().backward()
+print("embedding", out.grad_fn.name(), e.weight.grad)
+torch.optim.SGD(e.parameters(), lr=0.1).step()
+print("sgd", dense(e.weight.detach()))
+e.zero_grad()
+print("zero_grad", e.weight.grad)
+(e(x) ** 2).sum().backward()
+sgd = torch.optim.SGD(e.parameters(), lr=0.1, momentum=0.9)
+sgd.step()
+sgd.step()
+print("sgd momentum", [round(w, 5) for w in e.weight.flatten().tolist()])
+ada = torch.optim.Adagrad(e.parameters(), lr=0.5)
+ada.step()
+ada.step()
+print("adagrad", [round(w, 5) for w in e.weight.flatten().tolist()])
+for make in (
+    torch.optim.Adam,
+    torch.optim.AdamW,
+    torch.optim.RMSprop,
+    torch.optim.Adadelta,
+    torch.optim.NAdam,
+    lambda p: torch.optim.SGD(p, lr=0.1, weight_decay=0.1),
+    lambda p: torch.optim.Adagrad(p, weight_decay=0.1),
+):
+    refused(lambda make=make: make(e.parameters()).step())
+f = torch.nn.Embedding(4, 3, sparse=True, scale_grad_by_freq=True)
+refused(lambda: f(torch.tensor([1, 1, 2])).sum().backward())

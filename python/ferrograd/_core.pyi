@@ -1852,6 +1852,7 @@ def _embedding(
     indices: Tensor,
     padding_idx: builtins.int | None = None,
     scale_grad_by_freq: builtins.bool = False,
+    sparse: builtins.bool = False,
 ) -> Tensor:
     """`F.embedding`'s core: the rows of `weight` at `indices` (`EmbeddingBackward0`)."""
 

@@ -14,6 +14,29 @@ use crate::core::tensor::Tensor;
 use crate::cpu::kernels::cast;
 use crate::{with_any, with_num};
 
+/// The sparse gradient of `embedding(.., sparse=True)`: row `k` of `g` for each taken index
+/// `taken[k]` whose factor is not 0 (the padding index), scaled by its factor.
+fn embedding_sparse_grad(
+    g: &Tensor,
+    taken: &[usize],
+    factors: Option<&[f64]>,
+    [num, dim]: [usize; 2],
+) -> Result<Tensor> {
+    let kept: Vec<usize> = (0..taken.len())
+        .filter(|&k| factors.is_none_or(|f| f[k] != 0.0))
+        .collect();
+    let positions = Tensor::from_vec(kept.iter().map(|&k| k as i64).collect(), &[kept.len()])?;
+    let mut values = g.detach().contiguous()?.index_select(0, &positions)?;
+    if let Some(f) = factors {
+        let scale: Vec<f64> = kept.iter().map(|&k| f[k]).collect();
+        let scale = Tensor::from_vec(scale, &[kept.len(), 1])?.to_dtype(g.dtype())?;
+        values = values.mul(&scale)?;
+    }
+    let rows: Vec<i64> = kept.iter().map(|&k| taken[k] as i64).collect();
+    let indices = Tensor::from_vec(rows, &[1, kept.len()])?;
+    Tensor::sparse_coo(&indices, &values, &[num, dim])
+}
+
 /// The sparse gradient of `gather(.., sparse_grad=True)`: `g`'s elements at the positions of
 /// the input `index` picked along `dim`.
 fn gathered_sparse(shape: &[usize], index: &Tensor, dim: usize, g: &Tensor) -> Result<Tensor> {
@@ -253,6 +276,19 @@ impl Tensor {
         padding_idx: Option<usize>,
         scale_grad_by_freq: bool,
     ) -> Result<Tensor> {
+        self.embedding_as(indices, padding_idx, scale_grad_by_freq, false)
+    }
+
+    /// [`Tensor::embedding`]; with `sparse`, the gradient is a sparse COO tensor holding one
+    /// gradient row per index (the indices equal to `padding_idx` left out), as PyTorch's
+    /// `sparse=True`.
+    pub fn embedding_as(
+        &self,
+        indices: &Tensor,
+        padding_idx: Option<usize>,
+        scale_grad_by_freq: bool,
+        sparse: bool,
+    ) -> Result<Tensor> {
         if self.dim() != 2 {
             return Err(Error::runtime("'weight' must be 2-D"));
         }
@@ -294,6 +330,19 @@ impl Tensor {
             &[Save::Tensor(&flat.clone())],
             move |ctx| {
                 let g = ctx.grad(0).reshape(&[-1, dim as isize])?;
+                if sparse && scale_grad_by_freq {
+                    return Err(Error::runtime(
+                        "embedding_backward: scale_grad_by_freq not supported with sparse gradients",
+                    ));
+                }
+                if sparse {
+                    return Ok(vec![Some(embedding_sparse_grad(
+                        &g,
+                        &taken,
+                        factors.as_deref(),
+                        [num, dim],
+                    )?)]);
+                }
                 let g = match &factors {
                     Some(f) => {
                         let f = Tensor::from_vec(f.clone(), &[f.len(), 1])?.to_dtype(g.dtype())?;

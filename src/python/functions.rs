@@ -160,16 +160,17 @@ like!(
 /// gradient for the row `padding_idx`; each row's gradient divided by its count when
 /// `scale_grad_by_freq`). The argument checks and `max_norm` are in `nn.functional`.
 #[pyfunction]
-#[pyo3(signature = (weight, indices, padding_idx=None, scale_grad_by_freq=false))]
+#[pyo3(signature = (weight, indices, padding_idx=None, scale_grad_by_freq=false, sparse=false))]
 fn _embedding(
     weight: &Bound<'_, PyAny>,
     indices: &Bound<'_, PyAny>,
     padding_idx: Option<usize>,
     scale_grad_by_freq: bool,
+    sparse: bool,
 ) -> PyResult<Py<PyAny>> {
     let w = tensor_arg(weight, "embedding() argument 'weight'")?;
     let i = tensor_arg(indices, "embedding() argument 'indices'")?;
-    let out = run(|| w.embedding(&i, padding_idx, scale_grad_by_freq))?;
+    let out = run(|| w.embedding_as(&i, padding_idx, scale_grad_by_freq, sparse))?;
     to_object(weight.py(), out)
 }
 

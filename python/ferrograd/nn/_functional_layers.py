@@ -94,13 +94,11 @@ def embedding(
             if padding_idx < -num:
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = num + padding_idx
-    if sparse:
-        raise NotImplementedError("ferrograd has no sparse tensors: use sparse=False")
     _check_indices(input, num)
     flat = input.reshape(-1)
     if max_norm is not None:
         _embedding_renorm_(weight, flat, max_norm, norm_type)
-    return _core._embedding(weight, input, padding_idx, scale_grad_by_freq)
+    return _core._embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")

@@ -89,6 +89,24 @@ class Optimizer:
     def _with_grads(self, group):
         return [p for p in group["params"] if p.grad is not None]
 
+    def _sparse_refusal(self, group):
+        """Why this optimizer refuses sparse gradients (PyTorch's message), ``None`` if it
+        takes them."""
+        return f"{type(self).__name__} does not support sparse gradients"
+
+    def _grads(self, params, group):
+        """The gradients of ``params``. A sparse one (``nn.Embedding(sparse=True)``) is refused
+        as PyTorch refuses it, or, by the optimizers that take sparse gradients, made dense:
+        the update is the same, as a zero gradient leaves the rows it does not touch unchanged
+        in their formulas."""
+        grads = [p.grad for p in params]
+        if not any(g.is_sparse for g in grads):
+            return grads
+        why = self._sparse_refusal(group)
+        if why is not None:
+            raise RuntimeError(why)
+        return [g.coalesce().to_dense() if g.is_sparse else g for g in grads]
+
     def step(self, closure=None):
         raise NotImplementedError
 
@@ -141,6 +159,12 @@ class SGD(Optimizer):
     """Stochastic gradient descent with momentum, dampening, Nesterov momentum, weight decay
     and ``maximize``, as ``torch.optim.SGD``."""
 
+    def _sparse_refusal(self, group):
+        # PyTorch adds the decay with grad.add(param), which a sparse gradient refuses
+        if group["weight_decay"] != 0:
+            return "add(sparse, dense) is not supported. Use add(dense, sparse) instead."
+        return None
+
     def __init__(
         self,
         params,
@@ -174,7 +198,7 @@ class SGD(Optimizer):
             buffers = [self.state[p].get("momentum_buffer") for p in params]
             buffers = _core._sgd_step(
                 params,
-                [p.grad for p in params],
+                self._grads(params, group),
                 buffers,
                 group["lr"],
                 group["momentum"],
@@ -193,6 +217,9 @@ class Adam(Optimizer):
     """Adam (``amsgrad``, ``maximize``, L2 ``weight_decay``), as ``torch.optim.Adam``."""
 
     _decoupled = False
+
+    def _sparse_refusal(self, group):
+        return "Adam does not support sparse gradients, please consider SparseAdam instead"
 
     def __init__(
         self,
@@ -224,6 +251,7 @@ class Adam(Optimizer):
         loss = _evaluate(closure)
         for group in self.param_groups:
             params = self._with_grads(group)
+            grads = self._grads(params, group)
             for p in params:
                 state = self.state[p]
                 if not state:
@@ -235,7 +263,7 @@ class Adam(Optimizer):
             states = [self.state[p] for p in params]
             _core._adam_step(
                 params,
-                [p.grad for p in params],
+                grads,
                 [s["exp_avg"] for s in states],
                 [s["exp_avg_sq"] for s in states],
                 [s.get("max_exp_avg_sq") for s in states],
@@ -303,6 +331,7 @@ class _Adaptive(Optimizer):
         loss = _evaluate(closure)
         for group in self.param_groups:
             params = self._with_grads(group)
+            grads = self._grads(params, group)
             names = self._kernel_order or self._states_for(group)
             for p in params:
                 if not self.state[p]:
@@ -315,7 +344,7 @@ class _Adaptive(Optimizer):
             _core._optim_step(
                 self._kernel,
                 params,
-                [p.grad for p in params],
+                grads,
                 [[s.get(n) for n in names] for s in states],
                 steps,
                 self._hyper(group),
@@ -374,6 +403,11 @@ class Adagrad(_Adaptive):
 
     _kernel = "adagrad"
     _state_names = ("sum",)
+
+    def _sparse_refusal(self, group):
+        if group["weight_decay"] != 0:
+            return "weight_decay option is not compatible with sparse gradients"
+        return None
 
     def __init__(
         self,
