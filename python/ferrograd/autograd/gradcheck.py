@@ -54,7 +54,8 @@ def _check_inputs(inputs):
                     "of double precision floating point or complex. ",
                     stacklevel=4,
                 )
-            if not all(st > 0 or sz <= 1 for st, sz in zip(inp.stride(), inp.shape)):
+            strides = () if inp.is_sparse else inp.stride()
+            if not all(st > 0 or sz <= 1 for st, sz in zip(strides, inp.shape)):
                 raise RuntimeError(
                     f"The {idx}th input has a dimension with stride 0. gradcheck only supports "
                     "inputs that are non-overlapping to be able to compute the numerical "
@@ -78,6 +79,21 @@ def _as_array(t):
     return t.detach().numpy().astype(np.float64).reshape(-1)
 
 
+def _entries(x):
+    """What gradcheck perturbs and differentiates by: a dense tensor's elements, a sparse one's
+    stored values (PyTorch's ``masked`` check of sparse inputs)."""
+    return x._values() if x.is_sparse else x
+
+
+def _entry_grad(g, x):
+    """The gradient ``g`` of ``x`` at ``_entries(x)``: for a sparse ``x``, the (dense or sparse)
+    gradient's values at ``x``'s stored positions, in ``x``'s order."""
+    if not x.is_sparse:
+        return g
+    dense = g.to_dense() if g.is_sparse else g
+    return dense[tuple(x._indices())]
+
+
 def _numerical_jacobian(func, inputs, diff, reference, eps, pick):
     """[input][output] -> (output elements, input elements) by central differences, each
     input element perturbed in place and restored; ``pick`` selects the outputs of ``func``
@@ -86,7 +102,7 @@ def _numerical_jacobian(func, inputs, diff, reference, eps, pick):
     for i in diff:
         # `.data`: the same elements without autograd tracking (no version bump), so func
         # runs on the perturbed input itself, with grad mode as the caller has it
-        x = inputs[i].data
+        x = _entries(inputs[i].data)
         n = x.numel()
         cols = [[] for _ in reference]
         for j in range(n):
@@ -127,7 +143,7 @@ def _check_same_outputs(reference, outs, eps, idx):
 
 def _vjp_rows(output, inputs, diff):
     """Rows of d(output)/d(inputs[diff]) from one vector-Jacobian product per output element."""
-    rows = [np.zeros((output.numel(), inputs[i].numel())) for i in diff]
+    rows = [np.zeros((output.numel(), _entries(inputs[i]).numel())) for i in diff]
     for r in range(output.numel()):
         seed = np.zeros(output.numel())
         seed[r] = 1.0
@@ -137,7 +153,7 @@ def _vjp_rows(output, inputs, diff):
             if g is not None:
                 if tuple(g.shape) != tuple(inputs[diff[n]].shape):
                     raise GradcheckError("Analytical gradient has incorrect size")
-                rows[n][r] = _as_array(g)
+                rows[n][r] = _as_array(_entry_grad(g, inputs[diff[n]]))
     return rows
 
 
@@ -206,7 +222,7 @@ def _test_backward_mul_by_grad_output(outputs, inputs, diff):
             raise GradcheckError("grad is incorrect size")
         if g.dtype != inputs[i].dtype:
             raise GradcheckError("grad is incorrect type")
-        if not bool((g == 0).all()):
+        if not bool((g.to_dense() == 0).all()):
             raise GradcheckError("backward not multiplied by grad_output")
 
 
