@@ -278,3 +278,35 @@ def test_selective_checkpointing_is_refused_clearly():
         ck.create_selective_checkpoint_contexts(2)
     with pytest.raises(NotImplementedError, match="TorchDispatchMode"):
         ck.create_selective_checkpoint_contexts(lambda ctx, op, *args, **kwargs: None)
+
+
+def test_graph_exec_group_recomputes_once_and_refuses_overlapping_backward_calls():
+    """As PyTorch's test_checkpoint_graph_execution_group: under one GraphExecGroup, two
+    backward calls over disjoint parts of a checkpointed graph share one recomputation, and a
+    second call that needs an activation the first one used is refused."""
+    GraphExecGroup = ck.GraphExecGroup
+
+    calls = [0]
+
+    def fn(x):
+        calls[0] += 1
+        y = x.sin().cos()
+        return y, y.sin().cos()
+
+    x = torch.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+    y, z = ck.checkpoint(fn, x, use_reentrant=False)
+    with GraphExecGroup():
+        (gy,) = torch.autograd.grad(z, (y,), (torch.ones(2, 2),))
+        (gx,) = torch.autograd.grad(y, (x,), (gy,))
+    assert calls[0] == 2
+    xd = x.detach().requires_grad_()
+    (gx_plain,) = torch.autograd.grad(xd.sin().cos().sin().cos().sum(), (xd,))
+    assert torch.allclose(gx, gx_plain)
+    out = ck.checkpoint(lambda t: t.sin().cos(), x, use_reentrant=False)
+    with GraphExecGroup():
+        out.sum().backward(retain_graph=True)
+        with pytest.raises(RuntimeError, match="Performing two backward calls that overlap"):
+            out.sum().backward()
+    with GraphExecGroup(), pytest.raises(RuntimeError, match="cannot be nested"):
+        with GraphExecGroup():
+            pass

@@ -44,7 +44,9 @@ Differences from PyTorch, which need the core:
 import contextlib
 import enum
 import functools
+import itertools
 import os
+import threading
 import traceback
 import warnings
 import weakref
@@ -228,15 +230,58 @@ def _describe(position, tensor):
     return f"  {position}: {_metadata(tensor)}\n     saved at {place}"
 
 
+class GraphExecGroup:
+    """Backward calls under one instance of this context manager count as one for
+    non-reentrant checkpoints: a checkpointed region is recomputed at most once for all of
+    them, and they must use disjoint parts of the graph (a saved activation unpacked by one is
+    refused to another, even with ``retain_graph=True``). Groups do not nest."""
+
+    _state = threading.local()
+
+    def __enter__(self):
+        current = GraphExecGroup._get_current_group()
+        if current is not None:
+            raise RuntimeError(
+                f"GraphExecGroup contexts cannot be nested. Already inside group {current}"
+            )
+        GraphExecGroup._state.group = self
+        return self
+
+    def __exit__(self, *args):
+        GraphExecGroup._state.group = None
+
+    @classmethod
+    def _get_current_group(cls):
+        """The group this thread's backward calls are in, or ``None``."""
+        return getattr(cls._state, "group", None)
+
+
+_outside_backward = itertools.count()
+
+
+def _execution_key():
+    """What a recomputation is shared by: the current GraphExecGroup, else the backward pass
+    (graph task) running; an unpack outside any gets a key of its own."""
+    group = GraphExecGroup._get_current_group()
+    if group is not None:
+        return ("group", id(group))
+    task = _core._current_graph_task_id()
+    if task == -1:
+        return ("outside", next(_outside_backward))
+    return ("task", task)
+
+
 class _Holder:
     """Kept in the graph in place of a tensor the segment saved: empty, except between the
-    recomputation that fills it and the unpack that takes its tensor; ``unpacked_in`` is the
-    graph task (backward pass) that took it last."""
+    recomputation that fills it (for the execution ``filled_for``: a backward pass or a
+    GraphExecGroup) and the unpack that takes its tensor; ``unpacked_in`` is the execution that
+    took it last."""
 
-    __slots__ = ("__weakref__", "tensor", "unpacked_in")
+    __slots__ = ("__weakref__", "filled_for", "tensor", "unpacked_in")
 
     def __init__(self):
         self.tensor = None
+        self.filled_for = None
         self.unpacked_in = None
 
 
@@ -310,34 +355,47 @@ class _Frame:
         """The forward's unpack hook: the holder's tensor, recomputed first if it is empty. A
         backward pass takes each tensor once (a second unpack in the same pass is refused, as
         PyTorch's: a Function reading ``ctx.saved_tensors`` twice); another pass recomputes."""
-        task = _core._current_graph_task_id()
-        if holder.tensor is None:
-            if task != -1 and holder.unpacked_in == task:
+        key = _execution_key()
+        # under a GraphExecGroup a recomputation serves the group's backward calls only; else a
+        # filled holder serves whichever backward comes (a nested one inside the recomputation
+        # of an enclosing checkpoint included)
+        stale = key[0] == "group" and holder.filled_for != key
+        if holder.tensor is None or stale:
+            if holder.unpacked_in == key:
+                extra = ""
+                if key[0] == "group":
+                    extra = (
+                        "Performing two backward calls that overlap (i.e. require the same "
+                        "saved activation in order to compute gradients) is not allowed while "
+                        "under the torch.utils.checkpoint.GraphExecGroup context. "
+                    )
                 raise CheckpointError(
                     "torch.utils.checkpoint: Unpack is being triggered for a tensor that was "
-                    "already unpacked once. If you are calling ctx.saved_tensors in backward, "
-                    "make sure to do so only once. Otherwise please open an issue with details "
-                    "on your use case."
+                    f"already unpacked once. {extra}If you are calling ctx.saved_tensors in "
+                    "backward, make sure to do so only once. Otherwise please open an issue "
+                    "with details on your use case."
                 )
             try:
-                self.refill()
+                self.refill(key)
             except CheckpointError as error:
                 if self.debug:
                     raise CheckpointError(self.debug_report(error)) from error
                 raise
         tensor, holder.tensor = holder.tensor, None
-        holder.unpacked_in = task
+        holder.unpacked_in = key
         return tensor
 
-    def refill(self):
+    def refill(self, key):
         """Recomputes the call, puts each tensor it saved into the holder of the tensor the
-        forward saved in its place (if still alive), and checks them against the forward's."""
+        forward saved in its place (if still alive), for the execution ``key``, and checks them
+        against the forward's."""
         saved = self.recompute()
         self.check(saved)
         for ref, tensor in zip(self.holders, saved):
             holder = ref()
             if holder is not None:
                 holder.tensor = tensor
+                holder.filled_for = key
 
     def recompute(self):
         """Runs the call again (with grad on) and returns the tensors it saved for backward, in
@@ -633,6 +691,7 @@ __all__ = [
     "CheckpointError",
     "CheckpointFunction",
     "CheckpointPolicy",
+    "GraphExecGroup",
     "check_backward_validity",
     "checkpoint",
     "checkpoint_sequential",
