@@ -8,10 +8,10 @@ shape and byte range (and an optional ``__metadata__`` of strings), then the ten
 row-major and little-endian. Files are written as the reference implementation writes them
 (tensors ordered by dtype, then name; the header padded with spaces to 8 bytes), so
 ``safetensors.torch.save_file`` and this module give the same bytes for the same tensors.
-``load_file`` maps the file into memory: float32, float64 and int64 tensors share the mapped
+``load_file`` maps the file into memory: tensors of the dtypes ferrograd has share the mapped
 pages (copy on write), so loading reads only what is used. Dtypes ferrograd lacks are widened
-(``F16``/``BF16`` to float32, the smaller integers to int64) with a warning, as ``load`` does
-for PyTorch's files."""
+(``F16``/``BF16`` to float32, ``U16``/``U32`` to int64) with a warning, as ``load`` does for
+PyTorch's files."""
 
 import json
 import mmap
@@ -31,8 +31,13 @@ _WRITTEN = {
     "float32": ("F32", np.dtype("<f4")),
     "float64": ("F64", np.dtype("<f8")),
     "int64": ("I64", np.dtype("<i8")),
+    "int32": ("I32", np.dtype("<i4")),
+    "int16": ("I16", np.dtype("<i2")),
+    "int8": ("I8", np.dtype("i1")),
+    "uint8": ("U8", np.dtype("u1")),
 }
-_RANK = {"BOOL": 0, "F32": 1, "F64": 2, "I64": 3}
+# the reference implementation's order of dtypes (files list larger ranks first)
+_RANK = {"BOOL": 0, "U8": 1, "I8": 2, "I16": 5, "I32": 9, "F32": 11, "F64": 12, "I64": 13}
 
 # safetensors name -> (numpy dtype of the stored bytes, numpy dtype ferrograd keeps)
 _READ = {
@@ -41,10 +46,10 @@ _READ = {
     "F64": (np.dtype("<f8"), None),
     "I64": (np.dtype("<i8"), None),
     "F16": (np.dtype("<f2"), np.dtype(np.float32)),
-    "I32": (np.dtype("<i4"), np.dtype(np.int64)),
-    "I16": (np.dtype("<i2"), np.dtype(np.int64)),
-    "I8": (np.dtype("i1"), np.dtype(np.int64)),
-    "U8": (np.dtype("u1"), np.dtype(np.int64)),
+    "I32": (np.dtype("<i4"), None),
+    "I16": (np.dtype("<i2"), None),
+    "I8": (np.dtype("i1"), None),
+    "U8": (np.dtype("u1"), None),
     "U16": (np.dtype("<u2"), np.dtype(np.int64)),
     "U32": (np.dtype("<u4"), np.dtype(np.int64)),
 }
