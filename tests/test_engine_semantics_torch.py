@@ -321,3 +321,22 @@ def test_one_tensor_functions_take_out():
     assert o.tolist() == [-1.0, -1.0, -1.0]
     with pytest.raises(TypeError):
         torch.sin(3)
+
+
+def test_the_grad_object_lives_as_long_as_the_gradient():
+    """PyTorch's PyObject preservation for ``.grad`` (test_grad_thread_safety): a weak
+    reference to ``x.grad`` stays alive while ``x`` holds that gradient, and dies when it is
+    replaced."""
+    import gc
+    import weakref
+
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (x**2).sum().backward()
+    ref = weakref.ref(x.grad)
+    gc.collect()
+    assert ref() is x.grad and ref().tolist() == [2.0, 4.0, 6.0]
+    (x**2).sum().backward()  # accumulated in place: the same gradient, the same object
+    assert ref() is x.grad and x.grad.tolist() == [4.0, 8.0, 12.0]
+    x.grad = None
+    gc.collect()
+    assert ref() is None

@@ -137,6 +137,17 @@ pub fn wrappers_made() -> bool {
     WRAPPERS_MADE.load(Ordering::Relaxed)
 }
 
+/// Computes a dispatched call with a sparse COO input (the ops' sparse handler).
+pub type SparseHandler = fn(&Call) -> Result<Vec<Tensor>>;
+
+/// The handler of calls with a sparse COO input (installed by the ops that make sparse tensors).
+static SPARSE_HANDLER: OnceLock<SparseHandler> = OnceLock::new();
+
+/// Installs the handler of calls with a sparse input (once; later calls are ignored).
+pub fn set_sparse_handler(handler: SparseHandler) {
+    let _ = SPARSE_HANDLER.set(handler);
+}
+
 /// Installs the binding's handler (once; later calls are ignored).
 pub fn set_handler(handler: Handler) {
     let _ = HANDLER.set(handler);
@@ -182,9 +193,12 @@ pub fn intercept1(tensors: &[&Tensor], call: impl FnOnce() -> Call) -> Option<Re
 #[cold]
 fn redispatch(inputs: &[&Tensor], call: Call) -> Result<Vec<Tensor>> {
     if inputs.iter().any(|t| t.is_sparse()) {
-        // sparse COO tensors are computed by the core (Note [Sparse COO tensors])
+        // sparse COO tensors are computed by the ops' sparse handler (Note [Sparse COO tensors])
+        let handler = SPARSE_HANDLER.get().ok_or_else(|| {
+            Error::not_implemented(format!("{}: no handler for sparse tensors", call.op))
+        })?;
         let _below_autograd = GradModeGuard::new(false);
-        return crate::ops::sparse::handle(&call);
+        return handler(&call);
     }
     let handler = HANDLER.get().ok_or_else(|| {
         Error::not_implemented(format!(

@@ -271,7 +271,7 @@ impl Tensor {
 
     /// PyTorch's repr of a sparse COO tensor: its indices and values, then its size, number of
     /// stored elements, dtype, layout and autograd state.
-    fn sparse_repr(&self, parts: &crate::ops::sparse::CooParts) -> String {
+    fn sparse_repr(&self, parts: &crate::core::sparse::CooParts) -> String {
         let nested = |t: &Tensor, indent: usize| {
             t.repr_as(true)
                 .replace('\n', &format!("\n{}", " ".repeat(indent)))

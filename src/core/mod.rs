@@ -13,5 +13,6 @@ pub mod interop;
 pub mod layout;
 pub mod pool;
 pub mod profiler;
+pub mod sparse;
 pub mod storage;
 pub mod tensor;

@@ -2,8 +2,9 @@
 //!
 //! Note [Sparse COO tensors]: a sparse tensor here has no elements of its own. Like a wrapper
 //! (Note [Tensor subclasses that dispatch]) its storage is elementless, and its payload is a
-//! [`SparseCoo`]: the int64 `indices` (one row per sparse dimension, one column per stored
-//! element) and the `values` (one row per stored element, holding the dense dimensions).
+//! [`SparseCoo`](crate::core::sparse::SparseCoo): the int64 `indices` (one row per sparse
+//! dimension, one column per stored element) and the `values` (one row per stored element,
+//! holding the dense dimensions).
 //! Ops that dispatch hand a call with a sparse input to `handle`, which computes what
 //! PyTorch's SparseCPU backend computes for the ops programs use on sparse tensors: products
 //! with dense matrices, sums with dense and sparse tensors, scaling, negation, transposes,
@@ -18,29 +19,11 @@ use crate::core::dispatch::{Arg, Call};
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::layout::fmt_shape;
+pub use crate::core::sparse::CooParts;
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::cast;
 use crate::cpu::sparse as kernels;
 use crate::with_num;
-use parking_lot::RwLock;
-use std::sync::Arc;
-
-/// The parts of a sparse COO tensor.
-#[derive(Clone)]
-pub struct CooParts {
-    /// int64, `sparse_dim × nnz`.
-    pub indices: Tensor,
-    /// `nnz × (dense dimensions)`, the tensor's dtype.
-    pub values: Tensor,
-    /// Whether the indices are sorted and free of duplicates.
-    pub coalesced: bool,
-}
-
-/// The payload of a sparse tensor's storage (see Note [Sparse COO tensors]). The parts can be
-/// replaced in place: a sparse `.grad` accumulates into itself, as PyTorch's.
-pub struct SparseCoo {
-    parts: RwLock<CooParts>,
-}
 
 impl Tensor {
     /// `torch.sparse_coo_tensor(indices, values, size)`: a sparse tensor of `shape` holding
@@ -94,7 +77,7 @@ impl Tensor {
             values: values.clone(),
             coalesced: nnz <= 1,
         };
-        let out = Tensor::from_coo(parts, shape)?;
+        let out = make(parts, shape)?;
         if !is_recording(&[values]) {
             return Ok(out);
         }
@@ -106,31 +89,6 @@ impl Tensor {
             &[],
             move |ctx| Ok(vec![Some(values_at(ctx.grad(0), &pattern)?)]),
         ))
-    }
-
-    /// A sparse tensor of `shape` with these parts (no checks, no autograd).
-    pub(crate) fn from_coo(parts: CooParts, shape: &[usize]) -> Result<Tensor> {
-        let dtype = parts.values.dtype();
-        let strides = crate::core::layout::Layout::contiguous(shape).strides;
-        let payload: crate::core::dispatch::Subclass = Arc::new(SparseCoo {
-            parts: RwLock::new(parts),
-        });
-        Tensor::wrapper(shape, &strides, 0, dtype, payload)
-    }
-
-    /// The payload of a sparse tensor, `None` for a dense one.
-    fn sparse_payload(&self) -> Option<&SparseCoo> {
-        self.subclass()?.downcast_ref::<SparseCoo>()
-    }
-
-    /// Whether the tensor is sparse COO (`is_sparse`).
-    pub fn is_sparse(&self) -> bool {
-        crate::core::dispatch::wrappers_made() && self.sparse_payload().is_some()
-    }
-
-    /// The indices, values and coalesced flag of a sparse tensor (the tensors are shared).
-    pub fn coo(&self) -> Option<CooParts> {
-        self.sparse_payload().map(|s| s.parts.read().clone())
     }
 
     fn coo_or_err(&self, op: &str) -> Result<CooParts> {
@@ -182,7 +140,7 @@ impl Tensor {
         let (indices, shape) = (parts.indices, self.shape().to_vec());
         Ok(record(out, "ValuesBackward0", &[self], &[], move |ctx| {
             let g = ctx.grad(0).detach();
-            Ok(vec![Some(Tensor::from_coo(
+            Ok(vec![Some(make(
                 CooParts {
                     indices: indices.clone(),
                     values: g,
@@ -232,7 +190,7 @@ impl Tensor {
             kernels::unravel(&positions, self.shape()),
             &[self.dim(), positions.len()],
         )?;
-        let out = Tensor::from_coo(
+        let out = make(
             CooParts {
                 indices,
                 values,
@@ -255,7 +213,7 @@ impl Tensor {
         if parts.coalesced {
             return Ok(self.clone());
         }
-        let out = Tensor::from_coo(coalesced(&parts, self.shape())?, self.shape())?;
+        let out = make(coalesced(&parts, self.shape())?, self.shape())?;
         if !is_recording(&[self]) {
             return Ok(out);
         }
@@ -275,10 +233,10 @@ impl Tensor {
                 fmt_shape(self.shape())
             )));
         }
-        let pattern = Tensor::from_coo(mask_parts, mask.shape())?;
+        let pattern = make(mask_parts, mask.shape())?;
         let values = values_at(&self.detach(), &pattern)?;
         let parts = pattern.coo().expect("made sparse above");
-        let out = Tensor::from_coo(
+        let out = make(
             CooParts {
                 values: cast(&values, self.dtype()),
                 ..parts
@@ -331,15 +289,21 @@ impl Tensor {
     /// Adds a sparse tensor into this sparse one in place (its stored elements appended: the
     /// result is uncoalesced), as PyTorch's AccumulateGrad does with sparse gradients.
     pub(crate) fn sparse_accumulate_(&self, other: &Tensor) -> Result<()> {
-        let (Some(mine), Some(theirs)) = (self.sparse_payload(), other.coo()) else {
+        let (Some(mine), Some(theirs)) = (self.coo(), other.coo()) else {
             return Err(Error::runtime(
                 "sparse_accumulate_ expects two sparse tensors",
             ));
         };
-        let joined = concatenated(&mine.parts.read(), &theirs)?;
-        *mine.parts.write() = joined;
+        self.replace_coo(concatenated(&mine, &theirs)?);
         Ok(())
     }
+}
+
+/// A sparse tensor of `shape` with these parts, its ops dispatched to [`handle`] (installed
+/// here, the first time: the core cannot name the ops above it).
+pub(crate) fn make(parts: CooParts, shape: &[usize]) -> Result<Tensor> {
+    crate::core::dispatch::set_sparse_handler(handle);
+    Tensor::from_coo(parts, shape)
 }
 
 /// The values of `dense` (or of a sparse tensor, made dense) at `pattern`'s stored positions.
@@ -452,7 +416,7 @@ fn number_arg(call: &Call, i: usize) -> Option<f64> {
 /// A sparse tensor with the same indices and other values.
 fn with_values(x: &Tensor, values: Tensor) -> Result<Tensor> {
     let parts = x.coo_or_err("with_values")?;
-    Tensor::from_coo(CooParts { values, ..parts }, x.shape())
+    make(CooParts { values, ..parts }, x.shape())
 }
 
 /// The outputs of a dispatched call with a sparse input (below autograd; see
@@ -477,7 +441,7 @@ pub(crate) fn handle(call: &Call) -> Result<Vec<Tensor>> {
                         true => coalesced(&joined, a.shape())?,
                         false => joined,
                     };
-                    Tensor::from_coo(parts, a.shape())?
+                    make(parts, a.shape())?
                 }
                 (Some(_), None) => {
                     let name = &call.op[..3];
@@ -508,7 +472,7 @@ pub(crate) fn handle(call: &Call) -> Result<Vec<Tensor>> {
         "neg.default" => negated(a)?,
         "clone.default" => {
             let parts = a.coo_or_err(call.op)?;
-            Tensor::from_coo(
+            make(
                 CooParts {
                     indices: parts.indices.clone_tensor()?,
                     values: parts.values.clone_tensor()?,
@@ -585,7 +549,7 @@ fn transposed(t: &Tensor, d0: usize, d1: usize) -> Result<Tensor> {
     let rows = Tensor::from_vec(order, &[sparse_dim])?;
     let mut shape = t.shape().to_vec();
     shape.swap(d0, d1);
-    Tensor::from_coo(
+    make(
         CooParts {
             indices: parts.indices.index_select(0, &rows)?,
             values: parts.values,

@@ -28,6 +28,10 @@ pub struct PyTensor {
     /// The Python hooks registered through this object, shown to Python's cycle collector
     /// (see Note [Hooks and the cycle collector]).
     hooks: std::sync::Mutex<Vec<(u64, super::functions::HookSlot)>>,
+    /// The Python object last handed out as `.grad`, kept while it stands for the current
+    /// gradient, so the gradient's object lives as long as the gradient does (PyTorch's
+    /// PyObject preservation: `weakref.ref(x.grad)` stays alive, `id(x.grad)` is stable).
+    grad_object: std::sync::Mutex<Option<Py<PyAny>>>,
 }
 
 impl From<Tensor> for PyTensor {
@@ -36,6 +40,7 @@ impl From<Tensor> for PyTensor {
             inner: super::binding::Binding::new(inner),
             registered: AtomicBool::new(false),
             hooks: std::sync::Mutex::new(Vec::new()),
+            grad_object: std::sync::Mutex::new(None),
         }
     }
 }
@@ -112,6 +117,7 @@ pub(crate) fn to_object(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
             inner: super::binding::Binding::new(t.clone()),
             registered: AtomicBool::new(true),
             hooks: std::sync::Mutex::new(Vec::new()),
+            grad_object: std::sync::Mutex::new(None),
         },
     )?;
     t.0.binding_object
@@ -1856,7 +1862,25 @@ github.com/pytorch/pytorch/pull/30531 for more information.",
                 1,
             )?;
         }
-        self.inner.grad().map(|g| to_object(py, g)).transpose()
+        let cache = || self.grad_object.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(g) = self.inner.grad() else {
+            *cache() = None;
+            return Ok(None);
+        };
+        let kept = cache().as_ref().map(|obj| obj.clone_ref(py));
+        if let Some(obj) = kept {
+            let current = obj
+                .bind(py)
+                .cast::<PyTensor>()
+                .is_ok_and(|t| t.get().inner.same(&g));
+            if current {
+                return Ok(Some(obj));
+            }
+        }
+        // (made outside the lock: making an object may run Python code)
+        let obj = to_object(py, g)?;
+        *cache() = Some(obj.clone_ref(py));
+        Ok(Some(obj))
     }
     #[setter(grad)]
     fn set_grad_attr(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
@@ -1878,7 +1902,10 @@ github.com/pytorch/pytorch/pull/30531 for more information.",
                     })?,
             ),
         };
-        run(|| self.inner.set_grad(g))
+        run(|| self.inner.set_grad(g))?;
+        // the object of a replaced gradient is no longer kept alive
+        *self.grad_object.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        Ok(())
     }
     /// The node that created this tensor, or None for leaves.
     #[getter]
