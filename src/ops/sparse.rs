@@ -312,9 +312,7 @@ fn values_at(grad: &Tensor, pattern: &Tensor) -> Result<Tensor> {
     let dense = grad.to_dense()?.detach();
     let sparse_dim = parts.indices.shape()[0];
     let nnz = parts.values.shape()[0];
-    let sizes = &pattern.shape()[..sparse_dim];
-    let positions = kernels::linear_positions(&parts.indices.to_vec::<i64>()?, sizes, nnz)
-        .ok_or_else(|| Error::runtime("sparse indices out of range"))?;
+    let positions = stored_positions(&parts, pattern.shape())?;
     let rows: Vec<isize> = std::iter::once(-1)
         .chain(pattern.shape()[sparse_dim..].iter().map(|&s| s as isize))
         .collect();
@@ -322,15 +320,21 @@ fn values_at(grad: &Tensor, pattern: &Tensor) -> Result<Tensor> {
     dense.contiguous()?.reshape(&rows)?.index_select(0, &index)
 }
 
+/// The row-major position, among the sparse dimensions of `shape`, of each stored element
+/// (indices were checked when the tensor was made).
+fn stored_positions(parts: &CooParts, shape: &[usize]) -> Result<Vec<usize>> {
+    let sparse_dim = parts.indices.shape()[0];
+    let nnz = parts.values.shape()[0];
+    kernels::linear_positions(&parts.indices.to_vec::<i64>()?, &shape[..sparse_dim], nnz)
+        .ok_or_else(|| Error::runtime("sparse indices out of range"))
+}
+
 /// The dense tensor of sparse parts.
 fn dense_of(parts: &CooParts, shape: &[usize]) -> Result<Tensor> {
     let sparse_dim = parts.indices.shape()[0];
-    let nnz = parts.values.shape()[0];
     let count: usize = shape[..sparse_dim].iter().product();
     let row: usize = shape[sparse_dim..].iter().product();
-    let positions =
-        kernels::linear_positions(&parts.indices.to_vec::<i64>()?, &shape[..sparse_dim], nnz)
-            .ok_or_else(|| Error::runtime("sparse indices out of range"))?;
+    let positions = stored_positions(parts, shape)?;
     let dtype = parts.values.dtype();
     let values = cast(&parts.values.detach(), numeric(dtype));
     let dense = with_num!(values.dtype(), T => {
@@ -355,11 +359,9 @@ fn coalesced(parts: &CooParts, shape: &[usize]) -> Result<CooParts> {
         return Ok(parts.clone());
     }
     let sparse_dim = parts.indices.shape()[0];
-    let nnz = parts.values.shape()[0];
     let sizes = &shape[..sparse_dim];
     let row: usize = shape[sparse_dim..].iter().product();
-    let positions = kernels::linear_positions(&parts.indices.to_vec::<i64>()?, sizes, nnz)
-        .ok_or_else(|| Error::runtime("sparse indices out of range"))?;
+    let positions = stored_positions(parts, shape)?;
     let dtype = parts.values.dtype();
     let values = cast(&parts.values.detach(), numeric(dtype));
     let (kept, sums) = with_num!(values.dtype(), T => {

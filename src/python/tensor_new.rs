@@ -16,11 +16,6 @@ fn dtype_or(t: &Tensor, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<crate::DTy
     Ok(dtype_arg(dtype)?.unwrap_or(t.dtype()))
 }
 
-/// PyTorch's legacy type name of a dtype (`torch.FloatTensor`).
-fn type_name(dtype: crate::DType) -> &'static str {
-    dtype.legacy_name()
-}
-
 /// A dtype ferrograd does not have: PyTorch's cast is refused with a pointer to what exists.
 fn missing(what: &str) -> PyErr {
     PyTypeError::new_err(format!(
@@ -155,7 +150,7 @@ impl PyTensor {
     ) -> PyResult<Py<PyAny>> {
         let _ = non_blocking;
         let Some(dtype) = dtype else {
-            return Ok(PyString::new(py, type_name(self.inner.dtype()))
+            return Ok(PyString::new(py, self.inner.dtype().legacy_name())
                 .into_any()
                 .unbind());
         };
@@ -164,7 +159,7 @@ impl PyTensor {
                 let name = name.to_cow()?;
                 crate::DType::ALL
                     .into_iter()
-                    .find(|&d| type_name(d) == name)
+                    .find(|&d| d.legacy_name() == name)
                     .ok_or_else(|| PyRuntimeError::new_err(format!("invalid type: '{name}'")))?
             }
             // a legacy type (`torch.DoubleTensor`) names its dtype
