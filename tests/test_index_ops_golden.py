@@ -21,7 +21,8 @@ view ops, ``swap_tensors`` and the module conversions built on them), ``conv3d_c
 (``F.conv3d``, ``nn.Conv3d``), ``subclass_dispatch_cases.py`` (wrapper subclasses and
 ``__torch_dispatch__``), ``int_dtypes_cases.py`` (uint8, int8, int16 and int32: promotion,
 wrapping arithmetic, conversions, reductions, NumPy, indexing, refusals), ``sparse_cases.py``
-(sparse COO tensors: products, sums, gradients, accumulation)."""
+(sparse COO tensors: products, sums, gradients, accumulation), ``embedding_bag_cases.py``
+(``F.embedding_bag``, ``nn.EmbeddingBag``)."""
 
 import os
 import subprocess
@@ -59,6 +60,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("conv3d_cases.py", "conv3d_torch.txt"),
         ("int_dtypes_cases.py", "int_dtypes_torch.txt"),
         ("sparse_cases.py", "sparse_torch.txt"),
+        ("embedding_bag_cases.py", "embedding_bag_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

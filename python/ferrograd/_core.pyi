@@ -127,6 +127,7 @@ __all__ = [
     "Tensor",
     "_adam_step",
     "_embedding",
+    "_embedding_bag",
     "_with_out",
     "pixel_shuffle",
     "pixel_unshuffle",
@@ -1855,6 +1856,20 @@ def _embedding(
     sparse: builtins.bool = False,
 ) -> Tensor:
     """`F.embedding`'s core: the rows of `weight` at `indices` (`EmbeddingBackward0`)."""
+
+def _embedding_bag(
+    weight: Tensor,
+    indices: Tensor,
+    offsets: Tensor,
+    mode: builtins.int,
+    per_sample_weights: Tensor | None = None,
+    include_last_offset: builtins.bool = False,
+    padding_idx: builtins.int | None = None,
+    scale_grad_by_freq: builtins.bool = False,
+    sparse: builtins.bool = False,
+) -> Tensor:
+    """`F.embedding_bag`'s core: one row per bag of `weight`'s rows at the 1-D `indices`, the
+    bags cut by `offsets` and reduced by `mode` (0 sum, 1 mean, 2 max; `EmbeddingBagBackward0`)."""
 
 def zeros_like(
     input: Tensor,

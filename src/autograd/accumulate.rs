@@ -125,6 +125,8 @@ pub(super) fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) 
         drop(meta);
         let new = match old {
             None if create_graph || g.requires_grad() => g.clone_preserving()?,
+            // a sparse gradient is kept as it is only when nothing else holds its parts
+            None if g.is_sparse() && !g.owns_coo_exclusively() => g.clone_preserving()?,
             None => g,
             // without a graph being built, a sparse gradient is added in place into a sparse
             // `.grad` (appended) or a dense one, so the `.grad` object stays, as PyTorch's

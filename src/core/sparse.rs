@@ -50,6 +50,23 @@ impl Tensor {
         self.sparse_payload().map(|s| s.parts.read().clone())
     }
 
+    /// Whether nothing else holds this sparse tensor or its indices' and values' elements, and
+    /// those are contiguous: AccumulateGrad may then keep it as `.grad` without a copy, as
+    /// PyTorch's (false for a dense tensor).
+    pub(crate) fn owns_coo_exclusively(&self) -> bool {
+        let Some(payload) = self.subclass() else {
+            return false;
+        };
+        let Some(coo) = payload.downcast_ref::<SparseCoo>() else {
+            return false;
+        };
+        let parts = coo.parts.read();
+        Arc::strong_count(&self.0) == 1
+            && Arc::strong_count(payload) == 1
+            && crate::core::tensor::owns_exclusively(&parts.indices)
+            && crate::core::tensor::owns_exclusively(&parts.values)
+    }
+
     /// Replaces a sparse tensor's parts in place (a no-op on a dense tensor).
     pub fn replace_coo(&self, parts: CooParts) {
         if let Some(s) = self.sparse_payload() {

@@ -4,6 +4,7 @@
 //! of autograd.
 
 pub mod allocator;
+pub mod bags;
 pub mod fastmath;
 pub mod gemm;
 pub mod kernels;

@@ -16,7 +16,7 @@ use crate::{with_any, with_num};
 
 /// The sparse gradient of `embedding(.., sparse=True)`: row `k` of `g` for each taken index
 /// `taken[k]` whose factor is not 0 (the padding index), scaled by its factor.
-fn embedding_sparse_grad(
+pub(super) fn embedding_sparse_grad(
     g: &Tensor,
     taken: &[usize],
     factors: Option<&[f64]>,
@@ -52,13 +52,18 @@ fn gathered_sparse(shape: &[usize], index: &Tensor, dim: usize, g: &Tensor) -> R
 /// when out of range); `gather`/`scatter` refuse negatives (RuntimeError), `index_select` too
 /// (IndexError), as PyTorch.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum IndexRule {
+pub(super) enum IndexRule {
     Wrap,
     Gather,
     Select,
 }
 
-fn index_values(index: &Tensor, size: usize, dim: usize, rule: IndexRule) -> Result<Vec<usize>> {
+pub(super) fn index_values(
+    index: &Tensor,
+    size: usize,
+    dim: usize,
+    rule: IndexRule,
+) -> Result<Vec<usize>> {
     if !matches!(index.dtype(), DType::Int64 | DType::Int32) {
         return Err(Error::runtime(format!(
             "expected an int64 or int32 index tensor, got {} (use .long())",

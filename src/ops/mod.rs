@@ -12,6 +12,7 @@
 //! | `reduction` | `sum`, `mean`, `norm`, `prod`, `max`/`min`/`amax`/`amin`/`argmax`, `var`, `std`, `logsumexp`, `cumsum` |
 //! | `comparison` | `< == ...`, `isnan`, logical ops, `any`/`all`, `maximum`, `minimum` |
 //! | `indexing` | `gather`, `scatter_add`, `index_select`, `index_put`, `where`, `masked_fill` |
+//! | `embedding_bag` | `embedding_bag`: sums, means or maxima of bags of rows |
 //! | `subscript` | `x[...]` and `x[...] = v` |
 //! | `view` | views: `view`, `reshape`, `t`, `transpose`, `expand`, `squeeze`, `select`, `slice`, `narrow`, ... |
 //! | `shape` | `permute`, `flatten`, `cat`, `stack`, `split`, `chunk`, `unbind`, `flip`, `repeat` |
@@ -49,6 +50,7 @@ pub mod creation;
 pub mod decomposition;
 pub(crate) mod dense;
 pub mod division;
+pub mod embedding_bag;
 pub mod factorizations;
 pub mod indexing;
 pub mod inplace;

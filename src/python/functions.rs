@@ -174,6 +174,50 @@ fn _embedding(
     to_object(weight.py(), out)
 }
 
+/// `embedding_bag(weight, indices, offsets, mode, ...)` (`EmbeddingBagBackward0`): one row
+/// per bag of the weight's rows at the 1-D `indices`, cut into bags by `offsets` and reduced
+/// by `mode` (0 sum, 1 mean, 2 max). The argument order and the 2-D input are `nn.functional`'s.
+#[pyfunction]
+#[pyo3(signature = (weight, indices, offsets, mode, per_sample_weights=None, include_last_offset=false, padding_idx=None, scale_grad_by_freq=false, sparse=false))]
+#[allow(clippy::too_many_arguments)]
+fn _embedding_bag(
+    weight: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    offsets: &Bound<'_, PyAny>,
+    mode: u8,
+    per_sample_weights: Option<&Bound<'_, PyAny>>,
+    include_last_offset: bool,
+    padding_idx: Option<usize>,
+    scale_grad_by_freq: bool,
+    sparse: bool,
+) -> PyResult<Py<PyAny>> {
+    use crate::ops::embedding_bag::{BagMode, BagOptions};
+    let w = tensor_arg(weight, "embedding_bag() argument 'weight'")?;
+    let i = tensor_arg(indices, "embedding_bag() argument 'indices'")?;
+    let o = tensor_arg(offsets, "embedding_bag() argument 'offsets'")?;
+    let mode = match mode {
+        0 => BagMode::Sum,
+        1 => BagMode::Mean,
+        2 => BagMode::Max,
+        _ => {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "mode has to be one of sum, mean or max",
+            ))
+        }
+    };
+    let options = BagOptions {
+        per_sample_weights: per_sample_weights
+            .map(|p| tensor_arg(p, "embedding_bag() argument 'per_sample_weights'"))
+            .transpose()?,
+        include_last_offset,
+        padding_idx,
+        scale_grad_by_freq,
+        sparse,
+    };
+    let out = run(|| w.embedding_bag(&i, &o, mode, &options))?;
+    to_object(weight.py(), out)
+}
+
 /// `(*, C·r², H, W) → (*, C, H·r, W·r)`: `torch.pixel_shuffle` (`PixelShuffleBackward0`).
 #[pyfunction]
 fn pixel_shuffle(input: &Bound<'_, PyAny>, upscale_factor: i64) -> PyResult<Py<PyAny>> {
@@ -1352,6 +1396,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(full, m)?)?;
     m.add_function(wrap_pyfunction!(zeros_like, m)?)?;
     m.add_function(wrap_pyfunction!(_embedding, m)?)?;
+    m.add_function(wrap_pyfunction!(_embedding_bag, m)?)?;
     m.add_function(wrap_pyfunction!(pixel_shuffle, m)?)?;
     m.add_function(wrap_pyfunction!(pixel_unshuffle, m)?)?;
     m.add_function(wrap_pyfunction!(ones_like, m)?)?;

@@ -30,6 +30,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 UPSTREAM = os.path.join(HERE, "upstream", "test")
+CHILD_ALIAS = os.path.join(HERE, "child_alias")
 DEFAULT_FILE = "test_autograd.py"
 
 # Every test file the suite runs (its path under upstream/test/): the files it takes test
@@ -440,6 +441,10 @@ def main():
         "file's own status list; with --file all: two results directories, OUT ignored)",
     )
     args = p.parse_args()
+    if args.lib == "ferrograd":
+        # scripts the tests start in a new interpreter import torch through the alias too
+        paths = [CHILD_ALIAS, os.environ.get("PYTHONPATH", "")]
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
     key = args.file
     if key == "all":
         return _every_file(args)

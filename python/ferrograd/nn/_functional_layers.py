@@ -1,5 +1,5 @@
 """The layer functions of ``nn.functional`` (re-exported there): ``linear``, ``bilinear``,
-``embedding``, ``pad``, ``one_hot``, ``normalize``, ``cosine_similarity`` and
+``embedding``, ``embedding_bag``, ``pad``, ``one_hot``, ``normalize``, ``cosine_similarity`` and
 ``pairwise_distance``, with PyTorch's signatures, values, gradients and errors. They are
 compositions of core ops, so their ``grad_fn`` names are those of the last core op."""
 
@@ -99,6 +99,99 @@ def embedding(
     if max_norm is not None:
         _embedding_renorm_(weight, flat, max_norm, norm_type)
     return _core._embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+_BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
+
+
+def embedding_bag(
+    input,
+    weight,
+    offsets=None,
+    max_norm=None,
+    norm_type=2,
+    scale_grad_by_freq=False,
+    mode="mean",
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=None,
+):
+    """Sums, means or maxima of bags of ``weight``'s rows (``EmbeddingBagBackward0``): a 1-D
+    ``input`` is cut into bags by ``offsets``, a 2-D one is one bag per row; an empty bag gives
+    zeros and ``padding_idx`` is left out of its bag. ``per_sample_weights`` (``mode='sum'``
+    only) multiply each index's row."""
+    if weight.dtype in (_core.int64, _core.int32) and input.is_floating_point():
+        import warnings
+
+        warnings.warn(
+            "Argument order of nn.functional.embedding_bag was changed. "
+            "Usage `embedding_bag(weight, input, ...)` is deprecated, "
+            "and should now be `embedding_bag(input, weight, ...)`.",
+            stacklevel=2,
+        )
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(
+            f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, "
+            f"then it must have the same shape as the input ({input.shape})"
+        )
+    if weight.dim() != 2:
+        raise ValueError(
+            f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}"
+        )
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError(
+                "if input is 2D, then offsets has to be None, as input is treated is a "
+                "mini-batch of fixed length sequences. However, found offsets of type "
+                f"{type(offsets)}"
+            )
+        offsets = _core.arange(0, input.numel(), input.size(1), dtype=input.dtype)
+        include_last_offset = False
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(
+            f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}"
+        )
+    if mode not in _BAG_MODES:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if not -num <= padding_idx < num:
+            raise AssertionError("padding_idx must be within the number of embeddings")
+        padding_idx %= num
+    if max_norm is not None:
+        _check_indices(input, num)
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. "
+            "per_sample_weights is only supported for mode='sum' "
+            f"(got mode='{mode}'). Please open a feature request on GitHub."
+        )
+    return _core._embedding_bag(
+        weight,
+        input,
+        offsets,
+        _BAG_MODES[mode],
+        per_sample_weights,
+        include_last_offset,
+        padding_idx,
+        scale_grad_by_freq,
+        sparse,
+    )
 
 
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
@@ -255,6 +348,7 @@ __all__ = [
     "bilinear",
     "cosine_similarity",
     "embedding",
+    "embedding_bag",
     "linear",
     "normalize",
     "one_hot",

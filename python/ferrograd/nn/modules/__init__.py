@@ -58,7 +58,7 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import *  # noqa: F403
 from .pooling import __all__ as _pooling_names
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .transformer import *  # noqa: F403
 from .transformer import __all__ as _transformer_names
 from .upsampling import *  # noqa: F403
@@ -90,6 +90,7 @@ __all__ = [
     "FeatureAlphaDropout",
     "ELU",
     "Embedding",
+    "EmbeddingBag",
     "Flatten",
     "GELU",
     "GroupNorm",
