@@ -2,6 +2,7 @@
 view ``grad_fn`` regeneration): expected values from PyTorch 2.15 (runs with ``import torch``)."""
 
 import ferrograd as torch
+import pytest
 
 
 def test_assignment_into_a_view_reaches_autograd():
@@ -58,3 +59,23 @@ def test_writes_through_views_of_non_contiguous_tensors_reach_autograd():
     b[1].mul_(2)
     b.sum().backward()
     assert w.grad.tolist() == [[1.0, 2.0, 1.0, 1.0]] * 3
+
+
+@pytest.mark.parametrize(
+    "replay, names",
+    [
+        (False, ["AsStridedBackward0", "torch::autograd::CopySlices"]),
+        (True, ["SliceBackward0", "TransposeBackward0"]),
+    ],
+)
+def test_view_replay_regenerates_with_the_views_own_ops(replay, names):
+    # PyTorch 2.15's names and gradients: with view replay on, a view written in place gets its
+    # history back by its own view ops (view, transpose, slice) instead of by as_strided
+    with torch.autograd._force_original_view_tracking(replay):
+        x = torch.arange(6.0, requires_grad=True)
+        b = x * 1
+        v = b.view(2, 3).transpose(0, 1)[1:]
+        v.mul_(torch.tensor([[2.0, 3.0], [4.0, 5.0]]))
+        assert [v.grad_fn.name(), v.grad_fn.next_functions[0][0].name()] == names
+        (v.sum() + b.sum()).backward()
+    assert x.grad.tolist() == [1.0, 4.0, 8.0, 1.0, 6.0, 10.0]

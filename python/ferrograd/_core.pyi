@@ -170,6 +170,8 @@ __all__ = [
     "_register_size",
     "_register_types",
     "_set_grad_enabled",
+    "_set_view_replay_enabled",
+    "_is_view_replay_enabled",
     "_sgd_step",
     "adaptive_avg_pool2d",
     "adaptive_max_pool2d",
@@ -2051,6 +2053,13 @@ def is_grad_enabled() -> builtins.bool:
 
 def _set_grad_enabled(enabled: builtins.bool) -> builtins.bool:
     """Sets grad mode for this thread; returns the previous mode."""
+
+def _is_view_replay_enabled() -> builtins.bool:
+    """Whether views made on this thread replay their own view ops when their history is
+    regenerated."""
+
+def _set_view_replay_enabled(enabled: builtins.bool) -> builtins.bool:
+    """Sets view replay for this thread; returns the previous setting."""
 
 def _register_size(cls: type[tuple[builtins.int, ...]]) -> None:
     """Registers the Python `Size` class (a tuple subclass) used for `.shape`."""

@@ -79,7 +79,9 @@ pub fn is_recording(inputs: &[&Tensor]) -> bool {
 /// rewrites the base's history (CopySlices, or the in-place op's node) and bumps the version
 /// every view shares; a view whose history is older than its storage's version then takes a
 /// fresh one, `AsStridedBackward0` of its base's current history, the next time it is used or
-/// looked at (as PyTorch regenerates a view's `grad_fn`). So gradients through the view reach
+/// looked at (as PyTorch regenerates a view's `grad_fn`); a view made with view replay on
+/// replays its own view ops instead (`ViewBackward0` ..., see
+/// `grad_mode::is_view_replay_enabled`). So gradients through the view reach
 /// what was written into it, and a view of a tensor that came to require grad through an
 /// in-place op requires grad too.
 ///
@@ -125,7 +127,7 @@ pub fn refresh_view(t: &Tensor) {
         return;
     };
     let _recording = crate::core::grad_mode::GradModeGuard::new(true);
-    if let Ok(view) = crate::ops::strided::as_strided(base, &relative) {
+    if let Ok(view) = crate::ops::strided::view_again(base, t, &relative) {
         t.set_grad_fn(view.meta().grad_fn.clone());
     }
 }

@@ -97,6 +97,7 @@ impl From<&[usize]> for Arg {
 
 /// An op call handed to the binding: PyTorch's overload name (`"mul.Tensor"`,
 /// `"sum.dim_IntList"`, `"exp.default"`) and the arguments, positional then keyword.
+#[derive(Clone)]
 pub struct Call {
     /// `name.overload`, as `torch.ops.aten.<name>.<overload>` names it.
     pub op: &'static str,

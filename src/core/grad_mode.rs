@@ -5,6 +5,21 @@ use std::cell::Cell;
 thread_local! {
     static GRAD_ENABLED: Cell<bool> = const { Cell::new(true) };
     static INFERENCE_MODE: Cell<bool> = const { Cell::new(false) };
+    static VIEW_REPLAY: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether views made on this thread keep the view ops that made them, so that a view whose
+/// history an in-place write made stale regenerates it by replaying those ops
+/// (`ViewBackward0` ...) instead of by `as_strided` (PyTorch's `view_replay_enabled`; off by
+/// default).
+pub fn is_view_replay_enabled() -> bool {
+    VIEW_REPLAY.with(|v| v.get())
+}
+
+/// Switches view replay (see [`is_view_replay_enabled`]) on or off for this thread; returns the
+/// previous setting.
+pub fn set_view_replay_enabled(enabled: bool) -> bool {
+    VIEW_REPLAY.with(|v| v.replace(enabled))
 }
 
 /// Whether this thread is in inference mode (PyTorch's `InferenceMode`): tensors made in it are

@@ -73,6 +73,9 @@ pub(crate) struct AutogradMeta {
     /// Hooks of a leaf, run before and after its gradient is accumulated (non-leaf hooks live
     /// on the node); boxed, since few tensors have any and every op makes a tensor.
     pub hooks: Option<Box<crate::autograd::LeafHooks>>,
+    /// For a view made with view replay on: the view ops that make it from its base, in order
+    /// (their first argument, the tensor, left out; see `grad_mode::is_view_replay_enabled`).
+    pub view_replay: Option<Arc<[crate::core::dispatch::Call]>>,
 }
 
 impl Drop for TensorImpl {

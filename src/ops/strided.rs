@@ -90,9 +90,30 @@ fn mask_strided(g: &Tensor, layout: &Layout) -> Result<Tensor> {
 // input is another tensor with history; its write is then recorded as a node with two inputs,
 // the base's old history (the gradient outside the view) and the result (the gradient inside).
 
+/// The view `view` (`layout` within `base`) made again from `base`, recorded: by the view ops
+/// that made it when it kept them (view replay on, see `grad_mode::is_view_replay_enabled`),
+/// else by `as_strided`.
+pub(crate) fn view_again(base: &Tensor, view: &Tensor, layout: &Layout) -> Result<Tensor> {
+    let replay = view.meta().view_replay.clone();
+    if let Some(ops) = replay {
+        let mut again = Some(base.clone());
+        for op in ops.iter() {
+            again = match again {
+                Some(v) => v.replay_view(op).transpose()?,
+                None => None,
+            };
+        }
+        if let Some(again) = again {
+            return Ok(again);
+        }
+    }
+    as_strided(base, layout)
+}
+
 /// Records the new history of `base` after `result` was written into its view `view` (at
 /// `layout` of the base), whose history is still the one before the write (see Note
-/// [CopySlices]). Returns the history for the view itself (an `as_strided` of the new base).
+/// [CopySlices]). Returns the history for the view itself (the view made again from the new
+/// base, see [`view_again`]).
 pub(crate) fn copy_slices(
     base: &Tensor,
     view: &Tensor,
@@ -147,7 +168,7 @@ pub(crate) fn copy_slices(
         ),
     };
     base.set_grad_fn(new_base.meta().grad_fn.clone());
-    let history = as_strided(&new_base, layout)?.meta().grad_fn.clone();
+    let history = view_again(&new_base, view, layout)?.meta().grad_fn.clone();
     if let Some(node) = folded {
         // the op's saved output unpacks with the view's new history, as PyTorch's
         node.rebind_saved_output(view, history.as_ref());

@@ -53,15 +53,54 @@ fn ints(v: &[isize]) -> Arg {
 impl Tensor {
     /// The view of this tensor with `layout`; for a wrapper, the view its class makes for
     /// `call` (Note [Tensor subclasses that dispatch]).
-    pub(crate) fn view_of_layout(
-        &self,
-        layout: Layout,
-        call: impl FnOnce() -> Call,
-    ) -> Result<Tensor> {
-        match intercept1(&[self], call) {
-            Some(dispatched) => dispatched,
-            None => Ok(self.alias_with_layout(layout)),
+    pub(crate) fn view_of_layout(&self, layout: Layout, call: impl Fn() -> Call) -> Result<Tensor> {
+        if let Some(dispatched) = intercept1(&[self], &call) {
+            return dispatched;
         }
+        let view = self.alias_with_layout(layout);
+        if crate::core::grad_mode::is_view_replay_enabled() {
+            // the ops from the base to this view, when every step of the way kept them
+            let before = match self.base() {
+                None => Some(Vec::new()),
+                Some(_) => self.meta().view_replay.as_deref().map(<[Call]>::to_vec),
+            };
+            if let Some(mut ops) = before {
+                let mut this = call();
+                if let Some(first) = this.args.first_mut() {
+                    *first = Arg::None;
+                }
+                ops.push(this);
+                view.meta().view_replay = Some(ops.into());
+            }
+        }
+        Ok(view)
+    }
+
+    /// The view op `call` (as [`Tensor::view_of_layout`] keeps it) made again from `self`;
+    /// `None` for an op this replay does not know (the caller falls back to `as_strided`).
+    pub(crate) fn replay_view(&self, call: &Call) -> Option<Result<Tensor>> {
+        let int = |i: usize| match call.args.get(i) {
+            Some(Arg::Int(v)) => Some(*v as isize),
+            _ => None,
+        };
+        let ints = |i: usize| match call.args.get(i) {
+            Some(Arg::Ints(v)) => Some(v.iter().map(|&d| d as isize).collect::<Vec<_>>()),
+            _ => None,
+        };
+        Some(match call.op {
+            "view.default" => self.view(&ints(1)?),
+            "expand.default" => self.expand(&ints(1)?),
+            "permute.default" => self.permute(&ints(1)?),
+            "select.int" => self.select(int(1)?, int(2)?),
+            "slice.Tensor" => self.slice(int(1)?, Some(int(2)?), Some(int(3)?), int(4)?),
+            "transpose.int" => self.transpose(int(1)?, int(2)?),
+            "unsqueeze.default" => self.unsqueeze(int(1)?),
+            "squeeze.dim" => self.squeeze_dim(int(1)?),
+            "squeeze.default" => self.squeeze(),
+            "t.default" => self.t(),
+            "alias.default" => self.alias(),
+            _ => return None,
+        })
     }
 
     /// A tensor sharing this one's storage (and version counter) with another layout.

@@ -433,6 +433,19 @@ fn _set_grad_enabled(enabled: bool) -> bool {
     crate::set_grad_enabled(enabled)
 }
 
+/// Whether views made on this thread replay their own view ops when an in-place write makes
+/// their history stale (`torch.autograd.is_view_replay_enabled`).
+#[pyfunction]
+fn _is_view_replay_enabled() -> bool {
+    crate::core::grad_mode::is_view_replay_enabled()
+}
+
+/// Sets view replay for this thread; returns the previous setting.
+#[pyfunction]
+fn _set_view_replay_enabled(enabled: bool) -> bool {
+    crate::core::grad_mode::set_view_replay_enabled(enabled)
+}
+
 /// Tensors from a tensor or a sequence of tensors.
 pub(crate) fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
     if obj.cast::<PyTensor>().is_ok() {
@@ -1404,6 +1417,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(linspace, m)?)?;
     m.add_function(wrap_pyfunction!(is_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(_set_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(_is_view_replay_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_view_replay_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(grad, m)?)?;
     m.add_function(wrap_pyfunction!(backward, m)?)?;
     m.add_function(wrap_pyfunction!(super::convert::_register_size, m)?)?;

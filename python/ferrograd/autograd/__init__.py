@@ -124,30 +124,27 @@ def kineto_available():
     return False
 
 
-_view_replay = [False]
-
-
 class _force_original_view_tracking:
     """Sets whether a view modified in place regenerates its history by replaying its own
-    view op (``True``) or by ``as_strided`` (``False``, the default); takes effect at once, and
-    restores the previous setting when used as a context manager."""
+    view ops (``True``) or by ``as_strided`` (``False``, the default), for the views made on this
+    thread from now on; takes effect at once, and restores the previous setting when used as a
+    context manager."""
 
     def __init__(self, mode):
-        self._prev = _view_replay[0]
-        _view_replay[0] = bool(mode)
+        self._prev = _core._set_view_replay_enabled(bool(mode))
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        _view_replay[0] = self._prev
+        _core._set_view_replay_enabled(self._prev)
         return False
 
 
 def is_view_replay_enabled():
-    """Whether views modified in place replay their own view op (see
+    """Whether views made on this thread keep their view ops to replay (see
     ``_force_original_view_tracking``)."""
-    return _view_replay[0]
+    return _core._is_view_replay_enabled()
 
 
 def Variable(data, requires_grad=False, volatile=False):
