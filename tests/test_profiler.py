@@ -62,3 +62,27 @@ def test_unfinished_and_disabled_profiles():
     with ferrograd.autograd.profiler.profile(enabled=False) as off:
         ferrograd.ones(2) * 2
     assert off.function_events is None
+
+
+def test_backward_events_carry_the_sequence_number_of_their_forward_op():
+    # PyTorch's rule (test_autograd.py's test_profiler_seq_nr): the op that recorded a node and
+    # the engine's two events for that node share its sequence number; AccumulateGrad and
+    # labelled ranges carry none (-1); a node's events name the thread of its forward op
+    with ferrograd.autograd.profiler.profile() as p:
+        x = ferrograd.randn(10, 10, requires_grad=True)
+        y = ferrograd.randn(10, 10, requires_grad=True)
+        with ferrograd.autograd.profiler.record_function("label"):
+            z = x + y
+        s = z.sum()
+        s.backward()
+    events = {e.name: e for e in p.function_events}
+    for op, node in (("aten::add", "AddBackward0"), ("aten::sum", "SumBackward0")):
+        forward = events[op]
+        assert forward.sequence_nr >= 0 and forward.fwd_thread == 0
+        for name in (node, f"autograd::engine::evaluate_function: {node}"):
+            assert events[name].sequence_nr == forward.sequence_nr, name
+            assert events[name].fwd_thread == forward.thread, name
+    assert events["aten::add"].sequence_nr != events["aten::sum"].sequence_nr
+    assert events["torch::autograd::AccumulateGrad"].sequence_nr == -1
+    assert events["label"].sequence_nr == -1
+    assert events["aten::randn"].sequence_nr == -1

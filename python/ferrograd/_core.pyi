@@ -2413,7 +2413,16 @@ def _profiler_start() -> None:
     """Starts recording events (ops called from Python, backward nodes, labelled ranges)."""
 
 def _profiler_stop() -> list[
-    tuple[builtins.str, builtins.float, builtins.float, builtins.float, builtins.int, builtins.int]
+    tuple[
+        builtins.str,
+        builtins.float,
+        builtins.float,
+        builtins.float,
+        builtins.int,
+        builtins.int,
+        builtins.int,
+        builtins.int,
+    ]
 ]:
     """Stops recording; returns the events in the order they finished."""
 

@@ -566,13 +566,23 @@ impl GraphTask {
             return Ok(outcome);
         }
         node.run_node_pre_hooks(&mut outcome.seen)?;
-        let _evaluate = crate::core::profiler::Range::new(|| {
-            format!(
+        // (AccumulateGrad's events carry no number, as PyTorch's)
+        let seq = match node.kind() {
+            NodeKind::AccumulateGrad(_) => u64::MAX,
+            _ => node.seq_nr(),
+        };
+        let numbered = |name: String| match seq {
+            u64::MAX => crate::core::profiler::Range::new(|| name),
+            seq => crate::core::profiler::Range::backward(|| name, seq),
+        };
+        let profiling = crate::core::profiler::is_enabled();
+        let _evaluate = profiling.then(|| {
+            numbered(format!(
                 "autograd::engine::evaluate_function: {}",
                 node.profiler_name()
-            )
+            ))
         });
-        let _node = crate::core::profiler::Range::new(|| node.profiler_name());
+        let _node = profiling.then(|| numbered(node.profiler_name()));
         match node.kind() {
             NodeKind::AccumulateGrad(variable) => {
                 // backward() captures nothing, so the gradient moves into `.grad` (a clone

@@ -271,6 +271,7 @@ impl Node {
             seq_nr: std::sync::atomic::AtomicU64::new(NEXT_SEQ.with(|n| {
                 let seq = n.get();
                 n.set(seq + 1);
+                crate::core::profiler::note_node(seq);
                 seq
             })),
             next_edges,

@@ -3,6 +3,10 @@
 //! `record_function` range becomes an event with its start, its duration and its self time
 //! (the duration minus that of the events nested in it on the same thread). When it is off,
 //! a range costs one atomic load.
+//!
+//! As PyTorch's, an op that records a backward node carries that node's sequence number, and
+//! so do the engine's events for the node, with the thread the op ran on (`fwd_thread`): a
+//! backward event can be traced to the forward op that made its node.
 
 use parking_lot::Mutex;
 use std::cell::RefCell;
@@ -25,22 +29,32 @@ pub struct Event {
     pub thread: u64,
     /// How deeply it was nested in other ranges of its thread (0: outermost).
     pub depth: usize,
+    /// The sequence number of the backward node the op recorded, or of the node a backward
+    /// event runs; -1 for other events.
+    pub sequence_nr: i64,
+    /// For a backward node's events: the thread of the op that recorded the node (0 else).
+    pub fwd_thread: u64,
 }
 
 struct Session {
     origin: Instant,
     events: Vec<Event>,
     threads: Vec<std::thread::ThreadId>,
+    /// The thread each op that recorded a node ran on, by the node's sequence number.
+    forward_threads: std::collections::HashMap<u64, u64>,
 }
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
 static SESSION: Mutex<Option<Session>> = Mutex::new(None);
 
-/// An open range on this thread: its name, start, and the time of the ranges nested in it.
+/// An open range on this thread: its name, start, the time of the ranges nested in it, and the
+/// sequence number it carries (-1: none yet) and whether it is a backward node's.
 struct Open {
     name: String,
     start: Instant,
     nested_us: f64,
+    sequence_nr: i64,
+    backward: bool,
 }
 
 thread_local! {
@@ -58,6 +72,7 @@ pub fn start() {
         origin: Instant::now(),
         events: Vec::new(),
         threads: Vec::new(),
+        forward_threads: std::collections::HashMap::new(),
     });
     ENABLED.store(true, Ordering::SeqCst);
 }
@@ -71,6 +86,11 @@ pub fn stop() -> Vec<Event> {
 
 /// Opens a range named `name()` on this thread, if recording (the name is only made then).
 pub fn push(name: impl FnOnce() -> String) {
+    push_numbered(name, None);
+}
+
+/// [`push`] for an event of the backward node numbered `sequence_nr`, if any.
+fn push_numbered(name: impl FnOnce() -> String, sequence_nr: Option<u64>) {
     if !is_enabled() {
         return;
     }
@@ -80,7 +100,24 @@ pub fn push(name: impl FnOnce() -> String) {
             name,
             start: Instant::now(),
             nested_us: 0.0,
+            sequence_nr: sequence_nr.map_or(-1, |s| s as i64),
+            backward: sequence_nr.is_some(),
         })
+    });
+}
+
+/// Called when a backward node numbered `sequence_nr` is made: the op running on this thread
+/// (the innermost open `aten::` range that has no number yet) takes the node's number.
+pub fn note_node(sequence_nr: u64) {
+    if !is_enabled() {
+        return;
+    }
+    OPEN.with(|open| {
+        if let Some(op) = open.borrow_mut().last_mut() {
+            if op.sequence_nr < 0 && !op.backward && op.name.starts_with("aten::") {
+                op.sequence_nr = sequence_nr as i64;
+            }
+        }
     });
 }
 
@@ -114,6 +151,18 @@ pub fn pop() {
         }
     } as u64;
     let duration_us = (end - range.start).as_secs_f64() * 1e6;
+    let fwd_thread = match (range.backward, range.sequence_nr) {
+        (false, seq) if seq >= 0 => {
+            session.forward_threads.insert(seq as u64, thread);
+            0
+        }
+        (true, seq) => session
+            .forward_threads
+            .get(&(seq as u64))
+            .copied()
+            .unwrap_or(0),
+        _ => 0,
+    };
     session.events.push(Event {
         start_us: range
             .start
@@ -125,6 +174,8 @@ pub fn pop() {
         name: range.name,
         thread,
         depth,
+        sequence_nr: range.sequence_nr,
+        fwd_thread,
     });
 }
 
@@ -139,6 +190,15 @@ impl Range {
         let open = is_enabled();
         if open {
             push(name);
+        }
+        Range { open }
+    }
+
+    /// Opens a range named `name()` for running the backward node numbered `sequence_nr`.
+    pub fn backward(name: impl FnOnce() -> String, sequence_nr: u64) -> Range {
+        let open = is_enabled();
+        if open {
+            push_numbered(name, Some(sequence_nr));
         }
         Range { open }
     }

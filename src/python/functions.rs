@@ -21,7 +21,7 @@ pub(crate) fn finish(t: Tensor, requires_grad: bool) -> PyResult<Py<PyAny>> {
             t.dtype().name()
         )));
     }
-    run(|| t.set_requires_grad(requires_grad))?;
+    run_unnamed(|| t.set_requires_grad(requires_grad))?;
     Python::attach(|py| to_object(py, t))
 }
 

@@ -3,8 +3,9 @@
 use crate::core::profiler;
 use pyo3::prelude::*;
 
-/// A finished event: `(name, start_us, duration_us, self_us, thread, depth)`.
-type EventTuple = (String, f64, f64, f64, u64, usize);
+/// A finished event: `(name, start_us, duration_us, self_us, thread, depth, sequence_nr,
+/// fwd_thread)`.
+type EventTuple = (String, f64, f64, f64, u64, usize, i64, u64);
 
 /// Starts recording events (ops called from Python, backward nodes, labelled ranges).
 #[pyfunction]
@@ -25,6 +26,8 @@ fn _profiler_stop() -> Vec<EventTuple> {
                 e.self_us,
                 e.thread,
                 e.depth,
+                e.sequence_nr,
+                e.fwd_thread,
             )
         })
         .collect()

@@ -362,8 +362,16 @@ class profile:
     def __exit__(self, exc_type, exc, tb):
         if self.enabled:
             events = [
-                FunctionEvent(id=k, name=name, thread=thread, start_us=t0, end_us=t0 + length)
-                for k, (name, t0, length, _self, thread, _depth) in enumerate(
+                FunctionEvent(
+                    id=k,
+                    name=name,
+                    thread=thread,
+                    start_us=t0,
+                    end_us=t0 + length,
+                    sequence_nr=seq,
+                    fwd_thread=fwd_thread,
+                )
+                for k, (name, t0, length, _self, thread, _depth, seq, fwd_thread) in enumerate(
                     _core._profiler_stop()
                 )
             ]
