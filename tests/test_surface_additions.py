@@ -172,3 +172,16 @@ def test_detect_anomaly_nan_check_and_forward_trace():
     with torch.autograd.set_detect_anomaly(True, check_nan=False):
         assert torch.is_anomaly_enabled() and not torch.is_anomaly_check_nan_enabled()
         _NanBackward.apply(x).sum().backward()  # no NaN check
+
+
+def test_empty_takes_a_memory_format():
+    t = torch.empty(2, 3, 3, 6, memory_format=torch.channels_last)
+    assert t.shape == (2, 3, 3, 6) and t.stride() == (54, 1, 18, 3)
+    assert t.is_contiguous(memory_format=torch.channels_last)
+    assert torch.empty(2, 3, pin_memory=False).stride() == (3, 1)
+    with pytest.raises(RuntimeError, match="unsupported memory format Preserve"):
+        torch.empty(2, 3, memory_format=torch.preserve_format)
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
+        torch.empty(2, 3, memory_format=torch.channels_last)
+    with pytest.raises(TypeError):
+        torch.zeros(2, memory_format=torch.contiguous_format)

@@ -1808,8 +1808,10 @@ def empty(
     dtype: _DTypeLike | None = None,
     device: _Device | None = None,
     requires_grad: builtins.bool = False,
+    pin_memory: builtins.bool = False,
+    memory_format: Any = None,
 ) -> Tensor:
-    """An uninitialised tensor (zero-filled here)."""
+    """An uninitialised tensor (zero-filled here), laid out in `memory_format`."""
 
 @overload
 def empty(
@@ -1817,6 +1819,8 @@ def empty(
     dtype: _DTypeLike | None = None,
     device: _Device | None = None,
     requires_grad: builtins.bool = False,
+    pin_memory: builtins.bool = False,
+    memory_format: Any = None,
 ) -> Tensor: ...
 @overload
 def empty(
@@ -1825,6 +1829,8 @@ def empty(
     dtype: _DTypeLike | None = None,
     device: _Device | None = None,
     requires_grad: builtins.bool = False,
+    pin_memory: builtins.bool = False,
+    memory_format: Any = None,
 ) -> Tensor: ...
 def full(
     size: _Dims,

@@ -39,6 +39,30 @@ fn tensor(
     finish(t, requires_grad)
 }
 
+/// The tensor of `zeros`/`ones`/`empty` (`name`): the size positionally (`zeros(2, 3)`,
+/// `zeros((2, 3))`) or as `size=(2, 3)`, filled with `value`.
+fn filled_tensor(
+    name: &str,
+    sizes: &Bound<'_, PyTuple>,
+    size: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    value: f64,
+) -> PyResult<Tensor> {
+    super::convert::device_arg(device)?;
+    let shape = match size {
+        Some(s) if sizes.is_empty() => size_args(&PyTuple::new(s.py(), [s])?)?,
+        Some(_) => {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "{name}() got multiple values for argument 'size'"
+            )))
+        }
+        None => size_args(sizes)?,
+    };
+    let dtype = dtype_arg(dtype)?.unwrap_or_else(crate::core::dtype::default_float);
+    run(|| Tensor::try_full(&shape, value, dtype))
+}
+
 macro_rules! filled {
     ($name:ident, $value:expr, $doc:literal) => {
         #[doc = $doc]
@@ -51,30 +75,43 @@ macro_rules! filled {
             device: Option<&Bound<'_, PyAny>>,
             requires_grad: bool,
         ) -> PyResult<Py<PyAny>> {
-            super::convert::device_arg(device)?;
-            // the size positionally (`zeros(2, 3)`, `zeros((2, 3))`) or as `size=(2, 3)`
-            let shape = match size {
-                Some(s) if sizes.is_empty() => size_args(&PyTuple::new(s.py(), [s])?)?,
-                Some(_) => {
-                    return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                        "{}() got multiple values for argument 'size'",
-                        stringify!($name)
-                    )))
-                }
-                None => size_args(sizes)?,
-            };
-            let dtype = dtype_arg(dtype)?.unwrap_or_else(crate::core::dtype::default_float);
-            finish(
-                run(|| Tensor::try_full(&shape, $value, dtype))?,
-                requires_grad,
-            )
+            let t = filled_tensor(stringify!($name), sizes, size, dtype, device, $value)?;
+            finish(t, requires_grad)
         }
     };
 }
 
 filled!(zeros, 0.0, "A tensor of zeros.");
 filled!(ones, 1.0, "A tensor of ones.");
-filled!(empty, 0.0, "An uninitialised tensor (zero-filled here).");
+
+/// An uninitialised tensor (zero-filled here), laid out in `memory_format` (contiguous by
+/// default, `torch.channels_last` for 4-D ...).
+#[pyfunction]
+#[pyo3(signature = (*sizes, size=None, dtype=None, device=None, requires_grad=false, pin_memory=false, memory_format=None))]
+#[allow(clippy::too_many_arguments)]
+fn empty(
+    sizes: &Bound<'_, PyTuple>,
+    size: Option<&Bound<'_, PyAny>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    pin_memory: bool,
+    memory_format: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    // pinned memory is for copies to a GPU: on the CPU alone there is nothing to pin
+    let _ = pin_memory;
+    let t = filled_tensor("empty", sizes, size, dtype, device, 0.0)?;
+    let t = match super::tensor::memory_format_arg(memory_format, t.dim())? {
+        MemoryFormat::Contiguous => t,
+        MemoryFormat::ChannelsLast => run(|| t.channels_last())?,
+        MemoryFormat::Preserve => {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "unsupported memory format Preserve",
+            ))
+        }
+    };
+    finish(t, requires_grad)
+}
 
 /// A tensor of `size` filled with `fill_value` (dtype inferred from the value when not given).
 #[pyfunction]

@@ -2302,7 +2302,10 @@ pub(crate) fn like_format(obj: Option<&Bound<'_, PyAny>>, dim: usize) -> PyResul
 
 /// The memory format `obj` names (`None`: contiguous), checked against a tensor of rank `dim`
 /// as PyTorch checks it.
-fn memory_format_arg(obj: Option<&Bound<'_, PyAny>>, dim: usize) -> PyResult<MemoryFormat> {
+pub(crate) fn memory_format_arg(
+    obj: Option<&Bound<'_, PyAny>>,
+    dim: usize,
+) -> PyResult<MemoryFormat> {
     let Some(obj) = obj.filter(|o| !o.is_none()) else {
         return Ok(MemoryFormat::Contiguous);
     };

@@ -357,9 +357,8 @@ class _Frame:
         PyTorch's: a Function reading ``ctx.saved_tensors`` twice); another pass recomputes."""
         key = _execution_key()
         # under a GraphExecGroup a recomputation serves the group's backward calls only; else a
-        # filled holder serves the backward pass it was made in and the ones nested in it (a
-        # backward inside the recomputation of an enclosing checkpoint), and its leftovers are
-        # dropped when that pass ends (see `refill`)
+        # filled holder serves whichever backward comes (a nested one inside the recomputation
+        # of an enclosing checkpoint included)
         stale = key[0] == "group" and holder.filled_for != key
         if holder.tensor is None or stale:
             if holder.unpacked_in == key:
@@ -397,25 +396,6 @@ class _Frame:
             if holder is not None:
                 holder.tensor = tensor
                 holder.filled_for = key
-        if key[0] == "task":
-            # what this backward pass did not unpack is not kept for a later one: that one
-            # recomputes, as PyTorch's recomputations are per graph task
-            frame = weakref.ref(self)
-
-            def drop_leftovers():
-                alive = frame()
-                if alive is not None:
-                    alive.drop(key)
-
-            _core._queue_callback(drop_leftovers)
-
-    def drop(self, key):
-        """Empties the holders still filled for the execution ``key``."""
-        for ref in self.holders:
-            holder = ref()
-            if holder is not None and holder.filled_for == key:
-                holder.tensor = None
-                holder.filled_for = None
 
     def recompute(self):
         """Runs the call again (with grad on) and returns the tensors it saved for backward, in
