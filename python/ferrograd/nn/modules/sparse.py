@@ -10,7 +10,32 @@ from ..parameter import Parameter
 from .module import Module
 
 
-class Embedding(Module):
+def _padding_index(padding_idx, num_embeddings, name):
+    """``padding_idx`` checked against the table's rows (``name`` spelt as the layer's PyTorch
+    message spells it) and counted from the start."""
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise AssertionError(f"{name} must be within num_embeddings")
+    return padding_idx % num_embeddings
+
+
+class _Table(Module):
+    """What ``Embedding`` and ``EmbeddingBag`` share: ``N(0, 1)`` rows with the padding row
+    zeroed."""
+
+    def reset_parameters(self):
+        """``N(0, 1)`` then the padding row set to zeros."""
+        init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self):
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0.0
+
+
+class Embedding(_Table):
     """Rows of ``weight`` selected by integer indices; see ``F.embedding``."""
 
     __constants__ = (
@@ -40,15 +65,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_index(padding_idx, num_embeddings, "Padding_idx")
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -65,16 +82,6 @@ class Embedding(Module):
                 )
             self.weight = Parameter(_weight, requires_grad=not _freeze)
         self.sparse = sparse
-
-    def reset_parameters(self):
-        """``N(0, 1)`` then the padding row set to zeros."""
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self):
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx] = 0.0
 
     def forward(self, input):
         """``F.embedding`` with this layer's settings."""
@@ -130,7 +137,7 @@ class Embedding(Module):
         )
 
 
-class EmbeddingBag(Module):
+class EmbeddingBag(_Table):
     """Sums, means or maxima of bags of rows of ``weight``; see ``F.embedding_bag``."""
 
     __constants__ = (
@@ -166,15 +173,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0:
-                if padding_idx >= num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-            elif padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _padding_index(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             self.weight = Parameter(
                 _core.empty(num_embeddings, embedding_dim, dtype=dtype, device=device)
@@ -189,16 +188,6 @@ class EmbeddingBag(Module):
         self.mode = mode
         self.sparse = sparse
         self.include_last_offset = include_last_offset
-
-    def reset_parameters(self):
-        """``N(0, 1)`` then the padding row set to zeros."""
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self):
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx] = 0.0
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         """``F.embedding_bag`` with this layer's settings."""
