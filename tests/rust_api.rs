@@ -320,3 +320,35 @@ fn sparse_coo_products_and_their_gradients_as_pytorch() -> Result<()> {
     assert_eq!(grad.to_dense()?.to_vec::<f64>()?, vec![0.0, 7.0, 3.0, 0.0]);
     Ok(())
 }
+
+#[test]
+fn embedding_bag_from_rust() -> Result<()> {
+    use ferrograd::ops::embedding_bag::{BagMode, BagOptions};
+    // rows [0, 1], [2, 3], [4, 5]; bags {0, 2}, {}, {1, 1}: values and gradients as PyTorch's
+    let weight = Tensor::from_vec((0..6).map(f64::from).collect(), &[3, 2])?;
+    weight.set_requires_grad(true)?;
+    let indices = Tensor::from_vec(vec![0i64, 2, 1, 1], &[4])?;
+    let offsets = Tensor::from_vec(vec![0i64, 2, 2], &[3])?;
+    let options = BagOptions::default();
+    let mean = weight.embedding_bag(&indices, &offsets, BagMode::Mean, &options)?;
+    assert_eq!(mean.to_vec::<f64>()?, vec![2.0, 3.0, 0.0, 0.0, 2.0, 3.0]);
+    mean.sum()?.backward(None, None, false)?;
+    let grad = weight.grad().expect("a gradient");
+    assert_eq!(grad.to_vec::<f64>()?, vec![0.5, 0.5, 1.0, 1.0, 0.5, 0.5]);
+    let max = weight.embedding_bag(&indices, &offsets, BagMode::Max, &options)?;
+    assert_eq!(max.to_vec::<f64>()?, vec![4.0, 5.0, 0.0, 0.0, 2.0, 3.0]);
+    let sparse = BagOptions {
+        sparse: true,
+        ..BagOptions::default()
+    };
+    let sum = weight.embedding_bag(&indices, &offsets, BagMode::Sum, &sparse)?;
+    weight.set_grad(None)?;
+    sum.sum()?.backward(None, None, false)?;
+    let grad = weight.grad().expect("a gradient");
+    assert!(grad.is_sparse());
+    assert_eq!(
+        grad.to_dense()?.to_vec::<f64>()?,
+        vec![1.0, 1.0, 2.0, 2.0, 1.0, 1.0]
+    );
+    Ok(())
+}
