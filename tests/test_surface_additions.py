@@ -185,3 +185,16 @@ def test_empty_takes_a_memory_format():
         torch.empty(2, 3, memory_format=torch.channels_last)
     with pytest.raises(TypeError):
         torch.zeros(2, memory_format=torch.contiguous_format)
+
+
+def test_a_given_dim_sums_by_the_dim_overload():
+    # PyTorch 2.15: sum() is sum.default (SumBackward0); any dim given, None or [] included, is
+    # sum.dim_IntList (SumBackward1), which sums every element when the list is empty
+    x = torch.ones(2, 2, requires_grad=True)
+    assert x.sum().grad_fn.name() == "SumBackward0"
+    assert x.sum(dtype=torch.float64).grad_fn.name() == "SumBackward0"
+    for total in (x.sum(dim=None), x.sum(None), torch.sum(x, dim=None), x.sum(dim=[])):
+        assert total.grad_fn.name() == "SumBackward1" and total.shape == ()
+    assert x.sum(dim=None, keepdim=True).shape == (1, 1)
+    x.sum(dim=None).backward()
+    assert x.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]

@@ -748,16 +748,22 @@ impl PyTensor {
 
     /// Sum of all elements, or over `dim` (NumPy's `axis=` and `keepdims=` accepted, as
     /// PyTorch accepts them).
-    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None, axis=None, keepdims=None))]
+    /// A `dim` given, even as `None` or `[]`, sums by PyTorch's `sum.dim_IntList` overload
+    /// (`SumBackward1`); none given, by `sum.default` (`SumBackward0`).
+    #[pyo3(
+        signature = (dim=Some(None), keepdim=false, *, dtype=None, axis=None, keepdims=None),
+        text_signature = "(self, /, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None)"
+    )]
     fn sum(
         &self,
-        dim: Option<&Bound<'_, PyAny>>,
+        dim: Option<Option<&Bound<'_, PyAny>>>,
         keepdim: bool,
         dtype: Option<&Bound<'_, PyAny>>,
         axis: Option<&Bound<'_, PyAny>>,
         keepdims: Option<bool>,
     ) -> TResult {
-        let (dim, keepdim) = numpy_names(dim, keepdim, axis, keepdims)?;
+        let dim_given = !matches!(dim, Some(None)) || axis.is_some();
+        let (dim, keepdim) = numpy_names(dim.flatten(), keepdim, axis, keepdims)?;
         let dims = dims_arg(dim)?;
         let dtype = dtype_arg(dtype)?;
         wrap(run(|| {
@@ -765,7 +771,7 @@ impl PyTensor {
                 Some(d) => self.inner.to_dtype(d)?,
                 None => self.inner.clone(),
             };
-            let total = if dims.is_empty() && !keepdim {
+            let total = if dims.is_empty() && !keepdim && !dim_given {
                 x.sum()
             } else {
                 x.sum_dims(&dims, keepdim)
