@@ -566,23 +566,18 @@ impl GraphTask {
             return Ok(outcome);
         }
         node.run_node_pre_hooks(&mut outcome.seen)?;
-        // (AccumulateGrad's events carry no number, as PyTorch's)
-        let seq = match node.kind() {
-            NodeKind::AccumulateGrad(_) => u64::MAX,
-            _ => node.seq_nr(),
-        };
-        let numbered = |name: String| match seq {
-            u64::MAX => crate::core::profiler::Range::new(|| name),
-            seq => crate::core::profiler::Range::backward(|| name, seq),
-        };
-        let profiling = crate::core::profiler::is_enabled();
-        let _evaluate = profiling.then(|| {
-            numbered(format!(
+        let _events = crate::core::profiler::is_enabled().then(|| {
+            // (AccumulateGrad's events carry no number, as PyTorch's)
+            let numbered = |name: String| match node.kind() {
+                NodeKind::AccumulateGrad(_) => crate::core::profiler::Range::new(|| name),
+                _ => crate::core::profiler::Range::backward(|| name, node.seq_nr()),
+            };
+            let evaluate = numbered(format!(
                 "autograd::engine::evaluate_function: {}",
                 node.profiler_name()
-            ))
+            ));
+            (evaluate, numbered(node.profiler_name()))
         });
-        let _node = profiling.then(|| numbered(node.profiler_name()));
         match node.kind() {
             NodeKind::AccumulateGrad(variable) => {
                 // backward() captures nothing, so the gradient moves into `.grad` (a clone

@@ -75,7 +75,7 @@ pub(crate) struct AutogradMeta {
     pub hooks: Option<Box<crate::autograd::LeafHooks>>,
     /// For a view made with view replay on: the view ops that make it from its base, in order
     /// (their first argument, the tensor, left out; see `grad_mode::is_view_replay_enabled`).
-    pub view_replay: Option<Arc<[crate::core::dispatch::Call]>>,
+    pub view_replay: Option<Arc<Vec<crate::core::dispatch::Call>>>,
 }
 
 impl Drop for TensorImpl {

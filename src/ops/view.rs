@@ -62,7 +62,7 @@ impl Tensor {
             // the ops from the base to this view, when every step of the way kept them
             let before = match self.base() {
                 None => Some(Vec::new()),
-                Some(_) => self.meta().view_replay.as_deref().map(<[Call]>::to_vec),
+                Some(_) => self.meta().view_replay.as_deref().cloned(),
             };
             if let Some(mut ops) = before {
                 let mut this = call();
@@ -70,7 +70,7 @@ impl Tensor {
                     *first = Arg::None;
                 }
                 ops.push(this);
-                view.meta().view_replay = Some(ops.into());
+                view.meta().view_replay = Some(std::sync::Arc::new(ops));
             }
         }
         Ok(view)
