@@ -193,7 +193,8 @@ def test_a_given_dim_sums_by_the_dim_overload():
     x = torch.ones(2, 2, requires_grad=True)
     assert x.sum().grad_fn.name() == "SumBackward0"
     assert x.sum(dtype=torch.float64).grad_fn.name() == "SumBackward0"
-    for total in (x.sum(dim=None), x.sum(None), torch.sum(x, dim=None), x.sum(dim=[])):
+    sums = (x.sum(dim=None), x.sum(None), torch.sum(x, dim=None), x.sum(dim=[]), x.sum(axis=None))
+    for total in sums:
         assert total.grad_fn.name() == "SumBackward1" and total.shape == ()
     assert x.sum(dim=None, keepdim=True).shape == (1, 1)
     x.sum(dim=None).backward()

@@ -751,7 +751,7 @@ impl PyTensor {
     /// A `dim` given, even as `None` or `[]`, sums by PyTorch's `sum.dim_IntList` overload
     /// (`SumBackward1`); none given, by `sum.default` (`SumBackward0`).
     #[pyo3(
-        signature = (dim=Some(None), keepdim=false, *, dtype=None, axis=None, keepdims=None),
+        signature = (dim=Some(None), keepdim=false, *, dtype=None, axis=Some(None), keepdims=None),
         text_signature = "(self, /, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None)"
     )]
     fn sum(
@@ -759,11 +759,11 @@ impl PyTensor {
         dim: Option<Option<&Bound<'_, PyAny>>>,
         keepdim: bool,
         dtype: Option<&Bound<'_, PyAny>>,
-        axis: Option<&Bound<'_, PyAny>>,
+        axis: Option<Option<&Bound<'_, PyAny>>>,
         keepdims: Option<bool>,
     ) -> TResult {
-        let dim_given = !matches!(dim, Some(None)) || axis.is_some();
-        let (dim, keepdim) = numpy_names(dim.flatten(), keepdim, axis, keepdims)?;
+        let dim_given = !matches!(dim, Some(None)) || !matches!(axis, Some(None));
+        let (dim, keepdim) = numpy_names(dim.flatten(), keepdim, axis.flatten(), keepdims)?;
         let dims = dims_arg(dim)?;
         let dtype = dtype_arg(dtype)?;
         wrap(run(|| {
