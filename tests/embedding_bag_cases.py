@@ -7,17 +7,14 @@ gradients of weight and per-sample weights (gradcheck), the layer and its refusa
 
 import warnings
 
+import case_printing
 import ferrograd as torch
 import ferrograd.nn.functional as F
 
 
 def refused(call):
     """The exception's class and the first part of its message (PyTorch's own text)."""
-    try:
-        call()
-        print("no error")
-    except Exception as e:
-        print(type(e).__name__, str(e)[:70])
+    case_printing.refused(call, width=70)
 
 
 def r(t):

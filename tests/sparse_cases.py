@@ -4,16 +4,13 @@ with dense matrices and their gradients (a sparse operand's gradient is sparse),
 ``test_index_ops_golden.py`` runs it with ferrograd and compares its output with PyTorch 2.15's
 (``golden/sparse_torch.txt``, recorded by running it with ``import torch``)."""
 
+import case_printing
 import ferrograd as torch
 
 
 def refused(call):
     """The exception's class and the first part of its message (PyTorch's own text)."""
-    try:
-        call()
-        print("no error")
-    except Exception as e:
-        print(type(e).__name__, str(e)[:60])
+    case_printing.refused(call, width=60)
 
 
 def dense(t):

@@ -54,10 +54,7 @@ impl Tensor {
     /// those are contiguous: AccumulateGrad may then keep it as `.grad` without a copy, as
     /// PyTorch's (false for a dense tensor).
     pub(crate) fn owns_coo_exclusively(&self) -> bool {
-        let Some(payload) = self.subclass() else {
-            return false;
-        };
-        let Some(coo) = payload.downcast_ref::<SparseCoo>() else {
+        let (Some(payload), Some(coo)) = (self.subclass(), self.sparse_payload()) else {
             return false;
         };
         let parts = coo.parts.read();

@@ -142,10 +142,11 @@ impl Tensor {
                 Some(w) => Some(crate::cpu::kernels::cast(w, self.dtype()).to_vec::<T>()?),
                 None => None,
             };
-            let data = weight.to_vec::<T>()?;
-            let (out, argmax) = crate::cpu::bags::reduce_bags(
-                &data, dim, &taken, &bounds, mode, scale.as_deref(),
-            );
+            // the rows read where they are (a table can be large; the bags take few of them)
+            let (out, argmax) = weight.read(|data: &[T], l| {
+                let data = &data[l.offset..l.offset + num * dim];
+                crate::cpu::bags::reduce_bags(data, dim, &taken, &bounds, mode, scale.as_deref())
+            });
             (Tensor::from_vec(out, &[bags, dim])?, argmax)
         });
         let inputs: Vec<&Tensor> = std::iter::once(self).chain(psw).collect();
@@ -161,9 +162,12 @@ impl Tensor {
                 counts[b] += usize::from(taken[p].is_some());
             }
         }
-        let mut freq = vec![0usize; num];
-        for r in taken.iter().flatten() {
-            freq[*r] += 1;
+        // how often each row is taken (only for scale_grad_by_freq: a table can be large)
+        let mut freq = std::collections::HashMap::<usize, usize>::new();
+        if options.scale_grad_by_freq {
+            for r in taken.iter().flatten() {
+                *freq.entry(*r).or_default() += 1;
+            }
         }
         let kept: Vec<bool> = (0..rows.len())
             .map(|p| p < bounds[bags] && taken[p].is_some())
@@ -178,7 +182,7 @@ impl Tensor {
                     f /= counts[bag_of[p] as usize] as f64;
                 }
                 if options.scale_grad_by_freq {
-                    f /= freq[rows[p]] as f64;
+                    f /= freq[&rows[p]] as f64;
                 }
                 f
             })
@@ -194,8 +198,17 @@ impl Tensor {
             &[Save::Tensor(self), psw.map_or(Save::Skip, Save::Tensor)],
             move |ctx| {
                 let g = ctx.grad(0);
-                // each position's share of its bag's gradient
-                let g_rows = g.index_select(0, &positions)?;
+                // each position's share of its bag's gradient (sums and means: max bags send
+                // theirs by `argmax`, and only sums have per-sample weights)
+                let g_rows = match mode {
+                    BagMode::Max => None,
+                    _ => Some(g.index_select(0, &positions)?),
+                };
+                let rows_grad = || {
+                    g_rows.as_ref().ok_or_else(|| {
+                        Error::runtime("embedding_bag: max bags have no gradient per position")
+                    })
+                };
                 let weight_grad = if !ctx.needs_input_grad(0) {
                     None
                 } else if mode == BagMode::Max {
@@ -218,8 +231,8 @@ impl Tensor {
                     )
                 } else {
                     let scaled = match ctx.saved_opt(1) {
-                        Some(w) => g_rows.mul(&w.reshape(&[-1, 1])?)?,
-                        None => g_rows.clone(),
+                        Some(w) => rows_grad()?.mul(&w.reshape(&[-1, 1])?)?,
+                        None => rows_grad()?.clone(),
                     };
                     if sparse {
                         Some(embedding_sparse_grad(
@@ -241,7 +254,7 @@ impl Tensor {
                         let left_out: Vec<bool> = kept.iter().map(|&k| !k).collect();
                         let left_out = Tensor::from_vec(left_out, &[rows.len()])?;
                         let picked = ctx.saved(0).index_select(0, &taken_rows)?;
-                        let dots = picked.mul(&g_rows)?.sum_dims(&[1], false)?;
+                        let dots = picked.mul(rows_grad()?)?.sum_dims(&[1], false)?;
                         Some(dots.masked_fill(&left_out, Scalar::from(0.0))?)
                     } else {
                         None
