@@ -86,3 +86,26 @@ def test_backward_events_carry_the_sequence_number_of_their_forward_op():
     assert events["torch::autograd::AccumulateGrad"].sequence_nr == -1
     assert events["label"].sequence_nr == -1
     assert events["aten::randn"].sequence_nr == -1
+
+
+def test_random_factories_allocate_then_fill_as_nested_events():
+    # PyTorch's randn is aten::empty then aten::normal_ inside aten::randn (rand: uniform_);
+    # the nested ops record no node, so carry no sequence number
+    ferrograd.manual_seed(0)
+    with ferrograd.autograd.profiler.profile() as p:
+        drawn = ferrograd.randn(4, requires_grad=True)
+        ferrograd.rand(2, 3)
+    names = [(e.name, e.sequence_nr) for e in p.function_events]
+    assert names == [
+        ("aten::randn", -1),
+        ("aten::empty", -1),
+        ("aten::normal_", -1),
+        ("aten::rand", -1),
+        ("aten::empty", -1),
+        ("aten::uniform_", -1),
+    ]
+    randn = p.function_events[0]
+    assert [c.name for c in randn.cpu_children] == ["aten::empty", "aten::normal_"]
+    # the same samples as before the split (PyTorch's, manual_seed(0))
+    expected = [1.5410, -0.2934, -2.1788, 0.5684]
+    assert [round(v, 4) for v in drawn.tolist()] == expected

@@ -3,9 +3,13 @@
 
 use super::creation::sampled;
 use crate::autograd::{is_recording, record};
+use crate::core::buffer::BufferElement;
 use crate::core::dtype::DType;
+use crate::core::dtype::Element;
 use crate::core::error::{Error, Result};
+use crate::core::profiler::Range;
 use crate::core::tensor::Tensor;
+use crate::with_any;
 use parking_lot::Mutex;
 use std::sync::{Arc, LazyLock};
 
@@ -247,6 +251,29 @@ fn float_only(dtype: DType, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// A random factory's tensor made as PyTorch makes it: allocated (the profiler's nested
+/// `aten::empty` event), then filled with the `draw(numel)` samples (the `fill` event,
+/// `aten::normal_` for `randn`).
+fn drawn_factory(
+    shape: &[usize],
+    dtype: DType,
+    fill: &'static str,
+    draw: impl FnOnce(usize) -> Vec<f64>,
+) -> Result<Tensor> {
+    let n = crate::core::tensor::check_allocation(shape, dtype)?;
+    with_any!(dtype, T => {
+        let mut data = {
+            let _event = Range::new(|| "aten::empty".into());
+            vec![T::default(); n]
+        };
+        let _event = Range::new(|| fill.into());
+        for (element, v) in data.iter_mut().zip(draw(n)) {
+            *element = T::from_f64(v);
+        }
+        Tensor::from_buffer(T::into_buffer(data), shape)
+    })
+}
+
 impl Tensor {
     /// Fills with the tensor `make` draws (random in-place ops); history, if any, gets a zero
     /// gradient.
@@ -270,17 +297,17 @@ impl Tensor {
     /// Uniform samples in `[0, 1)`.
     pub fn rand(shape: &[usize], dtype: DType, gen: Option<&SharedGenerator>) -> Result<Tensor> {
         float_only(dtype, "check_uniform_bounds")?;
-        let n = crate::core::tensor::check_allocation(shape, dtype)?;
-        let mut values = with_generator(gen, |g| g.uniforms(n, dtype, 0.0, 1.0)).into_iter();
-        sampled(shape, dtype, || values.next().unwrap_or_default())
+        drawn_factory(shape, dtype, "aten::uniform_", |n| {
+            with_generator(gen, |g| g.uniforms(n, dtype, 0.0, 1.0))
+        })
     }
 
     /// Standard normal samples.
     pub fn randn(shape: &[usize], dtype: DType, gen: Option<&SharedGenerator>) -> Result<Tensor> {
         float_only(dtype, "normal_kernel_cpu")?;
-        let n = crate::core::tensor::check_allocation(shape, dtype)?;
-        let mut values = with_generator(gen, |g| g.normals(n, dtype, 0.0, 1.0, true)).into_iter();
-        sampled(shape, dtype, || values.next().unwrap_or_default())
+        drawn_factory(shape, dtype, "aten::normal_", |n| {
+            with_generator(gen, |g| g.normals(n, dtype, 0.0, 1.0, true))
+        })
     }
 
     /// Integers uniform in `[low, high)` (PyTorch's `randint`: one draw modulo the range per
