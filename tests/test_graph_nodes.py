@@ -166,3 +166,42 @@ def test_custom_function_with_only_non_differentiable_outputs():
     out = Positive.apply(x)
     assert out.tolist() == [False, True]
     assert out.grad_fn is None and not out.requires_grad
+
+
+class SaveSome(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(None, y, x)
+        ctx.scale = 3
+        return x * y
+
+    @staticmethod
+    def backward(ctx, g):
+        _, y, x = ctx.saved_tensors
+        return g * y, g * x
+
+
+def test_custom_function_node_is_its_ctx():
+    # PyTorch's node of a custom Function is its ctx: grad_fn shows ctx's attributes, and
+    # grad_fn.saved_tensors unpacks the saved tensors (None kept in place) through their
+    # hooks, until backward frees them
+    x, y = leaf(1.0, 2.0), leaf(3.0, 4.0)
+    unpacked = []
+
+    def unpack(t):
+        unpacked.append(t.tolist())
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+        out = SaveSome.apply(x, y)
+    node = out.grad_fn
+    assert node.scale == 3 and node.needs_input_grad == (True, True)
+    none, saved_y, saved_x = node.saved_tensors
+    assert none is None and saved_y.tolist() == [3.0, 4.0] and saved_x.tolist() == [1.0, 2.0]
+    assert unpacked == [[3.0, 4.0], [1.0, 2.0]]
+    with pytest.raises(AttributeError, match="SaveSomeBackward"):
+        _ = node.not_an_attribute
+    out.sum().backward()
+    assert x.grad.tolist() == [3.0, 4.0] and y.grad.tolist() == [1.0, 2.0]
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        _ = node.saved_tensors

@@ -2496,9 +2496,9 @@ def _is_warn_always_enabled() -> builtins.bool:
     """`torch.is_warn_always_enabled()`."""
 
 # Records a custom `autograd.Function` call: a node named `name` whose backward calls
-# `backward(grads, saved)` in Python. `positions` are the indices of the tensor arguments among
-# the `n_args` arguments of `apply`; `differentiable` and `dirty` (`ctx.mark_dirty`) have one
-# flag per output.
+# `backward(grads, saved)` in Python; the node shows `ctx`'s attributes. `positions` are the
+# indices of the tensor arguments among the `n_args` arguments of `apply`; `differentiable` and
+# `dirty` (`ctx.mark_dirty`) have one flag per output.
 def _record_function(
     name: builtins.str,
     n_args: builtins.int,
@@ -2512,8 +2512,9 @@ def _record_function(
     saved: Sequence[Tensor],
     backward: Callable[[tuple[Tensor | None, ...], list[Tensor]], _FunctionGrads],
     materialize_grads: builtins.bool,
+    ctx: Any = None,
 ) -> tuple[Tensor, ...]:
-    """Records a custom `autograd.Function` call: a node named `name` whose backward calls `backward(grads, saved)` in Python."""  # noqa: E501
+    """Records a custom `autograd.Function` call: a node named `name` whose backward calls `backward(grads, saved)` in Python, and which shows the attributes of `ctx` as its own (PyTorch's node of a custom Function is its ctx)."""  # noqa: E501
 
 def lstm_cell(
     input: Tensor,

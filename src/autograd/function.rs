@@ -1,7 +1,7 @@
 //! Custom functions (PyTorch's `autograd.Function`): a node whose backward is a callback the
 //! user wrote (in Python, through the bindings).
 
-use super::{is_recording, record_at_slots, BackwardFn, Save};
+use super::{is_recording, record_at_slots, BackwardFn, Node, Save};
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
@@ -55,11 +55,14 @@ fn custom_view(o: &Tensor) -> Tensor {
 
 /// Records `call` with `backward` as its formula when grad mode is on and an input requires
 /// grad; returns the outputs to hand to the user (an output that is an input, or already has a
-/// history, comes back as a fresh alias).
-pub fn record_custom(call: CustomCall<'_>, backward: CustomBackward) -> Result<Vec<Tensor>> {
+/// history, comes back as a fresh alias) and the node, when one was recorded.
+pub fn record_custom(
+    call: CustomCall<'_>,
+    backward: CustomBackward,
+) -> Result<(Vec<Tensor>, Option<Arc<Node>>)> {
     let input_refs: Vec<&Tensor> = call.inputs.iter().collect();
     if !is_recording(&input_refs) {
-        return Ok(call
+        let outs = call
             .outputs
             .iter()
             .zip(call.dirty)
@@ -74,7 +77,8 @@ pub fn record_custom(call: CustomCall<'_>, backward: CustomBackward) -> Result<V
                     o.clone()
                 }
             })
-            .collect());
+            .collect();
+        return Ok((outs, None));
     }
     check_dirty(&call)?;
     let outs: Vec<Tensor> = call
@@ -103,9 +107,9 @@ pub fn record_custom(call: CustomCall<'_>, backward: CustomBackward) -> Result<V
         .collect();
     if recorded.is_empty() {
         // nothing to differentiate (bool outputs, or all marked non-differentiable)
-        return Ok(outs);
+        return Ok((outs, None));
     }
-    record_formula(&call, &outs, &recorded, &input_refs, backward);
+    let node = record_formula(&call, &outs, &recorded, &input_refs, backward);
     // a dirty view took the node as its history through its base's (CopySlices)
     let mut handed = outs;
     for (k, o) in call.outputs.iter().enumerate() {
@@ -121,7 +125,7 @@ pub fn record_custom(call: CustomCall<'_>, backward: CustomBackward) -> Result<V
             handed[k] = o.clone();
         }
     }
-    Ok(handed)
+    Ok((handed, node))
 }
 
 /// PyTorch's refusals of `ctx.mark_dirty` tensors (`set_history` in its custom_function.cpp): a
@@ -145,14 +149,14 @@ fn check_dirty(call: &CustomCall<'_>) -> Result<()> {
 }
 
 /// Records the node of `call` as the history of its differentiable outputs `recorded` (indices
-/// into `outs`, the tensors handed back).
+/// into `outs`, the tensors handed back); returns it.
 fn record_formula(
     call: &CustomCall<'_>,
     outs: &[Tensor],
     recorded: &[usize],
     input_refs: &[&Tensor],
     backward: CustomBackward,
-) {
+) -> Option<Arc<Node>> {
     let saves: Vec<Save<'_>> = call
         .saved
         .iter()
@@ -207,7 +211,7 @@ fn record_formula(
     });
     let to_record: Vec<Tensor> = recorded.iter().map(|&k| outs[k].clone()).collect();
     let slots: Vec<usize> = recorded.iter().map(|&k| call.output_slots[k]).collect();
-    record_at_slots(
+    let recorded = record_at_slots(
         to_record,
         &slots,
         call.n_slots,
@@ -216,4 +220,5 @@ fn record_formula(
         &saves,
         formula,
     );
+    recorded.first().and_then(Tensor::grad_fn)
 }

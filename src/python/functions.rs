@@ -1177,9 +1177,11 @@ fn check_hook_result(
 }
 
 /// Records a custom `autograd.Function` call (see [`crate::autograd::record_custom`]): a node
-/// named `name` whose backward calls `backward(grads, saved)` in Python. Returns the outputs to
-/// hand to the user.
+/// named `name` whose backward calls `backward(grads, saved)` in Python, and which shows the
+/// attributes of `ctx` as its own (PyTorch's node of a custom Function is its ctx). Returns the
+/// outputs to hand to the user.
 #[pyfunction]
+#[pyo3(signature = (name, n_args, positions, inputs, outputs, output_slots, n_slots, differentiable, dirty, saved, backward, materialize_grads, ctx=None))]
 #[allow(clippy::too_many_arguments)]
 fn _record_function(
     py: Python<'_>,
@@ -1195,6 +1197,7 @@ fn _record_function(
     saved: Vec<PyRef<'_, PyTensor>>,
     backward: Py<PyAny>,
     materialize_grads: bool,
+    ctx: Option<Py<PyAny>>,
 ) -> PyResult<Py<PyTuple>> {
     if output_slots.len() != outputs.len() || output_slots.iter().any(|&s| s >= n_slots) {
         return Err(pyo3::exceptions::PyValueError::new_err(format!(
@@ -1248,7 +1251,10 @@ fn _record_function(
             call().map_err(from_py_err)
         })
     });
-    let outs = run(|| record_custom(call, python_backward))?;
+    let (outs, node) = run(|| record_custom(call, python_backward))?;
+    if let (Some(node), Some(ctx)) = (node, ctx) {
+        super::node::keep_ctx(&node, ctx);
+    }
     let items = outs
         .into_iter()
         .map(|t| to_object(py, t))

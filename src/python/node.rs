@@ -65,6 +65,17 @@ fn node_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> 
 pub(crate) struct NodePyData {
     metadata: std::sync::OnceLock<Py<PyDict>>,
     hooks: std::sync::Mutex<Vec<(u64, HookSlot)>>,
+    /// A custom Function's `ctx`, whose attributes the node shows as its own.
+    ctx: std::sync::OnceLock<Py<PyAny>>,
+}
+
+/// Keeps `ctx` with the node of the custom Function call it served: `grad_fn.<attribute>`
+/// reads `ctx.<attribute>` (PyTorch's node of a custom Function is its ctx). The backward
+/// formula holds `ctx` already, so this adds no new cycle.
+pub(crate) fn keep_ctx(node: &Node, ctx: Py<PyAny>) {
+    if let Some(data) = py_data(node) {
+        let _ = data.ctx.set(ctx);
+    }
 }
 
 /// The binding's data of `node` (`None` for a node whose slot holds something else: the
@@ -294,6 +305,45 @@ fn saved_names(node: &str) -> &'static [&'static str] {
         .map_or(&[], |(_, name)| std::slice::from_ref(name))
 }
 
+impl PyNode {
+    /// `name` read from the node's custom Function `ctx` (`None` when it has none, or no such
+    /// attribute); `saved_tensors` unpacks the node's slots.
+    fn ctx_attribute(&self, py: Python<'_>, name: &str) -> Option<PyResult<Py<PyAny>>> {
+        let data = self.inner.try_metadata()?.downcast::<NodePyData>().ok()?;
+        let ctx = data.ctx.get()?.bind(py);
+        if name == "saved_tensors" || name == "saved_variables" {
+            return Some(self.saved_tensors(py, ctx));
+        }
+        match ctx.getattr(name) {
+            Ok(value) => Some(Ok(value.unbind())),
+            Err(e) if e.is_instance_of::<pyo3::exceptions::PyAttributeError>(py) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// `saved_tensors` of a custom Function's node: its saved slots unpacked (through their
+    /// unpack hooks; PyTorch's error once backward freed them), `None` where `ctx` saved
+    /// `None`.
+    fn saved_tensors(&self, py: Python<'_>, ctx: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let mut slots = 0..self.inner.saved_len();
+        let mut values = Vec::new();
+        for entry in ctx.getattr("to_save")?.try_iter()? {
+            if entry?.is_none() {
+                values.push(py.None());
+                continue;
+            }
+            let i = slots.next().ok_or_else(|| {
+                PyRuntimeError::new_err("saved_tensors: more entries than saved slots")
+            })?;
+            values.push(match run_unnamed(|| self.inner.saved_value(i))? {
+                Some(t) => to_object(py, t)?,
+                None => py.None(),
+            });
+        }
+        Ok(PyTuple::new(py, values)?.into_any().unbind())
+    }
+}
+
 #[pymethods]
 impl PyNode {
     /// `grad_fn._saved_<name>`: a saved tensor, unpacked (through the unpack hook, if any) but
@@ -307,7 +357,10 @@ impl PyNode {
         };
         let (raw, field) = match name.strip_prefix("_raw_saved_") {
             Some(field) => (true, field),
-            None => (false, name.strip_prefix("_saved_").ok_or_else(missing)?),
+            None => match name.strip_prefix("_saved_") {
+                Some(field) => (false, field),
+                None => return self.ctx_attribute(py, name).ok_or_else(missing)?,
+            },
         };
         let i = saved_names(self.inner.name())
             .iter()

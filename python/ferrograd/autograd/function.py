@@ -280,6 +280,7 @@ class Function:
                 saved,
                 backward,
                 ctx.materialize_grads,
+                ctx,
             )
         finally:
             # Note [Saved tensors held weakly]: the core keeps what backward needs; ctx holding

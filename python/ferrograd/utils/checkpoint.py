@@ -55,7 +55,6 @@ from .. import _core
 from .._core import Tensor
 from .._grad_mode import enable_grad, no_grad
 from ..autograd import backward as _autograd_backward
-from ..autograd import grad as _autograd_grad
 from ..autograd.function import Function
 from ..autograd.graph import saved_tensors_hooks
 
@@ -272,17 +271,26 @@ def _execution_key():
 
 
 class _Holder:
-    """Kept in the graph in place of a tensor the segment saved: empty, except between the
-    recomputation that fills it (for the execution ``filled_for``: a backward pass or a
-    GraphExecGroup) and the unpack that takes its tensor; ``unpacked_in`` is the execution that
-    took it last."""
+    """Kept in the graph in place of a tensor the segment saved. Each execution (a backward
+    pass, or a GraphExecGroup; see ``_execution_key``) has its own recomputation, as PyTorch's
+    holders keep one handle per graph task: ``tensors`` maps an execution to the tensor its
+    recomputation made and no unpack has taken yet, ``unpacked`` lists the executions that
+    took theirs."""
 
-    __slots__ = ("__weakref__", "filled_for", "tensor", "unpacked_in")
+    __slots__ = ("__weakref__", "tensors", "unpacked")
 
     def __init__(self):
-        self.tensor = None
-        self.filled_for = None
-        self.unpacked_in = None
+        self.tensors = {}
+        self.unpacked = set()
+
+
+def _forget(holders, key):
+    """Drops what the backward pass ``key`` recomputed and left unused (called when it ends)."""
+    for ref in holders:
+        holder = ref()
+        if holder is not None:
+            holder.tensors.pop(key, None)
+            holder.unpacked.discard(key)
 
 
 class _StopRecomputation(Exception):
@@ -291,19 +299,17 @@ class _StopRecomputation(Exception):
 
 class _KeepInputs(Function):
     """A node that saves the segment's tensor arguments for backward, so that they go through
-    the saved-tensor hooks in effect (an enclosing checkpoint's included). Differentiating its
-    output puts them, unpacked, into ``box``."""
+    the saved-tensor hooks in effect (an enclosing checkpoint's included); its
+    ``grad_fn.saved_tensors`` reads them back (PyTorch's ``_NoopSaveInputs``)."""
 
     @staticmethod
-    def forward(ctx, box, anchor, *tensors):
-        ctx.box = box
+    def forward(ctx, anchor, *tensors):
         ctx.save_for_backward(*tensors)
         return anchor.clone()
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.box.extend(ctx.saved_tensors)
-        return (None, grad) + (None,) * (len(ctx.needs_input_grad) - 2)
+        return (grad,) + (None,) * (len(ctx.needs_input_grad) - 1)
 
 
 class _Frame:
@@ -326,20 +332,16 @@ class _Frame:
         self.counts_may_differ = False
         self.args = list(args)
         self.tensor_positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        self.box = []
         self.anchor = _core.zeros((), requires_grad=True)
-        self.keeper = _KeepInputs.apply(
-            self.box, self.anchor, *(args[i] for i in self.tensor_positions)
-        )
+        self.keeper = _KeepInputs.apply(self.anchor, *(args[i] for i in self.tensor_positions))
 
     def inputs(self):
-        """The call's arguments, its tensors read back from the keeper node."""
-        with enable_grad():
-            _autograd_grad(self.keeper, self.anchor, retain_graph=True)
+        """The call's arguments, its tensors read back from the keeper node (unpacked through
+        the hooks they were saved with, in the execution running: an enclosing checkpoint's
+        recomputation serves them)."""
         args = list(self.args)
-        for position, tensor in zip(self.tensor_positions, self.box):
+        for position, tensor in zip(self.tensor_positions, self.keeper.grad_fn.saved_tensors):
             args[position] = tensor
-        self.box.clear()
         return args
 
     def pack(self, tensor):
@@ -352,16 +354,13 @@ class _Frame:
         return holder
 
     def unpack(self, holder):
-        """The forward's unpack hook: the holder's tensor, recomputed first if it is empty. A
-        backward pass takes each tensor once (a second unpack in the same pass is refused, as
-        PyTorch's: a Function reading ``ctx.saved_tensors`` twice); another pass recomputes."""
+        """The forward's unpack hook: the holder's tensor for the execution running, recomputed
+        first if this execution has none. An execution takes each tensor once (a second unpack
+        is refused, as PyTorch's: a Function reading ``ctx.saved_tensors`` twice); another
+        backward pass recomputes for itself."""
         key = _execution_key()
-        # under a GraphExecGroup a recomputation serves the group's backward calls only; else a
-        # filled holder serves whichever backward comes (a nested one inside the recomputation
-        # of an enclosing checkpoint included)
-        stale = key[0] == "group" and holder.filled_for != key
-        if holder.tensor is None or stale:
-            if holder.unpacked_in == key:
+        if key not in holder.tensors:
+            if key in holder.unpacked:
                 extra = ""
                 if key[0] == "group":
                     extra = (
@@ -376,26 +375,31 @@ class _Frame:
                     "with details on your use case."
                 )
             try:
-                self.refill(key)
+                self.refill(key, holder)
             except CheckpointError as error:
                 if self.debug:
                     raise CheckpointError(self.debug_report(error)) from error
                 raise
-        tensor, holder.tensor = holder.tensor, None
-        holder.unpacked_in = key
+        tensor = holder.tensors.pop(key)
+        if key[0] != "outside":
+            holder.unpacked.add(key)
         return tensor
 
-    def refill(self, key):
+    def refill(self, key, wanted):
         """Recomputes the call, puts each tensor it saved into the holder of the tensor the
         forward saved in its place (if still alive), for the execution ``key``, and checks them
-        against the forward's."""
+        against the forward's. What a backward pass leaves unused goes when the pass ends; an
+        unpack outside any pass fills only the ``wanted`` holder."""
         saved = self.recompute()
         self.check(saved)
         for ref, tensor in zip(self.holders, saved):
             holder = ref()
-            if holder is not None:
-                holder.tensor = tensor
-                holder.filled_for = key
+            if holder is None or key in holder.unpacked:
+                continue
+            if key[0] != "outside" or holder is wanted:
+                holder.tensors[key] = tensor
+        if key[0] == "task":
+            _core._queue_callback(functools.partial(_forget, self.holders, key))
 
     def recompute(self):
         """Runs the call again (with grad on) and returns the tensors it saved for backward, in
