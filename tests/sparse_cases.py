@@ -139,3 +139,39 @@ for make in (
     refused(lambda make=make: make(e.parameters()).step())
 f = torch.nn.Embedding(4, 3, sparse=True, scale_grad_by_freq=True)
 refused(lambda: f(torch.tensor([1, 1, 2])).sum().backward())
+
+
+def parts(t):
+    """A sparse tensor's stored indices and values, as kept (coalesced or not)."""
+    return t._indices().tolist(), [round(v, 6) for v in t._values().flatten().tolist()]
+
+
+# sparse * sparse: the elements of one operand times the other's values there (PyTorch's
+# intersection kernel: which operand's elements the result keeps depends on coalescing and nnz)
+a = torch.sparse_coo_tensor([[0, 1, 2]], [1.0, 2.0, 3.0], (4,))
+b = torch.sparse_coo_tensor([[3, 0]], [4.0, 5.0], (4,))
+c = torch.sparse_coo_tensor([[1, 1, 0]], [1.0, 2.0, 3.0], (4,))
+m = torch.sparse_coo_tensor([[1, 2]], [10.0, 20.0], (4,))
+for name, product in (
+    ("a*b", lambda: a * b),
+    ("b*a", lambda: b * a),
+    ("a*b.coalesce()", lambda: a * b.coalesce()),
+    ("a.coalesce()*b.coalesce()", lambda: a.coalesce() * b.coalesce()),
+    ("c*m", lambda: c * m),
+    ("c*m.coalesce()", lambda: c * m.coalesce()),
+    ("c*c", lambda: c * c),
+):
+    r = product()
+    print("sparse product", name, parts(r), r.is_coalesced(), dense(r))
+hybrid = torch.sparse_coo_tensor([[0, 2]], [[1.0, 2.0], [3.0, 4.0]], (3, 2))
+other = torch.sparse_coo_tensor([[2, 1]], [[5, 6], [7, 8]], (3, 2), dtype=torch.float64)
+r = hybrid * other
+print("hybrid product", parts(r), r.dtype, dense(r))
+refused(lambda: a * torch.sparse_coo_tensor([[0]], [1.0], (5,)))
+x = torch.sparse_coo_tensor([[1, 1]], [1.0, 1.0], (2,), requires_grad=True)
+y = x * x
+print("product node", y.grad_fn.name(), parts(y))
+y.to_dense().sum().backward()
+# (how the two sparse contributions are stored once added is PyTorch's add kernel's choice: the
+# coalesced gradient is compared)
+print("product grad", parts(x.grad.coalesce()), dense(x.grad))

@@ -195,6 +195,7 @@ __all__ = [
     "double",
     "dtype",
     "empty",
+    "empty_strided",
     "eye",
     "searchsorted",
     "bucketize",
@@ -868,6 +869,18 @@ class Tensor:
         requires_grad: builtins.bool = False,
     ) -> Tensor:
         """An uninitialized tensor of `size` (zeros in ferrograd), with this tensor's dtype."""
+    def new_empty_strided(
+        self,
+        size: Sequence[builtins.int],
+        stride: Sequence[builtins.int],
+        *,
+        dtype: _DTypeLike | None = None,
+        layout: object = None,
+        device: _Device | None = None,
+        requires_grad: builtins.bool = False,
+        pin_memory: builtins.bool = False,
+    ) -> Tensor:
+        """An uninitialized tensor of `size` laid out with `stride` (zeros in ferrograd), with this tensor's dtype unless `dtype` is given."""  # noqa: E501
     def new_full(
         self,
         size: Sequence[builtins.int],
@@ -1878,6 +1891,18 @@ def _embedding_bag(
 ) -> Tensor:
     """`F.embedding_bag`'s core: one row per bag of `weight`'s rows at the 1-D `indices`, the
     bags cut by `offsets` and reduced by `mode` (0 sum, 1 mean, 2 max; `EmbeddingBagBackward0`)."""
+
+def empty_strided(
+    size: Sequence[builtins.int],
+    stride: Sequence[builtins.int],
+    *,
+    dtype: _DTypeLike | None = None,
+    layout: object = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+    pin_memory: builtins.bool = False,
+) -> Tensor:
+    """`torch.empty_strided(size, stride)`: an uninitialised tensor (zero-filled here) of `size` laid out with `stride`."""  # noqa: E501
 
 def zeros_like(
     input: Tensor,

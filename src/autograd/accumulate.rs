@@ -148,11 +148,21 @@ pub(super) fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) 
         // (PyTorch's `clone_obey_contract`: a fresh tensor `copy_`'d from the gradient, so a
         // graph being built runs through CopyBackwards and `.grad` never aliases the gradient)
         None if create_graph => {
-            let grad = Tensor::zeros(variable.shape(), variable.dtype());
+            let grad = zeros_laid_out_as(variable);
             grad.copy_(&g)?;
             grad
         }
-        None if !g.requires_grad() && owns_exclusively(&g) => steal(g),
+        None if !g.requires_grad()
+            && owns_exclusively(&g)
+            && obeys_layout_contract(&g, variable) =>
+        {
+            steal(g)
+        }
+        None if variable.layout().dense_extent().is_some() && !variable.is_contiguous() => {
+            let grad = zeros_laid_out_as(variable);
+            write_into(&grad, &g);
+            grad
+        }
         None => g.deep_copy(),
         Some(old) if create_graph => old.add(&g)?,
         Some(old) => {
@@ -164,6 +174,37 @@ pub(super) fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) 
     };
     meta.grad = Some(new);
     Ok(())
+}
+
+/// Note [Gradient layout contract]: as PyTorch's AccumulateGrad, a leaf's first `.grad` is laid
+/// out as the leaf when the leaf is dense in some order of its dimensions (a channels-last
+/// weight gets a channels-last gradient, whatever layout the gradient arrived in), else
+/// row-major. Whether `g` already is (dimensions of size 1 aside, where only a 0 stride is
+/// refused).
+fn obeys_layout_contract(g: &Tensor, variable: &Tensor) -> bool {
+    if variable.layout().dense_extent().is_none() {
+        return g.is_contiguous();
+    }
+    let (g, v) = (g.layout(), variable.layout());
+    g.shape
+        .iter()
+        .zip(g.strides.iter().zip(&v.strides))
+        .all(|(&size, (&gs, &vs))| match size {
+            1 => gs != 0,
+            _ => gs == vs,
+        })
+}
+
+/// Zeros shaped and laid out as `variable` when it is dense in some order of its dimensions,
+/// else row-major (see Note [Gradient layout contract]).
+fn zeros_laid_out_as(variable: &Tensor) -> Tensor {
+    let (shape, layout) = (variable.shape(), variable.layout());
+    if layout.dense_extent().is_none() || variable.is_contiguous() {
+        return Tensor::zeros(shape, variable.dtype());
+    }
+    let n = variable.numel();
+    let strides = Some(layout.strides.clone());
+    crate::with_any!(variable.dtype(), T => Tensor::from_vec_strided(vec![T::default(); n], shape, strides))
 }
 
 /// `g`'s elements as a tensor of their own (no base), without copying; `g` must own them

@@ -349,6 +349,48 @@ impl Tensor {
         Ok(Tensor::full(shape, value, dtype))
     }
 
+    /// PyTorch's `empty_strided`: a fresh tensor of `shape` laid out with `strides` (any
+    /// non-negative strides: its storage spans the furthest element), zero-filled here.
+    pub fn empty_strided(shape: &[usize], strides: &[isize], dtype: DType) -> Result<Tensor> {
+        if shape.len() != strides.len() {
+            return Err(Error::runtime(format!(
+                "dimensionality of sizes ({}) must match dimensionality of strides ({})",
+                shape.len(),
+                strides.len()
+            )));
+        }
+        let span = if strides.iter().any(|&s| s < 0) {
+            None
+        } else if shape.contains(&0) {
+            Some(0)
+        } else {
+            shape
+                .iter()
+                .zip(strides)
+                .try_fold(1usize, |span, (&n, &s)| {
+                    (n - 1).checked_mul(s as usize)?.checked_add(span)
+                })
+        };
+        let span = span.ok_or_else(|| {
+            Error::runtime(format!(
+                "Storage size calculation overflowed with sizes={shape:?} and strides={strides:?}"
+            ))
+        })?;
+        check_allocation(&[span], dtype)?;
+        let layout = Layout {
+            shape: shape.into(),
+            strides: strides.into(),
+            offset: 0,
+        };
+        let buffer = with_any!(dtype, T => T::into_buffer(vec![T::default(); span]));
+        Ok(Tensor::from_parts(
+            Arc::new(Storage::new(buffer)),
+            layout,
+            dtype,
+            None,
+        ))
+    }
+
     /// A tensor filled with `value` (converted to `dtype`), shaped and laid out as this one
     /// (PyTorch's `*_like` with `preserve_format`).
     pub fn full_like_laid_out(&self, value: f64, dtype: DType) -> Tensor {

@@ -43,6 +43,15 @@ pub fn coalesce<T: Num>(positions: &[usize], values: &[T], row: usize) -> (Vec<u
     (kept, sums)
 }
 
+/// For each of `probes`, where it is in `sorted` (ascending, without repeats: the positions of
+/// a coalesced sparse tensor), if there.
+pub fn find_positions(sorted: &[usize], probes: &[usize]) -> Vec<Option<usize>> {
+    probes
+        .iter()
+        .map(|p| sorted.binary_search(p).ok())
+        .collect()
+}
+
 /// The rows of the indices matrix of positions in the row-major order of `sizes`.
 pub fn unravel(positions: &[usize], sizes: &[usize]) -> Vec<i64> {
     let nnz = positions.len();

@@ -7,8 +7,8 @@
 //! holding the dense dimensions).
 //! Ops that dispatch hand a call with a sparse input to `handle`, which computes what
 //! PyTorch's SparseCPU backend computes for the ops programs use on sparse tensors: products
-//! with dense matrices, sums with dense and sparse tensors, scaling, negation, transposes,
-//! copies and dtype conversions. Every other op reads the missing elements and is refused
+//! with dense matrices, elementwise products of sparse tensors, sums with dense and sparse
+//! tensors, scaling, negation, transposes, copies and dtype conversions. Every other op reads the missing elements and is refused
 //! with NotImplementedError naming it, never computing on nothing. Autograd is unchanged: ops
 //! record their nodes as on dense tensors; the formulas that meet a sparse input give it a
 //! sparse gradient (`mm`: the dense product masked by the input's pattern, as PyTorch's), and
@@ -393,8 +393,8 @@ fn unsupported(op: &str) -> Error {
     let op = op.split('.').next().unwrap_or(op);
     Error::not_implemented(format!(
         "Could not run 'aten::{op}' with arguments from the 'SparseCPU' backend. ferrograd's \
-         sparse COO tensors support products with dense matrices, sums, scaling, negation, \
-         transposes, copies and to_dense()"
+         sparse COO tensors support products with dense matrices and with sparse tensors, \
+         sums, scaling, negation, transposes, copies and to_dense()"
     ))
 }
 
@@ -453,6 +453,19 @@ pub(crate) fn handle(call: &Call) -> Result<Vec<Tensor>> {
                 }
                 (None, _) => a.add(&b.to_dense()?)?,
             }
+        }
+        "mul.Tensor"
+            if a.is_sparse()
+                && matches!(call.args.get(1), Some(Arg::Tensor(b)) if b.is_sparse()) =>
+        {
+            let b = tensor_arg(call, 1)?;
+            if a.shape() != b.shape() || a.sparse_dim() != b.sparse_dim() {
+                return Err(Error::runtime(
+                    "sparse_binary_op_intersection_cpu(): expects sparse inputs with equal \
+                     dimensionality, number of sparse dimensions, and shape of sparse dimensions",
+                ));
+            }
+            sparse_product(a, b)?
         }
         "mul.Tensor" | "div.Tensor" if a.is_sparse() => {
             let Some(s) = number_arg(call, 1) else {
@@ -515,6 +528,59 @@ pub(crate) fn handle(call: &Call) -> Result<Vec<Tensor>> {
         op => return Err(unsupported(op)),
     };
     Ok(vec![out])
+}
+
+/// `x * y` for sparse `x` and `y` of one shape, as PyTorch's intersection kernel computes it:
+/// one operand is probed (the coalesced one when only one is, else the one storing more
+/// elements), and the result has the other's stored elements, each its value times the
+/// probed operand's value there (duplicates summed; 0 where it stores nothing). When both
+/// are coalesced, only the common elements are kept and the result is coalesced.
+fn sparse_product(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    let (px, py) = (x.coo_or_err("mul")?, y.coo_or_err("mul")?);
+    let nnz = |p: &CooParts| p.values.shape()[0];
+    let (probed, source) = match (px.coalesced, py.coalesced) {
+        (true, false) => (px, py),
+        (false, true) => (py, px),
+        _ if nnz(&px) >= nnz(&py) => (px, py),
+        _ => (py, px),
+    };
+    let shape = x.shape();
+    let probed = coalesced(&probed, shape)?;
+    let found = kernels::find_positions(
+        &stored_positions(&probed, shape)?,
+        &stored_positions(&source, shape)?,
+    );
+    let both_coalesced = source.coalesced;
+    // a missing element reads the zero row appended after the probed values
+    let missing = nnz(&probed) as i64;
+    let (kept, at): (Vec<i64>, Vec<i64>) = found
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.is_some() || !both_coalesced)
+        .map(|(k, f)| (k as i64, f.map_or(missing, |j| j as i64)))
+        .unzip();
+    let index = |v: Vec<i64>| {
+        let n = v.len();
+        Tensor::from_vec(v, &[n])
+    };
+    let (kept, at) = (index(kept)?, index(at)?);
+    let probed_values = probed.values.detach();
+    let mut zero_row = probed_values.shape().to_vec();
+    zero_row[0] = 1;
+    let padded = Tensor::cat(
+        &[
+            probed_values.clone(),
+            Tensor::zeros(&zero_row, probed_values.dtype()),
+        ],
+        0,
+    )?;
+    let values = source.values.detach().index_select(0, &kept)?;
+    let parts = CooParts {
+        indices: source.indices.index_select(1, &kept)?,
+        values: values.mul(&padded.index_select(0, &at)?)?,
+        coalesced: both_coalesced,
+    };
+    make(parts, shape)
 }
 
 fn check_same_shape(a: &Tensor, b: &Tensor, op: &str) -> Result<()> {

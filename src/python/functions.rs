@@ -113,6 +113,31 @@ fn empty(
     finish(t, requires_grad)
 }
 
+/// `torch.empty_strided(size, stride)`: an uninitialised tensor (zero-filled here) of `size`
+/// laid out with `stride`.
+#[pyfunction]
+#[pyo3(signature = (size, stride, *, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
+#[allow(clippy::too_many_arguments)]
+fn empty_strided(
+    size: &Bound<'_, PyAny>,
+    stride: &Bound<'_, PyAny>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    layout: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+    pin_memory: bool,
+) -> PyResult<Py<PyAny>> {
+    // pinned memory is for copies to a GPU: on the CPU alone there is nothing to pin
+    let _ = pin_memory;
+    super::convert::device_arg(device)?;
+    strided_layout(layout)?;
+    let shape = size_args(&PyTuple::new(size.py(), [size])?)?;
+    let strides = super::convert::dims_arg(Some(stride))?;
+    let dtype = dtype_arg(dtype)?.unwrap_or_else(crate::core::dtype::default_float);
+    let t = run(|| Tensor::empty_strided(&shape, &strides, dtype))?;
+    finish(t, requires_grad)
+}
+
 /// A tensor of `size` filled with `fill_value` (dtype inferred from the value when not given).
 #[pyfunction]
 #[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
@@ -142,7 +167,7 @@ fn full(
 }
 
 /// Refuses a `layout=` other than `torch.strided` (the only one ferrograd stores).
-fn strided_layout(layout: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+pub(crate) fn strided_layout(layout: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
     match layout.filter(|l| !l.is_none()) {
         Some(l) if l.repr()? != "torch.strided" => {
             Err(pyo3::exceptions::PyNotImplementedError::new_err(format!(
@@ -1409,6 +1434,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pow, m)?)?;
     m.add_function(wrap_pyfunction!(var_mean, m)?)?;
     m.add_function(wrap_pyfunction!(_queue_callback, m)?)?;
+    m.add_function(wrap_pyfunction!(empty_strided, m)?)?;
     m.add_function(wrap_pyfunction!(_current_graph_task_id, m)?)?;
     m.add_function(wrap_pyfunction!(_is_checkpoint_valid, m)?)?;
     m.add_function(wrap_pyfunction!(isin, m)?)?;

@@ -123,6 +123,30 @@ impl PyTensor {
         self.new_filled(size, 0.0, dtype, device, requires_grad)
     }
 
+    /// An uninitialized tensor of `size` laid out with `stride` (zeros in ferrograd), with this
+    /// tensor's dtype unless `dtype` is given.
+    #[pyo3(signature = (size, stride, *, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn new_empty_strided(
+        &self,
+        size: &Bound<'_, PyAny>,
+        stride: &Bound<'_, PyAny>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        layout: Option<&Bound<'_, PyAny>>,
+        device: Option<&Bound<'_, PyAny>>,
+        requires_grad: bool,
+        pin_memory: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let _ = pin_memory; // nothing to pin without a GPU
+        super::convert::device_arg(device)?;
+        super::functions::strided_layout(layout)?;
+        let shape = size_args(&PyTuple::new(size.py(), [size])?)?;
+        let strides = super::convert::dims_arg(Some(stride))?;
+        let dtype = dtype_arg(dtype)?.unwrap_or(self.inner.dtype());
+        let t = run(|| Tensor::empty_strided(&shape, &strides, dtype))?;
+        finish(t, requires_grad)
+    }
+
     /// `fill_value` everywhere in a tensor of `size`, with this tensor's dtype.
     #[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
     fn new_full(

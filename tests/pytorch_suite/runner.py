@@ -280,7 +280,7 @@ EXCLUDED_KINDS = [
     ),
     (
         "excluded: sparse layouts other than COO",
-        ("sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "to_sparse_csr", "layout"),
+        ("sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "to_sparse_csr"),
     ),
     ("excluded: TorchScript", ("torch.jit", "jit.script", "jit.trace")),
     ("excluded: C++ extensions", ("load_inline", "cpp_extension")),
