@@ -175,3 +175,25 @@ y.to_dense().sum().backward()
 # (how the two sparse contributions are stored once added is PyTorch's add kernel's choice: the
 # coalesced gradient is compared)
 print("product grad", parts(x.grad.coalesce()), dense(x.grad))
+
+# to_sparse(sparse_dim): hybrid tensors, a stored element a slice over the dense dimensions
+h = torch.tensor([[0.0, 0, 0], [1, 0, 2], [0, 0, 0], [0, 3, 0]])
+for name, convert in (
+    ("to_sparse(1)", lambda: h.to_sparse(1)),
+    ("sparse_dim=1", lambda: h.to_sparse(sparse_dim=1)),
+    ("dense_dim=1", lambda: h.to_sparse(layout=torch.sparse_coo, dense_dim=1)),
+    ("to_sparse(2)", lambda: h.to_sparse(2)),
+    ("0-d", lambda: torch.tensor(3.0).to_sparse(0)),
+    ("zeros", lambda: torch.zeros(2, 3, 2).to_sparse(2)),
+):
+    r = convert()
+    print("hybrid", name, r.sparse_dim(), r.dense_dim(), parts(r), list(r._values().shape))
+refused(lambda: h.to_sparse(3))
+refused(lambda: h.to_sparse(-1))
+refused(lambda: h.to_sparse(0))
+refused(lambda: h.to_sparse(1).to_sparse(2))
+leaf = h.clone().requires_grad_()
+hybrid = leaf.to_sparse(1)
+print("hybrid node", hybrid.grad_fn.name())
+hybrid.to_dense().sum().backward()
+print("hybrid grad", dense(leaf.grad))

@@ -32,3 +32,31 @@ def test_a_wrong_sparse_gradient_is_caught():
 
     with pytest.raises(GradcheckError, match="Jacobian mismatch"):
         gradcheck(Tripled.apply, (b,), masked=True)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_sparse_gradients_of_the_wrong_kind_are_caught(fast_mode):
+    # PyTorch's _test_backward_mul_by_grad_output: a sparse gradient must have its input's
+    # layout and sparse/dense dimensions (a dense gradient of a sparse input is fine)
+    def rehybridized(x):
+        y = x.clone()
+        y.register_hook(lambda g: g.to_dense().to_sparse(1))
+        return y.to_dense()
+
+    x = torch.ones((2, 2), dtype=torch.double, requires_grad=True).to_sparse()
+    with pytest.raises(GradcheckError, match="incorrect sparse_dim 1, expected 2"):
+        gradcheck(rehybridized, (x,), atol=1e-1, masked=True, fast_mode=fast_mode)
+    assert gradcheck(lambda s: torch.sum(s), (x.detach().requires_grad_(),), masked=False)
+
+    class SparseGradient(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, d):
+            return d
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.to_sparse()
+
+    d = torch.ones(1, dtype=torch.double, requires_grad=True)
+    with pytest.raises(GradcheckError, match=r"incorrect layout \(torch.sparse_coo is not "):
+        gradcheck(SparseGradient.apply, (d,), fast_mode=fast_mode)

@@ -173,22 +173,58 @@ impl Tensor {
         if self.is_sparse() {
             return Ok(self.clone());
         }
-        let nonzero = self.detach().truth()?;
-        let positions: Vec<usize> = nonzero
-            .to_vec::<bool>()?
-            .iter()
-            .enumerate()
-            .filter_map(|(k, &b)| b.then_some(k))
+        self.to_sparse_dims(self.dim())
+    }
+
+    /// The sparse COO tensor of a dense one whose first `sparse_dim` dimensions are sparse
+    /// (PyTorch's `to_sparse(sparse_dim)`): the others are dense, so a stored element is a
+    /// slice over them, kept when any of its values is non-zero (coalesced); gradient: the
+    /// gradient made dense (`ToSparseBackward0`).
+    pub fn to_sparse_dims(&self, sparse_dim: usize) -> Result<Tensor> {
+        let n = self.dim();
+        if self.is_sparse() {
+            if sparse_dim != self.sparse_dim() {
+                return Err(Error::runtime(
+                    "to_sparse: conversion from Sparse to Sparse with sparse_dim argument \
+                     !=self.sparse_dim() is not supported",
+                ));
+            }
+            return Ok(self.clone());
+        }
+        if sparse_dim > n {
+            return Err(Error::runtime(format!(
+                "dense_to_sparse: sparse_dim argument must be in [0,{n}] range, but {sparse_dim} \
+                 is given"
+            )));
+        }
+        if sparse_dim == 0 && n > 0 {
+            return Err(Error::runtime(
+                "dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0",
+            ));
+        }
+        let (outer, inner) = self.shape().split_at(sparse_dim);
+        let slice: usize = inner.iter().product();
+        let nonzero = self.detach().truth()?.to_vec::<bool>()?;
+        let positions: Vec<usize> = match slice {
+            0 => Vec::new(),
+            _ => nonzero
+                .chunks(slice)
+                .enumerate()
+                .filter_map(|(k, c)| c.iter().any(|&b| b).then_some(k))
+                .collect(),
+        };
+        let rows: Vec<isize> = std::iter::once(outer.iter().product::<usize>() as isize)
+            .chain(inner.iter().map(|&s| s as isize))
             .collect();
-        let flat = self.detach().contiguous()?.reshape(&[-1])?;
+        let flat = self.detach().contiguous()?.reshape(&rows)?;
         let index = Tensor::from_vec(
             positions.iter().map(|&p| p as i64).collect(),
             &[positions.len()],
         )?;
         let values = flat.index_select(0, &index)?;
         let indices = Tensor::from_vec(
-            kernels::unravel(&positions, self.shape()),
-            &[self.dim(), positions.len()],
+            kernels::unravel(&positions, outer),
+            &[sparse_dim, positions.len()],
         )?;
         let out = make(
             CooParts {

@@ -89,14 +89,15 @@ impl PyTensor {
             }
         }))
     }
-    /// The sparse COO tensor of a dense one (every dimension sparse, zeros not stored).
+    /// The sparse COO tensor of a dense one: its first `sparse_dim` dimensions sparse (all by
+    /// default; `dense_dim` counts the others), slices of zeros not stored.
     #[pyo3(signature = (sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None))]
     fn to_sparse(
         &self,
-        sparse_dim: Option<usize>,
+        sparse_dim: Option<isize>,
         layout: Option<&Bound<'_, PyAny>>,
         blocksize: Option<&Bound<'_, PyAny>>,
-        dense_dim: Option<usize>,
+        dense_dim: Option<isize>,
     ) -> TResult {
         let _ = blocksize;
         if let Some(layout) = layout {
@@ -107,14 +108,20 @@ impl PyTensor {
                 )));
             }
         }
-        let dim = self.inner.dim();
-        if sparse_dim.is_some_and(|s| s != dim) || dense_dim.is_some_and(|d| d != 0) {
-            return Err(PyNotImplementedError::new_err(format!(
-                "to_sparse(): ferrograd makes every dimension sparse ({dim} here); hybrid sparse \
-                 tensors with dense dimensions are not supported"
+        let dim = self.inner.dim() as isize;
+        let sparse_dim = match (sparse_dim, dense_dim) {
+            (Some(s), _) => s,
+            (None, Some(d)) => dim - d,
+            (None, None) if self.inner.is_sparse() => self.inner.sparse_dim() as isize,
+            (None, None) => dim,
+        };
+        if sparse_dim < 0 || sparse_dim > dim {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                "dense_to_sparse: sparse_dim argument must be in [0,{dim}] range, but \
+                 {sparse_dim} is given"
             )));
         }
-        wrap(run(|| self.inner.to_sparse()))
+        wrap(run(|| self.inner.to_sparse_dims(sparse_dim as usize)))
     }
     /// `to_sparse_coo()`: the same as `to_sparse()`.
     fn to_sparse_coo(&self) -> TResult {

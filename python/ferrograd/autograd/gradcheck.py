@@ -76,6 +76,10 @@ def _as_array(t):
         # its class computes
         flat = t.detach().reshape(-1)
         return np.array([flat[k].item() for k in range(flat.numel())], dtype=np.float64)
+    if t.is_sparse:
+        # (a sparse gradient of a dense input: compared made dense, as PyTorch's; its layout
+        # is refused afterwards by the backward-multiplied-by-grad_output check)
+        t = t.to_dense()
     return t.detach().numpy().astype(np.float64).reshape(-1)
 
 
@@ -203,7 +207,7 @@ def _test_batched_grad(inputs, diff, output, k):
                 )
 
 
-def _test_backward_mul_by_grad_output(outputs, inputs, diff):
+def _test_backward_mul_by_grad_output(outputs, inputs, diff, masked):
     grads = _core.grad(
         outputs,
         [inputs[i] for i in diff],
@@ -218,12 +222,28 @@ def _test_backward_mul_by_grad_output(outputs, inputs, diff):
     for g, i in zip(grads, diff):
         if g is None:
             continue
-        if tuple(g.shape) != tuple(inputs[i].shape):
-            raise GradcheckError("grad is incorrect size")
-        if g.dtype != inputs[i].dtype:
-            raise GradcheckError("grad is incorrect type")
-        if not bool((g.to_dense() == 0).all()):
+        x = inputs[i]
+        # (a dense gradient of a sparse input is fine, as PyTorch's engine allows it)
+        if g.is_sparse:
+            if g.layout != x.layout:
+                raise GradcheckError(f"grad is incorrect layout ({g.layout} is not {x.layout})")
+            for what, got, expected in (
+                ("sparse_dim", g.sparse_dim(), x.sparse_dim()),
+                ("dense_dim", g.dense_dim(), x.dense_dim()),
+            ):
+                if got != expected:
+                    raise GradcheckError(
+                        f"grad is sparse tensor, but has incorrect {what} {got}, expected "
+                        f"{expected}"
+                    )
+        g = g.to_dense()
+        zero = g.allclose(_core.zeros_like(g)) if masked else bool((g == 0).all())
+        if not zero:
             raise GradcheckError("backward not multiplied by grad_output")
+        if g.dtype != x.dtype:
+            raise GradcheckError("grad is incorrect type")
+        if tuple(g.shape) != tuple(x.shape):
+            raise GradcheckError("grad is incorrect size")
 
 
 def _test_undefined_backward_mode(func, inputs, diff):
@@ -319,7 +339,7 @@ def gradcheck(
         if check_batched_grad:
             for k, o in enumerate(outputs):
                 _test_batched_grad(inputs, diff, o, k)
-        _test_backward_mul_by_grad_output(outputs, inputs, diff)
+        _test_backward_mul_by_grad_output(outputs, inputs, diff, masked)
         if check_undefined_grad:
             _test_undefined_backward_mode(func, inputs, diff)
         return True
