@@ -389,6 +389,18 @@ class Tensor:
         data; legacy `Tensor(*sizes)`: a tensor of that shape (zeros)."""
     def _register(self) -> None:
         """Makes this object the one returned for its tensor (for objects created by subclasses)."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """Registers the object a subclass makes as its tensor's (set by `overrides.py`)."""
+    @classmethod
+    def __torch_function__(
+        cls,
+        func: Callable[..., Any],
+        types: tuple[type, ...],
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
+        """The default `__torch_function__` (set by `overrides.py`): `func` with the protocol off
+        for subclasses, its tensors returned as `cls`."""
 
     # ----- Python protocols ----------------------------------------------------------------------
 

@@ -93,7 +93,14 @@ pub fn record_custom(
                     Some(_) => o.detach(),
                     None => o.clone(),
                 }
-            } else if call.inputs.iter().any(|i| i.same(o)) || o.base().is_some() {
+            } else if call.inputs.iter().any(|i| i.same(o)) {
+                custom_view(o)
+            } else if o.base().is_some() && o.is_leaf() {
+                // a view the forward made (under no_grad): marked, and given the node itself,
+                // as PyTorch sets the returned view's history (its object stays the user's)
+                o.set_view_creation(crate::core::tensor::ViewCreation::InCustomFunction);
+                o.clone()
+            } else if o.base().is_some() {
                 custom_view(o)
             } else if !o.is_leaf() || o.requires_grad() {
                 o.detach()

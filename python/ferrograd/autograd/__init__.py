@@ -13,6 +13,7 @@ from .._core import _profiler_enabled as _profiler_enabled
 from .._core import backward as _backward
 from .._core import grad as _grad
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled
+from ..overrides import handle_torch_function, has_torch_function, is_tensor_like
 from . import _functions as _functions
 from . import functional, graph, profiler, profiler_util
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
@@ -62,6 +63,24 @@ def grad(
         inputs = (inputs,)
     else:
         inputs = tuple(inputs)
+    outputs_tuple = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    overridable = tuple(t for t in outputs_tuple + inputs if is_tensor_like(t))
+    if has_torch_function(overridable):
+        # Note [Where __torch_function__ is honoured] (overrides.py)
+        result = handle_torch_function(
+            grad,
+            overridable,
+            outputs_tuple,
+            inputs,
+            grad_outputs=grad_outputs,
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            only_inputs=only_inputs,
+            allow_unused=allow_unused,
+            is_grads_batched=is_grads_batched,
+            materialize_grads=materialize_grads,
+        )
+        return dict(zip(keys, result)) if keys is not None else result
     if any(isinstance(i, graph.GradientEdge) for i in inputs):
         edges = [
             i if isinstance(i, graph.GradientEdge) else graph.get_gradient_edge(i) for i in inputs
@@ -115,6 +134,20 @@ def _batched_grad(outputs, inputs, grad_outputs, create_graph, allow_unused):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulates the gradients of ``tensors`` into the ``.grad`` of the graph leaves (only
     of ``inputs`` when given)."""
+    given = (tensors,) if isinstance(tensors, (Tensor, graph.GradientEdge)) else tuple(tensors)
+    targets = () if inputs is None else (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    overridable = tuple(t for t in given + targets if is_tensor_like(t))
+    if has_torch_function(overridable):
+        # Note [Where __torch_function__ is honoured] (overrides.py)
+        return handle_torch_function(
+            backward,
+            overridable,
+            given,
+            grad_tensors=grad_tensors,
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            inputs=None if inputs is None else targets,
+        )
     with graph._logging_nodes(tensors):
         _backward(tensors, grad_tensors, retain_graph, create_graph, inputs)
 

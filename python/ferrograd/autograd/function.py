@@ -14,6 +14,7 @@ import weakref
 from .. import _core
 from .._core import Tensor
 from .._grad_mode import is_grad_enabled, no_grad
+from ..overrides import handle_torch_function, has_torch_function_unary
 
 _ONCE_DIFFERENTIABLE = (
     "trying to differentiate twice a function that was marked with @once_differentiable"
@@ -168,6 +169,22 @@ def _check_dirty(dirty, outputs, inputs, differentiable):
         )
 
 
+def _as_is_through_torch_function(outputs, inputs, dirty):
+    """``outputs`` with each input returned as-is (not dirty) whose class takes part in the
+    ``__torch_function__`` protocol replaced by its ``view_as`` of itself through the protocol,
+    as PyTorch makes that alias in Python so that a subclass keeps its type (Note [Where
+    __torch_function__ is honoured], overrides.py); other outputs are left to the core."""
+    if not any(has_torch_function_unary(o) for o in outputs if isinstance(o, Tensor)):
+        return outputs
+    replaced = list(outputs)
+    for k, o in enumerate(outputs):
+        as_is = any(o is i for i in inputs) and not any(o is d for d in dirty)
+        if as_is and has_torch_function_unary(o):
+            with no_grad():  # the Function's node, not view_as's, is the alias's history
+                replaced[k] = handle_torch_function(Tensor.view_as, (o,), o, o)
+    return tuple(replaced)
+
+
 def _is_overridden(cls, name):
     return getattr(cls, name) is not getattr(Function, name)
 
@@ -230,6 +247,7 @@ class Function:
                 result = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(result, tuple)
         outputs = (result,) if single else result
+        outputs = _as_is_through_torch_function(outputs, inputs, ctx.dirty_tensors)
         tensor_at = [k for k, o in enumerate(outputs) if isinstance(o, Tensor)]
         if not tensor_at:
             return result

@@ -2,11 +2,15 @@
 
 from .. import _core
 from .._core import Tensor
+from ..overrides import _disabled_torch_function_impl
 
 
 class Parameter(Tensor):
     """A tensor that is a module parameter: a leaf that requires grad by default. Assigning one
     as an attribute of a :class:`~ferrograd.nn.Module` registers it."""
+
+    # operations on a parameter give plain tensors, as PyTorch's
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
