@@ -382,6 +382,7 @@ from ._composites import (  # noqa: E402
     vstack,
 )
 from ._dtype_info import finfo, iinfo  # noqa: E402
+from ._lobpcg import lobpcg  # noqa: E402
 from .sparse import spmm  # noqa: E402
 
 # torch.int is int32, as in PyTorch (this module uses no builtin int)
@@ -738,6 +739,7 @@ __all__ = [
     "onnx",
     "optim",
     "overrides",
+    "lobpcg",
     "outer",
     "permute",
     "pinverse",

@@ -102,9 +102,11 @@ def is_tensor_like(inp):
 def has_torch_function(relevant_args):
     """Whether a function given ``relevant_args`` must hand over to their
     ``__torch_function__`` (some argument's class takes part and the protocol is on)."""
-    if not _subclass_protocol_enabled():
-        return False
-    return any(_overrides(type(a)) for a in relevant_args)
+    for a in relevant_args:
+        t = type(a)
+        if t is not Tensor and _overrides(t):
+            return _subclass_protocol_enabled()
+    return False
 
 
 def has_torch_function_unary(arg):

@@ -158,7 +158,7 @@ pub(super) fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) 
         {
             steal(g)
         }
-        None if variable.layout().dense_extent().is_some() && !variable.is_contiguous() => {
+        None if !variable.is_contiguous() && variable.layout().dense_extent().is_some() => {
             let grad = zeros_laid_out_as(variable);
             write_into(&grad, &g);
             grad
@@ -182,24 +182,25 @@ pub(super) fn accumulate_grad(variable: &Tensor, g: Tensor, create_graph: bool) 
 /// row-major. Whether `g` already is (dimensions of size 1 aside, where only a 0 stride is
 /// refused).
 fn obeys_layout_contract(g: &Tensor, variable: &Tensor) -> bool {
-    if variable.layout().dense_extent().is_none() {
-        return g.is_contiguous();
-    }
-    let (g, v) = (g.layout(), variable.layout());
-    g.shape
-        .iter()
-        .zip(g.strides.iter().zip(&v.strides))
-        .all(|(&size, (&gs, &vs))| match size {
+    let (gl, vl) = (g.layout(), variable.layout());
+    let as_variable = gl.shape.iter().zip(gl.strides.iter().zip(&vl.strides)).all(
+        |(&size, (&gs, &vs))| match size {
             1 => gs != 0,
             _ => gs == vs,
-        })
+        },
+    );
+    // (a contiguous variable is dense: the common case decides without the costlier check)
+    if variable.is_contiguous() || vl.dense_extent().is_some() {
+        return as_variable;
+    }
+    g.is_contiguous()
 }
 
 /// Zeros shaped and laid out as `variable` when it is dense in some order of its dimensions,
 /// else row-major (see Note [Gradient layout contract]).
 fn zeros_laid_out_as(variable: &Tensor) -> Tensor {
     let (shape, layout) = (variable.shape(), variable.layout());
-    if layout.dense_extent().is_none() || variable.is_contiguous() {
+    if variable.is_contiguous() || layout.dense_extent().is_none() {
         return Tensor::zeros(shape, variable.dtype());
     }
     let n = variable.numel();

@@ -64,9 +64,9 @@ def grad(
     else:
         inputs = tuple(inputs)
     outputs_tuple = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
-    overridable = tuple(t for t in outputs_tuple + inputs if is_tensor_like(t))
-    if has_torch_function(overridable):
+    if has_torch_function(outputs_tuple + inputs):
         # Note [Where __torch_function__ is honoured] (overrides.py)
+        overridable = tuple(t for t in outputs_tuple + inputs if is_tensor_like(t))
         result = handle_torch_function(
             grad,
             overridable,
@@ -136,9 +136,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     of ``inputs`` when given)."""
     given = (tensors,) if isinstance(tensors, (Tensor, graph.GradientEdge)) else tuple(tensors)
     targets = () if inputs is None else (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
-    overridable = tuple(t for t in given + targets if is_tensor_like(t))
-    if has_torch_function(overridable):
+    if has_torch_function(given + targets):
         # Note [Where __torch_function__ is honoured] (overrides.py)
+        overridable = tuple(t for t in given + targets if is_tensor_like(t))
         return handle_torch_function(
             backward,
             overridable,
