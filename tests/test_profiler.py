@@ -109,3 +109,34 @@ def test_random_factories_allocate_then_fill_as_nested_events():
     # the same samples as before the split (PyTorch's, manual_seed(0))
     expected = [1.5410, -0.2934, -2.1788, 0.5684]
     assert [round(v, 4) for v in drawn.tolist()] == expected
+
+
+def test_record_shapes_lists_each_arguments_shape_as_pytorch():
+    # PyTorch 2.15's input_shapes for these calls (Note [Recording input shapes]): a tensor's
+    # shape, [] for any other argument; without record_shapes, no shapes
+    ferrograd.manual_seed(0)
+    layer = ferrograd.nn.Linear(4, 3)
+    x = ferrograd.randn(2, 4)
+    add, mul = ferrograd.Tensor.__add__, ferrograd.add
+    with ferrograd.autograd.profiler.profile(record_shapes=True) as prof:
+        layer(x)
+        ferrograd.add(x, x, alpha=2)
+        x.mul(x)
+        ferrograd.nn.functional.linear(x, layer.weight)
+    got = [
+        (e.name, e.input_shapes)
+        for e in prof.function_events
+        if e.name in ("aten::linear", "aten::add", "aten::mul")
+    ]
+    assert got == [
+        ("aten::linear", [[2, 4], [3, 4], [3]]),
+        ("aten::add", [[2, 4], [2, 4], []]),
+        ("aten::mul", [[2, 4], [2, 4]]),
+        ("aten::linear", [[2, 4], [3, 4], []]),
+    ]
+    # the bindings are put back when the profile closes
+    assert ferrograd.Tensor.__add__ is add and ferrograd.add is mul
+    assert (x + 1).shape == (2, 4)
+    with ferrograd.autograd.profiler.profile() as plain:
+        x.mul(x)
+    assert [e.input_shapes for e in plain.function_events] == [[]]

@@ -140,6 +140,7 @@ __all__ = [
     "_push_saved_tensors_hooks",
     "_set_write_observer",
     "_profiler_enabled",
+    "_profiler_note_inputs",
     "_profiler_pop",
     "_profiler_push",
     "_profiler_start",
@@ -2465,6 +2466,7 @@ def _profiler_stop() -> list[
         builtins.int,
         builtins.int,
         builtins.int,
+        list[list[builtins.int]] | None,
     ]
 ]:
     """Stops recording; returns the events in the order they finished."""
@@ -2477,6 +2479,9 @@ def _profiler_pop() -> None:
 
 def _profiler_enabled() -> builtins.bool:
     """Whether the profiler is recording."""
+
+def _profiler_note_inputs(shapes: list[list[builtins.int]] | None) -> None:
+    """Notes the argument shapes of the op about to be called (`record_shapes`): the next event this thread opens takes them; `None` forgets them."""  # noqa: E501
 
 def _optim_step(
     name: builtins.str,

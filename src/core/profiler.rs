@@ -7,6 +7,9 @@
 //! As PyTorch's, an op that records a backward node carries that node's sequence number, and
 //! so do the engine's events for the node, with the thread the op ran on (`fwd_thread`): a
 //! backward event can be traced to the forward op that made its node.
+//!
+//! With `record_shapes`, the caller notes an op's argument shapes ([`note_input_shapes`])
+//! just before calling it, and the first range the call opens takes them.
 
 use parking_lot::Mutex;
 use std::cell::RefCell;
@@ -34,6 +37,9 @@ pub struct Event {
     pub sequence_nr: i64,
     /// For a backward node's events: the thread of the op that recorded the node (0 else).
     pub fwd_thread: u64,
+    /// The shapes of the op's arguments, when they were noted (an empty one for an argument
+    /// that is not a tensor).
+    pub input_shapes: Option<Vec<Vec<i64>>>,
 }
 
 struct Session {
@@ -55,10 +61,19 @@ struct Open {
     nested_us: f64,
     sequence_nr: i64,
     backward: bool,
+    input_shapes: Option<Vec<Vec<i64>>>,
 }
 
 thread_local! {
     static OPEN: RefCell<Vec<Open>> = const { RefCell::new(Vec::new()) };
+    /// Argument shapes noted for the next range this thread opens.
+    static NOTED: RefCell<Option<Vec<Vec<i64>>>> = const { RefCell::new(None) };
+}
+
+/// Notes the argument shapes of the op about to be called on this thread: the next range it
+/// opens takes them (`None` forgets what was noted and not taken).
+pub fn note_input_shapes(shapes: Option<Vec<Vec<i64>>>) {
+    NOTED.with(|noted| *noted.borrow_mut() = shapes);
 }
 
 /// Whether events are being recorded.
@@ -81,6 +96,7 @@ pub fn start() {
 pub fn stop() -> Vec<Event> {
     ENABLED.store(false, Ordering::SeqCst);
     OPEN.with(|open| open.borrow_mut().clear());
+    note_input_shapes(None);
     SESSION.lock().take().map(|s| s.events).unwrap_or_default()
 }
 
@@ -95,6 +111,7 @@ fn push_numbered(name: impl FnOnce() -> String, sequence_nr: Option<u64>) {
         return;
     }
     let name = name();
+    let input_shapes = NOTED.with(|noted| noted.borrow_mut().take());
     OPEN.with(|open| {
         open.borrow_mut().push(Open {
             name,
@@ -102,6 +119,7 @@ fn push_numbered(name: impl FnOnce() -> String, sequence_nr: Option<u64>) {
             nested_us: 0.0,
             sequence_nr: sequence_nr.map_or(-1, |s| s as i64),
             backward: sequence_nr.is_some(),
+            input_shapes,
         })
     });
 }
@@ -176,6 +194,7 @@ pub fn pop() {
         depth,
         sequence_nr: range.sequence_nr,
         fwd_thread,
+        input_shapes: range.input_shapes,
     });
 }
 

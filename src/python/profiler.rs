@@ -4,8 +4,18 @@ use crate::core::profiler;
 use pyo3::prelude::*;
 
 /// A finished event: `(name, start_us, duration_us, self_us, thread, depth, sequence_nr,
-/// fwd_thread)`.
-type EventTuple = (String, f64, f64, f64, u64, usize, i64, u64);
+/// fwd_thread, input_shapes)`.
+type EventTuple = (
+    String,
+    f64,
+    f64,
+    f64,
+    u64,
+    usize,
+    i64,
+    u64,
+    Option<Vec<Vec<i64>>>,
+);
 
 /// Starts recording events (ops called from Python, backward nodes, labelled ranges).
 #[pyfunction]
@@ -28,6 +38,7 @@ fn _profiler_stop() -> Vec<EventTuple> {
                 e.depth,
                 e.sequence_nr,
                 e.fwd_thread,
+                e.input_shapes,
             )
         })
         .collect()
@@ -45,6 +56,14 @@ fn _profiler_pop() {
     profiler::pop();
 }
 
+/// Notes the argument shapes of the op about to be called (`record_shapes`): the next event
+/// this thread opens takes them; `None` forgets them.
+#[pyfunction]
+#[pyo3(signature = (shapes))]
+fn _profiler_note_inputs(shapes: Option<Vec<Vec<i64>>>) {
+    profiler::note_input_shapes(shapes);
+}
+
 /// Whether the profiler is recording.
 #[pyfunction]
 fn _profiler_enabled() -> bool {
@@ -58,5 +77,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_profiler_push, m)?)?;
     m.add_function(wrap_pyfunction!(_profiler_pop, m)?)?;
     m.add_function(wrap_pyfunction!(_profiler_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(_profiler_note_inputs, m)?)?;
     Ok(())
 }

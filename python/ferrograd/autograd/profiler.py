@@ -7,6 +7,7 @@ import warnings
 from collections import OrderedDict
 
 from .. import _core
+from . import _profiler_shapes
 
 
 def _format_time(us):
@@ -348,6 +349,7 @@ class profile:
         self.record_shapes = record_shapes
         self.function_events = None
         self._entered = False
+        self._wrapped = []
 
     def __enter__(self):
         if self._entered:
@@ -357,10 +359,14 @@ class profile:
             if _core._profiler_enabled():
                 raise RuntimeError("Profiler is already enabled on this thread")
             _core._profiler_start()
+            if self.record_shapes:
+                self._wrapped = _profiler_shapes.install()
         return self
 
     def __exit__(self, exc_type, exc, tb):
         if self.enabled:
+            _profiler_shapes.uninstall(self._wrapped)
+            self._wrapped = []
             events = [
                 FunctionEvent(
                     id=k,
@@ -370,9 +376,10 @@ class profile:
                     end_us=t0 + length,
                     sequence_nr=seq,
                     fwd_thread=fwd_thread,
+                    input_shapes=[] if shapes is None else shapes,
                 )
-                for k, (name, t0, length, _self, thread, _depth, seq, fwd_thread) in enumerate(
-                    _core._profiler_stop()
+                for k, (name, t0, length, _self, thread, _depth, seq, fwd_thread, shapes) in (
+                    enumerate(_core._profiler_stop())
                 )
             ]
             events.sort(key=lambda e: e.time_range.start)
