@@ -205,3 +205,17 @@ def test_custom_function_node_is_its_ctx():
     assert x.grad.tolist() == [3.0, 4.0] and y.grad.tolist() == [1.0, 2.0]
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         _ = node.saved_tensors
+
+
+@pytest.mark.parametrize("pack", [lambda t: t, lambda t: t * 1])
+def test_a_saved_leaf_unpacked_through_hooks_is_a_leaf(pack):
+    # PyTorch's SavedVariable: a leaf saved under hooks comes back a leaf (no grad_fn) that
+    # requires grad and accumulates into the original's .grad
+    a, b = leaf(1.0, 1.0, 1.0), leaf(1.0, 2.0, 3.0)
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        y = SaveSome.apply(a, b)
+        z = b * a
+    for unpacked in (y.grad_fn.saved_tensors[1], z.grad_fn._saved_self):
+        assert unpacked.is_leaf and unpacked.requires_grad and unpacked.grad_fn is None
+    (y.grad_fn.saved_tensors[1] * 2).sum().backward()
+    assert b.grad.tolist() == [2.0, 2.0, 2.0]

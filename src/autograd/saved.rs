@@ -276,6 +276,14 @@ impl SavedVariable {
                 }
                 let alias = t.detach();
                 match (edge, self.output_nr) {
+                    // a saved leaf comes back a leaf that accumulates into the original's
+                    // `.grad` (PyTorch's: its grad accumulator, not a grad_fn)
+                    (Some(edge), _) if edge.node.variable().is_some() => {
+                        let mut meta = alias.meta();
+                        meta.requires_grad = true;
+                        meta.accumulator = Arc::downgrade(&edge.node);
+                        alias.sync_requires_grad(&meta);
+                    }
                     (Some(edge), _) => alias.set_grad_fn(Some(edge)),
                     (None, nr) if nr != NOT_AN_OUTPUT => alias.set_grad_fn(Some(Edge {
                         node: node.clone(),
