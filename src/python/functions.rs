@@ -129,11 +129,23 @@ fn empty_strided(
 ) -> PyResult<Py<PyAny>> {
     // pinned memory is for copies to a GPU: on the CPU alone there is nothing to pin
     let _ = pin_memory;
+    let dtype = dtype_arg(dtype)?.unwrap_or_else(crate::core::dtype::default_float);
+    strided_tensor(size, stride, dtype, layout, device, requires_grad)
+}
+
+/// `empty_strided`'s tensor (also `Tensor.new_empty_strided`'s), `dtype` decided by the caller.
+pub(crate) fn strided_tensor(
+    size: &Bound<'_, PyAny>,
+    stride: &Bound<'_, PyAny>,
+    dtype: crate::core::dtype::DType,
+    layout: Option<&Bound<'_, PyAny>>,
+    device: Option<&Bound<'_, PyAny>>,
+    requires_grad: bool,
+) -> PyResult<Py<PyAny>> {
     super::convert::device_arg(device)?;
     strided_layout(layout)?;
     let shape = size_args(&PyTuple::new(size.py(), [size])?)?;
     let strides = super::convert::dims_arg(Some(stride))?;
-    let dtype = dtype_arg(dtype)?.unwrap_or_else(crate::core::dtype::default_float);
     let t = run(|| Tensor::empty_strided(&shape, &strides, dtype))?;
     finish(t, requires_grad)
 }
@@ -167,7 +179,7 @@ fn full(
 }
 
 /// Refuses a `layout=` other than `torch.strided` (the only one ferrograd stores).
-pub(crate) fn strided_layout(layout: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+fn strided_layout(layout: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
     match layout.filter(|l| !l.is_none()) {
         Some(l) if l.repr()? != "torch.strided" => {
             Err(pyo3::exceptions::PyNotImplementedError::new_err(format!(

@@ -138,13 +138,8 @@ impl PyTensor {
         pin_memory: bool,
     ) -> PyResult<Py<PyAny>> {
         let _ = pin_memory; // nothing to pin without a GPU
-        super::convert::device_arg(device)?;
-        super::functions::strided_layout(layout)?;
-        let shape = size_args(&PyTuple::new(size.py(), [size])?)?;
-        let strides = super::convert::dims_arg(Some(stride))?;
         let dtype = dtype_arg(dtype)?.unwrap_or(self.inner.dtype());
-        let t = run(|| Tensor::empty_strided(&shape, &strides, dtype))?;
-        finish(t, requires_grad)
+        super::functions::strided_tensor(size, stride, dtype, layout, device, requires_grad)
     }
 
     /// `fill_value` everywhere in a tensor of `size`, with this tensor's dtype.
