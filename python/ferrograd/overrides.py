@@ -205,6 +205,7 @@ def _tensor_init(self, *args, **kwargs):
     self._register()
 
 
-Tensor.__torch_function__ = classmethod(_default_torch_function)
-Tensor.__init_subclass__ = classmethod(_init_subclass)
-Tensor.__init__ = _tensor_init
+# (the stubs declare these as Tensor's own: mypy sees an assignment to a method)
+Tensor.__torch_function__ = classmethod(_default_torch_function)  # type: ignore[method-assign,assignment]
+Tensor.__init_subclass__ = classmethod(_init_subclass)  # type: ignore[method-assign,assignment]
+Tensor.__init__ = _tensor_init  # type: ignore[method-assign]
