@@ -174,15 +174,15 @@ def _as_is_through_torch_function(outputs, inputs, dirty):
     ``__torch_function__`` protocol replaced by its ``view_as`` of itself through the protocol,
     as PyTorch makes that alias in Python so that a subclass keeps its type (Note [Where
     __torch_function__ is honoured], overrides.py); other outputs are left to the core."""
-    if not any(has_torch_function_unary(o) for o in outputs if isinstance(o, Tensor)):
-        return outputs
-    replaced = list(outputs)
+    replaced = None
     for k, o in enumerate(outputs):
-        as_is = any(o is i for i in inputs) and not any(o is d for d in dirty)
-        if as_is and has_torch_function_unary(o):
+        if not isinstance(o, Tensor) or not has_torch_function_unary(o):
+            continue
+        if any(o is i for i in inputs) and not any(o is d for d in dirty):
+            replaced = replaced or list(outputs)
             with no_grad():  # the Function's node, not view_as's, is the alias's history
                 replaced[k] = handle_torch_function(Tensor.view_as, (o,), o, o)
-    return tuple(replaced)
+    return outputs if replaced is None else tuple(replaced)
 
 
 def _is_overridden(cls, name):
