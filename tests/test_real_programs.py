@@ -1,7 +1,9 @@
 """The real-program corpus (``real_programs/``, issue "The programs people run today run
 unchanged"): each vendored program runs under ferrograd, unchanged but for the edits its
 ``SOURCE.md`` lists, and its output is compared with PyTorch 2.15's recorded ``expected.txt``
-by ``real_programs/run.py`` (numbers to rtol 1e-4 on the first lines, 1e-2 after).
+by ``real_programs/run.py`` (numbers to rtol 1e-4 on the first lines, 1e-2 after, or, for a
+chaotic program with a recorded band, within twice the spread of PyTorch's own rounding
+variants).
 ``real_programs/status.json`` lists each program as ``pass`` or with the reason it does not
 pass yet; those are strict xfails, so a program that starts to pass fails its test until its
 entry says ``pass``. It never imports torch."""
@@ -37,9 +39,5 @@ def test_status_lists_every_program():
 def test_program_gives_pytorchs_output(name):
     status, out, err, _seconds, cfg = corpus.run_program(name, "ferrograd", sys.executable)
     assert status == "ok", corpus.last_error_line(err) if status == "error" else status
-    with open(os.path.join(HERE, name, "expected.txt")) as f:
-        expected = f.read()
-    verdict, detail = corpus.compare(
-        expected, corpus.mask_text(out, cfg.get("mask", [])), cfg.get("tight_lines", 5)
-    )
-    assert verdict in ("pass", "loose"), detail
+    verdict, detail = corpus.judge(name, corpus.mask_text(out, cfg.get("mask", [])), cfg)
+    assert verdict in ("pass", "loose", "band"), detail
