@@ -22,7 +22,8 @@ view ops, ``swap_tensors`` and the module conversions built on them), ``conv3d_c
 ``__torch_dispatch__``), ``int_dtypes_cases.py`` (uint8, int8, int16 and int32: promotion,
 wrapping arithmetic, conversions, reductions, NumPy, indexing, refusals), ``sparse_cases.py``
 (sparse COO tensors: products, sums, gradients, accumulation), ``embedding_bag_cases.py``
-(``F.embedding_bag``, ``nn.EmbeddingBag``)."""
+(``F.embedding_bag``, ``nn.EmbeddingBag``), ``func_cases.py`` (``torch.func``'s transforms,
+``functional_call``, ``stack_module_state``; ``utils.benchmark.Timer``)."""
 
 import os
 import subprocess
@@ -61,6 +62,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("int_dtypes_cases.py", "int_dtypes_torch.txt"),
         ("sparse_cases.py", "sparse_torch.txt"),
         ("embedding_bag_cases.py", "embedding_bag_torch.txt"),
+        ("func_cases.py", "func_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

@@ -330,6 +330,7 @@ from . import (  # noqa: E402
     cuda,
     distributed,
     distributions,
+    func,
     linalg,
     nn,
     onnx,
@@ -383,6 +384,7 @@ from ._composites import (  # noqa: E402
 )
 from ._dtype_info import finfo, iinfo  # noqa: E402
 from ._lobpcg import lobpcg  # noqa: E402
+from .func import vmap  # noqa: E402
 from .sparse import spmm  # noqa: E402
 
 # torch.int is int32, as in PyTorch (this module uses no builtin int)
@@ -630,6 +632,7 @@ __all__ = [
     "from_numpy",
     "full",
     "full_like",
+    "func",
     "gather",
     "ge",
     "get_default_device",
@@ -851,6 +854,7 @@ __all__ = [
     "var",
     "var_mean",
     "viz",
+    "vmap",
     "vsplit",
     "vstack",
     "where",

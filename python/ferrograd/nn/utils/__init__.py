@@ -1,8 +1,9 @@
 """``nn.utils``: gradient clipping, parameter/vector conversion, parametrizations
 (``parametrize``, ``parametrizations``) and the older hook-based ``weight_norm`` and
-``spectral_norm``; ``rnn`` (packed sequences)."""
+``spectral_norm``; ``rnn`` (packed sequences);
+``stateless`` (calling a module with other tensors)."""
 
-from . import clip_grad, convert_parameters, parametrizations, parametrize, rnn
+from . import clip_grad, convert_parameters, parametrizations, parametrize, rnn, stateless
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -29,6 +30,7 @@ __all__ = [
     "remove_weight_norm",
     "rnn",
     "spectral_norm",
+    "stateless",
     "vector_to_parameters",
     "weight_norm",
 ]
