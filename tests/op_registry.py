@@ -893,6 +893,8 @@ NOT_OPS = {
         for name in ("cuda", "pin_memory", "is_pinned")
     },
     "isclose": "a bool comparison (tests/test_pytorch_protocols.py)",
+    "share_memory_": "moves the values into shared memory (tests/test_multiprocessing.py)",
+    "is_shared": "whether the values are in shared memory (tests/test_multiprocessing.py)",
     "as_subclass": "the same tensor as an object of a subclass (tests/subclass_dispatch_cases.py)",
     "bincount": "int64 counts, no gradient (tests/numeric_cases.py vs PyTorch)",
     "allclose": "returns a Python bool (tests/test_pytorch_protocols.py)",

@@ -102,7 +102,7 @@ OTHER_EXPORTS = [
     "pixel_shuffle", "pixel_unshuffle", "nanmean", "bincount", "tril_indices", "triu_indices",
     "cdist", "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse", "logdet",
     "matrix_exp", "matrix_power", "pinverse", "slogdet", "svd",
-    "empty_strided", "overrides", "lobpcg", "func", "vmap",
+    "empty_strided", "overrides", "lobpcg", "func", "vmap", "multiprocessing",
 ]  # fmt: skip
 
 

@@ -332,6 +332,7 @@ from . import (  # noqa: E402
     distributions,
     func,
     linalg,
+    multiprocessing,
     nn,
     onnx,
     optim,
@@ -384,6 +385,7 @@ from ._composites import (  # noqa: E402
 )
 from ._dtype_info import finfo, iinfo  # noqa: E402
 from ._lobpcg import lobpcg  # noqa: E402
+from ._shared_memory import _install as _install_shared_memory  # noqa: E402
 from .func import vmap  # noqa: E402
 from .sparse import spmm  # noqa: E402
 
@@ -469,6 +471,7 @@ from ._numeric import bincount, nanmean, tril_indices, triu_indices  # noqa: E40
 from ._tensor_functions import broadcast_tensors, einsum, meshgrid  # noqa: E402
 
 _install_composites()
+_install_shared_memory()
 _install_numeric()
 _install_layout(Tensor)
 pixel_shuffle = _core.pixel_shuffle
@@ -722,6 +725,7 @@ __all__ = [
     "msort",
     "mul",
     "multinomial",
+    "multiprocessing",
     "mv",
     "nan_to_num",
     "nan_to_num_",

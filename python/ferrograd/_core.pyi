@@ -1307,6 +1307,10 @@ class Tensor:
         """Alias of `movedim`."""
     def movedim(input, source: Any, destination: Any) -> Tensor:
         """The dimensions `source` moved to `destination` (a permutation view)."""
+    def share_memory_(self) -> Tensor:
+        """Moves this tensor's values into shared memory; returns it."""
+    def is_shared(self) -> builtins.bool:
+        """Whether this tensor's values live in shared memory."""
     def module_load(self, other: Tensor, assign: builtins.bool = False) -> Tensor:
         """What `load_state_dict` swaps into this parameter's place under
         `set_swap_module_params_on_conversion(True)`: `other` detached if `assign`, else this

@@ -812,8 +812,9 @@ class Module:
                 p.grad.zero_()
 
     def share_memory(self):
-        """A no-op (ferrograd tensors live in one process); returns the module."""
-        return self
+        """Moves every parameter and buffer into shared memory (``Tensor.share_memory_``), so
+        processes started after it train the same tensors; returns the module."""
+        return self._apply(lambda t: t.share_memory_())
 
     # ----- conversions -------------------------------------------------------------------
 
