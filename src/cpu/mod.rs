@@ -5,6 +5,7 @@
 
 pub mod allocator;
 pub mod bags;
+pub mod boxmuller;
 pub mod fastmath;
 pub mod gemm;
 pub mod kernels;

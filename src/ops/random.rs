@@ -9,6 +9,7 @@ use crate::core::dtype::Element;
 use crate::core::error::{Error, Result};
 use crate::core::profiler::Range;
 use crate::core::tensor::Tensor;
+use crate::cpu::boxmuller;
 use crate::with_any;
 use parking_lot::Mutex;
 use std::sync::{Arc, LazyLock};
@@ -176,7 +177,7 @@ impl Generator {
 
     /// Normal samples of `dtype` as PyTorch's `normal_` makes them: from 16 elements on, all
     /// uniforms first, then Box-Muller over each block of 16 (pairing element `j` with `j + 8`)
-    /// in the element type, a partial last block recomputed from 16 fresh uniforms over the last
+    /// in the element type (float32 with the log and sincos of PyTorch's x86-64 kernel), a partial last block recomputed from 16 fresh uniforms over the last
     /// 16 elements; fewer than 16 elements (or a tensor that is not `dense`), one float64
     /// normal each.
     fn normals(&mut self, n: usize, dtype: DType, mean: f64, std: f64, dense: bool) -> Vec<f64> {
@@ -184,17 +185,18 @@ impl Generator {
             return (0..n).map(|_| self.normal() * std + mean).collect();
         }
         macro_rules! fill {
-            ($T:ty, $uniform:ident) => {{
+            ($T:ty, $uniform:ident, $ln:expr, $sin_cos:expr) => {{
                 let (mean, std) = (mean as $T, std as $T);
                 let mut data: Vec<$T> = (0..n).map(|_| self.$uniform() as $T).collect();
                 let block = |d: &mut [$T]| {
                     for j in 0..8 {
                         let u1 = 1.0 - d[j];
                         let u2 = d[j + 8];
-                        let radius = (-2.0 * u1.ln()).sqrt();
+                        let radius = (-2.0 * $ln(u1)).sqrt();
                         let theta = (2.0 * std::f64::consts::PI) as $T * u2;
-                        d[j] = (radius * theta.cos()).mul_add(std, mean);
-                        d[j + 8] = (radius * theta.sin()).mul_add(std, mean);
+                        let (sin, cos): ($T, $T) = $sin_cos(theta);
+                        d[j] = (radius * cos).mul_add(std, mean);
+                        d[j + 8] = (radius * sin).mul_add(std, mean);
                     }
                 };
                 let mut i = 0;
@@ -212,9 +214,11 @@ impl Generator {
                 data.into_iter().map(|v| v as f64).collect()
             }};
         }
+        // float32 with PyTorch's x86-64 kernel's own log and sincos (`cpu::boxmuller`), float64
+        // with the correctly rounded functions, as its scalar kernel
         match dtype {
-            DType::Float32 => fill!(f32, uniform_f32),
-            _ => fill!(f64, uniform),
+            DType::Float32 => fill!(f32, uniform_f32, boxmuller::log_f32, boxmuller::sin_cos_f32),
+            _ => fill!(f64, uniform, f64::ln, f64::sin_cos),
         }
     }
 }
