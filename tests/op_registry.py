@@ -239,6 +239,7 @@ OPS = [
     pointwise("erfinv", _erfinv, "unit", rtol=1e-9),
     pointwise("lgamma", _lgamma, "pos"),
     pointwise("digamma", _digamma, "pos", rtol=1e-8),
+    pointwise("i0", np.i0, rtol=1e-12),
     pointwise("sign", np.sign, "nonzero", dtype="same"),
     pointwise("floor", np.floor, "frac", dtype="same"),
     pointwise("ceil", np.ceil, "frac", dtype="same"),

@@ -1,8 +1,8 @@
-"""``optim.NAdam`` and ``optim.RAdam`` as one program: parameters after each of several steps
-of a small regression (plain, weight decay, decoupled weight decay, maximize, float64), the
-state they keep, their ``state_dict`` and refusals. ``test_index_ops_golden.py`` runs it with
-ferrograd and compares its output with PyTorch 2.15's (``golden/optim_extra_torch.txt``,
-recorded by running it with ``import torch``)."""
+"""``optim.NAdam``, ``optim.RAdam`` and ``optim.SparseAdam`` as one program: parameters after
+each of several steps of a small regression (plain, weight decay, decoupled weight decay,
+maximize, float64), the state they keep, their ``state_dict`` and refusals.
+``test_index_ops_golden.py`` runs it with ferrograd and compares its output with PyTorch
+2.15's (``golden/optim_extra_torch.txt``, recorded by running it with ``import torch``)."""
 
 import ferrograd as torch
 from case_printing import refused
@@ -83,3 +83,32 @@ saved = opt.state_dict()
 opt2 = torch.optim.NAdam([w, b], lr=0.05)
 opt2.load_state_dict(saved)
 print("reloaded mu_product", round(float(opt2.state[w]["mu_product"]), 7))
+
+# SparseAdam: an embedding with sparse gradients (repeated and fresh indices, two sparse
+# dimensions, maximize), the state it keeps, and its refusals
+torch.manual_seed(0)
+emb = torch.nn.Embedding(6, 3, sparse=True)
+opt = torch.optim.SparseAdam(emb.parameters(), lr=0.1)
+for step in range(4):
+    opt.zero_grad()
+    rows = emb(torch.tensor([[1, 4, 1], [0, 4, 5]][step % 2]))
+    ((rows**2).sum() * 3).backward()
+    opt.step()
+    print("sparse adam", step, [float(f"{v:.6g}") for v in emb.weight.flatten().tolist()])
+state = opt.state[emb.weight]
+print("sparse adam state", sorted(state), state["step"])
+print("exp_avg_sq", [float(f"{v:.6g}") for v in state["exp_avg_sq"].flatten().tolist()])
+w = torch.nn.Parameter(torch.ones(3, 2, 2))
+opt = torch.optim.SparseAdam([w], lr=0.5, betas=(0.8, 0.9), maximize=True)
+for _ in range(2):
+    w.grad = torch.sparse_coo_tensor(
+        [[0, 2, 0], [1, 0, 1]], torch.tensor([[2.0, 1.0], [-1.0, 3.0], [0.5, 0.5]]), (3, 2, 2)
+    )
+    opt.step()
+    print("two sparse dims", [float(f"{v:.6g}") for v in w.flatten().tolist()])
+print(opt)
+w.grad = torch.ones(3, 2, 2)
+refused(lambda: opt.step())
+refused(lambda: torch.optim.SparseAdam([w], lr=0))
+refused(lambda: torch.optim.SparseAdam([w], eps=0.0))
+refused(lambda: torch.optim.SparseAdam([w], betas=(0.9, 1.0)))

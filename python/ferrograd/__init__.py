@@ -177,6 +177,7 @@ fmod = Tensor.fmod
 frac = _core.frac
 gather = Tensor.gather
 hypot = _core.hypot
+i0 = _core.i0
 index_add = Tensor.index_add
 index_copy = Tensor.index_copy
 index_fill = Tensor.index_fill
@@ -649,6 +650,7 @@ __all__ = [
     "hsplit",
     "hstack",
     "hypot",
+    "i0",
     "iinfo",
     "index_add",
     "index_copy",

@@ -100,6 +100,7 @@ __all__ = [
     "erfinv",
     "lgamma",
     "digamma",
+    "i0",
     "sign",
     "floor",
     "ceil",
@@ -129,6 +130,9 @@ __all__ = [
     "_embedding",
     "_embedding_bag",
     "_with_out",
+    "_special_i0e",
+    "_special_i1",
+    "_special_i1e",
     "pixel_shuffle",
     "pixel_unshuffle",
     "_get_default_dtype",
@@ -560,6 +564,10 @@ class Tensor:
         """the digamma function `Γ'(x) / Γ(x)`."""
     def digamma_(self) -> Self:
         """In-place `digamma`."""
+    def i0(self) -> Tensor:
+        """the modified Bessel function of the first kind of order 0; derivative `i1(x)`."""
+    def i0_(self) -> Self:
+        """In-place `i0`."""
     def sign(self) -> Tensor:
         """sign (-1, 0, 1); zero gradient."""
     def sign_(self) -> Self:
@@ -2211,6 +2219,9 @@ def lgamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 def digamma(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """the digamma function `Γ'(x) / Γ(x)`."""
 
+def i0(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """the modified Bessel function of the first kind of order 0; derivative `i1(x)`."""
+
 def sign(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """sign (-1, 0, 1); zero gradient."""
 
@@ -2279,6 +2290,15 @@ def bucketize(
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """`nn.functional.linear(input, weight, bias=None)`: `input @ weight.T + bias`."""
+
+def _special_i1(input: Tensor) -> Tensor:
+    """`torch.special.i1(input)`: the modified Bessel function of the first kind of order 1."""
+
+def _special_i0e(input: Tensor) -> Tensor:
+    """`torch.special.i0e(input)`: `e^{-|x|} i0(x)`."""
+
+def _special_i1e(input: Tensor) -> Tensor:
+    """`torch.special.i1e(input)`: `e^{-|x|} i1(x)`."""
 
 def polygamma(n: builtins.int, input: Tensor) -> Tensor:
     """`torch.polygamma(n, input)`: the `n`-th derivative of digamma (PyTorch puts `n` first)."""

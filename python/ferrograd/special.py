@@ -1,9 +1,10 @@
 """``torch.special``: the special functions under their SciPy-style names, each the op of the
 same meaning (``expit`` is ``sigmoid``, ``gammaln`` is ``lgamma``, ``psi`` is ``digamma``, ...),
 so values, gradients and node names are that op's; ``out=`` is PyTorch's (the result copied
-into it, refused when an input requires grad). The functions ferrograd does not have yet
-(``i0``, ``sinc``, ``ndtr``, ``entr``, ``round`` with its ``decimals`` overload, ...) are absent
-rather than approximated."""
+into it, refused when an input requires grad); the modified Bessel functions ``i0``, ``i0e``,
+``i1``, ``i1e`` with PyTorch's derivatives. The functions ferrograd does not have yet (``sinc``,
+``ndtr``, ``entr``, ``round`` with its ``decimals`` overload, ...) are absent rather than
+approximated."""
 
 from . import _core
 
@@ -24,6 +25,10 @@ __all__ = [
     "expit",
     "expm1",
     "gammaln",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
     "log1p",
     "log_softmax",
     "logit",
@@ -58,6 +63,26 @@ def expit(input, *, out=None):
 def logit(input, eps=None, *, out=None):
     """``log(p / (1 - p))``, ``p`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
     return _out("logit", out, [input], lambda: input.logit(eps))
+
+
+def i0(input, *, out=None):
+    """The modified Bessel function of the first kind of order 0."""
+    return _out("i0", out, [input], lambda: input.i0())
+
+
+def i0e(input, *, out=None):
+    """``exp(-|x|) * i0(x)``, which does not overflow."""
+    return _out("i0e", out, [input], lambda: _core._special_i0e(input))
+
+
+def i1(input, *, out=None):
+    """The modified Bessel function of the first kind of order 1."""
+    return _out("i1", out, [input], lambda: _core._special_i1(input))
+
+
+def i1e(input, *, out=None):
+    """``exp(-|x|) * i1(x)``, which does not overflow."""
+    return _out("i1e", out, [input], lambda: _core._special_i1e(input))
 
 
 def gammaln(input, *, out=None):

@@ -14,13 +14,15 @@ use super::float_dtype;
 use crate::autograd::Grad;
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dispatch::{intercept1, Arg, Call};
-use crate::core::dtype::{DType, Element, Num};
+use crate::core::dtype::{DType, Element, Num, Scalar};
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
 use crate::cpu::fastmath::{in_sin_cos_range, sin_cos_f32, FastMath};
 use crate::cpu::kernels::{cast, map};
 use crate::cpu::kernels::{zip_into, zip_into_guarded};
 use crate::cpu::special;
+use crate::ops::arithmetic::Operand;
+use crate::ops::comparison::CompareOp;
 use crate::{with_float, with_num};
 use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, LN_2, PI};
 
@@ -117,6 +119,9 @@ macro_rules! unary_table {
             /// the digamma function `Γ'(x) / Γ(x)`
             digamma, digamma_, "DigammaBackward0", float |v| special::digamma(v),
                 |g, x| g.mul(&x.polygamma(1)?);
+            /// the modified Bessel function of the first kind of order 0; derivative `i1(x)`
+            i0, i0_, "I0Backward0", float |v| T::from_f64(special::bessel_i(0, v.to_f64(), false)),
+                |g, x| g.mul(&x.special_i1()?);
             /// sign (-1, 0, 1); zero gradient
             sign, sign_, "SignBackward0", num |v| sign_value(v), |g| Ok(g.zeros_like());
             /// round down; zero gradient
@@ -261,6 +266,72 @@ impl Tensor {
                 Ok(vec![Some(
                     ctx.grad(0)
                         .mul(&ctx.saved(0).polygamma(i64::from(n) + 1)?)?,
+                )])
+            },
+        ))
+    }
+
+    /// `i1(x)`, the modified Bessel function of the first kind of order 1 (`torch.special.i1`);
+    /// derivative `i0(x) - i1(x) / x`, 1/2 at 0.
+    pub fn special_i1(&self) -> Result<Tensor> {
+        self.bessel(1, false, "SpecialI1Backward0")
+    }
+
+    /// `i0e(x) = e^{-|x|} i0(x)` (`torch.special.i0e`); derivative `i1e(x) - sgn(x) i0e(x)`.
+    pub fn special_i0e(&self) -> Result<Tensor> {
+        self.bessel(0, true, "SpecialI0EBackward0")
+    }
+
+    /// `i1e(x) = e^{-|x|} i1(x)` (`torch.special.i1e`); derivative
+    /// `i0e(x) - i1e(x) (sgn(x) + 1/x)`, 1/2 at 0.
+    pub fn special_i1e(&self) -> Result<Tensor> {
+        self.bessel(1, true, "SpecialI1EBackward0")
+    }
+
+    /// The modified Bessel functions of the first kind but `i0` (a row of the table), with
+    /// PyTorch's derivatives (`i1_backward`, `i1e_backward`: the limit 1/2 where `|x|` is
+    /// below the dtype's epsilon, whose formula would divide by zero).
+    fn bessel(&self, nu: u32, scaled: bool, node: &'static str) -> Result<Tensor> {
+        let out = forward!(float, self, |v| T::from_f64(special::bessel_i(
+            nu,
+            v.to_f64(),
+            scaled
+        )));
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        Ok(record(
+            out,
+            node,
+            &[self],
+            &[Save::Tensor(self), Save::Output],
+            move |ctx| {
+                let (x, y) = (ctx.saved(0), ctx.saved(1));
+                let g = ctx.grad(0);
+                if nu == 0 {
+                    // i0e: i1e(x) - sgn(x) · i0e(x)
+                    return Ok(vec![Some(
+                        g.mul(&x.special_i1e()?.sub(&x.sign()?.mul(y)?)?)?,
+                    )]);
+                }
+                let eps = if x.dtype() == DType::Float32 {
+                    f64::from(f32::EPSILON)
+                } else {
+                    f64::EPSILON
+                };
+                let not_tiny = x
+                    .abs()?
+                    .compare(CompareOp::Gt, Operand::Scalar(Scalar::Float(eps)))?;
+                let safe = Tensor::where_(&not_tiny, x, &Tensor::full(&[], eps, x.dtype()))?;
+                let slope = if scaled {
+                    safe.special_i0e()?
+                        .sub(&y.mul(&safe.sign()?.add(&safe.reciprocal()?)?)?)?
+                } else {
+                    safe.i0()?.sub(&y.mul(&safe.reciprocal()?)?)?
+                };
+                let half = Tensor::full(&[], 0.5, x.dtype());
+                Ok(vec![Some(
+                    g.mul(&Tensor::where_(&not_tiny, &slope, &half)?)?,
                 )])
             },
         ))

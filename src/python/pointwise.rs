@@ -110,6 +110,9 @@ macro_rules! bind_binary_ops {
             /// Adds the functions to the module.
             pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
                 m.add_function(wrap_pyfunction!(super::polygamma, m)?)?;
+                m.add_function(wrap_pyfunction!(super::_special_i1, m)?)?;
+                m.add_function(wrap_pyfunction!(super::_special_i0e, m)?)?;
+                m.add_function(wrap_pyfunction!(super::_special_i1e, m)?)?;
                 $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
                 Ok(())
             }
@@ -134,6 +137,27 @@ fn operand(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<OwnedOperand> {
 pub(crate) fn polygamma(n: i64, input: &Bound<'_, PyAny>) -> TResult {
     let x = super::convert::tensor_arg(input, "polygamma(): argument 'input'")?;
     wrap(run(|| x.polygamma(n)))
+}
+
+/// `torch.special.i1(input)`: the modified Bessel function of the first kind of order 1.
+#[pyfunction]
+pub(crate) fn _special_i1(input: &Bound<'_, PyAny>) -> TResult {
+    let x = super::convert::tensor_arg(input, "special_i1(): argument 'input'")?;
+    wrap(run(|| x.special_i1()))
+}
+
+/// `torch.special.i0e(input)`: `e^{-|x|} i0(x)`.
+#[pyfunction]
+pub(crate) fn _special_i0e(input: &Bound<'_, PyAny>) -> TResult {
+    let x = super::convert::tensor_arg(input, "special_i0e(): argument 'input'")?;
+    wrap(run(|| x.special_i0e()))
+}
+
+/// `torch.special.i1e(input)`: `e^{-|x|} i1(x)`.
+#[pyfunction]
+pub(crate) fn _special_i1e(input: &Bound<'_, PyAny>) -> TResult {
+    let x = super::convert::tensor_arg(input, "special_i1e(): argument 'input'")?;
+    wrap(run(|| x.special_i1e()))
 }
 
 crate::unary_table!(bind_unary_ops);

@@ -614,6 +614,7 @@ class RAdam(_Adaptive):
 
 from . import lr_scheduler, swa_utils  # noqa: E402
 from .lbfgs import LBFGS  # noqa: E402
+from .sparse_adam import SparseAdam  # noqa: E402
 
 __all__ = [
     "LBFGS",
@@ -627,6 +628,7 @@ __all__ = [
     "RAdam",
     "RMSprop",
     "SGD",
+    "SparseAdam",
     "lr_scheduler",
     "swa_utils",
 ]
