@@ -101,10 +101,18 @@ def test_what_ferrograd_cannot_compute_is_refused():
 
 def test_device_as_a_context_manager():
     # PyTorch: `with torch.device("cpu") as d` gives d and creates tensors on the CPU inside;
-    # another device would be the default inside the block: refused here, as set_default_device
+    # an accelerator would be the default inside the block: refused here, as set_default_device
     with torch.device("cpu") as d:
         assert repr(d) == "device(type='cpu')"
         assert torch.zeros(1).device == d and torch.get_default_device() == d
     with pytest.raises(RuntimeError, match="CPU only"):
-        with torch.device("meta"):
+        with torch.device("cuda"):
             pass
+    assert torch.get_default_device() == d  # the refused block left the default as it was
+    # the meta device is the default inside its block, and the CPU again after it (even when
+    # the block raises); tests/meta_cases.py checks what it makes against PyTorch
+    with pytest.raises(KeyError):
+        with torch.device("meta"):
+            assert torch.zeros(2).is_meta
+            raise KeyError("leaves the block")
+    assert not torch.zeros(2).is_meta and torch.get_default_device() == d

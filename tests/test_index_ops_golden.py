@@ -23,7 +23,8 @@ view ops, ``swap_tensors`` and the module conversions built on them), ``conv3d_c
 wrapping arithmetic, conversions, reductions, NumPy, indexing, refusals), ``sparse_cases.py``
 (sparse COO tensors: products, sums, gradients, accumulation), ``embedding_bag_cases.py``
 (``F.embedding_bag``, ``nn.EmbeddingBag``), ``func_cases.py`` (``torch.func``'s transforms,
-``functional_call``, ``stack_module_state``; ``utils.benchmark.Timer``)."""
+``functional_call``, ``stack_module_state``; ``utils.benchmark.Timer``), ``meta_cases.py`` (the
+meta device)."""
 
 import os
 import subprocess
@@ -63,6 +64,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("sparse_cases.py", "sparse_torch.txt"),
         ("embedding_bag_cases.py", "embedding_bag_torch.txt"),
         ("func_cases.py", "func_torch.txt"),
+        ("meta_cases.py", "meta_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

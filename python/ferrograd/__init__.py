@@ -4,6 +4,7 @@
 """
 
 import builtins as _builtins
+import sys as _sys
 
 from . import _C as _C  # torch._C: the Generator class lives there, as in PyTorch
 from . import _VF as _VF  # torch._VF: internal functions that tests call
@@ -325,6 +326,7 @@ def is_warn_always_enabled() -> _builtins.bool:
 
 from . import __future__ as __future__  # noqa: E402
 from . import (  # noqa: E402
+    _meta,
     amp,
     autograd,
     backends,
@@ -472,6 +474,7 @@ from ._numeric import bincount, nanmean, tril_indices, triu_indices  # noqa: E40
 from ._tensor_functions import broadcast_tensors, einsum, meshgrid  # noqa: E402
 
 _install_composites()
+_meta._install(_sys.modules[__name__])
 _install_shared_memory()
 _install_numeric()
 _install_layout(Tensor)

@@ -131,6 +131,7 @@ __all__ = [
     "_embedding_bag",
     "_with_out",
     "_special_i0e",
+    "_meta_tensor",
     "_special_i1",
     "_special_i1e",
     "pixel_shuffle",
@@ -1623,7 +1624,7 @@ class Tensor:
         """Always False (no MPS device)."""
     @property
     def is_meta(self) -> builtins.bool:
-        """Always False (every tensor has its elements)."""
+        """Whether this tensor is on the meta device (a shape and dtype without values)."""
     def is_pinned(self, device: Any = None) -> builtins.bool:
         """Always False: no accelerator to pin memory for."""
     def pin_memory(self, device: Any = None) -> None:
@@ -2290,6 +2291,14 @@ def bucketize(
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """`nn.functional.linear(input, weight, bias=None)`: `input @ weight.T + bias`."""
+
+def _meta_tensor(
+    size: list[builtins.int],
+    strides: list[builtins.int],
+    dtype: Any,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """A tensor on the meta device: a shape, strides and a dtype, and no values."""
 
 def _special_i1(input: Tensor) -> Tensor:
     """`torch.special.i1(input)`: the modified Bessel function of the first kind of order 1."""

@@ -62,16 +62,27 @@ class device:
         return (device, (self.type, self.index))
 
     def __enter__(self):
-        """``with torch.device(...)``: the default device inside the block (the CPU is the only
-        one ferrograd has, so another device is refused on entry, as by
-        ``set_default_device``)."""
-        from ._global_flags import set_default_device
+        """``with torch.device(...)``: the default device inside the block (the CPU or the meta
+        device; another is refused on entry, as by ``set_default_device``)."""
+        from ._global_flags import get_default_device, set_default_device
 
-        set_default_device(self)
+        _previous.append(get_default_device())
+        try:
+            set_default_device(self)
+        except BaseException:
+            _previous.pop()
+            raise
         return self
 
     def __exit__(self, *exc):
+        from ._global_flags import set_default_device
+
+        set_default_device(_previous.pop())
         return False
+
+
+# the default devices that ``with device(...)`` blocks replaced, innermost last
+_previous: list = []
 
 
 # ``torch.accelerator``: the current accelerator, of which a CPU-only build has none

@@ -65,16 +65,23 @@ def get_float32_matmul_precision():
 
 
 def set_default_device(device):
-    """The device factory functions use: the CPU (or None, the same), the only one here."""
-    if device is not None and _device(device).type != "cpu":
+    """The device factory functions use when given none: the CPU (or None, the same), or the
+    meta device (tensors without values, ``ferrograd._meta``)."""
+    from . import _meta
+
+    kind = "cpu" if device is None else _device(device).type
+    if kind not in ("cpu", "meta"):
         raise RuntimeError(
             f"set_default_device: ferrograd computes on the CPU only, not on '{device}'"
         )
+    _meta._default_is_meta[0] = kind == "meta"
 
 
 def get_default_device():
-    """``device(type='cpu')``."""
-    return _device("cpu")
+    """``device(type='cpu')``, or ``device(type='meta')`` while that is the default."""
+    from . import _meta
+
+    return _device("meta" if _meta._default_is_meta[0] else "cpu")
 
 
 _MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")

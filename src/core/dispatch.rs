@@ -154,6 +154,12 @@ pub fn set_handler(handler: Handler) {
     let _ = HANDLER.set(handler);
 }
 
+/// The state of a tensor on the `meta` device (PyTorch's device of shapes without values): a
+/// wrapper whose ops the binding answers by their outputs' shapes alone, never by values
+/// (Note [The meta device] in `ferrograd/_meta.py`).
+#[derive(Debug)]
+pub struct Meta;
+
 /// The panic payload of a read or write of a wrapper's (missing) elements: the binding turns
 /// it into an exception naming the op that tried.
 #[derive(Debug, Clone, Copy)]

@@ -266,7 +266,28 @@ impl Tensor {
         if let Some(parts) = self.coo() {
             return self.sparse_repr(&parts);
         }
+        if self.is_meta() {
+            return self.meta_repr();
+        }
         self.repr_as(false)
+    }
+
+    /// PyTorch's repr of a tensor on the meta device: no values, its size, dtype unless the
+    /// default float, and autograd state.
+    fn meta_repr(&self) -> String {
+        let mut suffixes = vec![
+            "device='meta'".to_string(),
+            format!("size={}", size_tuple(self.shape())),
+        ];
+        if self.dtype() != crate::core::dtype::default_float() {
+            suffixes.push(format!("dtype=torch.{}", self.dtype().name()));
+        }
+        if let Some(node) = self.grad_fn() {
+            suffixes.push(format!("grad_fn=<{}>", node.name()));
+        } else if self.requires_grad() {
+            suffixes.push("requires_grad=True".into());
+        }
+        format!("tensor(..., {})", suffixes.join(", "))
     }
 
     /// PyTorch's repr of a sparse COO tensor: its indices and values, then its size, number of

@@ -200,6 +200,30 @@ impl Tensor {
         Ok(Tensor::from_parts(storage, layout, dtype, None))
     }
 
+    /// A tensor on the `meta` device: a shape, strides and a dtype, and no elements (a wrapper
+    /// whose state is [`Meta`](crate::core::dispatch::Meta)).
+    pub fn on_meta(
+        shape: &[usize],
+        strides: &[isize],
+        offset: usize,
+        dtype: DType,
+    ) -> Result<Tensor> {
+        Tensor::wrapper(
+            shape,
+            strides,
+            offset,
+            dtype,
+            std::sync::Arc::new(crate::core::dispatch::Meta),
+        )
+    }
+
+    /// Whether this tensor is on the `meta` device ([`Tensor::on_meta`]).
+    #[inline]
+    pub fn is_meta(&self) -> bool {
+        self.subclass()
+            .is_some_and(|s| s.is::<crate::core::dispatch::Meta>())
+    }
+
     /// The binding's state of a wrapper tensor (held by its storage, so the tensors sharing
     /// it, `detach()`ed or saved for backward, are the same wrapper); `None` for a tensor with
     /// elements.

@@ -116,6 +116,19 @@ impl Tensor {
     ) -> Result<()> {
         self.begin_write(others)?;
         self.check_memory_overlap(name, others)?;
+        if self.is_meta() {
+            // no values to write: the op runs on the meta tensor for its checks (broadcast,
+            // dtype), and the tensor is left as it is (Note [The meta device])
+            let result = compute(self)?;
+            if result.shape() != self.shape() {
+                return Err(Error::runtime(format!(
+                    "output with shape {} doesn't match the broadcast shape {} (in-place {name})",
+                    fmt_shape(self.shape()),
+                    fmt_shape(result.shape())
+                )));
+            }
+            return self.check_result_dtype(result.dtype(), &format!(" (in-place {name})"));
+        }
         let mut inputs = vec![self];
         inputs.extend_from_slice(others);
         let recording = is_recording(&inputs);
@@ -227,7 +240,11 @@ impl Tensor {
         let Some(range) = self.layout().contiguous_range() else {
             return Ok(false);
         };
-        if !dtype.is_floating_point() || op == BinaryOp::Pow || self.base().is_some() {
+        if !dtype.is_floating_point()
+            || op == BinaryOp::Pow
+            || self.base().is_some()
+            || self.subclass().is_some()
+        {
             return Ok(false);
         }
         let others = other.tensors();
@@ -369,8 +386,11 @@ impl Tensor {
         })
     }
 
-    /// Sets every element to zero.
+    /// Sets every element to zero (nothing to set on the meta device).
     pub fn zero_(&self) -> Result<()> {
+        if self.is_meta() {
+            return Ok(());
+        }
         self.fill_named_("zero_", "ZeroBackward0", Scalar::Float(0.0))
     }
 

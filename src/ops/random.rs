@@ -369,6 +369,9 @@ impl Tensor {
                 )));
             }
         }
+        if self.is_meta() {
+            return Ok(()); // no values to draw on the meta device
+        }
         let (n, dtype) = (self.numel(), self.dtype());
         let values: Vec<i64> = with_generator(gen, |g| {
             (0..n)
@@ -398,6 +401,9 @@ impl Tensor {
             return Err(Error::runtime(format!(
                 "bernoulli_ expects p to be in [0, 1], but got p={p}"
             )));
+        }
+        if self.is_meta() {
+            return Ok(()); // no values to draw on the meta device
         }
         let n = self.numel();
         let mut values = with_generator(gen, |g| {
@@ -453,6 +459,9 @@ impl Tensor {
             )));
         }
         float_only(self.dtype(), "exponential_cpu")?;
+        if self.is_meta() {
+            return Ok(()); // no values to draw on the meta device
+        }
         let (n, dtype) = (self.numel(), self.dtype());
         let mut values = with_generator(gen, |g| {
             (0..n)
@@ -559,6 +568,9 @@ impl Tensor {
             )));
         }
         float_only(self.dtype(), "normal_kernel_cpu")?;
+        if self.is_meta() {
+            return Ok(()); // no values to draw on the meta device
+        }
         let (n, dtype, dense) = (self.numel(), self.dtype(), self.is_contiguous());
         let mut values = with_generator(gen, |g| g.normals(n, dtype, mean, std, dense)).into_iter();
         self.fill_random_("normal_", "NormalBackward0", |x| {
@@ -586,6 +598,9 @@ impl Tensor {
                     self.dtype().scalar_name().to_lowercase()
                 )));
             }
+        }
+        if self.is_meta() {
+            return Ok(()); // no values to draw on the meta device
         }
         let (n, dtype) = (self.numel(), self.dtype());
         let mut values = with_generator(gen, |g| g.uniforms(n, dtype, from, to)).into_iter();

@@ -181,7 +181,9 @@ impl PyTensor {
                  incompatible tensor type.",
             ));
         }
-        if src.layout() == me.layout() && src.dtype() == me.dtype() {
+        // a meta tensor has no values to write, or to be written into: `x` shows `y` instead
+        let meta = src.is_meta() || me.is_meta();
+        if !meta && src.layout() == me.layout() && src.dtype() == me.dtype() {
             return run(|| me.set_data(&src));
         }
         let next = run(|| me.with_data_of(&src))?;

@@ -129,6 +129,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(node::_node_class, m)?)?;
     m.add_function(wrap_pyfunction!(out::_with_out, m)?)?;
     m.add_function(wrap_pyfunction!(binding::_swap_tensor_impl, m)?)?;
+    m.add_function(wrap_pyfunction!(subclass::_meta_tensor, m)?)?;
     m.add_class::<convert::PyDType>()?;
     convert::add_dtypes(m)?;
     functions::register(m)?;

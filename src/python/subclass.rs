@@ -220,6 +220,14 @@ fn dispatch_call(py: Python<'_>, call: &Call) -> PyResult<Vec<Tensor>> {
         .iter()
         .chain(call.kwargs.iter().map(|(_, a)| a))
         .collect();
+    let on_meta = |a: &&Arg| match a {
+        Arg::Tensor(t) => t.is_meta(),
+        Arg::Tensors(ts) => ts.iter().any(Tensor::is_meta),
+        _ => false,
+    };
+    if all.iter().any(on_meta) {
+        return meta_call(py, call);
+    }
     let mut classes = Vec::new();
     subclass_types(py, &all, &mut classes);
     let args = call
@@ -249,6 +257,27 @@ fn dispatch_call(py: Python<'_>, call: &Call) -> PyResult<Vec<Tensor>> {
         "Multiple dispatch failed for 'aten::{}'; all __torch_dispatch__ handlers returned NotImplemented",
         call.op
     )))
+}
+
+/// A call with a tensor on the meta device: `ferrograd._meta._dispatch(func, args, kwargs)`
+/// gives its outputs, shapes without values (Note [The meta device]).
+fn meta_call(py: Python<'_>, call: &Call) -> PyResult<Vec<Tensor>> {
+    let args = call
+        .args
+        .iter()
+        .map(|a| arg_object(py, a))
+        .collect::<PyResult<Vec<_>>>()?;
+    let kwargs = PyDict::new(py);
+    for (name, a) in &call.kwargs {
+        kwargs.set_item(name, arg_object(py, a)?)?;
+    }
+    let func = py_type(py, "op_overload")?.call1((call.op,))?;
+    let out = py.import("ferrograd._meta")?.getattr("_dispatch")?.call1((
+        func,
+        PyTuple::new(py, args)?,
+        kwargs,
+    ))?;
+    tensors_of(&out, call.op)
 }
 
 /// The tensors a `__torch_dispatch__` returned: one tensor, or a tuple or list of them.
@@ -291,6 +320,23 @@ fn tensors_of(out: &Bound<'_, PyAny>, op: &str) -> PyResult<Vec<Tensor>> {
 pub(crate) fn no_elements_error(op: &str) -> PyErr {
     pyo3::exceptions::PyNotImplementedError::new_err(format!(
         "{op}: this op does not dispatch to __torch_dispatch__ in ferrograd yet, and a tensor \
-         subclass made with _make_wrapper_subclass has no elements of its own to compute on"
+         subclass made with _make_wrapper_subclass, or a tensor on the meta device, has no \
+         elements of its own to compute on"
     ))
+}
+
+/// `_core._meta_tensor(size, strides, dtype, requires_grad)`: a tensor on the meta device.
+#[pyfunction]
+#[pyo3(signature = (size, strides, dtype, requires_grad=false))]
+pub(crate) fn _meta_tensor(
+    py: Python<'_>,
+    size: Vec<usize>,
+    strides: Vec<isize>,
+    dtype: Bound<'_, PyAny>,
+    requires_grad: bool,
+) -> PyResult<Py<PyAny>> {
+    let dtype = dtype_arg(Some(&dtype))?.unwrap_or_else(crate::core::dtype::default_float);
+    let t = super::run(|| Tensor::on_meta(&size, &strides, 0, dtype))?;
+    super::run(|| t.set_requires_grad(requires_grad))?;
+    to_object(py, t)
 }

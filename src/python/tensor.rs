@@ -1647,18 +1647,29 @@ impl PyTensor {
     fn dtype(&self, py: Python<'_>) -> PyResult<Py<super::convert::PyDType>> {
         super::convert::dtype_object(py, self.inner.dtype())
     }
-    /// Always `device(type='cpu')`.
+    /// `device(type='cpu')`, or `device(type='meta')` for a tensor on the meta device.
     #[getter]
     fn device(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         static CPU: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
-        let cpu = CPU.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        static META: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+        let (cell, name) = if self.inner.is_meta() {
+            (&META, "meta")
+        } else {
+            (&CPU, "cpu")
+        };
+        let device = cell.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
             Ok(py
                 .import("ferrograd._device")?
                 .getattr("device")?
-                .call1(("cpu",))?
+                .call1((name,))?
                 .unbind())
         })?;
-        Ok(cpu.clone_ref(py))
+        Ok(device.clone_ref(py))
+    }
+    /// Whether this tensor is on the meta device (a shape and dtype without values).
+    #[getter]
+    fn is_meta(&self) -> bool {
+        self.inner.is_meta()
     }
     /// Always False.
     #[getter]
@@ -1673,11 +1684,6 @@ impl PyTensor {
     /// Always False (no MPS device).
     #[getter]
     fn is_mps(&self) -> bool {
-        false
-    }
-    /// Always False (every tensor has its elements).
-    #[getter]
-    fn is_meta(&self) -> bool {
         false
     }
     /// Always False: no accelerator to pin memory for.

@@ -912,6 +912,13 @@ class Module:
         """Casts floating parameters and buffers to float64."""
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
+    def to_empty(self, *, device, recurse=True):
+        """Replaces every parameter and buffer by an uninitialized tensor of its shape and dtype
+        on ``device`` (the way from the meta device to real tensors); returns the module."""
+        from ... import empty_like
+
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
     def cpu(self):
         """Moves parameters and buffers to the CPU (where they are)."""
         return self._apply(lambda t: t.cpu())
@@ -1010,6 +1017,14 @@ class Module:
                     f"checkpoint, the shape in current model is {param.shape}."
                 )
                 continue
+            if param.is_meta and not value.is_meta and not assign:
+                warnings.warn(
+                    f"for {key}: copying from a non-meta parameter in the checkpoint to a meta "
+                    "parameter in the current model, which is a no-op. (Did you mean to pass "
+                    "`assign=True` to assign items in the state dictionary to their "
+                    "corresponding key in the module instead of copying them in place?)",
+                    stacklevel=2,
+                )
             try:
                 with no_grad():
                     if swap:
