@@ -15,8 +15,9 @@ Note [The meta device]
     nor only moves the layout is refused by the core (``NotImplementedError`` naming the op),
     where PyTorch would compute its output's shape; reading values is refused with PyTorch's
     errors. Factories take ``device="meta"`` and the default device (``torch.device("meta")``
-    as a context manager, ``set_default_device("meta")``); ``Tensor.to("meta")`` makes a meta
-    tensor of the same shape and dtype (a leaf, where PyTorch records ``ToCopyBackward0``).
+    as a context manager, ``set_default_device("meta")``); ``Tensor.to("meta")`` (in the
+    binding) makes a meta tensor of the same shape and dtype (a leaf, where PyTorch records
+    ``ToCopyBackward0``), and ``to("cpu")`` of a meta tensor is refused as PyTorch refuses it.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def empty(shape, dtype=None, requires_grad=False) -> Tensor:
 
 
 def to_meta(t: Tensor) -> Tensor:
-    """A meta tensor of ``t``'s shape and dtype."""
+    """A meta tensor of ``t``'s shape and dtype (``t.to("meta")``, done by the binding)."""
     return empty(t.shape, t.dtype)
 
 
@@ -156,23 +157,7 @@ def _install(namespace) -> None:
     for name in ("empty_like", "zeros_like", "ones_like", "full_like", "rand_like", "randn_like"):
         install(name, _like)
 
-    to, cpu, tolist, numpy = Tensor.to, Tensor.cpu, Tensor.tolist, Tensor.numpy
-
-    @functools.wraps(to)
-    def to_method(self, *args, **kwargs):
-        target = kwargs.get("device", args[0] if args else None)
-        if _is_meta_device(target):
-            rest = [a for a in args[1:] if not isinstance(a, (bool, Tensor))]
-            dtype = kwargs.get("dtype", rest[0] if rest else None)
-            return (
-                self
-                if self.is_meta and dtype in (None, self.dtype)
-                else empty(self.shape, dtype or self.dtype)
-            )
-        if self.is_meta and (target is not None and not _is_meta_device(target)):
-            if isinstance(target, (str, _device)):
-                raise NotImplementedError(_CANNOT_COPY)
-        return to(self, *args, **kwargs)
+    cpu, tolist, numpy = Tensor.cpu, Tensor.tolist, Tensor.numpy
 
     def cpu_method(self, *args, **kwargs):
         if self.is_meta:
@@ -199,4 +184,3 @@ def _install(namespace) -> None:
     ):
         functools.update_wrapper(method, original)
         setattr(Tensor, name, method)
-    Tensor.to = to_method  # type: ignore[method-assign]

@@ -577,6 +577,17 @@ pub(crate) fn size_object<'py>(py: Python<'py>, shape: &[usize]) -> PyResult<Bou
 /// PyTorch's device types, for its message on an unknown one.
 const DEVICE_TYPES: &str = "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone";
 
+/// Whether a `device=` argument names the meta device (`"meta"`, `"meta:0"`, `device("meta")`).
+pub(crate) fn is_meta_device(device: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if let Ok(s) = device.extract::<String>() {
+        return Ok(s.split(':').next() == Some("meta"));
+    }
+    if device.hasattr("type")? && device.hasattr("index")? {
+        return Ok(device.getattr("type")?.extract::<String>().ok().as_deref() == Some("meta"));
+    }
+    Ok(false)
+}
+
 /// Checks a `device=` argument (a string such as `"cpu:0"` or a `device` object): the CPU is
 /// accepted; any other device PyTorch knows is a RuntimeError saying ferrograd has only the
 /// CPU; anything else is PyTorch's RuntimeError for an unknown device string.

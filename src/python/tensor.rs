@@ -1030,11 +1030,21 @@ impl PyTensor {
         kwargs: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> PyResult<Py<PyAny>> {
         let mut dtype = None;
+        // Some(true): to the meta device; Some(false): to the CPU (Note [The meta device])
+        let mut to_meta = None;
+        let mut device = |d: &Bound<'_, PyAny>| -> PyResult<()> {
+            let meta = super::convert::is_meta_device(d)?;
+            if !meta {
+                super::convert::device_arg(Some(d))?; // otherwise the CPU is the only device
+            }
+            to_meta = Some(meta);
+            Ok(())
+        };
         for a in args.iter() {
             if let Ok(t) = a.cast::<PyTensor>() {
                 dtype = Some(t.get().inner.dtype());
             } else if a.extract::<String>().is_ok() || a.hasattr("index")? {
-                super::convert::device_arg(Some(&a))?; // the CPU is the only device
+                device(&a)?;
             } else {
                 dtype = dtype_arg(Some(&a))?;
             }
@@ -1044,10 +1054,32 @@ impl PyTensor {
             if let Some(d) = k.get_item("dtype")? {
                 dtype = dtype_arg(Some(&d))?;
             }
-            super::convert::device_arg(k.get_item("device")?.as_ref())?;
+            if let Some(d) = k.get_item("device")?.filter(|d| !d.is_none()) {
+                device(&d)?;
+            }
             format = k.get_item("memory_format")?;
         }
         let me = &slf.get().inner;
+        match (to_meta, me.is_meta()) {
+            (Some(true), is_meta) if !is_meta || dtype.is_some_and(|d| d != me.dtype()) => {
+                let shape = me.shape().to_vec();
+                let strides = crate::core::layout::Layout::contiguous(&shape)
+                    .strides
+                    .to_vec();
+                let dtype = dtype.unwrap_or(me.dtype());
+                return to_object(
+                    slf.py(),
+                    run(|| Tensor::on_meta(&shape, &strides, 0, dtype))?,
+                );
+            }
+            (Some(true), _) => return Ok(slf.clone().into_any().unbind()),
+            (Some(false), true) => {
+                return Err(pyo3::exceptions::PyNotImplementedError::new_err(
+                    "Cannot copy out of meta tensor; no data!",
+                ))
+            }
+            _ => {}
+        }
         let converted = match dtype {
             Some(d) if d != me.dtype() => Some(run(|| me.to_dtype(d))?),
             _ => None,
