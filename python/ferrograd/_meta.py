@@ -100,9 +100,7 @@ def _factory(name, original, shape_only):
     @functools.wraps(original)
     def factory(*args, **kwargs):
         device = kwargs.get("device")
-        if device is None and not _default_is_meta[0]:
-            return original(*args, **kwargs)
-        if not (_is_meta_device(device) or (device is None and _default_is_meta[0])):
+        if not (_default_is_meta[0] if device is None else _is_meta_device(device)):
             return original(*args, **kwargs)
         kwargs.pop("device", None)
         requires_grad = kwargs.pop("requires_grad", False)

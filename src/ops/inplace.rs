@@ -116,22 +116,12 @@ impl Tensor {
     ) -> Result<()> {
         self.begin_write(others)?;
         self.check_memory_overlap(name, others)?;
-        if self.is_meta() {
-            // no values to write: the op runs on the meta tensor for its checks (broadcast,
-            // dtype), and the tensor is left as it is (Note [The meta device])
-            let result = compute(self)?;
-            if result.shape() != self.shape() {
-                return Err(Error::runtime(format!(
-                    "output with shape {} doesn't match the broadcast shape {} (in-place {name})",
-                    fmt_shape(self.shape()),
-                    fmt_shape(result.shape())
-                )));
-            }
-            return self.check_result_dtype(result.dtype(), &format!(" (in-place {name})"));
-        }
+        // a meta tensor has no values to write: the op runs on it for its checks (broadcast,
+        // dtype) and the tensor is left as it is (Note [The meta device])
+        let meta = self.is_meta();
         let mut inputs = vec![self];
         inputs.extend_from_slice(others);
-        let recording = is_recording(&inputs);
+        let recording = is_recording(&inputs) && !meta;
         // When recording, the op reads a snapshot carrying this tensor's history, so a formula that
         // needs the old value still has it after the write.
         let source = if recording {
@@ -150,6 +140,9 @@ impl Tensor {
             )));
         }
         self.check_result_dtype(result.dtype(), &format!(" (in-place {name})"))?;
+        if meta {
+            return Ok(());
+        }
         write_into(self, &result);
         self.storage().bump_version(name);
         if recording {

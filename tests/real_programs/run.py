@@ -219,8 +219,9 @@ def compare(expected, actual, tight_lines, lib="ferrograd", band=None):
         floor = _line_scale(e_nums)
         for j, (en, an) in enumerate(zip(e_nums, a_nums)):
             ok, rel = _num_close(en, an, rtol, floor)
-            if not ok and band is not None and i >= tight_lines:
-                width = _band_width(band, i, j, e, en)
+            banded = not ok and band is not None and i >= tight_lines
+            width = _band_width(band, i, j, e, en) if banded else None
+            if banded:
                 try:
                     off = abs(float(an) - float(en))
                 except ValueError:
@@ -231,8 +232,7 @@ def compare(expected, actual, tight_lines, lib="ferrograd", band=None):
                     continue
             if not ok:
                 kind = "tight rtol 1e-4" if i < tight_lines else "loose rtol 1e-2 (later line)"
-                if band is not None and i >= tight_lines:
-                    width = _band_width(band, i, j, e, en)
+                if banded:
                     kind += f", outside {BAND_FACTOR}x PyTorch's band {width}"
                 return "diff", (
                     f"line {i + 1} ({kind}; rel diff {rel:.2g})\n"

@@ -78,13 +78,11 @@ def _reaches_outer(tensors, own):
                     return True
             else:
                 stack_.append(t.grad_fn)
-    held = []  # a node's Python object may be made afresh per access: hold it so ids stay unique
     while stack_:
         node = stack_.pop()
-        if node is None or id(node) in seen:
+        if node is None or node in seen:  # nodes compare as the graph's nodes they show
             continue
-        seen.add(id(node))
-        held.append(node)
+        seen.add(node)
         variable = getattr(node, "variable", None)
         if variable is not None and id(variable) not in own:
             return True
