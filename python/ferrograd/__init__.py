@@ -324,6 +324,12 @@ def is_warn_always_enabled() -> _builtins.bool:
     return _core._is_warn_always_enabled()
 
 
+def _nnpack_available() -> _builtins.bool:
+    """False: ferrograd's convolutions have no NNPACK path (PyTorch's private query, which its
+    own tests and some programs call to pick a backend)."""
+    return False
+
+
 from . import __future__ as __future__  # noqa: E402
 from . import (  # noqa: E402
     _meta,

@@ -15,7 +15,9 @@ a missing feature fails the tests that use it, never the whole file.
 from __future__ import annotations
 
 import ast
+import collections
 import contextlib
+import enum
 import functools
 import gc
 import importlib
@@ -52,6 +54,8 @@ class Missing:
 
     def __init__(self, qualname):
         object.__setattr__(self, "_qualname", qualname)
+        # named as the class or function it stands for (test generators print and key by it)
+        object.__setattr__(self, "__name__", qualname.rsplit(".", 1)[-1])
 
     def _fail(self, *args, **kwargs):
         raise MissingFeature(f"{self._qualname} is not provided by the library under test")
@@ -383,6 +387,46 @@ TEST_WITH_DEV_DBG_ASAN = False
 GRADCHECK_NONDET_TOL = 1e-12
 
 
+IS_JETSON = False
+dtype2prec_DONTUSE = {}
+MACOS_VERSION = -1.0  # upstream's float of platform.mac_ver(): -1 off macOS
+
+
+class HardwareClassification(enum.Enum):
+    """The hardware a test class is written for (upstream marks classes with it for CI
+    sharding); ``GENERIC`` runs anywhere."""
+
+    GENERIC = "generic"
+    CPU = "cpu"
+    CUDA = "cuda"
+
+
+@contextlib.contextmanager
+def TemporaryFileName(*args, **kwargs):
+    """A path to a new temporary file, removed after the block."""
+    import tempfile
+
+    f = tempfile.NamedTemporaryFile(*args, delete=False, **kwargs)
+    f.close()
+    try:
+        yield f.name
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(f.name)
+
+
+def download_file(url, binary=True):
+    """Upstream downloads test data from the network; this suite runs offline, so a test that
+    needs a download is skipped on both sides."""
+    raise unittest.SkipTest(f"would download {url}; the suite runs offline")
+
+
+def _assertGradAndGradgradChecks(test_case, apply_fn, inputs, check_batched_grad=True):
+    """gradcheck and gradgradcheck of ``apply_fn`` at ``inputs`` both pass."""
+    test_case.assertTrue(gradcheck(apply_fn, inputs, check_batched_grad=check_batched_grad))
+    test_case.assertTrue(gradgradcheck(apply_fn, inputs, check_batched_grad=check_batched_grad))
+
+
 def set_rng_seed(seed=None):
     seed = SEED if seed is None else seed
     torch.manual_seed(seed)
@@ -567,11 +611,11 @@ def slowTest(fn):
 
 # decorators that skip only on platforms or modes this suite never runs in (Windows, MPS,
 # XPU, Dynamo, a slow-gradcheck environment, non-default CUDA streams): on a CPU they keep the test
-skipIfMPS = skipIfXpu = skipIfSlowGradcheckEnv = skipIfNoLapack = _keep
+skipIfMPS = skipIfMps = skipIfXpu = skipIfSlowGradcheckEnv = skipIfNoLapack = _keep
 skipIfRocm = skipIfTorchInductor = skipIfCrossRef = skipIfNoSciPy = _keep
 
 
-skipIfTorchDynamo = skipIfWindows = skipCUDANonDefaultStreamIf = skipIfNoNumpy = _keep
+skipIfTorchDynamo = skipIfWindows = gcIfJetson = skipCUDANonDefaultStreamIf = skipIfNoNumpy = _keep
 xfailIfTorchDynamo = _keep
 
 
@@ -655,7 +699,22 @@ class subtest:
         self.decorators = decorators or []
 
 
-class parametrize:
+class _TestParametrizer:
+    """The base of PyTorch's parametrizing decorators (``parametrize``, ``optims``, ...):
+    ``_parametrize_test(test, generic_cls, device_cls)`` yields ``(test, name, param_kwargs,
+    decorator_fn)`` for each case; stacked decorators compose as PyTorch's
+    ``compose_parametrize_fns`` does (the outer one's name first)."""
+
+    def _parametrize_test(self, test, generic_cls, device_cls):
+        raise NotImplementedError
+
+    def __call__(self, fn):
+        previous = getattr(fn, "_glue_parametrizations", [])
+        fn._glue_parametrizations = [self, *previous]
+        return fn
+
+
+class parametrize(_TestParametrizer):
     """``@parametrize("x,y", values, name_fn=None)``: one test per value, named as PyTorch's."""
 
     def __init__(self, arg_str, arg_values, name_fn=None):
@@ -674,7 +733,7 @@ class parametrize:
             return f"{name}_{str(value).replace('.', '_')}"
         return f"{name}{idx}"
 
-    def _cases(self, test):
+    def _parametrize_test(self, test, generic_cls, device_cls):
         for idx, values in enumerate(self.arg_values):
             explicit, decorators, gen = None, [], test
             if isinstance(values, subtest):
@@ -696,12 +755,11 @@ class parametrize:
                 )
             for d in decorators:
                 gen = d(gen)
-            yield gen, suffix, kwargs
+            yield gen, suffix, kwargs, _no_decorators
 
-    def __call__(self, fn):
-        previous = getattr(fn, "_glue_parametrizations", [])
-        fn._glue_parametrizations = [self, *previous]
-        return fn
+
+def _no_decorators(param_kwargs):
+    return []
 
 
 class swap(parametrize):
@@ -713,7 +771,7 @@ class swap(parametrize):
         super().__init__("", [])
         self.swap_values = swap_values
 
-    def _cases(self, test):
+    def _parametrize_test(self, test, generic_cls, device_cls):
         for value in self.swap_values:
 
             @functools.wraps(test)
@@ -726,19 +784,25 @@ class swap(parametrize):
                 finally:
                     future.set_swap_module_params_on_conversion(restore)
 
-            yield gen, f"swap_{value}", {}
+            yield gen, f"swap_{value}", {}, _no_decorators
 
 
-def _expand(fn):
-    """(test, suffix, kwargs) for every combination of a test's ``parametrize`` decorators,
-    the outermost decorator's values first (as PyTorch composes them)."""
+def _expand(fn, generic_cls=None, device_cls=None):
+    """``(test, suffix, kwargs, decorators)`` for every combination of a test's parametrizing
+    decorators, the outermost decorator's name first (as PyTorch composes them);
+    ``decorators(kwargs)`` lists the decorators the cases ask for."""
     layers = getattr(fn, "_glue_parametrizations", [])
-    combos = [(fn, "", {})]
+    combos = [(fn, "", {}, _no_decorators)]
     for layer in reversed(layers):
         new = []
-        for test, suffix, kwargs in combos:
-            for gen, s, kw in layer._cases(test):
-                new.append((gen, f"{s}_{suffix}" if suffix else s, {**kwargs, **kw}))
+        for test, suffix, kwargs, decorate in combos:
+            for gen, s, kw, dec in layer._parametrize_test(test, generic_cls, device_cls):
+                name = f"{s}_{suffix}" if s and suffix else s or suffix
+
+                def both(param_kwargs, __old=decorate, __new=dec):
+                    return [*__old(param_kwargs), *__new(param_kwargs)]
+
+                new.append((gen, name, {**kwargs, **kw}, both))
         combos = new
     return combos
 
@@ -757,8 +821,10 @@ def instantiate_parametrized_tests(generic_cls):
         if not callable(fn) or not hasattr(fn, "_glue_parametrizations"):
             continue
         delattr(generic_cls, name)
-        for test, suffix, kwargs in _expand(fn):
-            setattr(generic_cls, f"{name}_{suffix}", _bind(test, kwargs))
+        for test, suffix, kwargs, decorate in _expand(fn, generic_cls):
+            for d in decorate(kwargs):
+                test = d(test)
+            setattr(generic_cls, f"{name}_{suffix}" if suffix else name, _bind(test, kwargs))
     return generic_cls
 
 
@@ -787,6 +853,42 @@ class NNTestCase(TestCase):
 
     _do_cuda_memory_leak_check = False
     _do_cuda_non_default_stream = False
+
+
+def _test_module_empty_input(test_case, module, inp, check_size=True, inference=False):
+    """Runs ``module`` on an empty input: the output has the input's size (``check_size``) and,
+    unless ``inference``, every gradient is zero."""
+    if not inference:
+        inp.requires_grad_(True)
+    out = module(inp)
+    if not inference:
+        out.backward(torch.rand_like(out))
+    if check_size:
+        test_case.assertEqual(out.size(), inp.size())
+    if not inference:
+        for p in module.parameters():
+            if p.requires_grad:
+                test_case.assertEqual(p.grad, torch.zeros_like(p.grad))
+        test_case.assertEqual(inp.grad, torch.zeros_like(inp))
+
+
+def _test_bfloat16_ops(test_case, op, device, inp_dims=(), prec=1e-2, scale_factor=None):
+    """``op`` in bfloat16 matches ``op`` in float32 (output and input gradient) within ``prec``."""
+    input1 = torch.randn(inp_dims, dtype=torch.float32, device=device, requires_grad=True)
+    if scale_factor is not None:
+        scaled = torch.rand(inp_dims, dtype=torch.bfloat16, device=device) * scale_factor
+        input1 = scaled.float().requires_grad_()
+    out1 = op(input1)
+    grad_input1 = torch.randn_like(out1, device=device)
+    out1.backward(grad_input1)
+    op_bfp16 = op.bfloat16()
+    input2 = input1.detach().bfloat16().requires_grad_()
+    out2 = op_bfp16(input2)
+    out2.backward(grad_input1.bfloat16())
+    test_case.assertEqual(out1, out2, atol=prec, rtol=prec, exact_dtype=False)
+    test_case.assertEqual(
+        input1.grad.data, input2.grad.data, atol=prec, rtol=prec, exact_dtype=False
+    )
 
 
 def _create_basic_net():
@@ -850,12 +952,44 @@ def onlyCUDA(fn):
     return unittest.skip("only on CUDA")(fn)
 
 
+onlyCUDAAndPRIVATEUSE1 = onlyCUDA
+# CUDA/cuDNN/MIOpen-only conditions and TF32 switching: on a CPU the test runs as it is
+disablecuDNN = skipCUDAIfMiopen = skipCUDAIfNoCudnn = skipCUDAIfNoMiopen = _keep
+tf32_on_and_off = _keep
+
+
+def disableMkldnn(fn):
+    """Runs the test with the oneDNN (mkldnn) backend disabled, where the library has one."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        flags = getattr(torch.backends.mkldnn, "flags", None)
+        with flags(enabled=False) if flags is not None else contextlib.nullcontext():
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def skipCPUIfNoMkldnn(fn):
+    """Skips the test when the library has no oneDNN (mkldnn) backend."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if not torch.backends.mkldnn.is_available():
+            raise unittest.SkipTest("PyTorch is built without mkldnn support")
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
 def onlyCPU(fn):
     return fn
 
 
 onlyNativeDeviceTypes = onlyCPU
-expectedFailureMPS = expectedFailureXLA = skipMeta = skipCUDAIfRocm = skipCUDAIf = _keep
+expectedFailureMPS = expectedFailureXLA = expectedFailureMeta = skipMeta = skipCUDAIfRocm = (
+    skipCUDAIf
+) = _keep
 
 
 def deviceCountAtLeast(num_required_devices):
@@ -881,6 +1015,7 @@ def instantiate_device_type_tests(generic_test_class, scope, except_for=None, on
     ):
         return
     name = generic_test_class.__name__ + "CPU"
+    device_cls = types.SimpleNamespace(device_type="cpu")
     members = {}
     for attr in dir(generic_test_class):
         if not attr.startswith("test"):
@@ -890,7 +1025,7 @@ def instantiate_device_type_tests(generic_test_class, scope, except_for=None, on
             continue
         params = inspect.signature(fn).parameters
         dts = getattr(fn, "_glue_dtypes", None)
-        for test, suffix, kwargs in _expand(fn):
+        for test, suffix, kwargs, decorate in _expand(fn, generic_test_class, device_cls):
             kwargs = dict(kwargs)
             if "device" in params:
                 kwargs["device"] = "cpu"
@@ -899,15 +1034,18 @@ def instantiate_device_type_tests(generic_test_class, scope, except_for=None, on
             base = f"{attr}_{suffix}" if suffix else attr
             for dt in dts if dts is not None else [None]:
                 kw = dict(kwargs)
-                tail = ""
                 if dt is not None:
-                    if isinstance(dt, (list, tuple)):
-                        kw["dtypes"] = dt
-                        tail = "_" + "_".join(dtype_name(d) for d in dt)
-                    else:
-                        kw["dtype"] = dt
-                        tail = "_" + dtype_name(dt)
-                members[f"{base}_cpu{tail}"] = _bind(test, kw)
+                    kw["dtypes" if isinstance(dt, (list, tuple)) else "dtype"] = dt
+                dt = kw.get("dtypes", kw.get("dtype"))  # a parametrizer's dtype is named alike
+                tail = ""
+                if isinstance(dt, (list, tuple)):
+                    tail = "_" + "_".join(dtype_name(d) for d in dt)
+                elif dt is not None:
+                    tail = "_" + dtype_name(dt)
+                case = test
+                for d in decorate(kw):
+                    case = d(case)
+                members[f"{base}_cpu{tail}"] = _bind(_with_tolerance(case, kw.get("dtype")), kw)
     # the generic tests themselves are not run (only their CPU instances)
     for attr in dir(generic_test_class):
         if attr.startswith("test") and attr not in members:
@@ -921,6 +1059,120 @@ def instantiate_device_type_tests(generic_test_class, scope, except_for=None, on
 # ---------------------------------------------------------------------------------------------
 # common_dtype, common_cuda, common_methods_invocations
 # ---------------------------------------------------------------------------------------------
+
+
+def _with_tolerance(test, dtype):
+    """``test`` run with the ``precisionOverride``/``toleranceOverride`` tolerances it declares
+    for ``dtype`` (``self.precision``/``self.rel_tol``, restored after), as PyTorch's device
+    instantiation applies them."""
+    precision = getattr(test, "precision_overrides", {})
+    tolerance = getattr(test, "tolerance_overrides", {})
+    if dtype not in precision and dtype not in tolerance:
+        return test
+
+    @functools.wraps(test)
+    def overridden(self, *args, **kwargs):
+        saved = self.precision, self.rel_tol
+        if dtype in precision:
+            self.precision = precision[dtype]
+        if dtype in tolerance:
+            self.precision, self.rel_tol = tolerance[dtype].atol, tolerance[dtype].rtol
+        try:
+            return test(self, *args, **kwargs)
+        finally:
+            self.precision, self.rel_tol = saved
+
+    return overridden
+
+
+tol = collections.namedtuple("tol", ["atol", "rtol"])
+
+
+class toleranceOverride:
+    """``@toleranceOverride({dtype: tol(atol, rtol)})``: per-dtype tolerances of a device test."""
+
+    def __init__(self, d):
+        self.d = d
+
+    def __call__(self, fn):
+        fn.tolerance_overrides = self.d
+        return fn
+
+
+class precisionOverride:
+    """``@precisionOverride({dtype: atol})``: per-dtype absolute tolerance of a device test."""
+
+    def __init__(self, d):
+        self.d = d
+
+    def __call__(self, fn):
+        fn.precision_overrides = self.d
+        return fn
+
+
+def largeTensorTest(size, device=None, inductor=False):
+    """Skips a test needing more memory than ``size`` (bytes or a ``"4GB"`` string) when the
+    machine has less free (upstream checks the same with psutil)."""
+    if isinstance(size, str):
+        size = int(float(size[:-2]) * 1024**3) if size.endswith("GB") else int(size)
+
+    def decorator(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                pages = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+            except (ValueError, OSError):
+                pages = None
+            if pages is not None and pages < size:
+                raise unittest.SkipTest(f"Insufficient cpu memory: needs {size} bytes")
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+def skipMPS(fn):
+    """Skips on MPS only: on a CPU the test is kept."""
+    return fn
+
+
+class DecorateInfo:
+    """Decorators an ``OpInfo``/``OptimizerInfo`` applies to the tests it matches (class and
+    test name, device type, dtypes, and ``active_if``, a flag or a predicate of the test's
+    keyword arguments)."""
+
+    def __init__(
+        self,
+        decorators,
+        cls_name=None,
+        test_name=None,
+        *,
+        device_type=None,
+        dtypes=None,
+        active_if=True,
+    ):
+        self.decorators = list(decorators) if isinstance(decorators, Sequence) else [decorators]
+        self.cls_name = cls_name
+        self.test_name = test_name
+        self.device_type = device_type
+        self.dtypes = dtypes
+        self.active_if = active_if
+
+    def is_active(self, cls_name, test_name, device_type, dtype, param_kwargs):
+        return (
+            bool(self.active_if)
+            and (self.cls_name is None or self.cls_name == cls_name)
+            and (self.test_name is None or self.test_name == test_name)
+            and (self.device_type is None or self.device_type == device_type)
+            and (self.dtypes is None or dtype in self.dtypes)
+            and (self.active_if(param_kwargs) if callable(self.active_if) else self.active_if)
+        )
+
+
+def set_single_threaded_if_parallel_tbb(fn):
+    """Upstream runs a test single-threaded under a TBB build; neither library here is one."""
+    return fn
 
 
 def _dtypes(*names):
@@ -1115,8 +1367,25 @@ _GLUE_MODULES = {
         "set_default_dtype",
         "load_tests",
         "swap",
+        "_TestParametrizer",
+        "set_single_threaded_if_parallel_tbb",
+        "skipIfMps",
+        "gcIfJetson",
+        "IS_JETSON",
+        "MACOS_VERSION",
+        "HardwareClassification",
+        "TemporaryFileName",
+        "download_file",
+        "_assertGradAndGradgradChecks",
+        "dtype2prec_DONTUSE",
     ],
-    "common_nn": ["NNTestCase", "freeze_rng_state", "_create_basic_net"],
+    "common_nn": [
+        "NNTestCase",
+        "freeze_rng_state",
+        "_create_basic_net",
+        "_test_module_empty_input",
+        "_test_bfloat16_ops",
+    ],
     "common_device_type": [
         "instantiate_device_type_tests",
         "dtypes",
@@ -1133,6 +1402,20 @@ _GLUE_MODULES = {
         "skipCUDAIfRocm",
         "skipCUDAIf",
         "deviceCountAtLeast",
+        "tol",
+        "toleranceOverride",
+        "precisionOverride",
+        "largeTensorTest",
+        "skipMPS",
+        "expectedFailureMeta",
+        "onlyCUDAAndPRIVATEUSE1",
+        "TEST_WITH_ROCM",
+        "disablecuDNN",
+        "disableMkldnn",
+        "skipCPUIfNoMkldnn",
+        "skipCUDAIfMiopen",
+        "skipCUDAIfNoCudnn",
+        "skipCUDAIfNoMiopen",
     ],
     "common_dtype": [
         "floating_types",
@@ -1141,10 +1424,30 @@ _GLUE_MODULES = {
         "floating_and_complex_types_and",
         "all_types_and",
     ],
-    "common_cuda": ["TEST_CUDA", "TEST_MULTIGPU", "TEST_CUDNN"],
-    "common_methods_invocations": ["mask_not_all_zeros"],
+    "common_cuda": ["TEST_CUDA", "TEST_MULTIGPU", "TEST_CUDNN", "tf32_on_and_off"],
+    "common_methods_invocations": ["mask_not_all_zeros", "DecorateInfo"],
     "logging_utils": ["LoggingTestCase", "make_logging_test"],
 }
+
+
+# Upstream testing modules kept verbatim (``upstream/torch/testing/_internal/``) because the
+# test files' parametrization is built on them (``common_optimizers.optim_db``): they run as
+# they are, on the glue's ``common_utils``/``common_device_type`` names.
+VENDORED_INTERNAL = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "upstream", "torch", "testing", "_internal"
+)
+
+
+def _vendored_modules(test_files):
+    """``{short name: path}`` of the verbatim testing modules ``test_files`` import."""
+    found = {}
+    for path in test_files:
+        for module_name, _ in _top_level_imports(path):
+            prefix, _, short = module_name.rpartition(".")
+            vendored = os.path.join(VENDORED_INTERNAL, short + ".py")
+            if prefix == "torch.testing._internal" and os.path.exists(vendored):
+                found[short] = vendored
+    return found
 
 
 def install(lib, test_files=()):
@@ -1152,6 +1455,8 @@ def install(lib, test_files=()):
     ``torch.testing._internal``; then fills in the names ``test_files`` import that ``lib``
     lacks (``Missing`` placeholders)."""
     global torch
+    vendored = _vendored_modules(test_files)
+    test_files = [*test_files, *vendored.values()]
     if lib == "ferrograd":
         wanted = set()
         for path in test_files:
@@ -1169,6 +1474,12 @@ def install(lib, test_files=()):
                 sys.modules.setdefault("torch" + name[len("ferrograd") :], module)
     torch.set_default_dtype(torch.float32)
     this = sys.modules[__name__]
+    global dtype2prec_DONTUSE
+    dtype2prec_DONTUSE = {  # per-dtype precision of older tests
+        d: p
+        for n, p in [("float32", 1e-5), ("float64", 1e-5), ("float16", 1e-2), ("bfloat16", 1e-1)]
+        if isinstance(d := getattr(torch, n, None), torch.dtype)
+    }
     for name in [m for m in sys.modules if m.startswith("torch.testing._internal")]:
         del sys.modules[name]
     package = types.ModuleType("torch.testing._internal")
@@ -1193,6 +1504,21 @@ def install(lib, test_files=()):
     torch.testing._internal = package
     if lib != "torch":  # PyTorch has every name (torch.ops namespaces appear when registered)
         fill_missing_names(test_files)
+    for short, path in vendored.items():
+        spec = importlib.util.spec_from_file_location(f"torch.testing._internal.{short}", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception:
+            if lib == "torch":
+                raise
+            # built on internals the library lacks (``two_tensor``'s dispatch subclass): its
+            # names are ``Missing``, failing the tests that use them
+            module = types.ModuleType(spec.name)
+            module.__getattr__ = functools.partial(_missing_glue_name, short)
+            sys.modules[spec.name] = module
+        setattr(package, short, module)
     return torch
 
 

@@ -17,6 +17,7 @@ __all__ = [
     "initial_seed",
     "is_available",
     "is_bf16_supported",
+    "is_tf32_supported",
     "is_initialized",
     "manual_seed",
     "manual_seed_all",
@@ -54,6 +55,11 @@ def is_initialized():
 
 
 def is_bf16_supported(including_emulation=True):
+    """False: no CUDA device."""
+    return False
+
+
+def is_tf32_supported():
     """False: no CUDA device."""
     return False
 

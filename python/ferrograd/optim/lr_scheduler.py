@@ -11,6 +11,16 @@ import warnings
 import weakref
 from collections import Counter
 
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being "
+    "deprecated where possible. Please use `scheduler.step()` to step the "
+    "scheduler. During the deprecation, if epoch is different from None, the "
+    "closed form is used instead of the new chainable form, where available. "
+    "Please open an issue if you are unable to replicate your use case: "
+    "https://github.com/pytorch/pytorch/issues/new/choose."
+)
+"""The warning ``step(epoch)`` gives (PyTorch's text): the epoch argument is deprecated."""
+
 
 def _track_step_calls(optimizer):
     """Wraps ``optimizer.step`` (once) so that it records that it was called, as PyTorch's
@@ -103,6 +113,7 @@ class LRScheduler:
             self.last_epoch += 1
             values = self.get_lr()
         else:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
             self.last_epoch = epoch
             closed = getattr(self, "_get_closed_form_lr", None)
             values = closed() if closed else self.get_lr()
@@ -577,6 +588,8 @@ class ReduceLROnPlateau:
     def step(self, metrics, epoch=None):
         """Records this epoch's metric, reducing the rates after ``patience`` bad epochs."""
         current = float(metrics)
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         if self.is_better(current, self.best):
             self.best = current
