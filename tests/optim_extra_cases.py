@@ -1,6 +1,8 @@
-"""``optim.NAdam``, ``optim.RAdam`` and ``optim.SparseAdam`` as one program: parameters after
-each of several steps of a small regression (plain, weight decay, decoupled weight decay,
-maximize, float64), the state they keep, their ``state_dict`` and refusals.
+"""``optim.NAdam``, ``RAdam``, ``SparseAdam``, ``Rprop`` and ``ASGD`` as one program: parameters
+after each of several steps of a small regression (plain, weight decay, decoupled weight decay,
+maximize, float64), the state they keep, their ``state_dict`` and refusals; then the flags every
+optimizer takes (``foreach``, ``fused``, a tensor ``lr``, ``differentiable=True`` steps recorded
+in the graph), the base class's refusals and an older state dict's numeric step counts.
 ``test_index_ops_golden.py`` runs it with ferrograd and compares its output with PyTorch
 2.15's (``golden/optim_extra_torch.txt``, recorded by running it with ``import torch``)."""
 
@@ -112,3 +114,80 @@ refused(lambda: opt.step())
 refused(lambda: torch.optim.SparseAdam([w], lr=0))
 refused(lambda: torch.optim.SparseAdam([w], eps=0.0))
 refused(lambda: torch.optim.SparseAdam([w], betas=(0.9, 1.0)))
+
+# Rprop and ASGD: trajectories, state and refusals
+show("rprop", lambda p: torch.optim.Rprop(p, lr=0.05), steps=10)
+show("rprop etas", lambda p: torch.optim.Rprop(p, lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.1)))
+show("rprop maximize", lambda p: torch.optim.Rprop(p, lr=0.01, maximize=True))
+show("rprop float64", lambda p: torch.optim.Rprop(p), torch.float64, steps=10)
+show("asgd", lambda p: torch.optim.ASGD(p, lr=0.05), steps=10)
+show("asgd averaging", lambda p: torch.optim.ASGD(p, lr=0.05, t0=3, lambd=0.01), steps=10)
+show("asgd wd maximize", lambda p: torch.optim.ASGD(p, lr=0.01, weight_decay=0.1, maximize=True))
+show("asgd float64", lambda p: torch.optim.ASGD(p, lr=0.05, t0=2, alpha=0.5), torch.float64)
+opt, w, b = run(lambda p: torch.optim.Rprop(p), steps=2)
+print("rprop param_groups", opt.state_dict()["param_groups"])
+opt, w, b = run(lambda p: torch.optim.ASGD(p), steps=2)
+print("asgd param_groups", opt.state_dict()["param_groups"])
+print("asgd eta mu", opt.state[w]["eta"], opt.state[w]["mu"])
+print(torch.optim.Rprop([w]))
+print(torch.optim.ASGD([w], t0=5))
+refused(lambda: torch.optim.Rprop(p, lr=-1.0))
+refused(lambda: torch.optim.Rprop(p, etas=(1.0, 1.2)))
+refused(lambda: torch.optim.Rprop(p, etas=(0.5, 0.9)))
+refused(lambda: torch.optim.ASGD(p, lr=-1.0))
+refused(lambda: torch.optim.ASGD(p, weight_decay=-1.0))
+
+# the implementation flags: the same update whichever PyTorch kernel they would choose
+for flags in [{"foreach": False}, {"fused": True}, {"foreach": True}]:
+    show(f"adam {flags}", lambda p, f=flags: torch.optim.Adam(p, lr=0.05, **f))
+    show(f"sgd {flags}", lambda p, f=flags: torch.optim.SGD(p, lr=0.04, momentum=0.9, **f))
+show("adamw tensor lr", lambda p: torch.optim.AdamW(p, lr=torch.tensor(0.05)))
+print(torch.optim.Adam([w], fused=True))
+print(torch.optim.AdamW([w]))
+print(torch.optim.SGD([w], differentiable=True))
+refused(lambda: torch.optim.Adam(p, foreach=True, fused=True))
+refused(lambda: torch.optim.Adam(p, fused=True, differentiable=True))
+refused(lambda: torch.optim.Adam(p, lr=torch.tensor(0.01), foreach=True))
+refused(lambda: torch.optim.Adam(p, lr=torch.tensor([0.01, 0.02])))
+
+# what every optimizer refuses (PyTorch's exception classes and messages)
+refused(lambda: torch.optim.SGD(torch.zeros(2, requires_grad=True)))
+refused(lambda: torch.optim.SGD({torch.zeros(2, requires_grad=True)}))
+refused(lambda: torch.optim.SGD([1.0, 2.0]))
+refused(lambda: torch.optim.SGD([torch.zeros(2, requires_grad=True) * 2]))
+refused(lambda: torch.optim.SGD([{"params": p}, {"params": p}]))
+refused(lambda: torch.optim.Adam(p, capturable=True).step() if p[0].grad is not None else None)
+with __import__("warnings").catch_warnings(record=True) as caught:
+    __import__("warnings").simplefilter("always")
+    torch.optim.SGD([p[0], p[0]])
+print("duplicate parameters warn", [str(c.message)[:60] for c in caught])
+
+# a state dict whose step counts are numbers (older PyTorch saved them so) still loads
+opt, w, b = run(lambda p: torch.optim.Adam(p, lr=0.05), steps=3)
+saved = opt.state_dict()
+for s in saved["state"].values():
+    s["step"] = s["step"].item()
+opt.load_state_dict(saved)
+print("loaded step", opt.state[w]["step"], opt.state[w]["step"].dtype)
+opt.zero_grad()
+((w**2).sum() + (b**2).sum()).backward()
+opt.step()
+print("after reload", [round(v, 5) for v in w.reshape(-1).tolist()], opt.state[w]["step"])
+
+# differentiable=True: the step is in the graph (a gradient flows back to the gradient it used)
+for name, kwargs in [("SGD", {"lr": 0.1, "momentum": 0.5}), ("Adam", {"lr": 0.1}), ("RMSprop", {})]:
+    torch.manual_seed(1)
+    p0 = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    g = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    q = p0.clone()
+    opt = getattr(torch.optim, name)([q], differentiable=True, **kwargs)
+    for _ in range(2):
+        q.grad = g * q.detach().clone()
+        opt.step()
+    dp, dg = torch.autograd.grad((q**2).sum(), (p0, g))
+    print(name, "differentiable", [round(v, 8) for v in dp.tolist() + dg.tolist()])
+with __import__("warnings").catch_warnings(record=True) as caught:
+    __import__("warnings").simplefilter("always")
+    torch.optim.SGD({p[0]})
+print("a set of parameters warns", [(c.category.__name__, str(c.message)[-40:]) for c in caught])
+refused(lambda: torch.optim.SGD([{"params": {p[0]}}]))

@@ -9,7 +9,8 @@ elements), ``layout_cases.py`` (how results are laid out in memory), ``cpu_surfa
 ``rnn_packed_cases.py`` (``nn.utils.rnn`` and recurrent layers over packed sequences),
 ``numeric_cases.py`` (running extrema, NaN-aware reductions, ``logaddexp``, ``nan_to_num``,
 ``erfc``/``erfinv``, ``pixel_shuffle``, ``aminmax``, ``bincount``, triangle indices) and
-``optim_extra_cases.py`` (``optim.NAdam``, ``optim.RAdam``) and ``distributions_cases.py``
+``optim_extra_cases.py`` (``optim.NAdam``, ``RAdam``, ``Rprop``, ``ASGD``, the flags) and
+``distributions_cases.py``
 (``torch.distributions``), ``module_globals_cases.py`` (``as_tensor``, ``torch.__future__``,
 the hooks common to all modules), ``inplace_activation_cases.py`` (in-place activations inside
 a graph), ``cyclic_lr_cases.py`` (``lr_scheduler.CyclicLR``), ``swa_init_dropout_cases.py``

@@ -74,7 +74,7 @@ OTHER_EXPORTS = [
     "get_default_dtype",
     "get_num_threads", "int64", "int32", "int16", "int8", "uint8", "int", "short", "finfo",
     "iinfo", "promote_types", "result_type", "can_cast", "IntTensor", "ShortTensor",
-    "CharTensor", "ByteTensor", "is_grad_enabled", "is_tensor", "linspace", "long",
+    "CharTensor", "ByteTensor", "is_grad_enabled", "is_tensor", "typename", "linspace", "long",
     "manual_seed", "nn", "no_grad", "ones", "ones_like", "optim", "rand", "randint", "randn",
     "randperm",
     "save", "load", "utils", "Generator", "default_generator", "seed", "initial_seed", "bernoulli",

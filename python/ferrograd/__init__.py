@@ -500,6 +500,9 @@ pi = 3.141592653589793
 newaxis = None
 
 
+from ._typename import typename  # noqa: E402
+
+
 def is_tensor(obj) -> _builtins.bool:
     """True if ``obj`` is a ferrograd tensor."""
     return isinstance(obj, Tensor)
@@ -855,6 +858,7 @@ __all__ = [
     "triu",
     "triu_indices",
     "trunc",
+    "typename",
     "uint8",
     "unbind",
     "unflatten",

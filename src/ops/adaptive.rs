@@ -1,7 +1,8 @@
-//! Adaptive-rate optimizer updates: PyTorch's single-tensor `RMSprop`, `Adagrad`, `Adadelta`
-//! and `Adamax`, each parameter updated in one pass with the operations in PyTorch's order and
-//! the parameter's precision, outside autograd (as `optim` does for SGD and Adam). State tensors
-//! are written in place; the caller keeps the step counts.
+//! Adaptive-rate optimizer updates: PyTorch's single-tensor `RMSprop`, `Adagrad`, `Adadelta`,
+//! `Adamax`, `NAdam`, `RAdam`, `Rprop` and `ASGD`, each parameter updated in one pass with the
+//! operations in PyTorch's order and the parameter's precision, outside autograd (as `optim`
+//! does for SGD and Adam). State tensors are written in place; the caller keeps the step
+//! counts.
 
 use super::optim::{check, lerp, per_float, read_gradient, store, values};
 use crate::core::dtype::DType;
@@ -429,6 +430,165 @@ impl Radam {
             store(param, p)?;
         });
         param.storage().bump_version("radam step");
+        Ok(())
+    }
+}
+
+/// `torch.optim.Rprop`'s hyper-parameters (resilient backpropagation: each element's step
+/// size grows while its gradient keeps its sign and shrinks when the sign flips; only the
+/// gradient's sign moves the parameter).
+#[derive(Clone, Copy, Debug)]
+pub struct Rprop {
+    /// Factor a step size is multiplied by after a sign flip (`etas[0]`, below 1).
+    pub etaminus: f64,
+    /// Factor a step size is multiplied by while the sign holds (`etas[1]`, above 1).
+    pub etaplus: f64,
+    /// Smallest step size (`step_sizes[0]`).
+    pub step_size_min: f64,
+    /// Largest step size (`step_sizes[1]`).
+    pub step_size_max: f64,
+    /// Maximize the objective instead of minimizing it.
+    pub maximize: bool,
+}
+
+impl Rprop {
+    /// One step for `param` with gradient `grad`, the previous step's gradient `prev` and the
+    /// per-element step sizes `step_size` (both updated in place).
+    pub fn step(
+        &self,
+        param: &Tensor,
+        grad: &Tensor,
+        prev: &Tensor,
+        step_size: &Tensor,
+    ) -> Result<()> {
+        crate::ops::inplace::observe_write(param)?;
+        check(param, &[grad, prev, step_size])?;
+        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        per_float!(param.dtype(), T => {
+            let mut p: Vec<T> = values(param)?;
+            let mut g: Vec<T> = values(&grad)?;
+            read_gradient(&mut g, &p, self.maximize, 0.0);
+            let (etaminus, etaplus) = (self.etaminus as T, self.etaplus as T);
+            let (lo, hi) = (self.step_size_min as T, self.step_size_max as T);
+            let mut before: Vec<T> = values(prev)?;
+            let mut size: Vec<T> = values(step_size)?;
+            for (((p, g), prev), size) in
+                p.iter_mut().zip(g.iter_mut()).zip(before.iter_mut()).zip(size.iter_mut())
+            {
+                // sign = grad.mul(prev).sign(), then etaplus / etaminus / 1 where it is > / < / == 0
+                let product = *g * *prev;
+                let factor = if product > 0.0 {
+                    etaplus
+                } else if product < 0.0 {
+                    etaminus
+                } else if product == 0.0 {
+                    1.0
+                } else {
+                    product // NaN stays NaN
+                };
+                // step_size.mul_(sign).clamp_(min, max)
+                *size = clamp(*size * factor, lo, hi);
+                // where the sign flipped the gradient counts as zero (no move, no memory)
+                if factor == etaminus {
+                    *g = 0.0;
+                }
+                // param.addcmul_(grad.sign(), step_size, value=-1); prev.copy_(grad)
+                *p += -(signum(*g) * *size);
+                *prev = *g;
+            }
+            store(prev, before)?;
+            store(step_size, size)?;
+            store(param, p)?;
+        });
+        param.storage().bump_version("rprop step");
+        Ok(())
+    }
+}
+
+/// PyTorch's `clamp_(min, max)` for one element (NaN stays NaN).
+fn clamp<T: crate::core::dtype::Float>(v: T, lo: T, hi: T) -> T {
+    if v.is_nan() {
+        v
+    } else if v < lo {
+        lo
+    } else if v > hi {
+        hi
+    } else {
+        v
+    }
+}
+
+/// PyTorch's `sign()` for one element: -1, 0 or 1 (NaN stays NaN, and -0 gives 0).
+fn signum<T: crate::core::dtype::Float>(v: T) -> T {
+    if v > T::from_f64(0.0) {
+        T::from_f64(1.0)
+    } else if v < T::from_f64(0.0) {
+        T::from_f64(-1.0)
+    } else if v == T::from_f64(0.0) {
+        T::from_f64(0.0)
+    } else {
+        v
+    }
+}
+
+/// `torch.optim.ASGD`'s hyper-parameters (averaged stochastic gradient descent: SGD whose rate
+/// `eta` decays with the steps, and a running average `ax` of the parameter once `t0` steps
+/// have passed).
+#[derive(Clone, Copy, Debug)]
+pub struct Asgd {
+    /// Learning rate.
+    pub lr: f64,
+    /// Decay term.
+    pub lambd: f64,
+    /// Power of the rate's decay.
+    pub alpha: f64,
+    /// The step at which averaging starts.
+    pub t0: f64,
+    /// L2 penalty added to the gradient.
+    pub weight_decay: f64,
+    /// Maximize the objective instead of minimizing it.
+    pub maximize: bool,
+}
+
+impl Asgd {
+    /// One step (number `step`, counted from 1) for `param` with gradient `grad`, its average
+    /// `ax`, and the 0-d tensors `eta` (the current rate) and `mu` (the averaging weight), all
+    /// updated in place (`eta` and `mu` in their own precision, as PyTorch's).
+    pub fn step(
+        &self,
+        param: &Tensor,
+        grad: &Tensor,
+        [ax, eta, mu]: [&Tensor; 3],
+        step: u64,
+    ) -> Result<()> {
+        crate::ops::inplace::observe_write(param)?;
+        check(param, &[grad, ax])?;
+        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        let eta_value = eta.item()?.to_f64();
+        let mu_value = mu.item()?.to_f64();
+        per_float!(param.dtype(), T => {
+            let mut p: Vec<T> = values(param)?;
+            let mut g: Vec<T> = values(&grad)?;
+            read_gradient(&mut g, &p, self.maximize, self.weight_decay);
+            // param.mul_(1 - lambd * eta); param.add_(grad, alpha=-eta)
+            let (keep, rate) = ((1.0 - self.lambd * eta_value) as T, (-eta_value) as T);
+            let mut a: Vec<T> = values(ax)?;
+            for ((p, &g), a) in p.iter_mut().zip(&g).zip(a.iter_mut()) {
+                *p *= keep;
+                *p += rate * g;
+                // ax.add_(param.sub(ax).mul_(mu)), or ax.copy_(param) while mu is 1
+                *a = if mu_value != 1.0 { *a + (*p - *a) * mu_value as T } else { *p };
+            }
+            store(ax, a)?;
+            store(param, p)?;
+        });
+        let t = step as f64;
+        write_scalar(
+            eta,
+            self.lr / (1.0 + self.lambd * self.lr * t).powf(self.alpha),
+        )?;
+        write_scalar(mu, 1.0 / (t - self.t0).max(1.0))?;
+        param.storage().bump_version("asgd step");
         Ok(())
     }
 }

@@ -6,7 +6,9 @@ use super::run;
 use super::tensor::PyTensor;
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
-use crate::ops::adaptive::{Adadelta, Adagrad, Adamax, Nadam, Radam, RmsProp, RmsPropState};
+use crate::ops::adaptive::{
+    Adadelta, Adagrad, Adamax, Asgd, Nadam, Radam, RmsProp, RmsPropState, Rprop,
+};
 use pyo3::prelude::*;
 use std::collections::HashMap;
 
@@ -104,6 +106,29 @@ fn update(
             maximize: h("maximize")? != 0.0,
         }
         .step(param, grad, first, at(1).unwrap_or(first), step),
+        "rprop" => Rprop {
+            etaminus: h("etaminus")?,
+            etaplus: h("etaplus")?,
+            step_size_min: h("step_size_min")?,
+            step_size_max: h("step_size_max")?,
+            maximize: h("maximize")? != 0.0,
+        }
+        .step(param, grad, first, at(1).unwrap_or(first)),
+        "asgd" => {
+            let (eta, mu) = (at(1), at(2));
+            let (Some(eta), Some(mu)) = (eta, mu) else {
+                return Err(Error::value("ASGD's step needs eta and mu"));
+            };
+            Asgd {
+                lr: h("lr")?,
+                lambd: h("lambd")?,
+                alpha: h("alpha")?,
+                t0: h("t0")?,
+                weight_decay: h("weight_decay")?,
+                maximize: h("maximize")? != 0.0,
+            }
+            .step(param, grad, [first, eta, mu], step)
+        }
         other => Err(Error::value(format!("no optimizer step named '{other}'"))),
     }
 }

@@ -1,10 +1,22 @@
 """``optim``: optimizers with PyTorch's API (``param_groups``, ``state``, ``zero_grad``,
 ``state_dict``); each step's arithmetic is one call into the Rust core per parameter group."""
 
+import warnings
 from collections import defaultdict
 
 from .. import _core
 from .._grad_mode import no_grad
+from .._typename import typename
+
+
+class _RequiredParameter:
+    """The default of a hyper-parameter each group must set (PyTorch's ``required``)."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
 
 
 class Optimizer:
@@ -15,6 +27,19 @@ class Optimizer:
         self.defaults = defaults
         self.state = defaultdict(dict)
         self.param_groups = []
+        if isinstance(params, _core.Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {typename(params)}"
+            )
+        if isinstance(params, set):
+            warnings.warn(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list "
+                "instead. This will be an error in a future release.",
+                FutureWarning,
+                stacklevel=2,
+            )
         groups = list(params)
         if not groups:
             raise ValueError("optimizer got an empty parameter list")
@@ -25,11 +50,40 @@ class Optimizer:
 
     def add_param_group(self, param_group):
         """Adds a group of parameters, with its own hyper-parameters where given."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {typename(param_group)}")
         group = dict(param_group)
         params = group["params"]
-        group["params"] = [params] if isinstance(params, _core.Tensor) else list(params)
+        if isinstance(params, _core.Tensor):
+            group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            group["params"] = list(params)
+        for p in group["params"]:
+            if not isinstance(p, _core.Tensor):
+                raise TypeError(
+                    f"optimizer can only optimize Tensors, but one of the params is {typename(p)}"
+                )
+            if not self.defaults.get("differentiable", None) and not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError(
+                    "parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
+                )
             group.setdefault(name, default)
+        if len({id(p) for p in group["params"]}) != len(group["params"]):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, "
+                "this will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information",
+                stacklevel=3,
+            )
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -82,8 +136,7 @@ class Optimizer:
         for i, p in params:
             if i in state_dict["state"]:
                 self.state[p] = {
-                    k: (v.clone() if isinstance(v, _core.Tensor) else v)
-                    for k, v in state_dict["state"][i].items()
+                    k: _loaded_state(p, k, v) for k, v in state_dict["state"][i].items()
                 }
 
     def _with_grads(self, group):
@@ -118,6 +171,62 @@ class Optimizer:
                 lines.append(f"    {key}: {group[key]}")
         lines.append(")")
         return "\n".join(lines)
+
+
+def _loaded_state(param, key, value):
+    """A state value as :meth:`Optimizer.load_state_dict` keeps it (PyTorch's policy): a step
+    count becomes a tensor (older state dicts saved a number), other floating tensors take the
+    parameter's dtype; tensors are copied, so the optimizer never writes into the dict."""
+    if key == "step":
+        if isinstance(value, _core.Tensor):
+            return value.clone()
+        return _core.tensor(float(value))
+    if isinstance(value, _core.Tensor):
+        if param.is_floating_point() and value.is_floating_point():
+            return value.to(dtype=param.dtype).clone()
+        return value.clone()
+    return value
+
+
+def _float(value):
+    """A hyper-parameter as a number (a one-element tensor learning rate is read as its value)."""
+    if isinstance(value, _core.Tensor):
+        if value.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        return float(value.item())
+    return float(value)
+
+
+def _flags(name, foreach, fused, differentiable, capturable):
+    """PyTorch's checks of the implementation flags. On a CPU every combination PyTorch accepts
+    computes the same update here (one core call per group): ``foreach`` and ``fused`` choose
+    PyTorch's kernels, not the result."""
+    if fused and foreach:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    if fused and differentiable:
+        raise RuntimeError("`fused` does not support `differentiable`")
+
+
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
+
+
+def _check_capturable(group, params):
+    """``capturable`` needs an accelerator: PyTorch's assertion at the first step."""
+    if group.get("capturable") and params:
+        raise AssertionError(
+            "If capturable=True, params and state_steps must be on supported devices: "
+            f"{_CAPTURABLE_DEVICES}."
+        )
+
+
+def _differentiable_step(kernel, group, params, grads, states):
+    """The step of a ``differentiable=True`` group, recorded by autograd (Note [Two forms of an
+    optimizer step] in ``_differentiable``)."""
+    from .._grad_mode import enable_grad
+    from ._differentiable import STEPS
+
+    with enable_grad():
+        STEPS[kernel](group, params, grads, states)
 
 
 _LABELS = {
@@ -175,10 +284,14 @@ class SGD(Optimizer):
         nesterov=False,
         *,
         maximize=False,
+        foreach=None,
+        differentiable=False,
+        fused=None,
     ):
         _non_negative(lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        _flags("SGD", foreach, fused, differentiable, False)
         defaults = dict(
             lr=lr,
             momentum=momentum,
@@ -186,6 +299,9 @@ class SGD(Optimizer):
             weight_decay=weight_decay,
             nesterov=nesterov,
             maximize=maximize,
+            foreach=foreach,
+            differentiable=differentiable,
+            fused=fused,
         )
         super().__init__(params, defaults)
 
@@ -195,12 +311,16 @@ class SGD(Optimizer):
         loss = _evaluate(closure)
         for group in self.param_groups:
             params = self._with_grads(group)
+            grads = self._grads(params, group)
+            if group["differentiable"]:
+                _differentiable_step("sgd", group, params, grads, [self.state[p] for p in params])
+                continue
             buffers = [self.state[p].get("momentum_buffer") for p in params]
             buffers = _core._sgd_step(
                 params,
-                self._grads(params, group),
+                grads,
                 buffers,
-                group["lr"],
+                _float(group["lr"]),
                 group["momentum"],
                 group["dampening"],
                 group["weight_decay"],
@@ -230,11 +350,24 @@ class Adam(Optimizer):
         weight_decay=0,
         amsgrad=False,
         *,
+        foreach=None,
         maximize=False,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+        decoupled_weight_decay=False,
     ):
+        if isinstance(lr, _core.Tensor):
+            if foreach and not capturable:
+                raise ValueError(
+                    "lr as a Tensor is not supported for capturable=False and foreach=True"
+                )
+            if lr.numel() != 1:
+                raise ValueError("Tensor lr must be 1-element")
         _non_negative(lr=lr, eps=eps)
         _check_betas(betas)
         _non_negative(weight_decay=weight_decay)
+        _flags(type(self).__name__, foreach, fused, differentiable, capturable)
         defaults = dict(
             lr=lr,
             betas=tuple(betas),
@@ -242,6 +375,11 @@ class Adam(Optimizer):
             weight_decay=weight_decay,
             amsgrad=amsgrad,
             maximize=maximize,
+            foreach=foreach,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=decoupled_weight_decay or self._decoupled,
         )
         super().__init__(params, defaults)
 
@@ -252,6 +390,7 @@ class Adam(Optimizer):
         for group in self.param_groups:
             params = self._with_grads(group)
             grads = self._grads(params, group)
+            _check_capturable(group, params)
             for p in params:
                 state = self.state[p]
                 if not state:
@@ -261,6 +400,11 @@ class Adam(Optimizer):
                     if group["amsgrad"]:
                         state["max_exp_avg_sq"] = _core.zeros_like(p)
             states = [self.state[p] for p in params]
+            if group["differentiable"]:
+                for s in states:
+                    s["step"].add_(1)
+                _differentiable_step("adam", group, params, grads, states)
+                continue
             _core._adam_step(
                 params,
                 grads,
@@ -268,13 +412,13 @@ class Adam(Optimizer):
                 [s["exp_avg_sq"] for s in states],
                 [s.get("max_exp_avg_sq") for s in states],
                 [s["step"] for s in states],
-                group["lr"],
+                _float(group["lr"]),
                 tuple(group["betas"]),
                 group["eps"],
                 group["weight_decay"],
                 group["amsgrad"],
                 group["maximize"],
-                self._decoupled,
+                group.get("decoupled_weight_decay", self._decoupled),
             )
         return loss
 
@@ -294,8 +438,25 @@ class AdamW(Adam):
         amsgrad=False,
         *,
         maximize=False,
+        foreach=None,
+        capturable=False,
+        differentiable=False,
+        fused=None,
     ):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )
 
 
 class _Adaptive(Optimizer):
@@ -314,9 +475,13 @@ class _Adaptive(Optimizer):
     def _hyper(self, group):
         """The group's settings as the kernel reads them (numbers; booleans as 0/1; ``betas``
         as ``beta1`` and ``beta2``)."""
-        hyper = {k: float(v) for k, v in group.items() if isinstance(v, (int, float))}
+        hyper = {
+            k: _float(v)
+            for k, v in group.items()
+            if isinstance(v, (int, float)) or (isinstance(v, _core.Tensor) and v.numel() == 1)
+        }
         if "betas" in group:
-            hyper["beta1"], hyper["beta2"] = (float(b) for b in group["betas"])
+            hyper["beta1"], hyper["beta2"] = (_float(b) for b in group["betas"])
         return hyper
 
     def _init_state(self, p, group):
@@ -332,6 +497,7 @@ class _Adaptive(Optimizer):
         for group in self.param_groups:
             params = self._with_grads(group)
             grads = self._grads(params, group)
+            _check_capturable(group, params)
             names = self._kernel_order or self._states_for(group)
             for p in params:
                 if not self.state[p]:
@@ -339,8 +505,11 @@ class _Adaptive(Optimizer):
             states = [self.state[p] for p in params]
             steps = []
             for s in states:
-                s["step"] = _core.tensor(s["step"].item() + 1.0)
+                s["step"] = _core.tensor(float(s["step"]) + 1.0)
                 steps.append(int(s["step"].item()))
+            if group.get("differentiable"):
+                _differentiable_step(self._kernel, group, params, grads, states)
+                continue
             _core._optim_step(
                 self._kernel,
                 params,
@@ -612,11 +781,110 @@ class RAdam(_Adaptive):
         super().__init__(params, defaults)
 
 
+class Rprop(_Adaptive):
+    """Rprop: each element moves by its own step size in the direction of its gradient's sign;
+    the step size grows by ``etas[1]`` while the sign holds and shrinks by ``etas[0]`` when it
+    flips (within ``step_sizes``), as ``torch.optim.Rprop``."""
+
+    _kernel = "rprop"
+    _state_names = ("prev", "step_size")
+
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        etas=(0.5, 1.2),
+        step_sizes=(1e-6, 50),
+        *,
+        capturable=False,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
+    ):
+        if isinstance(lr, _core.Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 < etas[0] < 1.0 < etas[1]:
+            raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+        _flags("Rprop", foreach, False, differentiable, capturable)
+        defaults = dict(
+            lr=lr,
+            etas=etas,
+            step_sizes=step_sizes,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            capturable=capturable,
+        )
+        super().__init__(params, defaults)
+
+    def _hyper(self, group):
+        hyper = super()._hyper(group)
+        hyper["etaminus"], hyper["etaplus"] = (float(e) for e in group["etas"])
+        hyper["step_size_min"], hyper["step_size_max"] = (float(s) for s in group["step_sizes"])
+        return hyper
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = _core.tensor(0.0)
+        state["prev"] = _core.zeros_like(p)
+        state["step_size"] = _core.full(tuple(p.shape), _float(group["lr"]), dtype=p.dtype)
+
+
+class ASGD(_Adaptive):
+    """Averaged SGD: SGD whose rate ``eta`` decays as ``lr / (1 + lambd·lr·t)^alpha``, keeping
+    ``ax``, the running average of the parameter from step ``t0`` on, as ``torch.optim.ASGD``."""
+
+    _kernel = "asgd"
+    _state_names = ("ax", "eta", "mu")
+
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        lambd=1e-4,
+        alpha=0.75,
+        t0=1e6,
+        weight_decay=0,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
+        capturable=False,
+    ):
+        if isinstance(lr, _core.Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        _non_negative(weight_decay=weight_decay)
+        _flags("ASGD", foreach, False, differentiable, capturable)
+        defaults = dict(
+            lr=lr,
+            lambd=lambd,
+            alpha=alpha,
+            t0=t0,
+            weight_decay=weight_decay,
+            foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            capturable=capturable,
+        )
+        super().__init__(params, defaults)
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = _core.tensor(0.0)
+        state["eta"] = _core.tensor(_float(group["lr"]))
+        state["mu"] = _core.tensor(1.0)
+        state["ax"] = _core.zeros_like(p)
+
+
 from . import lr_scheduler, swa_utils  # noqa: E402
 from .lbfgs import LBFGS  # noqa: E402
 from .sparse_adam import SparseAdam  # noqa: E402
 
 __all__ = [
+    "ASGD",
     "LBFGS",
     "Adadelta",
     "Adagrad",
@@ -627,6 +895,7 @@ __all__ = [
     "Optimizer",
     "RAdam",
     "RMSprop",
+    "Rprop",
     "SGD",
     "SparseAdam",
     "lr_scheduler",

@@ -13,27 +13,12 @@ from collections.abc import Mapping
 from ... import __future__, _core
 from ..._core import Tensor
 from ..._grad_mode import no_grad
+from ..._typename import typename as _typename
 from ...autograd.function import Function
 from ...utils import swap_tensors
 from ..parameter import Parameter
 
 _TENSOR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
-
-
-def _typename(obj):
-    """``torch.typename``: ``torch.FloatTensor`` for a float32 tensor, else the qualified name."""
-    if isinstance(obj, Tensor):
-        kind = _TENSOR_TYPE_NAMES.get(str(obj.dtype).rpartition(".")[2], "")
-        return f"torch.{kind}Tensor"
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = type(obj).__module__ or ""
-        qualname = type(obj).__qualname__
-    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 # Hooks common to all modules (PyTorch's ``torch.nn.modules.module.register_module_*_hook``):
