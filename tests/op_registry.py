@@ -644,6 +644,12 @@ OPS = [
     Op("swapdims", method("swapdims", 1, 0), lambda a: np.swapaxes(a, 1, 0), dtype="same"),
     Op("tile", method("tile", (2, 1, 2)), lambda a: np.tile(a, (2, 1, 2)), dtype="same"),
     Op(
+        "repeat_interleave",
+        method("repeat_interleave", 2, 1),
+        lambda a: np.repeat(a, 2, axis=1),
+        dtype="same",
+    ),
+    Op(
         "unflatten",
         method("unflatten", 1, (2, -1)),
         lambda a: a.reshape(3, 2, 2),
@@ -880,6 +886,17 @@ OPS = [
 
 # Public methods that are not ops with values to check, each with the reason.
 NOT_OPS = {
+    **{
+        name: "an alias: the same function as its target's row (tests/test_aliases.py)"
+        for alias, target in __import__("ferrograd._aliases", fromlist=["ALIASES"]).ALIASES.items()
+        for name, of in ((alias, target), (alias + "_", target + "_"))
+        if hasattr(__import__("ferrograd").Tensor, of)
+    },
+    "clip_": "an alias of clamp_ (tests/test_aliases.py)",
+    **{
+        name: "the namespace's linear-algebra function as a method (tests/test_aliases.py)"
+        for name in ("det", "logdet", "slogdet", "inverse", "matrix_power")
+    },
     **{
         name: "int64 positions or counts, no gradient (tests/selection_cases.py vs PyTorch)"
         for name in ("nonzero", "argwhere", "count_nonzero", "unique_consecutive")

@@ -37,6 +37,7 @@ __all__ = [
     "msort",
     "norm_except_dim",
     "ravel",
+    "repeat_interleave",
     "rot90",
     "row_stack",
     "swapaxes",
@@ -63,6 +64,7 @@ METHODS = (
     "module_load",
     "msort",
     "ravel",
+    "repeat_interleave",
     "swapaxes",
     "swapdims",
     "tensor_split",
@@ -203,6 +205,48 @@ def swapaxes(input, axis0, axis1):
 
 
 swapdims = swapaxes
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each element (or slice along ``dim``) repeated ``repeats`` times in place; without
+    ``dim`` the flattened input. An int count expands a new dimension and copies it out (so the
+    graph is PyTorch's: ``ViewBackward0`` over ``CloneBackward0`` over ``ExpandBackward0``); a
+    tensor of counts selects the rows (``IndexSelectBackward0``). With ``repeats`` alone
+    (``torch.repeat_interleave(counts)``), the indices ``0, 1, ...`` each repeated."""
+    if repeats is None:
+        if input.dim() > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        counts = input.reshape(-1)
+        return _core.arange(counts.numel()).index_select(0, _repeated_indices(counts))
+    if dim is None:
+        input, dim = input.flatten(), 0
+    dim = dim + input.dim() if dim < 0 else dim
+    if isinstance(repeats, Tensor):
+        if repeats.dim() > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if repeats.numel() == 1:
+            repeats = repeats.reshape(1).expand(input.shape[dim])
+        if repeats.shape[0] != input.shape[dim]:
+            raise RuntimeError(
+                "repeats must have the same size as input along dim, but got repeats.size(0) = "
+                f"{repeats.shape[0]} and input.size({dim}) = {input.shape[dim]}"
+            )
+        return input.index_select(dim, _repeated_indices(repeats))
+    repeats = operator.index(repeats)
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    shape = list(input.shape)
+    expanded = input.unsqueeze(dim + 1).expand(*shape[: dim + 1], repeats, *shape[dim + 1 :])
+    return expanded.clone().view(*shape[:dim], shape[dim] * repeats, *shape[dim + 1 :])
+
+
+def _repeated_indices(counts):
+    """``i`` repeated ``counts[i]`` times, for each ``i`` (an int64 tensor)."""
+    values = counts.tolist()
+    if any(c < 0 for c in values):
+        raise RuntimeError("repeats can not be negative")
+    flat = [i for i, c in enumerate(values) for _ in range(int(c))]
+    return _core.tensor(flat, dtype=_core.int64) if flat else _core.zeros(0, dtype=_core.int64)
 
 
 def flipud(input):
