@@ -66,6 +66,28 @@ def _warn_if_stepped_first(optimizer):
         )
 
 
+def _group_values(optimizer, key):
+    """``group[key]`` of every group, a tensor copied (the scheduler's lists never alias the
+    optimizer's tensors)."""
+    from .._core import Tensor
+
+    return [
+        group[key].clone() if isinstance(group[key], Tensor) else group[key]
+        for group in optimizer.param_groups
+    ]
+
+
+def _set_group_value(group, key, value):
+    """``group[key] = value``, written into the tensor in place when the group holds one (its
+    type and identity kept, as PyTorch's)."""
+    from .._core import Tensor
+
+    if isinstance(group[key], Tensor):
+        group[key].fill_(float(value))
+    else:
+        group[key] = value
+
+
 def _set_momentum(use_beta1, group, value):
     """Sets a group's momentum, or Adam's first beta (the cycling schedulers move it)."""
     if use_beta1:
@@ -78,23 +100,48 @@ class LRScheduler:
     """Base class: ``step()`` moves to the next epoch and writes each group's new rate;
     ``get_last_lr()`` returns the rates it wrote."""
 
+    _is_initial = False
+
     def __init__(self, optimizer, last_epoch=-1):
+        from .._core import Tensor
+        from . import Optimizer
+
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+                initial_lr = group["lr"]
+                if isinstance(initial_lr, Tensor):
+                    initial_lr = initial_lr.clone()
+                group.setdefault("initial_lr", initial_lr)
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
                     raise KeyError(
                         f"param 'initial_lr' is not specified in param_groups[{i}] when "
-                        "resuming an optimizer"
+                        "resuming scheduler with last_epoch >= 0.\n"
+                        "This typically happens when:\n"
+                        "1. You're trying to resume training from a checkpoint but haven't "
+                        "properly loaded the optimizer state\n"
+                        "2. You're using last_epoch >= 0 for a fresh training run (not "
+                        "recommended)"
                     )
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.base_lrs = _group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         _track_step_calls(optimizer)
+        self._initial_step()
+
+    def _initial_step(self):
+        """The step a scheduler takes when made (or restarted by ``SequentialLR``): the
+        chainable schedules keep the current rates during it (``_is_initial``), so a scheduler
+        made with ``last_epoch`` of a checkpoint does not move the loaded rates a step ahead."""
         self._step_count = 0
-        self.step()
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self):
         """The rates for ``self.last_epoch`` (each subclass's formula)."""
@@ -109,21 +156,33 @@ class LRScheduler:
         if self._step_count == 1:
             _warn_if_stepped_first(self.optimizer)
         self._step_count += 1
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
+        if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-            self.last_epoch = epoch
-            closed = getattr(self, "_get_closed_form_lr", None)
-            values = closed() if closed else self.get_lr()
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        """Moves to the next epoch (or to ``epoch``, by the closed form where there is one) and
+        writes the rates; ``SequentialLR`` restarts a scheduler with ``_update_lr(0)``."""
+        # set while the rates are computed (PyTorch's flag: ``get_lr`` called at another time
+        # warns; its name is part of the state dict)
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                closed = getattr(self, "_get_closed_form_lr", None)
+                values = closed() if closed else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+            _set_group_value(group, "lr", lr)
+        self._last_lr = _group_values(self.optimizer, "lr")
 
     def state_dict(self):
-        """Everything but the optimizer (and functions, for ``LambdaLR``)."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        """Everything but the optimizer."""
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
     def load_state_dict(self, state_dict):
         """Restores what :meth:`state_dict` returned."""
@@ -179,7 +238,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        if self.last_epoch == 0:
+        if self._is_initial:
             return self._group_lrs()
         return [lr * self.gamma for lr in self._group_lrs()]
 
@@ -198,7 +257,7 @@ class CosineAnnealingLR(LRScheduler):
 
     def get_lr(self):
         lrs, t, T = self._group_lrs(), self.last_epoch, self.T_max
-        if t == 0:
+        if self._is_initial:
             return lrs
         if self._step_count == 1 and t > 0:
             return [
@@ -232,11 +291,39 @@ def _per_group(lr_lambda, optimizer):
     if isinstance(lr_lambda, (list, tuple)):
         if len(lr_lambda) != groups:
             raise ValueError(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
-        return list(lr_lambda)
-    return [lr_lambda] * groups
+        functions = list(lr_lambda)
+    else:
+        functions = [lr_lambda] * groups
+    for f in functions:
+        if not callable(f):
+            raise TypeError(f"lr_lambda should be a function, but got {type(f).__name__}")
+    return functions
 
 
-class LambdaLR(LRScheduler):
+class _LambdaState:
+    """The state of a scheduler driven by ``lr_lambdas``: a plain function is not saved
+    (``None``), a callable object's attributes are, and are restored into the object."""
+
+    def state_dict(self):
+        """Every field but the optimizer; ``lr_lambdas`` as the objects' attribute dicts."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [
+            None if isinstance(f, types.FunctionType) else f.__dict__.copy()
+            for f in self.lr_lambdas
+        ]
+        return state
+
+    def load_state_dict(self, state_dict):
+        """Restores the fields, and each callable object's attributes."""
+        lambdas = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        state_dict["lr_lambdas"] = lambdas
+        for f, saved in zip(self.lr_lambdas, lambdas):
+            if saved is not None:
+                f.__dict__.update(saved)
+
+
+class LambdaLR(_LambdaState, LRScheduler):
     """The base rate times ``lr_lambda(epoch)`` (one function, or one per group)."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
@@ -270,7 +357,7 @@ class LinearLR(LRScheduler):
         lrs, t = self._group_lrs(), self.last_epoch
         if t == 0:
             return [lr * self.start_factor for lr in lrs]
-        if t > self.total_iters:
+        if self._is_initial or t > self.total_iters:
             return lrs
         span = self.end_factor - self.start_factor
         ratio = 1.0 + span / (self.total_iters * self.start_factor + (t - 1) * span)
@@ -312,12 +399,14 @@ class OneCycleLR(LRScheduler):
             total_steps = epochs * steps_per_epoch
         if total_steps <= 0:
             raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+        if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
         if anneal_strategy not in ("cos", "linear"):
             raise ValueError(
                 f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}"
             )
         self.total_steps = total_steps
-        self.anneal_strategy = anneal_strategy
+        self._anneal_func_type = anneal_strategy
         if three_phase:
             self._schedule_phases = [
                 (
@@ -348,9 +437,8 @@ class OneCycleLR(LRScheduler):
                 (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
             ]
         groups = optimizer.param_groups
-        per_group = lambda v: list(v) if isinstance(v, (list, tuple)) else [v] * len(groups)  # noqa: E731
         if last_epoch == -1:
-            for group, top in zip(groups, per_group(max_lr)):
+            for group, top in zip(groups, _format_param("max_lr", optimizer, max_lr)):
                 group["initial_lr"] = top / div_factor
                 group["max_lr"] = top
                 group["min_lr"] = group["initial_lr"] / final_div_factor
@@ -361,7 +449,8 @@ class OneCycleLR(LRScheduler):
                     "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
                 )
             self.use_beta1 = "betas" in optimizer.defaults
-            tops, bases = per_group(max_momentum), per_group(base_momentum)
+            tops = _format_param("max_momentum", optimizer, max_momentum)
+            bases = _format_param("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
                 for top, base, group in zip(tops, bases, groups):
                     _set_momentum(self.use_beta1, group, top)
@@ -369,10 +458,23 @@ class OneCycleLR(LRScheduler):
                     group["base_momentum"] = base
         super().__init__(optimizer, last_epoch)
 
-    def _anneal(self, start, end, pct):
-        if self.anneal_strategy == "cos":
-            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+    @staticmethod
+    def _annealing_cos(start, end, pct):
+        """Cosine from ``start`` to ``end`` as ``pct`` goes from 0 to 1."""
+        return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+
+    @staticmethod
+    def _annealing_linear(start, end, pct):
+        """A line from ``start`` to ``end`` as ``pct`` goes from 0 to 1."""
         return (end - start) * pct + start
+
+    def _anneal(self, start, end, pct):
+        kind = getattr(self, "_anneal_func_type", None)
+        if kind is None:  # a state dict of PyTorch before 2.2 saved the function itself
+            return self.anneal_func(start, end, pct)
+        if kind == "cos":
+            return self._annealing_cos(start, end, pct)
+        return self._annealing_linear(start, end, pct)
 
     def get_lr(self):
         t = self.last_epoch
@@ -398,7 +500,13 @@ class OneCycleLR(LRScheduler):
 
 
 def _format_param(name, optimizer, param):
-    """One value per parameter group: ``param`` for all, or the list given (one each)."""
+    """One value per parameter group: ``param`` for all, or the list given (one each); a
+    tensor is copied (the scheduler never aliases the caller's tensors)."""
+    from .._core import Tensor
+
+    def copy(value):
+        return value.clone() if isinstance(value, Tensor) else value
+
     groups = len(optimizer.param_groups)
     if isinstance(param, (list, tuple)):
         if len(param) != groups:
@@ -406,8 +514,8 @@ def _format_param(name, optimizer, param):
                 f"{name} must have the same length as optimizer.param_groups. {name} has "
                 f"{len(param)} values, param_groups has {groups}."
             )
-        return list(param)
-    return [param] * groups
+        return [copy(p) for p in param]
+    return [copy(param)] * groups
 
 
 class CyclicLR(LRScheduler):
@@ -436,7 +544,7 @@ class CyclicLR(LRScheduler):
         base_lrs = _format_param("base_lr", optimizer, base_lr)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
-                group["lr"] = lr
+                _set_group_value(group, "lr", lr)
         self.max_lrs = _format_param("max_lr", optimizer, max_lr)
         up = float(step_size_up)
         down = float(step_size_down) if step_size_down is not None else up
@@ -448,8 +556,7 @@ class CyclicLR(LRScheduler):
         self.gamma = gamma
         self._scale_fn_custom = scale_fn
         self.scale_mode = scale_mode
-        if scale_fn is None:
-            self.scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        self._init_scale_fn()
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
             if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
@@ -469,15 +576,24 @@ class CyclicLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
 
+    def _init_scale_fn(self):
+        """The built-in scale of ``mode`` (``_scale_fn_ref``, PyTorch's name; not saved in the
+        state dict, so set again on loading), unless a custom ``scale_fn`` was given."""
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref, self.scale_mode = (lambda x: 1.0), "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref, self.scale_mode = (lambda x: 1 / (2.0 ** (x - 1))), "cycle"
+        else:
+            gamma = self.gamma
+            self._scale_fn_ref, self.scale_mode = (lambda x: gamma**x), "iterations"
+
     def scale_fn(self, x):
         """The amplitude's scale at cycle (or step) ``x``."""
         if self._scale_fn_custom is not None:
             return self._scale_fn_custom(x)
-        if self.mode == "triangular":
-            return 1.0
-        if self.mode == "triangular2":
-            return 1 / (2.0 ** (x - 1))
-        return self.gamma**x
+        return self._scale_fn_ref(x)
 
     def get_lr(self):
         cycle = math.floor(1 + self.last_epoch / self.total_size)
@@ -504,6 +620,7 @@ class CyclicLR(LRScheduler):
         """Everything but the optimizer; a custom ``scale_fn`` only by its attributes (a
         callable object's ``__dict__``), as PyTorch saves it."""
         state = super().state_dict()
+        state.pop("_scale_fn_ref", None)
         fn = state.pop("_scale_fn_custom")
         state["_scale_fn_custom"] = None
         if fn is not None and not isinstance(fn, types.FunctionType):
@@ -517,9 +634,10 @@ class CyclicLR(LRScheduler):
         super().load_state_dict(state)
         if fn is not None and self._scale_fn_custom is not None:
             self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()
 
 
-class ReduceLROnPlateau:
+class ReduceLROnPlateau(LRScheduler):
     """Divides the rate by ``1 / factor`` when a metric (passed to ``step``) has not improved
     for ``patience`` epochs."""
 
@@ -545,16 +663,18 @@ class ReduceLROnPlateau:
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != len(groups):
                 raise ValueError(f"expected {len(groups)} min_lrs, got {len(min_lr)}")
-            self.min_lrs = [float(m) for m in min_lr]
+            self.default_min_lr = None
+            self.min_lrs = list(min_lr)
         else:
-            self.min_lrs = [float(min_lr)] * len(groups)
+            self.default_min_lr = min_lr
+            self.min_lrs = [min_lr] * len(groups)
         self.optimizer = optimizer
         self.mode, self.factor, self.patience = mode, factor, patience
         self.threshold, self.threshold_mode = threshold, threshold_mode
         self.cooldown, self.eps = cooldown, eps
         self.mode_worse = math.inf if mode == "min" else -math.inf
         self.last_epoch = 0
-        self._last_lr = [group["lr"] for group in groups]
+        self._last_lr = _group_values(optimizer, "lr")
         self._reset()
 
     def state_dict(self):
@@ -600,21 +720,35 @@ class ReduceLROnPlateau:
             self.cooldown_counter -= 1
             self.num_bad_epochs = 0
         if self.num_bad_epochs > self.patience:
-            for i, group in enumerate(self.optimizer.param_groups):
-                old = float(group["lr"])
-                new = max(old * self.factor, self.min_lrs[i])
-                if old - new > self.eps:
-                    group["lr"] = new
+            self._reduce_lr()
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+        self._last_lr = _group_values(self.optimizer, "lr")
+
+    def _reduce_lr(self):
+        groups = self.optimizer.param_groups
+        if len(groups) != len(self.min_lrs):
+            if self.default_min_lr is None:
+                raise RuntimeError(
+                    f"The number of param groups in the `optimizer` ({len(groups)}) differs "
+                    f"from when `ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), "
+                    "usually due to a new param group being added to the optimizer. Please "
+                    "modify the `min_lrs` field to match the length of the `optimizer` param "
+                    "groups."
+                )
+            self.min_lrs = [self.default_min_lr] * len(groups)
+        for i, group in enumerate(groups):
+            old = float(group["lr"])
+            new = max(old * self.factor, self.min_lrs[i])
+            if old - new > self.eps:
+                _set_group_value(group, "lr", new)
 
     def get_last_lr(self):
         """The rates after the last ``step``."""
         return self._last_lr
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaState, LRScheduler):
     """Multiplies the rate by ``lr_lambda(epoch)`` every epoch after the first (one function,
     or one per group)."""
 
@@ -623,7 +757,7 @@ class MultiplicativeLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        if self.last_epoch > 0:
+        if not self._is_initial:
             return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._group_lrs())]
         return self._group_lrs()
 
@@ -662,7 +796,7 @@ class PolynomialLR(LRScheduler):
 
     def get_lr(self):
         lrs, t, n = self._group_lrs(), self.last_epoch, self.total_iters
-        if t == 0 or t > n:
+        if self._is_initial or t > n:
             return lrs
         factor = ((1.0 - t / n) / (1.0 - (t - 1) / n)) ** self.power
         return [lr * factor for lr in lrs]
@@ -707,7 +841,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             epoch = self.last_epoch + 1
             self.T_cur = self.T_cur + 1
             if self.T_cur >= self.T_i:
-                self.T_cur = self.T_cur - self.T_i
+                self.T_cur = self.T_cur % self.T_i
                 self.T_i = self.T_i * self.T_mult
         else:
             if epoch < 0:
@@ -723,9 +857,14 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
-            group["lr"] = lr
-        self._last_lr = self._group_lrs()
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            _set_group_value(group, "lr", lr)
+        self._last_lr = _group_values(self.optimizer, "lr")
 
 
 def _check_schedulers(schedulers, optimizer, name):
@@ -749,8 +888,9 @@ def _check_schedulers(schedulers, optimizer, name):
             )
 
 
-class _Composed:
-    """State of a scheduler made of schedulers: its own fields and theirs."""
+class _Composed(LRScheduler):
+    """A scheduler made of schedulers (PyTorch's subclasses of ``LRScheduler`` that do not run
+    its ``__init__``): its state is its own fields and theirs."""
 
     def get_last_lr(self):
         """The rates the last ``step()`` set."""
@@ -787,14 +927,21 @@ class SequentialLR(_Composed):
         self._milestones = milestones
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
-        # back to the initial rates, the other schedulers' first steps undone
+        # back to the initial rates, the other schedulers' first steps undone (inside composed
+        # ones too), then the first scheduler's first step again
         for group in optimizer.param_groups:
-            group["lr"] = group["initial_lr"]
-        for scheduler in schedulers:
-            scheduler.last_epoch -= 1
-        schedulers[0]._step_count = 0
-        schedulers[0].step()
+            _set_group_value(group, "lr", group["initial_lr"])
+        self._undo_first_steps(self)
+        schedulers[0]._initial_step()
         self._last_lr = schedulers[0].get_last_lr()
+
+    @staticmethod
+    def _undo_first_steps(scheduler):
+        if hasattr(scheduler, "_schedulers"):
+            for inner in scheduler._schedulers:
+                SequentialLR._undo_first_steps(inner)
+        elif hasattr(scheduler, "last_epoch"):
+            scheduler.last_epoch -= 1
 
     def step(self):
         """Advances the scheduler in charge (restarting one at its milestone)."""
@@ -802,7 +949,7 @@ class SequentialLR(_Composed):
         idx = bisect.bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[idx]
         if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
-            scheduler.step(0)
+            scheduler._update_lr(0)
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
@@ -816,13 +963,16 @@ class ChainedScheduler(_Composed):
         _check_schedulers(schedulers, optimizer, "ChainedScheduler")
         self._schedulers = schedulers
         self.optimizer = optimizer
-        self._last_lr = [group["lr"] for group in schedulers[-1].optimizer.param_groups]
+        self._last_lr = _group_values(schedulers[-1].optimizer, "lr")
 
     def step(self):
         """Steps every scheduler."""
         for scheduler in self._schedulers:
             scheduler.step()
-        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+        self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
+
+    def _initial_step(self):
+        self.step()
 
 
 __all__ = [

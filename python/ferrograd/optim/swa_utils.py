@@ -250,7 +250,6 @@ class SWALR(LRScheduler):
         if not isinstance(anneal_epochs, int) or anneal_epochs < 0:
             raise ValueError(f"anneal_epochs must be equal or greater than 0, got {anneal_epochs}")
         self.anneal_epochs = anneal_epochs
-        self._in_step = False
         super().__init__(optimizer, last_epoch)
 
     @staticmethod
@@ -271,19 +270,11 @@ class SWALR(LRScheduler):
         self._anneal_strategy = anneal_strategy
         self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else self._linear_anneal
 
-    def step(self, epoch=None):
-        """Advances one epoch and sets each group's annealed rate."""
-        self._in_step = True
-        try:
-            super().step(epoch)
-        finally:
-            self._in_step = False
-
     def get_lr(self):
         """The rates of the step being taken: the rate the previous step's interpolation
         started from, moved to ``swa_lr`` by the annealing function of ``step / anneal_epochs``
         (clamped to ``[0, 1]``)."""
-        if not self._in_step:
+        if not self._get_lr_called_within_step:
             warnings.warn(
                 "To get the last learning rate computed by the scheduler, "
                 "please use `get_last_lr()`.",
