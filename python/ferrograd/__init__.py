@@ -331,6 +331,7 @@ def _nnpack_available() -> _builtins.bool:
 
 
 from . import __future__ as __future__  # noqa: E402
+from . import _dynamo as _dynamo  # noqa: E402  (torch._dynamo: compile is eager here)
 from . import (  # noqa: E402
     _meta,
     amp,

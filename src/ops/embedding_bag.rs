@@ -129,7 +129,7 @@ impl Tensor {
         if mode == BagMode::Max && options.sparse {
             return Err(Error::value("max mode does not support sparse weights"));
         }
-        let rows = index_values(indices, num, 0, IndexRule::Select)?;
+        let rows = index_values(indices, num, 0, IndexRule::Bag)?;
         let taken: Vec<Option<usize>> = rows
             .iter()
             .map(|&r| (Some(r) != options.padding_idx).then_some(r))

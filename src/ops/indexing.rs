@@ -56,6 +56,8 @@ pub(super) enum IndexRule {
     Wrap,
     Gather,
     Select,
+    /// `embedding_bag`'s rows: PyTorch's `RuntimeError` naming the index.
+    Bag,
 }
 
 pub(super) fn index_values(
@@ -90,6 +92,10 @@ pub(super) fn index_values(
                 IndexRule::Select => {
                     Error::index(format!("index out of range in self ({message})"))
                 }
+                IndexRule::Bag => Error::runtime(format!(
+                    "embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx \
+                     to be {i}"
+                )),
             })
         })
         .collect()
@@ -328,13 +334,15 @@ impl Tensor {
                 })
                 .collect()
         });
+        let count = taken.len() as isize;
         Ok(record(
             out,
             "EmbeddingBackward0",
             &[self],
             &[Save::Tensor(&flat.clone())],
             move |ctx| {
-                let g = ctx.grad(0).reshape(&[-1, dim as isize])?;
+                // the count spelt out: `-1` is ambiguous for rows of width 0
+                let g = ctx.grad(0).reshape(&[count, dim as isize])?;
                 if sparse && scale_grad_by_freq {
                     return Err(Error::runtime(
                         "embedding_backward: scale_grad_by_freq not supported with sparse gradients",

@@ -189,7 +189,10 @@ impl Tensor {
                 "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
             ));
         }
-        for other in others {
+        // `fill_`'s 0-d value is read once before the writes (PyTorch clones it when it is a
+        // view of the tensor filled)
+        let read_first = op == "fill_";
+        for other in others.iter().filter(|_| !read_first) {
             if !Storage::same_elements(self.storage(), other.storage()) {
                 continue;
             }

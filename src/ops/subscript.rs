@@ -329,14 +329,18 @@ impl Tensor {
         if src.dim() == 0 {
             return self.fill_tensor_(src);
         }
+        // PyTorch's `copy_to`: leading size-1 dimensions dropped, then the value expanded to
+        // the selection's shape before the copy, so a value read from the selection itself
+        // (`x[1] = x[1][0:1]`) is a broadcast, not a partial overlap
         let ones = src.shape().iter().take_while(|&&s| s == 1).count();
-        match ones {
-            0 => self.copy_(src),
-            _ => {
-                let rest: Vec<isize> = src.shape()[ones..].iter().map(|&s| s as isize).collect();
-                self.copy_(&src.reshape(&rest)?)
-            }
-        }
+        let rest: Vec<isize> = src.shape()[ones..].iter().map(|&s| s as isize).collect();
+        let target: Vec<isize> = self.shape().iter().map(|&s| s as isize).collect();
+        let view = if ones > 0 {
+            src.reshape(&rest)?
+        } else {
+            src.clone()
+        };
+        self.copy_(&view.expand(&target)?)
     }
 
     /// `self[items] = value` for a Python number: as [`Tensor::index_assign`], except that a

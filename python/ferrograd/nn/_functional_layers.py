@@ -170,8 +170,17 @@ def embedding_bag(
     num = weight.shape[0]
     if padding_idx is not None:
         if not -num <= padding_idx < num:
-            raise AssertionError("padding_idx must be within the number of embeddings")
+            raise RuntimeError(
+                f"padding_idx must be within the number of embeddings, {-num} through "
+                f"{num - 1}, but got {padding_idx}"
+            )
         padding_idx %= num
+    if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError(
+            "Expected tensor for argument #1 'weight' to have the same type as tensor for "
+            f"argument #1 'per_sample_weights'; but type {weight.type()} does not equal "
+            f"{per_sample_weights.type()} (while checking arguments for embedding_bag)"
+        )
     if max_norm is not None:
         _check_indices(input, num)
         _embedding_renorm_(weight, input, max_norm, norm_type)
