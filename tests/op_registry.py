@@ -894,6 +894,13 @@ NOT_OPS = {
     },
     "clip_": "an alias of clamp_ (tests/test_aliases.py)",
     **{
+        name: "complex API on a real tensor: itself or False (tests/test_aliases.py)"
+        for name in __import__("ferrograd._realness", fromlist=["FUNCTIONS"]).FUNCTIONS
+        if name not in ("is_floating_point", "sgn")
+    },
+    "sgn": "sign on a real tensor (tests/test_aliases.py)",
+    "sgn_": "sign_ on a real tensor (tests/test_aliases.py)",
+    **{
         name: "the namespace's linear-algebra function as a method (tests/test_aliases.py)"
         for name in ("det", "logdet", "slogdet", "inverse", "matrix_power")
     },

@@ -63,3 +63,23 @@ def test_repeat_interleave_as_pytorch():
         x.repeat_interleave(torch.tensor([1, 2]), dim=0)
     with pytest.raises(RuntimeError, match="repeats can not be negative"):
         x.repeat_interleave(torch.tensor([1, -2, 1]), dim=0)
+
+
+def test_complex_api_on_real_tensors_as_pytorch():
+    x = torch.randn(3, requires_grad=True)
+    assert x.conj() is x and x.resolve_conj() is x and x.resolve_neg() is x
+    assert x.conj_physical() is x and torch.conj(x) is x
+    assert not x.is_conj() and not x.is_neg() and not x.is_complex()
+    assert not torch.is_complex(x) and torch.is_floating_point(x)
+    ints = torch.tensor([1])
+    assert not torch.is_complex(ints) and not torch.is_floating_point(ints)
+
+
+def test_sgn_of_a_real_tensor_is_its_sign():
+    x = torch.tensor([-2.0, 0.0, 3.0], requires_grad=True)
+    y = x.sgn()
+    assert y.tolist() == [-1.0, 0.0, 1.0] and torch.sgn(x).tolist() == y.tolist()
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    z = torch.tensor([-0.5, 2.0])
+    assert z.sgn_() is z and z.tolist() == [-1.0, 1.0]

@@ -397,6 +397,7 @@ from ._composites import (  # noqa: E402
 )
 from ._dtype_info import finfo, iinfo  # noqa: E402
 from ._lobpcg import lobpcg  # noqa: E402
+from ._realness import _install as _install_realness  # noqa: E402
 from ._shared_memory import _install as _install_shared_memory  # noqa: E402
 from .func import vmap  # noqa: E402
 from .sparse import spmm  # noqa: E402
@@ -484,6 +485,7 @@ from ._tensor_functions import broadcast_tensors, einsum, meshgrid  # noqa: E402
 
 _install_composites()
 _install_aliases(globals(), Tensor)
+_install_realness(globals(), Tensor)
 _meta._install(_sys.modules[__name__])
 _install_shared_memory()
 _install_numeric()
@@ -604,6 +606,8 @@ __all__ = [
     "compile",
     "concat",
     "concatenate",
+    "conj",
+    "conj_physical",
     "contiguous_format",
     "cos",
     "cosh",
@@ -697,10 +701,14 @@ __all__ = [
     "inverse",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
+    "is_complex",
+    "is_conj",
     "is_deterministic_algorithms_warn_only_enabled",
+    "is_floating_point",
     "is_grad_enabled",
     "is_inference",
     "is_inference_mode_enabled",
+    "is_neg",
     "is_tensor",
     "is_warn_always_enabled",
     "isclose",
@@ -807,6 +815,8 @@ __all__ = [
     "remainder",
     "repeat_interleave",
     "reshape",
+    "resolve_conj",
+    "resolve_neg",
     "result_type",
     "return_types",
     "roll",
@@ -830,6 +840,7 @@ __all__ = [
     "set_printoptions",
     "set_rng_state",
     "set_warn_always",
+    "sgn",
     "short",
     "sigmoid",
     "sign",

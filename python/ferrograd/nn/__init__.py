@@ -5,6 +5,15 @@ from . import functional, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _module_names
 from .parallel import DataParallel
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
-__all__ = [*_module_names, "DataParallel", "Parameter", "functional", "init", "parallel", "utils"]
+__all__ = [
+    *_module_names,
+    "Buffer",
+    "DataParallel",
+    "Parameter",
+    "functional",
+    "init",
+    "parallel",
+    "utils",
+]

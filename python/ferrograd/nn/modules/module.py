@@ -16,7 +16,7 @@ from ..._grad_mode import no_grad
 from ..._typename import typename as _typename
 from ...autograd.function import Function
 from ...utils import swap_tensors
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 
 _TENSOR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
 
@@ -634,6 +634,12 @@ class Module:
             )
             return
         buffers = d.get("_buffers")
+        if isinstance(value, Buffer):
+            if buffers is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            remove_from(d, self._parameters, self._modules)
+            self.register_buffer(name, value, value.persistent)
+            return
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
