@@ -79,6 +79,8 @@ OTHER_EXPORTS = [
     "greater", "greater_equal", "less", "less_equal", "not_equal", "arccos", "arcsin", "arctan",
     "arccosh", "arcsinh", "arctanh", "arctan2", "fix", "ger", "is_complex", "is_floating_point",
     "conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "sgn",
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "conv_tbc",
     "manual_seed", "nn", "no_grad", "ones", "ones_like", "optim", "rand", "randint", "randn",
     "randperm",
     "save", "load", "utils", "Generator", "default_generator", "seed", "initial_seed", "bernoulli",

@@ -1,7 +1,8 @@
 """PyTorch's second names for its functions: ``torch.multiply`` for ``torch.mul``, NumPy's
 ``arctan`` for ``atan``, ``fix`` for ``trunc``, ``ger`` for ``outer``... Each alias is the very
 same function (and ``Tensor`` method, in-place twin included) under another name, as in PyTorch,
-where they share one kernel; ``_install`` binds them on the namespace and on ``Tensor``."""
+where they share one kernel; ``_install`` binds them on the namespace and on ``Tensor``, and
+puts the convolutions of ``nn.functional`` in the namespace too, as PyTorch has them."""
 
 ALIASES = {
     "multiply": "mul",
@@ -28,6 +29,17 @@ ALIASES = {
 """alias -> the function it names again (both exist on the namespace and as ``Tensor``
 methods; the in-place method ``alias_`` is ``target_``)."""
 
+# functions of ``nn.functional`` that PyTorch also has in its namespace (``torch.conv2d``)
+FROM_FUNCTIONAL = (
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "conv_tbc",
+)
+
 # functions of the namespace PyTorch also has as Tensor methods (``x.det()``)
 NAMESPACE_METHODS = ("det", "logdet", "slogdet", "inverse", "matrix_power")
 
@@ -43,3 +55,6 @@ def _install(namespace, tensor):
         tensor.clip_ = tensor.clamp_
     for name in NAMESPACE_METHODS:
         setattr(tensor, name, namespace[name])
+    functional = namespace["nn"].functional
+    for name in FROM_FUNCTIONAL:
+        namespace[name] = getattr(functional, name)

@@ -1,7 +1,7 @@
 """``nn``: ``Parameter``, ``Module`` and its containers, layers, activations and losses (as
 PyTorch's), with ``nn.functional``, ``nn.init`` and ``nn.utils``."""
 
-from . import functional, init, parallel, utils
+from . import functional, grad, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _module_names
 from .parallel import DataParallel
@@ -13,6 +13,7 @@ __all__ = [
     "DataParallel",
     "Parameter",
     "functional",
+    "grad",
     "init",
     "parallel",
     "utils",

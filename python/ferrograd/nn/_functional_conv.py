@@ -160,7 +160,9 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         folded = taps.transpose(1, 2).reshape(n * depth, x.shape[1], x.shape[3], x.shape[4])
         part = conv2d(folded, weight[:, :, i], None, stride[1:], padding[1:], dilation[1:], groups)
         out = part if out is None else out + part
-    out = out.reshape(n, depth, *out.shape[1:]).transpose(1, 2)
+    # depth back beside the channels, in PyTorch's contiguous layout (a view would be
+    # non-contiguous, and ``view``/``randn_like`` of the result would differ from PyTorch's)
+    out = out.reshape(n, depth, *out.shape[1:]).transpose(1, 2).contiguous()
     if bias is not None:
         out = out + bias.view(1, -1, 1, 1, 1)
     return out if batched else out.squeeze(0)
@@ -193,6 +195,71 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     ``weight`` ``(C_in, C_out / groups, kh, kw)`` (``ConvolutionBackward0``)."""
     return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding,
                            output_padding, groups, dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed 3-D convolution, with ``weight`` ``(C_in, C_out / groups, kd, kh, kw)``: the
+    gradient of ``conv3d`` (from ``C_out`` to ``C_in`` channels, with this weight) with respect
+    to its input, taken at ``input`` and kept in the graph, so ``input``, ``weight`` and
+    ``bias`` get gradients (PyTorch records one ``ConvolutionBackward0``; here the same sums
+    come from ``conv3d``'s double backward)."""
+    from ..autograd import grad
+
+    batched = _check_batched(input, "conv_transpose3d", 3)
+    x = input if batched else input.unsqueeze(0)
+    stride, padding, dilation, output_padding = (
+        [v[0]] * 3 if len(v) == 1 else v
+        for v in (_ints(stride, 3), _ints(padding, 3), _ints(dilation, 3),
+                  _ints(output_padding, 3))
+    )
+    groups = int(groups)
+    channels = weight.shape[1] * groups
+    if x.shape[1] != weight.shape[0]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {_shape(weight)}, expected input{_shape(x)} to "
+            f"have {weight.shape[0]} channels, but got {x.shape[1]} channels instead"
+        )
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != channels):
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {_shape(weight)}, expected bias to be "
+            f"1-dimensional with {channels} elements, but got bias of size {_shape(bias)} instead"
+        )
+    size = [
+        (x.shape[d + 2] - 1) * stride[d] - 2 * padding[d] + dilation[d] * (weight.shape[d + 2] - 1)
+        + output_padding[d] + 1
+        for d in range(3)
+    ]
+    from .. import enable_grad
+
+    with enable_grad():
+        probe = _core.zeros((x.shape[0], channels, *size), dtype=x.dtype, requires_grad=True)
+        out = conv3d(probe, weight, None, stride, padding, dilation, groups)
+        (result,) = grad(out, probe, x, create_graph=True)
+    if bias is not None:
+        result = result + bias.view(1, -1, 1, 1, 1)
+    return result if batched else result.squeeze(0)
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """1-D convolution in time-batch-channel layout: ``input`` ``(T, B, C_in)``, ``weight``
+    ``(K, C_in, C_out)``, ``bias`` ``(C_out)``, ``pad`` steps of zeros at both ends of time;
+    the result is ``(T + 2 pad - K + 1, B, C_out)``. Computed as ``conv1d`` on the permuted
+    tensors (PyTorch records ``ConvTbcBackward0``; the sums are the same)."""
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError(
+            "Weight tensor must have 3 dims: kernel_width, in_channels, out_channels."
+        )
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=int(pad))
+    return out.permute(2, 0, 1).contiguous()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -565,6 +632,8 @@ __all__ = [
     "conv3d",
     "conv_transpose1d",
     "conv_transpose2d",
+    "conv_transpose3d",
+    "conv_tbc",
     "fold",
     "interpolate",
     "max_pool1d",

@@ -618,3 +618,5 @@ __all__ = [
     "threshold_",
     "triplet_margin_loss",
 ]
+
+from . import grad as grad  # noqa: E402  (F.grad is torch.nn.grad, as in PyTorch)

@@ -162,7 +162,7 @@ class Conv3d(_Conv):
 
 
 class _ConvTranspose(_ConvNd):
-    """A transposed convolution layer (``ConvTranspose1d``, ``ConvTranspose2d``)."""
+    """A transposed convolution layer (``ConvTranspose1d``, ``2d``, ``3d``)."""
 
     _spatial = 2
 
@@ -213,7 +213,7 @@ class _ConvTranspose(_ConvNd):
         """The transposed convolution of ``input`` (its size chosen by ``output_size`` when
         given)."""
         output_padding = self._output_padding(input, output_size)
-        conv = F.conv_transpose1d if self._spatial == 1 else F.conv_transpose2d
+        conv = getattr(F, f"conv_transpose{self._spatial}d")
         return conv(input, self.weight, self.bias, self.stride, self.padding, output_padding,
                     self.groups, self.dilation)
 
@@ -230,4 +230,11 @@ class ConvTranspose2d(_ConvTranspose):
     _spatial = 2
 
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d"]
+class ConvTranspose3d(_ConvTranspose):
+    """Transposed 3-D convolution: ``weight`` ``(C_in, C_out/groups, kd, kh, kw)`` (the input
+    gradient of ``conv3d``, see ``F.conv_transpose3d``)."""
+
+    _spatial = 3
+
+
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
