@@ -35,37 +35,30 @@ def _weight_grad(conv, input, weight_size, grad_output, stride, padding, dilatio
     return _grad(out, w, grad_output, create_graph=grad_output.requires_grad)[0]
 
 
-def conv1d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    """The gradient of ``conv1d`` with respect to an input of ``input_size``."""
-    args = (input_size, weight, grad_output, stride, padding, dilation, groups)
-    return _input_grad(_conv(1), *args)
+def _input_function(dims):
+    def conv_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
+        args = (input_size, weight, grad_output, stride, padding, dilation, groups)
+        return _input_grad(_conv(dims), *args)
+
+    conv_input.__name__ = conv_input.__qualname__ = f"conv{dims}d_input"
+    conv_input.__doc__ = (
+        f"The gradient of ``conv{dims}d`` with respect to an input of ``input_size``."
+    )
+    return conv_input
 
 
-def conv1d_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    """The gradient of ``conv1d`` with respect to a weight of ``weight_size``."""
-    args = (input, weight_size, grad_output, stride, padding, dilation, groups)
-    return _weight_grad(_conv(1), *args)
+def _weight_function(dims):
+    def conv_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
+        args = (input, weight_size, grad_output, stride, padding, dilation, groups)
+        return _weight_grad(_conv(dims), *args)
+
+    conv_weight.__name__ = conv_weight.__qualname__ = f"conv{dims}d_weight"
+    conv_weight.__doc__ = (
+        f"The gradient of ``conv{dims}d`` with respect to a weight of ``weight_size``."
+    )
+    return conv_weight
 
 
-def conv2d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    """The gradient of ``conv2d`` with respect to an input of ``input_size``."""
-    args = (input_size, weight, grad_output, stride, padding, dilation, groups)
-    return _input_grad(_conv(2), *args)
-
-
-def conv2d_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    """The gradient of ``conv2d`` with respect to a weight of ``weight_size``."""
-    args = (input, weight_size, grad_output, stride, padding, dilation, groups)
-    return _weight_grad(_conv(2), *args)
-
-
-def conv3d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    """The gradient of ``conv3d`` with respect to an input of ``input_size``."""
-    args = (input_size, weight, grad_output, stride, padding, dilation, groups)
-    return _input_grad(_conv(3), *args)
-
-
-def conv3d_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    """The gradient of ``conv3d`` with respect to a weight of ``weight_size``."""
-    args = (input, weight_size, grad_output, stride, padding, dilation, groups)
-    return _weight_grad(_conv(3), *args)
+conv1d_input, conv1d_weight = _input_function(1), _weight_function(1)
+conv2d_input, conv2d_weight = _input_function(2), _weight_function(2)
+conv3d_input, conv3d_weight = _input_function(3), _weight_function(3)
