@@ -460,6 +460,199 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     return adaptive_max_pool1d(input, output_size, True)
 
 
+# Note [3-D pooling, one axis after the others]
+# A maximum (or a sum) over a box of depth x height x width is the maximum (sum) over depth of
+# the maxima (sums) over each height x width window; windows, padding, dilation and ceil_mode
+# are per axis, and so is the average's divisor (the product of the per-axis counts, padded or
+# not, that PyTorch's 3-D kernels multiply). So the 3-D pools are two calls of the core's 2-D
+# pools: first over (H, W) with the depth folded into the channels, then over depth with the
+# (H', W') positions laid in a row. The maxima's indices are recombined into PyTorch's flat
+# D*H*W positions: for a NaN or a tie each pass picks what PyTorch's single pass picks (the
+# first maximum in (d, h, w) order, the last NaN). PyTorch records one node
+# (MaxPool3DWithIndicesBackward0, AvgPool3DBackward0); here the graph is the two 2-D nodes.
+
+
+def _triple(message, value, default=None):
+    if value is None or (isinstance(value, (list, tuple)) and len(value) == 0 and default):
+        return list(default)
+    values = _ints(value)
+    if len(values) == 1:
+        values = values * 3
+    if len(values) != 3:
+        raise RuntimeError(message)
+    return values
+
+
+def _pool3d_args(op, input, kernel_size, stride, padding, dilation=1, ceil_mode=False):
+    """The 3-D pools' settings as three ints each, checked as PyTorch checks them (its
+    messages), with the output size."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    either = "either " if op == "max_pool3d" else ""
+    k = _triple(f"{op}: kernel_size must {either}be a single int, or a tuple of three ints",
+                kernel_size)
+    st = _triple(f"{op}: stride must either be omitted, a single int, or a tuple of three ints",
+                 stride, k)
+    p = _triple(f"{op}: padding must {either}be a single int, or a tuple of three ints", padding)
+    d = _triple(f"{op}: dilation must be either a single int, or a tuple of three ints", dilation)
+    if any(v == 0 for v in st):
+        raise RuntimeError("stride should not be zero")
+    if any(v <= 0 for v in k):
+        raise RuntimeError(
+            f"kernel size should be greater than zero, but got kT: {k[0]} kH: {k[1]} kW: {k[2]}"
+        )
+    if any(v < 0 for v in st):
+        raise RuntimeError(
+            f"stride should be greater than zero, but got dT: {st[0]} dH: {st[1]} dW: {st[2]}"
+        )
+    if any(v <= 0 for v in d):
+        raise RuntimeError(
+            f"dilation should be greater than zero, but got dilationT: {d[0]} dilationH: "
+            f"{d[1]} dilationW: {d[2]}"
+        )
+    for pi, ki, di in zip(p, k, d):
+        if pi > ((ki - 1) * di + 1) // 2:
+            raise RuntimeError(
+                "pad should be at most half of effective kernel size, but got "
+                f"pad={pi}, kernel_size={ki} and dilation={di}"
+            )
+    sizes = list(input.shape[-3:])
+    out = []
+    for n, ki, si, pi, di in zip(sizes, k, st, p, d):
+        o = (n + 2 * pi - di * (ki - 1) - 1 + (si - 1 if ceil_mode else 0)) // si + 1
+        if ceil_mode and (o - 1) * si >= n + pi:
+            o -= 1
+        out.append(o)
+    if min(out) < 1:
+        planes = input.shape[-4]
+        if op == "avg_pool3d":
+            raise RuntimeError(
+                f"input image (T: {sizes[0]} H: {sizes[1]} W: {sizes[2]}) smaller than kernel "
+                f"size (kT: {k[0]} kH: {k[1]} kW: {k[2]})"
+            )
+        raise RuntimeError(
+            f"Given input size: ({planes}x{sizes[0]}x{sizes[1]}x{sizes[2]}). Calculated output "
+            f"size: ({planes}x{out[0]}x{out[1]}x{out[2]}). Output size is too small"
+        )
+    return k, st, p, d
+
+
+def _fold_depth(input):
+    """``(N, C, D, H, W)`` (or unbatched) as ``(N, C*D, H, W)``, and how to unfold it."""
+    batched = input.dim() == 5
+    x = input if batched else input.unsqueeze(0)
+    n, c, depth = x.shape[:3]
+    return x.reshape(n, c * depth, *x.shape[3:]), (batched, n, c, depth)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """The maxima of 3-D windows of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) and their flat
+    ``D*H*W`` indices: a 2-D pool over (H, W), then over depth (Note [3-D pooling, one axis
+    after the others])."""
+    k, s, p, d = _pool3d_args("max_pool3d", input, kernel_size, stride, padding, dilation,
+                              ceil_mode)
+    folded, (batched, n, c, depth) = _fold_depth(input)
+    plane = folded.shape[2] * folded.shape[3]
+    y1, i1 = _core.max_pool2d_with_indices(folded, k[1:], s[1:], p[1:], d[1:], bool(ceil_mode))
+    oh, ow = y1.shape[2], y1.shape[3]
+    rows = y1.reshape(n, c, depth, oh * ow)
+    y2, i2 = _core.max_pool2d_with_indices(
+        rows, [k[0], 1], [s[0], 1], [p[0], 0], [d[0], 1], bool(ceil_mode)
+    )
+    od = y2.shape[2]
+    which = i2 // (oh * ow)  # the depth each maximum came from
+    within = i1.reshape(n, c, depth, oh * ow).gather(2, which)
+    indices = (which * plane + within).reshape(n, c, od, oh, ow)
+    out = y2.reshape(n, c, od, oh, ow)
+    if not batched:
+        out, indices = out.squeeze(0), indices.squeeze(0)
+    return out, indices
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """The maximum of each window over the last three dims of ``(N, C, D, H, W)`` or
+    ``(C, D, H, W)``; ``stride`` defaults to ``kernel_size``, the padding is negative
+    infinity (Note [3-D pooling, one axis after the others])."""
+    out, indices = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation,
+                                           ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """The mean of each window over the last three dims, zero padding counted in the divisor
+    with ``count_include_pad``, or ``divisor_override`` as divisor (Note [3-D pooling, one axis
+    after the others]: the per-axis divisors multiply to PyTorch's)."""
+    k, s, p, _ = _pool3d_args("avg_pool3d", input, kernel_size, stride, padding, 1, ceil_mode)
+    if divisor_override is not None and int(divisor_override) == 0:
+        raise RuntimeError("divisor must be not zero")
+    folded, (batched, n, c, depth) = _fold_depth(input)
+    per_axis = None if divisor_override is None else 1
+    y1 = _core.avg_pool2d(folded, k[1:], s[1:], p[1:], bool(ceil_mode),
+                          bool(count_include_pad), per_axis)
+    oh, ow = y1.shape[2], y1.shape[3]
+    y2 = _core.avg_pool2d(y1.reshape(n, c, depth, oh * ow), [k[0], 1], [s[0], 1], [p[0], 0],
+                          bool(ceil_mode), bool(count_include_pad), per_axis)
+    if divisor_override is not None:
+        y2 = y2 / int(divisor_override)
+    out = y2.reshape(n, c, y2.shape[2], oh, ow)
+    return out if batched else out.squeeze(0)
+
+
+def _output_triple(output_size, input):
+    sizes = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * 3
+    if len(sizes) != 3:
+        raise RuntimeError(f"adaptive pool 3d: output_size must be 3, but got {len(sizes)}")
+    return [int(input.shape[i - 3]) if v is None else int(v) for i, v in enumerate(sizes)]
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Means over the adaptive windows that split the last three dims into ``output_size``
+    (Note [3-D pooling, one axis after the others]; ``(1, 1, 1)`` is a mean over the three)."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError(
+            f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}"
+        )
+    size = _output_triple(output_size, input)
+    if size == [1, 1, 1]:
+        return input.mean((-1, -2, -3), keepdim=True)
+    folded, (batched, n, c, depth) = _fold_depth(input)
+    y1 = _core.adaptive_avg_pool2d(folded, size[1:])
+    oh, ow = size[1], size[2]
+    y2 = _core.adaptive_avg_pool2d(y1.reshape(n, c, depth, oh * ow), [size[0], oh * ow])
+    out = y2.reshape(n, c, size[0], oh, ow)
+    return out if batched else out.squeeze(0)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Maxima over the adaptive windows of the last three dims and their flat ``D*H*W``
+    indices (Note [3-D pooling, one axis after the others])."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError(
+            f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}"
+        )
+    size = _output_triple(output_size, input)
+    folded, (batched, n, c, depth) = _fold_depth(input)
+    plane = folded.shape[2] * folded.shape[3]
+    y1, i1 = _core.adaptive_max_pool2d(folded, size[1:])
+    oh, ow = size[1], size[2]
+    y2, i2 = _core.adaptive_max_pool2d(y1.reshape(n, c, depth, oh * ow), [size[0], oh * ow])
+    which = i2 // (oh * ow)
+    within = i1.reshape(n, c, depth, oh * ow).gather(2, which)
+    indices = (which * plane + within).reshape(n, c, size[0], oh, ow)
+    out = y2.reshape(n, c, size[0], oh, ow)
+    if not batched:
+        out, indices = out.squeeze(0), indices.squeeze(0)
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool3d`` with its indices."""
+    return adaptive_max_pool3d(input, output_size, True)
+
+
 # ---------------------------------------------------------------------------------------------
 # sliding blocks
 # ---------------------------------------------------------------------------------------------
@@ -634,6 +827,12 @@ __all__ = [
     "conv_transpose2d",
     "conv_transpose3d",
     "conv_tbc",
+    "max_pool3d",
+    "max_pool3d_with_indices",
+    "avg_pool3d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
     "fold",
     "interpolate",
     "max_pool1d",

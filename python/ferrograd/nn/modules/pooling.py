@@ -47,6 +47,16 @@ class MaxPool2d(_MaxPoolNd):
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
+class MaxPool3d(_MaxPoolNd):
+    """``F.max_pool3d`` with the layer's configuration (``stride`` defaults to
+    ``kernel_size``)."""
+
+    def forward(self, input):
+        """The pooled ``input`` (and the indices with ``return_indices``)."""
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
 class AvgPool1d(Module):
     """``F.avg_pool1d`` with the layer's configuration (kept as 1-tuples, as PyTorch)."""
 
@@ -100,6 +110,16 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
+class AvgPool3d(AvgPool2d):
+    """``F.avg_pool3d`` with the layer's configuration (``stride`` defaults to
+    ``kernel_size``)."""
+
+    def forward(self, input):
+        """The pooled ``input``."""
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
 class _AdaptivePool(Module):
     __constants__: tuple[str, ...] = ("output_size",)
 
@@ -149,6 +169,22 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPool):
     def forward(self, input):
         """The pooled ``input`` (and the indices with ``return_indices``)."""
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveAvgPool3d(_AdaptivePool):
+    """``F.adaptive_avg_pool3d`` to ``output_size`` (``None`` keeps that input size)."""
+
+    def forward(self, input):
+        """The pooled ``input``."""
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    """``F.adaptive_max_pool3d`` to ``output_size`` (``None`` keeps that input size)."""
+
+    def forward(self, input):
+        """The pooled ``input`` (and the indices with ``return_indices``)."""
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
 class Unfold(Module):
@@ -202,12 +238,16 @@ class Fold(Module):
 __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
     "Fold",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
     "Unfold",
 ]
