@@ -25,7 +25,8 @@ wrapping arithmetic, conversions, reductions, NumPy, indexing, refusals), ``spar
 (sparse COO tensors: products, sums, gradients, accumulation), ``embedding_bag_cases.py``
 (``F.embedding_bag``, ``nn.EmbeddingBag``), ``func_cases.py`` (``torch.func``'s transforms,
 ``functional_call``, ``stack_module_state``; ``utils.benchmark.Timer``), ``meta_cases.py`` (the
-meta device) and ``pool3d_cases.py`` (the 3-D pools)."""
+meta device), ``pool3d_cases.py`` (the 3-D pools) and ``channels_last_cases.py`` (results laid
+out channels-last)."""
 
 import os
 import subprocess
@@ -67,6 +68,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("func_cases.py", "func_torch.txt"),
         ("meta_cases.py", "meta_torch.txt"),
         ("pool3d_cases.py", "pool3d_torch.txt"),
+        ("channels_last_cases.py", "channels_last_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

@@ -54,16 +54,18 @@ def _laid_out_like(input, memory_format, requires_grad, make):
     the ``*_like`` default): made in ``input``'s storage order and permuted back, so that
     random samples land in memory in the order PyTorch draws them."""
     preserve = memory_format is None or memory_format is preserve_format
-    if not preserve or input.is_contiguous():
+    # the strides ``preserve_format`` gives (``empty_like``'s: exactly the input's when dense)
+    strides = _core.zeros_like(input, dtype=_core.bool).stride() if preserve else None
+    if not preserve or strides == _core.zeros(tuple(input.shape), dtype=_core.bool).stride():
         out = make(tuple(input.shape))
         if memory_format is not None and not preserve:
             out = out.contiguous(memory_format=memory_format)
         return out.requires_grad_(requires_grad) if requires_grad else out
-    strides = _core.zeros_like(input, dtype=_core.bool).stride()
     order = sorted(range(input.dim()), key=lambda d: -strides[d])
     out = make(tuple(input.shape[d] for d in order))
-    inverse = sorted(range(len(order)), key=lambda i: order[i])
-    return out.permute(*inverse).detach().requires_grad_(requires_grad)
+    # the samples in storage order, seen with exactly those strides
+    laid = out.detach().as_strided(tuple(input.shape), strides)
+    return laid.detach().requires_grad_(requires_grad)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):

@@ -325,11 +325,14 @@ impl Layout {
     /// layout's own when it is dense in some order, else dense in its stride order; `None`
     /// for row-major (Note [Elementwise output layout]).
     pub fn preserved_strides(&self) -> Option<Strides> {
+        if self.dense_extent().is_some() {
+            // exactly these strides, even where the row-major ones would also pass as
+            // contiguous (a single channel laid out channels-last), as PyTorch's `empty_like`
+            let row_major = Layout::contiguous(&self.shape).strides;
+            return (self.strides != row_major).then(|| self.strides.clone());
+        }
         if self.is_contiguous() {
             return None;
-        }
-        if self.dense_extent().is_some() {
-            return Some(self.strides.clone());
         }
         elementwise_strides(&self.shape, &[self])
     }

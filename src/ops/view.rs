@@ -556,18 +556,47 @@ impl Tensor {
         true
     }
 
+    /// Whether the strides suggest a channels-last layout (PyTorch's
+    /// `is_channels_last_strides_2d/3d`, behind `suggest_memory_format`): they grow from the
+    /// channels through the spatial dims to the batch, ambiguous size-1 cases counted as the
+    /// standard layout. Unlike [`Tensor::is_channels_last`] it does not need the tensor dense.
+    pub fn suggests_channels_last(&self) -> bool {
+        let (shape, strides) = (self.shape(), &self.layout().strides);
+        if !matches!(shape.len(), 4 | 5) || strides[1] == 0 {
+            return false;
+        }
+        let mut order: Vec<usize> = vec![1];
+        order.extend((2..shape.len()).rev());
+        order.push(0);
+        let mut smallest = 0isize;
+        for d in order {
+            if shape[d] == 0 || strides[d] < smallest || (d == 0 && smallest == strides[1]) {
+                return false;
+            }
+            smallest = strides[d] * shape[d].max(1) as isize;
+        }
+        true
+    }
+
     /// A copy laid out channels-last (`contiguous(memory_format=torch.channels_last)` of a 4-D
     /// or 5-D tensor), or this tensor when it already is; recorded as PyTorch's clone
     /// (`CloneBackward0`).
     pub fn channels_last(&self) -> Result<Tensor> {
+        if self.is_channels_last() && matches!(self.dim(), 4 | 5) {
+            return Ok(self.clone());
+        }
+        self.channels_last_copy()
+    }
+
+    /// A copy with exactly the channels-last strides, even where the standard ones would also
+    /// pass as channels-last (a single channel): what `to(memory_format=torch.channels_last)`
+    /// makes of a tensor whose strides do not suggest that layout, as PyTorch's.
+    pub fn channels_last_copy(&self) -> Result<Tensor> {
         let n = self.dim();
         if !matches!(n, 4 | 5) {
             return Err(Error::runtime(format!(
                 "required rank 4 or 5 tensor to use a channels-last format, got rank {n}"
             )));
-        }
-        if self.is_channels_last() {
-            return Ok(self.clone());
         }
         // the values in [N, spatial..., C] order, seen as [N, C, spatial...]
         let mut to_last: Vec<isize> = vec![0];

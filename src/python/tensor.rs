@@ -1093,8 +1093,10 @@ impl PyTensor {
             MemoryFormat::Preserve => None,
             MemoryFormat::Contiguous if out.is_contiguous() => None,
             MemoryFormat::Contiguous => Some(run(|| out.contiguous())?),
-            MemoryFormat::ChannelsLast if out.is_channels_last() => None,
-            MemoryFormat::ChannelsLast => Some(run(|| out.channels_last())?),
+            // PyTorch's `to` keeps the tensor when its strides suggest the format, and else
+            // copies it with the format's exact strides (`suggest_memory_format`)
+            MemoryFormat::ChannelsLast if out.suggests_channels_last() => None,
+            MemoryFormat::ChannelsLast => Some(run(|| out.channels_last_copy())?),
         };
         match laid_out.or(converted) {
             Some(t) => to_object(slf.py(), t),

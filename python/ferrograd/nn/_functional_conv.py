@@ -101,7 +101,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution of ``(N, C_in, H, W)`` (or ``(C_in, H, W)``) with ``weight``
     ``(C_out, C_in / groups, kh, kw)`` (``ConvolutionBackward0``); ``padding`` may be
     ``"same"`` or ``"valid"``."""
-    return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+    out = _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+    return _in_layout(input, out, weight=weight)
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -178,6 +179,8 @@ def _conv_transpose(name, spatial, input, weight, bias, stride, padding, output_
         x, weight, bias, _ints(stride, spatial), _ints(padding, spatial),
         _ints(dilation, spatial), True, _ints(output_padding, spatial), int(groups),
     )
+    if spatial == 2:
+        out = _in_layout(x, out, weight=weight)
     return out if batched else out.squeeze(0)
 
 
@@ -271,11 +274,48 @@ def _stride(stride):
     return [] if stride is None else _ints(stride)
 
 
+def _channels_last_strides(sizes, strides, order):
+    """PyTorch's ``is_channels_last_strides_{2,3}d``: the strides grow in ``order`` (channels
+    first), ambiguous size-1 cases counted as the standard layout."""
+    if strides[1] == 0:
+        return False
+    smallest = 0
+    for d in order:
+        if sizes[d] == 0 or strides[d] < smallest:
+            return False
+        if d == 0 and smallest == strides[1]:
+            return False
+        smallest = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
+    return True
+
+
+def _in_layout(input, *outs, weight=None):
+    """The results laid out as PyTorch lays out a pool's or a convolution's result: in the
+    channels-last layout when the input's strides suggest it (PyTorch's
+    ``suggest_memory_format``, sliced inputs included). The core computes in the standard
+    layout, so such results are copied into that layout (only for channels-last inputs; the
+    standard path is untouched). A convolution follows its ``weight``'s layout too."""
+    from .. import channels_last, channels_last_3d
+
+    orders = {4: (channels_last, (1, 3, 2, 0)), 5: (channels_last_3d, (1, 4, 3, 2, 0))}
+    fmt, order = orders.get(input.dim(), (None, None))
+    suggested = fmt is not None and any(
+        t is not None and t.dim() == input.dim()
+        and _channels_last_strides(t.shape, t.stride(), order)
+        for t in (input, weight)
+    )
+    if not suggested:
+        return outs if len(outs) > 1 else outs[0]
+    laid = tuple(o.contiguous(memory_format=fmt) for o in outs)
+    return laid if len(laid) > 1 else laid[0]
+
+
 def _max_pool2d_impl(input, kernel_size, stride, padding, dilation, ceil_mode):
-    return _core.max_pool2d_with_indices(
+    out, indices = _core.max_pool2d_with_indices(
         input, _ints(kernel_size), _stride(stride), _ints(padding), _ints(dilation),
         bool(ceil_mode),
     )
+    return _in_layout(input, out, indices)
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
@@ -385,10 +425,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     """The mean of each window over the last two dims (``AvgPool2DBackward0``), zero padding
     counted in the divisor with ``count_include_pad``, or ``divisor_override`` as divisor."""
     divisor = None if divisor_override is None else int(divisor_override)
-    return _core.avg_pool2d(
+    out = _core.avg_pool2d(
         input, _ints(kernel_size), _stride(stride), _ints(padding), bool(ceil_mode),
         bool(count_include_pad), divisor,
     )
+    return _in_layout(input, out)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -423,8 +464,8 @@ def adaptive_avg_pool2d(input, output_size):
     both dims, ``MeanBackward1``, as PyTorch computes it)."""
     size = _output_pair(output_size, input)
     if len(size) == 2 and size[0] >= 0 and size[1] >= 0 and size == [1, 1]:
-        return input.mean((-1, -2), keepdim=True)
-    return _core.adaptive_avg_pool2d(input, size)
+        return _in_layout(input, input.mean((-1, -2), keepdim=True))
+    return _in_layout(input, _core.adaptive_avg_pool2d(input, size))
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -438,6 +479,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Maxima over the adaptive windows of the last two dims and their flat indices
     (``AdaptiveMaxPool2DBackward0``)."""
     out, indices = _core.adaptive_max_pool2d(input, _output_pair(output_size, input))
+    out, indices = _in_layout(input, out, indices)
     return (out, indices) if return_indices else out
 
 
@@ -564,7 +606,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     which = i2 // (oh * ow)  # the depth each maximum came from
     within = i1.reshape(n, c, depth, oh * ow).gather(2, which)
     indices = (which * plane + within).reshape(n, c, od, oh, ow)
-    out = y2.reshape(n, c, od, oh, ow)
+    out, indices = _in_layout(input, y2.reshape(n, c, od, oh, ow), indices)
     if not batched:
         out, indices = out.squeeze(0), indices.squeeze(0)
     return out, indices
@@ -617,7 +659,7 @@ def adaptive_avg_pool3d(input, output_size):
         )
     size = _output_triple(output_size, input)
     if size == [1, 1, 1]:
-        return input.mean((-1, -2, -3), keepdim=True)
+        return _in_layout(input, input.mean((-1, -2, -3), keepdim=True))
     folded, (batched, n, c, depth) = _fold_depth(input)
     y1 = _core.adaptive_avg_pool2d(folded, size[1:])
     oh, ow = size[1], size[2]
