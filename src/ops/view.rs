@@ -542,12 +542,8 @@ impl Tensor {
         if !matches!(shape.len(), 4 | 5) {
             return false;
         }
-        // the dims from fastest to slowest: channels, then the spatial dims backwards, batch
-        let mut order: Vec<usize> = vec![1];
-        order.extend((2..shape.len()).rev());
-        order.push(0);
         let mut expected = 1isize;
-        for d in order {
+        for d in channels_last_order(shape.len()) {
             if shape[d] != 1 && strides[d] != expected {
                 return false;
             }
@@ -565,11 +561,8 @@ impl Tensor {
         if !matches!(shape.len(), 4 | 5) || strides[1] == 0 {
             return false;
         }
-        let mut order: Vec<usize> = vec![1];
-        order.extend((2..shape.len()).rev());
-        order.push(0);
         let mut smallest = 0isize;
-        for d in order {
+        for d in channels_last_order(shape.len()) {
             if shape[d] == 0 || strides[d] < smallest || (d == 0 && smallest == strides[1]) {
                 return false;
             }
@@ -614,6 +607,15 @@ impl Tensor {
             Ok(vec![Some(ctx.grad(0).clone())])
         }))
     }
+}
+
+/// A channels-last tensor's dims from fastest to slowest: channels, then the spatial dims
+/// backwards, then the batch.
+fn channels_last_order(ndim: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = vec![1];
+    order.extend((2..ndim).rev());
+    order.push(0);
+    order
 }
 
 /// Zeros of `shape` with `g` written into the view `part`: the gradient of taking that view.
