@@ -54,9 +54,15 @@ def _laid_out_like(input, memory_format, requires_grad, make):
     the ``*_like`` default): made in ``input``'s storage order and permuted back, so that
     random samples land in memory in the order PyTorch draws them."""
     preserve = memory_format is None or memory_format is preserve_format
-    # the strides ``preserve_format`` gives (``empty_like``'s: exactly the input's when dense)
-    strides = _core.zeros_like(input, dtype=_core.bool).stride() if preserve else None
-    if not preserve or strides == _core.zeros(tuple(input.shape), dtype=_core.bool).stride():
+    row_major, step = [], 1
+    for size in reversed(tuple(input.shape)):
+        row_major.insert(0, step)
+        step *= max(size, 1)
+    strides = tuple(input.stride()) if preserve else None
+    if preserve and strides != tuple(row_major):
+        # the strides ``preserve_format`` gives (``empty_like``'s: the input's own when dense)
+        strides = _core.zeros_like(input, dtype=_core.bool).stride()
+    if not preserve or strides == tuple(row_major):
         out = make(tuple(input.shape))
         if memory_format is not None and not preserve:
             out = out.contiguous(memory_format=memory_format)
