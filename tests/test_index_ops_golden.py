@@ -26,7 +26,7 @@ wrapping arithmetic, conversions, reductions, NumPy, indexing, refusals), ``spar
 (``F.embedding_bag``, ``nn.EmbeddingBag``), ``func_cases.py`` (``torch.func``'s transforms,
 ``functional_call``, ``stack_module_state``; ``utils.benchmark.Timer``), ``meta_cases.py`` (the
 meta device), ``pool3d_cases.py`` (the 3-D pools) and ``channels_last_cases.py`` (results laid
-out channels-last)."""
+out channels-last) and ``unpool_cases.py`` (``max_unpool``)."""
 
 import os
 import subprocess
@@ -69,6 +69,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("meta_cases.py", "meta_torch.txt"),
         ("pool3d_cases.py", "pool3d_torch.txt"),
         ("channels_last_cases.py", "channels_last_torch.txt"),
+        ("unpool_cases.py", "unpool_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

@@ -695,6 +695,121 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     return adaptive_max_pool3d(input, output_size, True)
 
 
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """The unpooled spatial size: the pool's input size by default, or ``output_size`` when
+    it lies strictly within a stride of that (PyTorch's rule and messages)."""
+    spatial = len(kernel_size)
+    default = [
+        (input.shape[d - spatial] - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
+        for d in range(spatial)
+    ]
+    if output_size is None:
+        return default
+    if len(output_size) == spatial + 2:
+        output_size = output_size[2:]
+    if len(output_size) != spatial:
+        raise ValueError(
+            f"output_size should be a sequence containing {spatial} or {spatial + 2} elements, "
+            f"but it has a length of '{len(output_size)}'"
+        )
+    for d in range(spatial):
+        low, high = default[d] - stride[d], default[d] + stride[d]
+        if not low < output_size[d] < high:
+            raise ValueError(
+                f'invalid output_size "{output_size}" (dim {d} must be between {low} and {high})'
+            )
+    return [int(v) for v in output_size]
+
+
+def _max_unpool(name, input, indices, size):
+    """Each value of ``input`` written at its flat index (``indices``, as a max pool gave
+    them) in a zero plane of ``size``: a scatter into zeros, whose gradient gathers the output's
+    gradient back from those positions (PyTorch records ``MaxUnpool{2,3}DBackward0``)."""
+    spatial = len(size)
+    if indices.dtype != _core.int64:
+        raise RuntimeError(
+            f"elements in indices should be type int64 but got: {_scalar_name(indices.dtype)}"
+        )
+    if input.dim() not in (spatial + 1, spatial + 2):
+        raise RuntimeError(
+            f"Input to {name} should be a {spatial + 1}d or {spatial + 2}d Tensor, but got a "
+            f"tensor with {input.dim()} dimensions."
+        )
+    if tuple(input.shape) != tuple(indices.shape):
+        raise RuntimeError(
+            "Expected shape of indices to be same as that of the input tensor "
+            f"({_shape(input)}) but got indices tensor with shape: {_shape(indices)}"
+        )
+    for d in range(1, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                f"{name}_forward_out_cpu(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but got {_shape(input)} with dimension {d} being empty."
+            )
+    batched = input.dim() == spatial + 2
+    x = input if batched else input.unsqueeze(0)
+    idx = indices if batched else indices.unsqueeze(0)
+    n, c = x.shape[0], x.shape[1]
+    plane = 1
+    for v in size:
+        plane *= v
+    positions = 1
+    for v in x.shape[2:]:
+        positions *= v
+    flat = idx.reshape(n, c, positions)
+    if flat.numel() and (int(flat.min()) < 0 or int(flat.max()) >= plane):
+        bad = next(v for v in flat.reshape(-1).tolist() if not 0 <= v < plane)
+        volumes = "x".join(str(v) for v in size)
+        raise RuntimeError(
+            f"Found an invalid max index: {bad} (output volumes are of size {volumes})"
+        )
+    zeros = _core.zeros((n, c, plane), dtype=x.dtype)
+    out = zeros.scatter(2, flat, x.reshape(n, c, positions)).reshape(n, c, *size)
+    out = _in_layout(x, out)
+    return out if batched else out.squeeze(0)
+
+
+def _scalar_name(dtype):
+    return {"int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+            "float32": "Float", "float64": "Double"}.get(str(dtype).split(".")[-1], str(dtype))
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of ``max_pool1d``: each value put back where its maximum was, zeros
+    elsewhere (computed as a 2-D unpool of width 1, as PyTorch)."""
+    k = _ints(kernel_size)[:1]
+    st = _ints(stride)[:1] if stride is not None else k
+    p = _ints(padding)[:1]
+    size = [*_unpool_output_size(input, k, st, p, output_size), 1]
+    return _max_unpool("max_unpooling2d", input.unsqueeze(-1), indices.unsqueeze(-1),
+                       size).squeeze(-1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of ``max_pool2d``: each value put back at its flat index in a zero
+    plane (``output_size`` picks among the sizes the pool could have come from)."""
+    k = _pair_of(kernel_size)
+    st = _pair_of(stride) if stride is not None else k
+    size = _unpool_output_size(input, k, st, _pair_of(padding), output_size)
+    return _max_unpool("max_unpooling2d", input, indices, size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of ``max_pool3d``: each value put back at its flat ``D*H*W`` index
+    in a zero volume."""
+    k = _triple("max_unpool3d: kernel_size must be a single int, or a tuple of three ints",
+                kernel_size)
+    st = _triple("max_unpool3d: stride must be a single int, or a tuple of three ints", stride, k)
+    p = _triple("max_unpool3d: padding must be a single int, or a tuple of three ints", padding)
+    size = _unpool_output_size(input, k, st, p, output_size)
+    return _max_unpool("max_unpooling3d", input, indices, size)
+
+
+def _pair_of(value):
+    values = _ints(value)
+    return values * 2 if len(values) == 1 else values
+
+
 # ---------------------------------------------------------------------------------------------
 # sliding blocks
 # ---------------------------------------------------------------------------------------------
@@ -871,6 +986,9 @@ __all__ = [
     "conv_tbc",
     "max_pool3d",
     "max_pool3d_with_indices",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
     "avg_pool3d",
     "adaptive_avg_pool3d",
     "adaptive_max_pool3d",

@@ -187,6 +187,52 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPool):
         return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
+class _MaxUnpoolNd(Module):
+    __constants__ = ("kernel_size", "stride", "padding")
+    _spatial = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        n = self._spatial
+        expand = _single if n == 1 else (lambda v: _tuple_of(v, n))
+        self.kernel_size = expand(kernel_size)
+        self.stride = expand(stride if stride is not None else kernel_size)
+        self.padding = expand(padding)
+
+    def forward(self, input, indices, output_size=None):
+        """``input`` put back at ``indices`` (as the pool gave them), zeros elsewhere."""
+        unpool = getattr(F, f"max_unpool{self._spatial}d")
+        return unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+def _tuple_of(value, n):
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,) * n
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """``F.max_unpool1d`` with the layer's configuration: the partial inverse of
+    ``MaxPool1d``."""
+
+    _spatial = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """``F.max_unpool2d`` with the layer's configuration: the partial inverse of
+    ``MaxPool2d``."""
+
+    _spatial = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """``F.max_unpool3d`` with the layer's configuration: the partial inverse of
+    ``MaxPool3d``."""
+
+    _spatial = 3
+
+
 class Unfold(Module):
     """``F.unfold``: sliding blocks as columns."""
 
@@ -249,5 +295,8 @@ __all__ = [
     "MaxPool1d",
     "MaxPool2d",
     "MaxPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
     "Unfold",
 ]
