@@ -1340,6 +1340,113 @@ class Tensor:
         """Dimension `dim` split into `sizes`."""
     def vsplit(input, indices_or_sections: Any) -> tuple[Tensor, ...]:
         """`tensor_split` along dim 0, whole parts only."""
+    # PyTorch's alias names (ferrograd._aliases: the same methods), the namespace's
+    # linear-algebra functions and `repeat_interleave` as methods, and the complex-number API
+    # as it answers for real tensors (ferrograd._realness)
+    def multiply(self, other: _Operand, *, out: Tensor | None = None) -> Tensor:
+        """Alias of `mul` (PyTorch's second name; the same method)."""
+    def multiply_(self, other: _Operand) -> Self:
+        """Alias of `mul_` (PyTorch's second name; the same method)."""
+    def subtract(
+        self, other: _Operand, *, alpha: builtins.float | None = None, out: Tensor | None = None
+    ) -> Tensor:
+        """Alias of `sub` (PyTorch's second name; the same method)."""
+    def subtract_(self, other: _Operand, *, alpha: builtins.float | None = None) -> Self:
+        """Alias of `sub_` (PyTorch's second name; the same method)."""
+    def divide(self, other: _Operand, *, out: Tensor | None = None) -> Tensor:
+        """Alias of `div` (PyTorch's second name; the same method)."""
+    def divide_(self, other: _Operand) -> Self:
+        """Alias of `div_` (PyTorch's second name; the same method)."""
+    def true_divide(self, other: _Operand, *, out: Tensor | None = None) -> Tensor:
+        """Alias of `div` (PyTorch's second name; the same method)."""
+    def true_divide_(self, other: _Operand) -> Self:
+        """Alias of `div_` (PyTorch's second name; the same method)."""
+    def negative(self) -> Tensor:
+        """Alias of `neg` (PyTorch's second name; the same method)."""
+    def negative_(self) -> Self:
+        """Alias of `neg_` (PyTorch's second name; the same method)."""
+    def absolute(self) -> Tensor:
+        """Alias of `abs` (PyTorch's second name; the same method)."""
+    def absolute_(self) -> Self:
+        """Alias of `abs_` (PyTorch's second name; the same method)."""
+    def greater(self, other: _Operand) -> Tensor:
+        """Alias of `gt` (PyTorch's second name; the same method)."""
+    def greater_equal(self, other: _Operand) -> Tensor:
+        """Alias of `ge` (PyTorch's second name; the same method)."""
+    def less(self, other: _Operand) -> Tensor:
+        """Alias of `lt` (PyTorch's second name; the same method)."""
+    def less_equal(self, other: _Operand) -> Tensor:
+        """Alias of `le` (PyTorch's second name; the same method)."""
+    def not_equal(self, other: _Operand) -> Tensor:
+        """Alias of `ne` (PyTorch's second name; the same method)."""
+    def arccos(self) -> Tensor:
+        """Alias of `acos` (PyTorch's second name; the same method)."""
+    def arccos_(self) -> Self:
+        """Alias of `acos_` (PyTorch's second name; the same method)."""
+    def arcsin(self) -> Tensor:
+        """Alias of `asin` (PyTorch's second name; the same method)."""
+    def arcsin_(self) -> Self:
+        """Alias of `asin_` (PyTorch's second name; the same method)."""
+    def arctan(self) -> Tensor:
+        """Alias of `atan` (PyTorch's second name; the same method)."""
+    def arctan_(self) -> Self:
+        """Alias of `atan_` (PyTorch's second name; the same method)."""
+    def arccosh(self) -> Tensor:
+        """Alias of `acosh` (PyTorch's second name; the same method)."""
+    def arccosh_(self) -> Self:
+        """Alias of `acosh_` (PyTorch's second name; the same method)."""
+    def arcsinh(self) -> Tensor:
+        """Alias of `asinh` (PyTorch's second name; the same method)."""
+    def arcsinh_(self) -> Self:
+        """Alias of `asinh_` (PyTorch's second name; the same method)."""
+    def arctanh(self) -> Tensor:
+        """Alias of `atanh` (PyTorch's second name; the same method)."""
+    def arctanh_(self) -> Self:
+        """Alias of `atanh_` (PyTorch's second name; the same method)."""
+    def arctan2(self, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+        """Alias of `atan2` (PyTorch's second name; the same method)."""
+    def arctan2_(self, other: Tensor) -> Self:
+        """Alias of `atan2_` (PyTorch's second name; the same method)."""
+    def fix(self) -> Tensor:
+        """Alias of `trunc` (PyTorch's second name; the same method)."""
+    def fix_(self) -> Self:
+        """Alias of `trunc_` (PyTorch's second name; the same method)."""
+    def ger(self, vec2: Tensor) -> Tensor:
+        """Alias of `outer` (PyTorch's second name; the same method)."""
+    def clip_(self, min: builtins.float | None = None, max: builtins.float | None = None) -> Self:
+        """Alias of `clamp_` (PyTorch's second name; the same method)."""
+    def sgn_(self) -> Self:
+        """Alias of `sign_` (PyTorch's second name; the same method)."""
+    def conj(input) -> Tensor:
+        """The complex conjugate: a real tensor itself."""
+    def conj_physical(input) -> Tensor:
+        """The conjugate materialized: a real tensor itself."""
+    def det(input) -> Tensor:
+        """The determinant (`torch.det` as a method)."""
+    def inverse(input, *, out: Tensor | None = None) -> Tensor:
+        """The matrix inverse (`torch.inverse` as a method)."""
+    def is_complex(input) -> builtins.bool:
+        """False: ferrograd's dtypes are real (ferrograd._realness)."""
+    def is_conj(input) -> builtins.bool:
+        """False for a real tensor."""
+    def is_neg(input) -> builtins.bool:
+        """False for a real tensor."""
+    def logdet(input) -> Tensor:
+        """The log of the determinant (`torch.logdet` as a method)."""
+    def matrix_power(input, n: builtins.int) -> Tensor:
+        """The `n`-th matrix power (`torch.matrix_power` as a method)."""
+    def repeat_interleave(
+        input, repeats: Any = None, dim: builtins.int | None = None, *, output_size: Any = None
+    ) -> Tensor:
+        """Each element (or slice along `dim`) repeated `repeats` times in place."""
+    def resolve_conj(input) -> Tensor:
+        """A real tensor itself (no pending conjugation)."""
+    def resolve_neg(input) -> Tensor:
+        """A real tensor itself (no pending negation)."""
+    def sgn(input) -> Tensor:
+        """The sign of a real tensor (`z / |z|` for complex ones)."""
+    def slogdet(input) -> Any:
+        """The sign and log of the absolute determinant (`torch.slogdet` as a method)."""
     def cummax(self, dim: builtins.int) -> cummax_result:
         """`(values, indices)` of the running maximum along `dim` (`CummaxBackward0`)."""
     def cummin(self, dim: builtins.int) -> cummin_result:
@@ -1524,6 +1631,9 @@ class Tensor:
     def contiguous(self, memory_format: Any = None) -> Tensor:
         """This tensor if contiguous, else a contiguous copy (with `memory_format`, in that
         order: `torch.channels_last` for 4-D, `torch.channels_last_3d` for 5-D)."""
+    def _suggests_channels_last(self) -> builtins.bool:
+        """Whether the strides suggest a channels-last layout (PyTorch's `suggest_memory_format`),
+        which decides the layout of a convolution's or a pool's result."""
     def is_contiguous(self, memory_format: Any = None) -> builtins.bool:
         """Whether elements are dense and row-major (or, with `memory_format`, dense in that
         order)."""

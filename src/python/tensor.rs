@@ -1009,6 +1009,11 @@ impl PyTensor {
             )),
         }
     }
+    /// Whether the strides suggest a channels-last layout (PyTorch's `suggest_memory_format`),
+    /// which decides the layout of a convolution's or a pool's result.
+    fn _suggests_channels_last(&self) -> bool {
+        self.inner.suggests_channels_last()
+    }
     /// Whether elements are dense and row-major (or, with `memory_format`, dense in that
     /// order).
     #[pyo3(signature = (memory_format=None))]

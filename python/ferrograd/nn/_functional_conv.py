@@ -274,40 +274,20 @@ def _stride(stride):
     return [] if stride is None else _ints(stride)
 
 
-def _channels_last_strides(sizes, strides, order):
-    """PyTorch's ``is_channels_last_strides_{2,3}d``: the strides grow in ``order`` (channels
-    first), ambiguous size-1 cases counted as the standard layout."""
-    if strides[1] == 0:
-        return False
-    smallest = 0
-    for d in order:
-        if sizes[d] == 0 or strides[d] < smallest:
-            return False
-        if d == 0 and smallest == strides[1]:
-            return False
-        smallest = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
-    return True
-
-
 def _in_layout(input, *outs, weight=None):
     """The results laid out as PyTorch lays out a pool's or a convolution's result: in the
     channels-last layout when the input's strides suggest it (PyTorch's
     ``suggest_memory_format``, sliced inputs included). The core computes in the standard
     layout, so such results are copied into that layout (only for channels-last inputs; the
     standard path is untouched). A convolution follows its ``weight``'s layout too."""
-    from .. import channels_last, channels_last_3d
+    if input._suggests_channels_last() or (
+        weight is not None and weight.dim() == input.dim() and weight._suggests_channels_last()
+    ):
+        from .. import channels_last, channels_last_3d
 
-    orders = {4: (channels_last, (1, 3, 2, 0)), 5: (channels_last_3d, (1, 4, 3, 2, 0))}
-    fmt, order = orders.get(input.dim(), (None, None))
-    suggested = fmt is not None and any(
-        t is not None and t.dim() == input.dim()
-        and _channels_last_strides(t.shape, t.stride(), order)
-        for t in (input, weight)
-    )
-    if not suggested:
-        return outs if len(outs) > 1 else outs[0]
-    laid = tuple(o.contiguous(memory_format=fmt) for o in outs)
-    return laid if len(laid) > 1 else laid[0]
+        fmt = channels_last if input.dim() == 4 else channels_last_3d
+        outs = tuple(o.contiguous(memory_format=fmt) for o in outs)
+    return outs if len(outs) > 1 else outs[0]
 
 
 def _max_pool2d_impl(input, kernel_size, stride, padding, dilation, ceil_mode):
