@@ -26,7 +26,8 @@ wrapping arithmetic, conversions, reductions, NumPy, indexing, refusals), ``spar
 (``F.embedding_bag``, ``nn.EmbeddingBag``), ``func_cases.py`` (``torch.func``'s transforms,
 ``functional_call``, ``stack_module_state``; ``utils.benchmark.Timer``), ``meta_cases.py`` (the
 meta device), ``pool3d_cases.py`` (the 3-D pools) and ``channels_last_cases.py`` (results laid
-out channels-last) and ``unpool_cases.py`` (``max_unpool``)."""
+out channels-last), ``unpool_cases.py`` (``max_unpool``) and ``mha_functional_cases.py``
+(``F.multi_head_attention_forward``)."""
 
 import os
 import subprocess
@@ -70,6 +71,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("pool3d_cases.py", "pool3d_torch.txt"),
         ("channels_last_cases.py", "channels_last_torch.txt"),
         ("unpool_cases.py", "unpool_torch.txt"),
+        ("mha_functional_cases.py", "mha_functional_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

@@ -7,7 +7,7 @@ import warnings
 
 from .. import _core
 from .._core import Tensor
-from ._functional_attention import scaled_dot_product_attention
+from ._functional_attention import multi_head_attention_forward, scaled_dot_product_attention
 from ._functional_conv import *  # noqa: F403
 from ._functional_conv import __all__ as _conv_names
 from ._functional_layers import *  # noqa: F403
@@ -575,6 +575,7 @@ __all__ = [
     *_conv_names,
     *_layer_names,
     *_norm_names,
+    "multi_head_attention_forward",
     "scaled_dot_product_attention",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",

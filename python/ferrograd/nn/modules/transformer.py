@@ -5,13 +5,11 @@ initialisation (after ``manual_seed`` the parameters are PyTorch's) and its refe
 (non-fused) computation."""
 
 import copy
-import math
 import warnings
 
 from ... import _core
 from .. import functional as F
 from .. import init
-from .._functional_attention import _safe_softmax
 from ..parameter import Parameter
 from .container import ModuleList
 from .dropout import Dropout
@@ -28,25 +26,6 @@ __all__ = [
     "TransformerEncoder",
     "TransformerEncoderLayer",
 ]
-
-
-def _float_mask(mask, dtype):
-    """A bool mask (True = masked out) as an additive float mask, a float mask unchanged."""
-    if mask is None:
-        return None
-    if mask.dtype == _core.bool:
-        return _core.zeros(mask.shape, dtype=dtype).masked_fill(mask, float("-inf"))
-    if not mask.dtype.is_floating_point:
-        raise AssertionError("only bool and floating types of masks are supported")
-    return mask
-
-
-def _pad_last(mask):
-    """``F.pad(mask, (0, 1))`` for a float mask: one more (zero) key column."""
-    if mask is None:
-        return None
-    extra = _core.zeros(*mask.shape[:-1], 1, dtype=mask.dtype)
-    return _core.cat([mask, extra], -1)
 
 
 class MultiheadAttention(Module):
@@ -127,17 +106,6 @@ class MultiheadAttention(Module):
         if self.bias_v is not None:
             init.xavier_normal_(self.bias_v)
 
-    def _project(self, query, key, value):
-        E = self.embed_dim
-        b = self.in_proj_bias
-        bq, bk, bv = (None,) * 3 if b is None else (b[:E], b[E : 2 * E], b[2 * E :])
-        if self._qkv_same_embed_dim:
-            w = self.in_proj_weight
-            wq, wk, wv = w[:E], w[E : 2 * E], w[2 * E :]
-        else:
-            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        return F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
-
     def forward(
         self,
         query,
@@ -150,98 +118,38 @@ class MultiheadAttention(Module):
         is_causal=False,
     ):
         """Attention of ``query (L, N, E)`` over ``key (S, N, kdim)``/``value (S, N, vdim)``
-        (``(N, L, E)`` with ``batch_first``; unbatched ``(L, E)`` also accepted).
-        ``key_padding_mask (N, S)`` and ``attn_mask (L, S)`` or ``(N*num_heads, L, S)``: bool
-        True = ignore, float = added. ``is_causal`` is a hint: ``attn_mask`` must be given."""
-        if query.dim() not in (2, 3):
-            raise AssertionError(
-                f"query should be unbatched 2D or batched 3D tensor but received "
-                f"{query.dim()}-D query tensor"
-            )
+        (``(N, L, E)`` with ``batch_first``; unbatched ``(L, E)`` also accepted):
+        ``F.multi_head_attention_forward`` with this layer's weights, as PyTorch's."""
         batched = query.dim() == 3
         if batched and self.batch_first:
             query, key, value = (x.transpose(0, 1) for x in (query, key, value))
-        if not batched:
-            query, key, value = (x.unsqueeze(1) for x in (query, key, value))
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        if is_causal and attn_mask is None:
-            raise RuntimeError(
-                "Need attn_mask if specifying the is_causal hint. You may use the Transformer "
-                "module method `generate_square_subsequent_mask` to create this mask."
-            )
-        L, N, E = query.shape
-        H, hd = self.num_heads, self.head_dim
-        if E != self.embed_dim:
-            raise AssertionError(
-                f"was expecting embedding dimension of {self.embed_dim}, but got {E}"
-            )
-        if key.shape[:2] != value.shape[:2]:
-            raise AssertionError(
-                f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}"
-            )
-        dtype = query.dtype
-        key_padding_mask = _float_mask(key_padding_mask, dtype)
-        attn_mask = _float_mask(attn_mask, dtype)
-        q, k, v = self._project(query, key, value)
-        if attn_mask is not None:
-            if attn_mask.dim() == 2:
-                if tuple(attn_mask.shape) != (L, key.shape[0]):
-                    raise RuntimeError(
-                        f"The shape of the 2D attn_mask is {attn_mask.shape}, but "
-                        f"should be {(L, key.shape[0])}."
-                    )
-                attn_mask = attn_mask.unsqueeze(0)
-            elif attn_mask.dim() == 3:
-                if tuple(attn_mask.shape) != (N * H, L, key.shape[0]):
-                    raise RuntimeError(
-                        f"The shape of the 3D attn_mask is {attn_mask.shape}, but "
-                        f"should be {(N * H, L, key.shape[0])}."
-                    )
-            else:
-                raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
-        if self.bias_k is not None:
-            k = _core.cat([k, self.bias_k.expand(1, N, E)], 0)
-            v = _core.cat([v, self.bias_v.expand(1, N, E)], 0)
-            attn_mask = _pad_last(attn_mask)
-            key_padding_mask = _pad_last(key_padding_mask)
-        q = q.reshape(L, N * H, hd).transpose(0, 1)
-        k = k.reshape(k.shape[0], N * H, hd).transpose(0, 1)
-        v = v.reshape(v.shape[0], N * H, hd).transpose(0, 1)
-        if self.add_zero_attn:
-            k = _core.cat([k, _core.zeros(N * H, 1, hd, dtype=dtype)], 1)
-            v = _core.cat([v, _core.zeros(N * H, 1, hd, dtype=dtype)], 1)
-            attn_mask = _pad_last(attn_mask)
-            key_padding_mask = _pad_last(key_padding_mask)
-        S = k.shape[1]
-        if key_padding_mask is not None:
-            if tuple(key_padding_mask.shape) != (N, S):
-                raise AssertionError(
-                    f"expecting key_padding_mask shape of {(N, S)}, but got "
-                    f"{tuple(key_padding_mask.shape)}"
-                )
-            kpm = key_padding_mask.reshape(N, 1, 1, S).expand(N, H, 1, S).reshape(N * H, 1, S)
-            attn_mask = kpm if attn_mask is None else attn_mask + kpm
-        scores = (q * math.sqrt(1.0 / hd)).bmm(k.transpose(1, 2))
-        if attn_mask is not None:
-            scores = scores + attn_mask
-        # the weights PyTorch returns are a plain softmax (NaN on fully masked rows); its
-        # need_weights=False path goes through scaled_dot_product_attention (zeros there)
-        weights = scores.softmax(-1) if need_weights or attn_mask is None else _safe_softmax(scores)
-        p = self.dropout if self.training else 0.0
-        if p > 0.0:  # the returned weights are the dropped ones, as PyTorch's
-            weights = F.dropout(weights, p, True)
-        out = weights.bmm(v).transpose(0, 1).reshape(L * N, E)
-        out = self.out_proj(out).reshape(L, N, E)
+        out, weights = F.multi_head_attention_forward(
+            query,
+            key,
+            value,
+            self.embed_dim,
+            self.num_heads,
+            self.in_proj_weight,
+            self.in_proj_bias,
+            self.bias_k,
+            self.bias_v,
+            self.add_zero_attn,
+            self.dropout,
+            self.out_proj.weight,
+            self.out_proj.bias,
+            training=self.training,
+            key_padding_mask=key_padding_mask,
+            need_weights=need_weights,
+            attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights,
+            is_causal=is_causal,
+        )
         if batched and self.batch_first:
             out = out.transpose(0, 1)
-        if not need_weights:
-            return (out if batched else out.squeeze(1)), None
-        weights = weights.reshape(N, H, L, S)
-        if average_attn_weights:
-            weights = weights.mean(1)
-        if not batched:
-            return out.squeeze(1), weights.squeeze(0)
         return out, weights
 
 
