@@ -197,7 +197,7 @@ def _float(value):
     return float(value)
 
 
-def _flags(name, foreach, fused, differentiable, capturable):
+def _flags(foreach, fused, differentiable):
     """PyTorch's checks of the implementation flags. On a CPU every combination PyTorch accepts
     computes the same update here (one core call per group): ``foreach`` and ``fused`` choose
     PyTorch's kernels, not the result."""
@@ -291,7 +291,7 @@ class SGD(Optimizer):
         _non_negative(lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        _flags("SGD", foreach, fused, differentiable, False)
+        _flags(foreach, fused, differentiable)
         defaults = dict(
             lr=lr,
             momentum=momentum,
@@ -367,7 +367,7 @@ class Adam(Optimizer):
         _non_negative(lr=lr, eps=eps)
         _check_betas(betas)
         _non_negative(weight_decay=weight_decay)
-        _flags(type(self).__name__, foreach, fused, differentiable, capturable)
+        _flags(foreach, fused, differentiable)
         defaults = dict(
             lr=lr,
             betas=tuple(betas),
@@ -807,7 +807,7 @@ class Rprop(_Adaptive):
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        _flags("Rprop", foreach, False, differentiable, capturable)
+        _flags(foreach, False, differentiable)
         defaults = dict(
             lr=lr,
             etas=etas,
@@ -857,7 +857,7 @@ class ASGD(_Adaptive):
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         _non_negative(weight_decay=weight_decay)
-        _flags("ASGD", foreach, False, differentiable, capturable)
+        _flags(foreach, False, differentiable)
         defaults = dict(
             lr=lr,
             lambd=lambd,

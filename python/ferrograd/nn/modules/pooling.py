@@ -3,6 +3,7 @@
 with PyTorch's arguments and ``repr``; and the sliding-block layers ``Unfold`` and ``Fold``."""
 
 from .. import functional as F
+from .conv import _tuple
 from .module import Module
 
 
@@ -194,10 +195,9 @@ class _MaxUnpoolNd(Module):
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
         n = self._spatial
-        expand = _single if n == 1 else (lambda v: _tuple_of(v, n))
-        self.kernel_size = expand(kernel_size)
-        self.stride = expand(stride if stride is not None else kernel_size)
-        self.padding = expand(padding)
+        self.kernel_size = _tuple(kernel_size, n)
+        self.stride = _tuple(stride if stride is not None else kernel_size, n)
+        self.padding = _tuple(padding, n)
 
     def forward(self, input, indices, output_size=None):
         """``input`` put back at ``indices`` (as the pool gave them), zeros elsewhere."""
@@ -206,10 +206,6 @@ class _MaxUnpoolNd(Module):
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
-
-def _tuple_of(value, n):
-    return tuple(value) if isinstance(value, (list, tuple)) else (value,) * n
 
 
 class MaxUnpool1d(_MaxUnpoolNd):
