@@ -9,9 +9,9 @@ VENV="${VENV:-.venv}"
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "python venv ($VENV) with maturin, numpy, pytest, ruff, mypy and the demo extra's packages"
+step "python venv ($VENV) with maturin, numpy, pytest, ruff, mypy, hypothesis (PyTorch's test_nn.py imports it) and the demo extra's packages"
 python3 -m venv "$VENV"
-"$VENV/bin/python" -m pip install -q "maturin>=1.9.4,<2" "numpy>=1.21" "pytest>=7" ruff mypy \
+"$VENV/bin/python" -m pip install -q "maturin>=1.9.4,<2" "numpy>=1.21" "pytest>=7" ruff mypy hypothesis \
     scikit-learn tqdm matplotlib graphviz
 # Graphviz's dot program, for the tests that render make_dot's pictures (skipped without it)
 if ! command -v dot >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then

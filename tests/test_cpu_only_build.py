@@ -116,3 +116,16 @@ def test_device_as_a_context_manager():
             assert torch.zeros(2).is_meta
             raise KeyError("leaves the block")
     assert not torch.zeros(2).is_meta and torch.get_default_device() == d
+
+
+def test_quantized_backend_has_no_engine_and_refuses_choosing_one():
+    # ferrograd has no quantized tensors, so no engine; the refusals are PyTorch 2.15's texts
+    # (an unknown name; a known engine that is not built in, named by its C++ enum)
+    assert torch.backends.quantized.supported_engines == []
+    assert "fbgemm" not in torch.backends.quantized.supported_engines
+    assert torch.backends.quantized.engine == "none"
+    with pytest.raises(RuntimeError, match=r"^foo is not a valid value for quantized engine$"):
+        torch.backends.quantized.engine = "foo"
+    with pytest.raises(RuntimeError, match=r"^quantized engine FBGEMM is not supported$"):
+        torch.backends.quantized.engine = "fbgemm"
+    assert torch.backends.quantized.engine == "none"

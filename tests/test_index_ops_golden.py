@@ -26,8 +26,10 @@ wrapping arithmetic, conversions, reductions, NumPy, indexing, refusals), ``spar
 (``F.embedding_bag``, ``nn.EmbeddingBag``), ``func_cases.py`` (``torch.func``'s transforms,
 ``functional_call``, ``stack_module_state``; ``utils.benchmark.Timer``), ``meta_cases.py`` (the
 meta device), ``pool3d_cases.py`` (the 3-D pools) and ``channels_last_cases.py`` (results laid
-out channels-last), ``unpool_cases.py`` (``max_unpool``) and ``mha_functional_cases.py``
-(``F.multi_head_attention_forward``)."""
+out channels-last), ``unpool_cases.py`` (``max_unpool``), ``mha_functional_cases.py``
+(``F.multi_head_attention_forward``) and ``nn_extra_cases.py`` (the activations, losses,
+padding layers, bicubic and antialiased resampling and ``AdaptiveLogSoftmaxWithLoss`` that
+PyTorch's ``test_nn.py`` needed)."""
 
 import os
 import subprocess
@@ -72,6 +74,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("channels_last_cases.py", "channels_last_torch.txt"),
         ("unpool_cases.py", "unpool_torch.txt"),
         ("mha_functional_cases.py", "mha_functional_torch.txt"),
+        ("nn_extra_cases.py", "nn_extra_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

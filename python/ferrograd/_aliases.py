@@ -38,6 +38,12 @@ FROM_FUNCTIONAL = (
     "conv_transpose2d",
     "conv_transpose3d",
     "conv_tbc",
+    "cosine_similarity",
+    "hardshrink",
+    "pairwise_distance",
+    "pdist",
+    "prelu",
+    "rrelu",
 )
 
 # functions of the namespace PyTorch also has as Tensor methods (``x.det()``)

@@ -23,6 +23,7 @@ __all__ = [
     "column_stack",
     "concat",
     "concatenate",
+    "constant_pad_nd",
     "diff",
     "dsplit",
     "dstack",
@@ -160,6 +161,16 @@ def concat(tensors, dim=0, *, out=None):
 
 
 concatenate = concat
+
+
+def constant_pad_nd(input, pad, value=0):
+    """``input`` padded with ``value`` (``pad`` as ``F.pad`` takes it, from the last dim; a
+    negative amount crops); a channels-last input gives a channels-last result."""
+    from .nn._functional_conv import _in_layout
+    from .nn.functional import pad as _pad
+
+    out = _pad(input, list(pad), "constant", value)
+    return _in_layout(input, out) if input.dim() in (4, 5) else out
 
 
 def _dim(d, ndim):

@@ -197,6 +197,11 @@ __all__ = [
     "bool",
     "cat",
     "celu",
+    "glu",
+    "hardshrink",
+    "prelu",
+    "rrelu",
+    "softshrink",
     "default_generator",
     "double",
     "dtype",
@@ -1770,6 +1775,12 @@ class Tensor:
     @grad.deleter
     def grad(self) -> None: ...
     @property
+    def _grad(self) -> Tensor | None:
+        """The accumulated gradient, or None, without `grad`'s warning for a non-leaf tensor
+        (PyTorch's `_grad`)."""
+    @_grad.setter
+    def _grad(self, value: Tensor | None) -> None: ...
+    @property
     def grad_fn(self) -> Node | None:
         """The node that created this tensor, or None for leaves."""
     @property
@@ -2861,6 +2872,28 @@ def hardtanh(input: Tensor, min_val: builtins.float, max_val: builtins.float) ->
 def celu(input: Tensor, alpha: builtins.float) -> Tensor:
     """CELU (`CeluBackward0`)."""
 
+def hardshrink(input: Tensor, lambd: builtins.float) -> Tensor:
+    """Hard shrinkage (`HardshrinkBackward0`)."""
+
+def softshrink(input: Tensor, lambd: builtins.float) -> Tensor:
+    """Soft shrinkage (`SoftshrinkBackward0`)."""
+
+def glu(input: Tensor, dim: builtins.int) -> Tensor:
+    """Gated linear unit along `dim` (`GluBackward0`)."""
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """Parametric ReLU (`PreluKernelBackward0`)."""
+
+def rrelu(
+    input: Tensor,
+    lower: builtins.float,
+    upper: builtins.float,
+    training: builtins.bool,
+    generator: Any | None = None,
+) -> Tensor:
+    """Randomized leaky ReLU (`RreluWithNoiseBackward0`): random slopes in training, their mean
+    in evaluation."""
+
 def selu(input: Tensor) -> Tensor:
     """SELU (`EluBackward0`)."""
 
@@ -3047,6 +3080,7 @@ def upsample(
     mode: builtins.str,
     align_corners: builtins.bool,
     scales: Sequence[builtins.float] | None = None,
+    antialias: builtins.bool = False,
 ) -> Tensor:
     """Resampling of the last 1 or 2 dims, `F.interpolate`'s kernels
-    (`UpsampleNearest2DBackward0`, `UpsampleBilinear2DBackward0`, ...)."""
+    (`UpsampleNearest2DBackward0`, `UpsampleBicubic2DAaBackward0`, ...)."""

@@ -272,9 +272,151 @@ impl Tensor {
     }
 }
 
-/// leaky_relu's backward as an op of its own (PyTorch's `leaky_relu_backward`): `g` where
-/// `x > 0`, else `slope · g`. Recorded (`LeakyReluBackwardBackward0`) when a graph is built, so
-/// a gradient taken with `create_graph` requires grad as in PyTorch (its derivative in `x` is 0).
+/// Whether `v` lies in `[-λ, λ]`, where the shrinkages are 0 and pass no gradient (a NaN does
+/// not, so it passes through as in PyTorch's kernels).
+fn in_dead_zone(v: f64, lambd: f64) -> bool {
+    v >= -lambd && v <= lambd
+}
+
+impl Tensor {
+    /// Hard shrinkage: `x` outside `[-λ, λ]`, 0 inside; the gradient passes outside
+    /// (`HardshrinkBackward0`).
+    pub fn hardshrink(&self, lambd: f64) -> Result<Tensor> {
+        let x = floats(self);
+        let out = with_float!(x.dtype(), T => map(&x, move |v: T| {
+            if in_dead_zone(v.to_f64(), lambd) { 0.0 } else { v }
+        }));
+        record1(self, out, "HardshrinkBackward0", move |g, x| {
+            keep_where(g, x, move |v| !in_dead_zone(v, lambd))
+        })
+    }
+
+    /// Soft shrinkage: `x - λ` above `λ`, `x + λ` below `-λ`, 0 between (NaN stays NaN);
+    /// the gradient passes outside `[-λ, λ]` (`SoftshrinkBackward0`). `λ` must be at least 0.
+    pub fn softshrink(&self, lambd: f64) -> Result<Tensor> {
+        let x = floats(self);
+        let (name, max) = match x.dtype() {
+            crate::core::dtype::DType::Float64 => ("Double", "1.79769e+308"),
+            _ => ("Float", "3.40282e+38"),
+        };
+        if lambd.is_nan() || lambd < 0.0 {
+            return Err(Error::runtime(format!(
+                "lambda must be in range [0, {max}] for input dtype {name}, but found {lambd}"
+            )));
+        }
+        let out = with_float!(x.dtype(), T => map(&x, move |v: T| {
+            let l = lambd as T;
+            if v > l { v - l } else if v < -l { v + l } else if v.is_nan() { v } else { 0.0 }
+        }));
+        record1(self, out, "SoftshrinkBackward0", move |g, x| {
+            keep_where(g, x, move |v| !in_dead_zone(v, lambd))
+        })
+    }
+
+    /// Gated linear unit: the input's two halves along `dim`, `a·σ(b)` (`GluBackward0`).
+    pub fn glu(&self, dim: isize) -> Result<Tensor> {
+        if self.dim() == 0 {
+            return Err(Error::runtime(
+                "glu does not support scalars because halving size must be even",
+            ));
+        }
+        let d = normalize_dim(dim, self.dim())?;
+        let size = self.shape()[d];
+        if !size.is_multiple_of(2) {
+            return Err(Error::runtime(format!(
+                "Halving dimension must be even, but dimension {d} is size {size}"
+            )));
+        }
+        let halves = move |x: &Tensor| -> Result<(Tensor, Tensor)> {
+            let half = (size / 2) as isize;
+            Ok((
+                x.narrow(d as isize, 0, half)?,
+                x.narrow(d as isize, half, half)?,
+            ))
+        };
+        let out = {
+            let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
+            let (a, b) = halves(&floats(self))?;
+            a.mul(&b.sigmoid()?)?
+        };
+        // d/da = σ(b), d/db = a·σ(b)·(1 - σ(b)); the two halves of the gradient side by side
+        record1(self, out, "GluBackward0", move |g, x| {
+            let (a, b) = halves(x)?;
+            let gate = b.sigmoid()?;
+            let to_a = g.mul(&gate)?;
+            let to_b = g.mul(&a)?.mul(&gate)?.mul(&gate.rsub_scalar(1.0)?)?;
+            Tensor::cat(&[to_a, to_b], d as isize)
+        })
+    }
+
+    /// Parametric ReLU: `x` above 0, `w·x` at or below, with one slope `w` for every element
+    /// or one per channel (dim 1) (`PreluKernelBackward0`).
+    pub fn prelu(&self, weight: &Tensor) -> Result<Tensor> {
+        if weight.dim() > 1 {
+            return Err(Error::runtime(format!(
+                "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {}",
+                weight.dim()
+            )));
+        }
+        let slopes = weight.numel();
+        if self.dim() == 0 && slopes != 1 {
+            return Err(Error::runtime("Not allow zero-dim input tensor."));
+        }
+        let channels = if self.dim() >= 2 { self.shape()[1] } else { 1 };
+        if slopes != 1 && slopes != channels {
+            return Err(Error::runtime(format!(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers \
+                 = {slopes} and channel size = {channels}."
+            )));
+        }
+        // the slopes shaped to broadcast against the input: one value, or (1, C, 1, ...)
+        let rank = self.dim();
+        let broadcastable = move |w: &Tensor| -> Result<Tensor> {
+            if w.numel() == 1 {
+                return w.reshape(&[]);
+            }
+            let mut shape = vec![1isize; rank];
+            shape[1] = -1;
+            w.reshape(&shape)
+        };
+        let out = {
+            let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
+            let x = floats(self);
+            let positive = bool_where(&x, |v| v > 0.0)?;
+            Tensor::where_(&positive, &x, &x.mul(&broadcastable(weight)?)?)?
+        };
+        if !is_recording(&[self, weight]) {
+            return Ok(out);
+        }
+        let weight_shape = weight.shape().to_vec();
+        Ok(record(
+            out,
+            "PreluKernelBackward0",
+            &[self, weight],
+            &[Save::Tensor(self), Save::Tensor(weight)],
+            move |ctx| {
+                let (g, x, w) = (ctx.grad(0), ctx.saved(0), ctx.saved(1));
+                let positive = bool_where(x, |v| v > 0.0)?;
+                let zero = Tensor::scalar_of(0.0, g.dtype());
+                let to_x = match ctx.needs_input_grad(0) {
+                    true => Some(Tensor::where_(&positive, g, &g.mul(&broadcastable(w)?)?)?),
+                    false => None,
+                };
+                let to_w = match ctx.needs_input_grad(1) {
+                    true => {
+                        let per_element = Tensor::where_(&positive, &zero, &g.mul(x)?)?;
+                        Some(per_element.sum_to(broadcastable(w)?.shape())?.reshape(
+                            &weight_shape.iter().map(|&n| n as isize).collect::<Vec<_>>(),
+                        )?)
+                    }
+                    false => None,
+                };
+                Ok(vec![to_x, to_w])
+            },
+        ))
+    }
+}
+
 /// `x` where `x > threshold`, else `value`, in `x`'s dtype (a NaN is not at or below the
 /// threshold, so it stays), recorded as node `name` saving `x`.
 fn record_threshold(x: &Tensor, threshold: f64, value: f64, name: &'static str) -> Result<Tensor> {
@@ -317,6 +459,58 @@ fn threshold_backward_at(g: &Tensor, x: &Tensor, threshold: f64) -> Result<Tenso
     ))
 }
 
+impl Tensor {
+    /// Randomized leaky ReLU (`RreluWithNoiseBackward0`). Training: each element at or below 0
+    /// is scaled by its own slope drawn uniformly from `[lower, upper)` (PyTorch's draws: one
+    /// float64 uniform per such element, in order, from `gen` or the default generator), and
+    /// the gradient is scaled by the same slopes. Evaluation: the fixed slope
+    /// `(lower + upper) / 2`, as a leaky ReLU.
+    pub fn rrelu(
+        &self,
+        lower: f64,
+        upper: f64,
+        training: bool,
+        gen: Option<&crate::ops::random::SharedGenerator>,
+    ) -> Result<Tensor> {
+        let x = floats(self);
+        if !training {
+            let slope = (lower + upper) / 2.0;
+            let out = {
+                let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
+                x.leaky_relu(slope)?
+            };
+            return record1(self, out, "RreluWithNoiseBackward0", move |g, x| {
+                leaky_relu_backward(g, x, slope)
+            });
+        }
+        let dense = x.contiguous()?;
+        let (out, noise) = with_float!(dense.dtype(), T => {
+            let values: Vec<T> = dense.to_vec::<T>()?;
+            let mut noise: Vec<T> = vec![1.0; values.len()];
+            // the bounds in the element type, the draw in float64 (PyTorch's opmath bounds)
+            let (lo, hi) = (Element::to_f64(lower as T), Element::to_f64(upper as T));
+            let out: Vec<T> = crate::ops::random::with_generator(gen, |g| {
+                values.iter().zip(noise.iter_mut()).map(|(&v, n)| {
+                    if v <= 0.0 {
+                        let r = (g.uniform() * (hi - lo) + lo) as T;
+                        *n = r;
+                        v * r
+                    } else {
+                        v
+                    }
+                }).collect()
+            });
+            (Tensor::from_vec(out, self.shape())?, Tensor::from_vec(noise, self.shape())?)
+        });
+        record1(self, out, "RreluWithNoiseBackward0", move |g, _| {
+            g.mul(&noise)
+        })
+    }
+}
+
+/// leaky_relu's backward as an op of its own (PyTorch's `leaky_relu_backward`): `g` where
+/// `x > 0`, else `slope · g`. Recorded (`LeakyReluBackwardBackward0`) when a graph is built, so
+/// a gradient taken with `create_graph` requires grad as in PyTorch (its derivative in `x` is 0).
 fn leaky_relu_backward(g: &Tensor, x: &Tensor, slope: f64) -> Result<Tensor> {
     let out = {
         let _untracked = crate::core::grad_mode::GradModeGuard::new(false);

@@ -1413,11 +1413,19 @@ impl Tensor {
                 },
             );
         }
-        if !input.dtype().is_floating_point() {
+        if input.dtype() == DType::Bool {
             return Err(Error::not_implemented(format!(
                 "\"slow_conv2d_cpu\" not implemented for '{}'",
                 input.dtype().scalar_name()
             )));
+        }
+        if !input.dtype().is_floating_point() {
+            // integer tensors convolve too (PyTorch's slow kernels): here in float64, exact
+            // while every sum stays within 2^53, and cast back
+            let wide = |t: &Tensor| crate::cpu::kernels::cast(t, DType::Float64);
+            let bias = bias.map(wide);
+            let out = wide(input).convolution(&wide(weight), bias.as_ref(), options)?;
+            return Ok(crate::cpu::kernels::cast(&out, input.dtype()));
         }
         let g = ConvGeometry {
             batch: xs[0],

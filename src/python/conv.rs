@@ -151,10 +151,11 @@ fn col2im(
     )
 }
 
-/// `upsample_*` (`F.interpolate`'s kernels): `mode` is `nearest`, `nearest-exact`, `linear`
-/// or `bilinear` (`UpsampleNearest2DBackward0`, ...).
+/// `upsample_*` (`F.interpolate`'s kernels): `mode` is `nearest`, `nearest-exact`, `linear`,
+/// `bilinear`, `bicubic` or `trilinear`, `antialias` for bilinear and bicubic
+/// (`UpsampleNearest2DBackward0`, ...).
 #[pyfunction]
-#[pyo3(signature = (input, output_size, mode, align_corners, scales=None))]
+#[pyo3(signature = (input, output_size, mode, align_corners, scales=None, antialias=false))]
 fn upsample(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -162,6 +163,7 @@ fn upsample(
     mode: &str,
     align_corners: bool,
     scales: Option<Vec<f64>>,
+    antialias: bool,
 ) -> PyResult<Py<PyAny>> {
     let Some(resample) = Resample::parse(mode) else {
         return Err(pyo3::exceptions::PyNotImplementedError::new_err(format!(
@@ -171,9 +173,13 @@ fn upsample(
     to_object(
         py,
         run(|| {
-            input
-                .inner
-                .upsample(&output_size, resample, align_corners, scales.as_deref())
+            input.inner.upsample(
+                &output_size,
+                resample,
+                align_corners,
+                scales.as_deref(),
+                antialias,
+            )
         })?,
     )
 }

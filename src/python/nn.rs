@@ -157,6 +157,53 @@ fn celu(py: Python<'_>, input: PyRef<'_, PyTensor>, alpha: f64) -> PyResult<Py<P
     to_object(py, run(|| input.inner.celu(alpha))?)
 }
 
+/// Hard shrinkage (`HardshrinkBackward0`).
+#[pyfunction]
+fn hardshrink(py: Python<'_>, input: PyRef<'_, PyTensor>, lambd: f64) -> PyResult<Py<PyAny>> {
+    to_object(py, run(|| input.inner.hardshrink(lambd))?)
+}
+
+/// Soft shrinkage (`SoftshrinkBackward0`).
+#[pyfunction]
+fn softshrink(py: Python<'_>, input: PyRef<'_, PyTensor>, lambd: f64) -> PyResult<Py<PyAny>> {
+    to_object(py, run(|| input.inner.softshrink(lambd))?)
+}
+
+/// Gated linear unit along `dim` (`GluBackward0`).
+#[pyfunction]
+fn glu(py: Python<'_>, input: PyRef<'_, PyTensor>, dim: isize) -> PyResult<Py<PyAny>> {
+    to_object(py, run(|| input.inner.glu(dim))?)
+}
+
+/// Parametric ReLU (`PreluKernelBackward0`).
+#[pyfunction]
+fn prelu(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    weight: PyRef<'_, PyTensor>,
+) -> PyResult<Py<PyAny>> {
+    to_object(py, run(|| input.inner.prelu(&weight.inner))?)
+}
+
+/// Randomized leaky ReLU (`RreluWithNoiseBackward0`): random slopes in training, their mean
+/// in evaluation.
+#[pyfunction]
+#[pyo3(signature = (input, lower, upper, training, generator=None))]
+fn rrelu(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    lower: f64,
+    upper: f64,
+    training: bool,
+    generator: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let gen = super::random::generator_arg(generator)?;
+    to_object(
+        py,
+        run(|| input.inner.rrelu(lower, upper, training, gen.as_ref()))?,
+    )
+}
+
 macro_rules! activation {
     ($name:ident, $doc:literal) => {
         #[doc = $doc]
@@ -281,6 +328,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(gru_cell, m)?)?;
     m.add_function(wrap_pyfunction!(rnn_cell, m)?)?;
     m.add_function(wrap_pyfunction!(celu, m)?)?;
+    m.add_function(wrap_pyfunction!(hardshrink, m)?)?;
+    m.add_function(wrap_pyfunction!(softshrink, m)?)?;
+    m.add_function(wrap_pyfunction!(glu, m)?)?;
+    m.add_function(wrap_pyfunction!(prelu, m)?)?;
+    m.add_function(wrap_pyfunction!(rrelu, m)?)?;
     m.add_function(wrap_pyfunction!(selu, m)?)?;
     m.add_function(wrap_pyfunction!(threshold, m)?)?;
     m.add_function(wrap_pyfunction!(threshold_, m)?)?;

@@ -1913,6 +1913,24 @@ github.com/pytorch/pytorch/pull/30531 for more information.",
                 1,
             )?;
         }
+        self.grad_value(py)
+    }
+    /// The accumulated gradient, or None, without `grad`'s warning for a non-leaf tensor
+    /// (PyTorch's `_grad`).
+    #[getter(_grad)]
+    fn get_grad_unchecked(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.grad_value(py)
+    }
+    /// Sets the gradient, as `grad =` does.
+    #[setter(_grad)]
+    fn set_grad_unchecked(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        self.set_grad_attr(value)
+    }
+}
+
+impl PyTensor {
+    /// The gradient's Python object: the same object while the gradient is the same tensor.
+    fn grad_value(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         let cache = || self.grad_object.lock().unwrap_or_else(|e| e.into_inner());
         let Some(g) = self.inner.grad() else {
             *cache() = None;
@@ -1933,6 +1951,10 @@ github.com/pytorch/pytorch/pull/30531 for more information.",
         *cache() = Some(obj.clone_ref(py));
         Ok(Some(obj))
     }
+}
+
+#[pymethods]
+impl PyTensor {
     #[setter(grad)]
     fn set_grad_attr(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         let g = match value {

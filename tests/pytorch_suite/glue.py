@@ -129,11 +129,20 @@ def _top_level_imports(path):
 
 
 def _attribute_chains(path):
-    """Every ``torch.a.b...`` attribute chain written in the file at ``path``, as name lists."""
+    """Every ``torch.a.b...`` attribute chain written in the file at ``path``, as name lists;
+    a ``module_name='X'`` keyword (``common_nn``'s test dictionaries, whose generator looks the
+    class up with ``getattr(nn, name)``) counts as ``torch.nn.X``."""
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read())
     chains = set()
     for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.keyword)
+            and node.arg == "module_name"
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            chains.add(("nn", node.value.value))
         names = []
         while isinstance(node, ast.Attribute):
             names.append(node.attr)
@@ -1170,6 +1179,92 @@ class DecorateInfo:
         )
 
 
+def is_iterable(obj):
+    """Whether ``iter(obj)`` works."""
+    try:
+        iter(obj)
+        return True
+    except TypeError:
+        return False
+
+
+def get_function_arglist(func):
+    """The names of ``func``'s parameters, in order."""
+    return list(inspect.signature(func).parameters)
+
+
+IS_PPC = False
+
+
+def integral_types():
+    return _dtypes("uint8", "int8", "int16", "int32", "int64")
+
+
+def get_all_math_dtypes(device):
+    """Upstream's list for ``device``: the integer, float and complex dtypes (float16 on CUDA
+    only)."""
+    return integral_types() + floating_types() + _dtypes("complex64", "complex128")
+
+
+def get_all_device_types():
+    return ["cpu"]
+
+
+# CUDA/ROCm facts of a CPU-only machine
+SM90OrLater = PLATFORM_SUPPORTS_FLASH_ATTENTION = False
+skipCUDAIfNotRocm = _keep
+
+
+def _get_torch_rocm_version():
+    return (0, 0)
+
+
+@contextlib.contextmanager
+def tf32_off():
+    """TF32 is a CUDA matmul mode: on a CPU the block runs as it is."""
+    yield
+
+
+@contextlib.contextmanager
+def tf32_on(test_case, tf32_precision=1e-5):
+    """Upstream's TF32 block loosens ``test_case.precision`` on CUDA; on a CPU it runs as it is."""
+    yield
+
+
+def reduced_f32_on_and_off(bf32_precision=1e-2, tf32_precision=1e-5):
+    """Upstream also runs the test with oneDNN's reduced-precision float32 (where the CPU has
+    it); here it runs once, at full precision."""
+    return _keep
+
+
+def hypothesis_tensor(shapes=None, elements=None, qparams=None, dtype=np.float32):
+    """``hypothesis_utils.tensor``: a strategy drawing ``(array, None)``, an array of one of
+    ``shapes`` with finite ``elements`` (floats in [-1e6, 1e6] of float32 width by default);
+    quantization parameters (``qparams``) are outside the suite."""
+    from hypothesis import strategies as st
+    from hypothesis.extra import numpy as stnp
+
+    if qparams is not None:
+        raise MissingFeature("quantized tensors are outside the suite")
+    if elements is None:
+        elements = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=32)
+    shape = shapes if isinstance(shapes, st.SearchStrategy) else st.sampled_from(shapes)
+    return shape.flatmap(lambda s: stnp.arrays(dtype=dtype, shape=s, elements=elements)).map(
+        lambda array: (array, None)
+    )
+
+
+def _hypothesis_profile():
+    """Hypothesis runs deterministically here, without its example database (nothing written
+    beside the tests) or deadlines (a forked child's first example is slow)."""
+    try:
+        from hypothesis import settings
+    except ImportError:
+        return
+    settings.register_profile("pytorch_suite", database=None, deadline=None, derandomize=True)
+    settings.load_profile("pytorch_suite")
+
+
 def set_single_threaded_if_parallel_tbb(fn):
     """Upstream runs a test single-threaded under a TBB build; neither library here is one."""
     return fn
@@ -1378,6 +1473,9 @@ _GLUE_MODULES = {
         "download_file",
         "_assertGradAndGradgradChecks",
         "dtype2prec_DONTUSE",
+        "is_iterable",
+        "get_function_arglist",
+        "IS_PPC",
     ],
     "common_nn": [
         "NNTestCase",
@@ -1416,6 +1514,8 @@ _GLUE_MODULES = {
         "skipCUDAIfMiopen",
         "skipCUDAIfNoCudnn",
         "skipCUDAIfNoMiopen",
+        "skipCUDAIfNotRocm",
+        "get_all_device_types",
     ],
     "common_dtype": [
         "floating_types",
@@ -1423,8 +1523,22 @@ _GLUE_MODULES = {
         "floating_and_complex_types",
         "floating_and_complex_types_and",
         "all_types_and",
+        "integral_types",
+        "get_all_math_dtypes",
     ],
-    "common_cuda": ["TEST_CUDA", "TEST_MULTIGPU", "TEST_CUDNN", "tf32_on_and_off"],
+    "common_cuda": [
+        "TEST_CUDA",
+        "TEST_MULTIGPU",
+        "TEST_CUDNN",
+        "tf32_on_and_off",
+        "tf32_off",
+        "tf32_on",
+        "SM90OrLater",
+        "PLATFORM_SUPPORTS_FLASH_ATTENTION",
+        "_get_torch_rocm_version",
+    ],
+    "common_mkldnn": ["reduced_f32_on_and_off"],
+    "hypothesis_utils": [("tensor", "hypothesis_tensor")],
     "common_methods_invocations": ["mask_not_all_zeros", "DecorateInfo"],
     "logging_utils": ["LoggingTestCase", "make_logging_test"],
 }
@@ -1473,6 +1587,7 @@ def install(lib, test_files=()):
             if name.startswith("ferrograd.") and module is not None:
                 sys.modules.setdefault("torch" + name[len("ferrograd") :], module)
     torch.set_default_dtype(torch.float32)
+    _hypothesis_profile()
     this = sys.modules[__name__]
     global dtype2prec_DONTUSE
     dtype2prec_DONTUSE = {  # per-dtype precision of older tests
@@ -1488,7 +1603,8 @@ def install(lib, test_files=()):
     for short, names in _GLUE_MODULES.items():
         module = types.ModuleType(f"torch.testing._internal.{short}")
         for n in names:
-            setattr(module, n, getattr(this, n))
+            exported, own = n if isinstance(n, tuple) else (n, n)
+            setattr(module, exported, getattr(this, own))
         module.__getattr__ = functools.partial(_missing_glue_name, short)
         sys.modules[module.__name__] = module
         setattr(package, short, module)
@@ -1513,13 +1629,45 @@ def install(lib, test_files=()):
         except Exception:
             if lib == "torch":
                 raise
-            # built on internals the library lacks (``two_tensor``'s dispatch subclass): its
-            # names are ``Missing``, failing the tests that use them
-            module = types.ModuleType(spec.name)
-            module.__getattr__ = functools.partial(_missing_glue_name, short)
+            # built on internals the library lacks (``two_tensor``'s dispatch subclass): the
+            # glue's module of that name where there is one, else its names are ``Missing``,
+            # failing the tests that use them
+            module = getattr(package, short, None)
+            if module is None:
+                module = types.ModuleType(spec.name)
+                module.__getattr__ = functools.partial(_missing_glue_name, short)
             sys.modules[spec.name] = module
+        if lib != "torch":
+            _tolerate_failing_factories(module)
         setattr(package, short, module)
     return torch
+
+
+def _tolerate_failing_factories(module):
+    """``common_nn``'s test dictionaries come from module-level ``*_test()`` functions called
+    while the test file builds its test list; one that needs what the library lacks (a complex
+    tensor) would stop the whole file from loading. Each such function is wrapped: when it
+    fails, it gives a dictionary whose test (``test_<function>_unavailable``, a name PyTorch's
+    list does not have) fails with the reason, so only the test it describes is missing."""
+    for name, fn in list(vars(module).items()):
+        if not (name.endswith("_test") and inspect.isfunction(fn)):
+            continue
+        if fn.__module__ != module.__name__:
+            continue
+
+        @functools.wraps(fn)
+        def tolerant(*args, _fn=fn, **kwargs):
+            try:
+                return _fn(*args, **kwargs)
+            except Exception as e:  # the library lacks what the dictionary is built from
+                reason = f"{type(e).__name__}: {e}"
+                return dict(
+                    fullname=f"{_fn.__name__}_unavailable",
+                    constructor=Missing(f"{_fn.__name__} (building it raised {reason})"),
+                    input_size=(1,),
+                )
+
+        setattr(module, name, tolerant)
 
 
 def _missing_attribute(prefix, name):

@@ -832,18 +832,21 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 _INTERPOLATING = "linear | bilinear | bicubic | trilinear"
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 # the modes and input dims each kernel serves
-_RESAMPLE = {("nearest", 3), ("nearest", 4), ("nearest-exact", 3), ("nearest-exact", 4),
-             ("linear", 3), ("bilinear", 4)}
+_RESAMPLE = {("nearest", 3), ("nearest", 4), ("nearest", 5), ("nearest-exact", 3),
+             ("nearest-exact", 4), ("nearest-exact", 5), ("linear", 3), ("bilinear", 4),
+             ("bicubic", 4), ("trilinear", 5)}
 # the input dims PyTorch's interpolating modes need
 _MODE_DIMS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resamples the spatial dims of ``(N, C, L)`` or ``(N, C, H, W)`` to ``size`` or by
-    ``scale_factor``: ``nearest``, ``nearest-exact``, ``linear`` (3-D), ``bilinear`` (4-D,
-    ``align_corners``), ``area`` (an adaptive average pool), with PyTorch's source-index rules
-    (``UpsampleNearest2DBackward0``, ``UpsampleBilinear2DBackward0``, ...)."""
+    """Resamples the spatial dims of ``(N, C, L)``, ``(N, C, H, W)`` or ``(N, C, D, H, W)`` to
+    ``size`` or by ``scale_factor``: ``nearest``, ``nearest-exact``, ``linear`` (3-D),
+    ``bilinear`` and ``bicubic`` (4-D, ``align_corners``, ``antialias``), ``trilinear`` (5-D),
+    ``area`` (an adaptive average pool),
+    with PyTorch's source-index rules (``UpsampleNearest2DBackward0``,
+    ``UpsampleBicubic2DBackward0``, ...); a channels-last input gives a channels-last result."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError(
@@ -900,12 +903,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         # PyTorch's compute_output_size: the input size times the factor, rounded down
         output_size = [math.floor(spatial[i] * scales[i]) for i in range(dims)]
     if (mode, input.dim()) in _RESAMPLE:
-        if antialias:
-            raise NotImplementedError("ferrograd's interpolate has no antialias")
-        return _core.upsample(input, output_size, mode, bool(align_corners), scales)
-    if mode == "area" and input.dim() in (3, 4):
-        pool = adaptive_avg_pool1d if input.dim() == 3 else adaptive_avg_pool2d
-        return pool(input, output_size)
+        out = _core.upsample(input, output_size, mode, bool(align_corners), scales,
+                             bool(antialias))
+        return _in_layout(input, out)
+    if mode == "area" and input.dim() in (3, 4, 5):
+        pool = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}
+        return pool[input.dim()](input, output_size)
     if mode in _MODE_DIMS and input.dim() in (3, 4, 5):
         raise NotImplementedError(
             f"Got {input.dim()}D input, but {mode} mode needs {_MODE_DIMS[mode]}D input"

@@ -13,14 +13,31 @@ from ._functional_conv import __all__ as _conv_names
 from ._functional_layers import *  # noqa: F403
 from ._functional_layers import __all__ as _layer_names
 from ._functional_layers import pairwise_distance
+from ._functional_margin import *  # noqa: F403
+from ._functional_margin import __all__ as _margin_names
 from ._functional_norm import *  # noqa: F403
 from ._functional_norm import __all__ as _norm_names
 
 tanh = Tensor.tanh
 sigmoid = Tensor.sigmoid
 logsigmoid = _core.logsigmoid
-pixel_shuffle = _core.pixel_shuffle
-pixel_unshuffle = _core.pixel_unshuffle
+
+
+def pixel_shuffle(input, upscale_factor):
+    """``(*, C·r², H, W)`` to ``(*, C, H·r, W·r)`` (channels-last input: channels-last
+    result, as PyTorch's)."""
+    from ._functional_conv import _in_layout
+
+    out = _core.pixel_shuffle(input, upscale_factor)
+    return _in_layout(input, out) if input.dim() == 4 else out
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """``pixel_shuffle``'s inverse, ``(*, C, H·r, W·r)`` to ``(*, C·r², H, W)``."""
+    from ._functional_conv import _in_layout
+
+    out = _core.pixel_unshuffle(input, downscale_factor)
+    return _in_layout(input, out) if input.dim() == 4 else out
 
 
 def _inplace(input, activation, inplace):
@@ -69,6 +86,11 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _inplace(input, lambda x: x.leaky_relu(negative_slope), inplace)
 
 
+def leaky_relu_(input, negative_slope=0.01):
+    """``leaky_relu`` in place; returns ``input``."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
 def elu(input, alpha=1.0, inplace=False):
     """``x`` above 0, ``alpha(e^x - 1)`` below (``EluBackward0``)."""
     return _inplace(input, lambda x: x.elu(alpha), inplace)
@@ -114,6 +136,46 @@ def softplus(input, beta=1.0, threshold=20.0):
     return input.softplus(beta, threshold)
 
 
+def hardshrink(input, lambd=0.5):
+    """``x`` outside ``[-lambd, lambd]``, 0 inside (``HardshrinkBackward0``)."""
+    return _core.hardshrink(input, float(lambd))
+
+
+def softshrink(input, lambd=0.5):
+    """``x`` moved ``lambd`` towards 0, and 0 inside ``[-lambd, lambd]``
+    (``SoftshrinkBackward0``)."""
+    return _core.softshrink(input, float(lambd))
+
+
+def tanhshrink(input):
+    """``x - tanh(x)`` (composed, as PyTorch: ``SubBackward0``)."""
+    return input - input.tanh()
+
+
+def glu(input, dim=-1):
+    """The gated linear unit ``a * sigmoid(b)`` of ``input``'s two halves along ``dim``
+    (``GluBackward0``)."""
+    return _core.glu(input, dim)
+
+
+def prelu(input, weight):
+    """``x`` above 0, ``weight * x`` below, one slope or one per channel (dim 1)
+    (``PreluKernelBackward0``)."""
+    return _core.prelu(input, weight)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU with random slopes drawn from ``[lower, upper)`` per element in training,
+    their mean ``(lower + upper) / 2`` otherwise (``RreluWithNoiseBackward0``)."""
+    return _inplace(input, lambda x: _core.rrelu(x, float(lower), float(upper), training),
+                    inplace)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """``rrelu`` in place; returns ``input``."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
 def softsign(input):
     """``x / (1 + |x|)`` (composed, as PyTorch: ``DivBackward0``)."""
     return input / (input.abs() + 1)
@@ -135,6 +197,28 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
     return input.softmax(dim)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-x)`` along ``dim``."""
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim())
+    if dtype is not None:
+        input = input.to(dtype)
+    return (-input).softmax(dim)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """A sample of the Gumbel-softmax distribution of ``logits``: ``softmax((logits + g) /
+    tau)`` with Gumbel noise ``g = -log(Exp(1))``; ``hard`` gives the one-hot of its largest
+    entry, with the soft sample's gradient (the straight-through estimator)."""
+    gumbels = -_core.zeros_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = _core.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -337,12 +421,24 @@ def _apply_reduction(loss, reduction):
     return loss
 
 
+def _weighted_reduction(loss, weight, reduction):
+    """PyTorch's weighted ``l1_loss``/``mse_loss``: each element's loss times its weight,
+    the mean being the weighted mean (divided by the weights' sum)."""
+    if weight.size() != loss.size():
+        raise ValueError("Weights and input must have the same size.")
+    weighted = loss * weight
+    _check_reduction(reduction)
+    if reduction == "mean":
+        return weighted.sum() / weight.sum()
+    return _apply_reduction(weighted, reduction)
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error (``MseLossBackward0``)."""
     reduction = _reduction(size_average, reduce, reduction)
     _warn_broadcast(input, target)
     if weight is not None:
-        return _apply_reduction((input - target) ** 2 * weight, reduction)
+        return _weighted_reduction((input - target) ** 2, weight, reduction)
     return _core.mse_loss(input, target, reduction)
 
 
@@ -352,7 +448,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     _warn_broadcast(input, target)
     loss = (input - target).abs()
     if weight is not None:
-        loss = loss * weight
+        return _weighted_reduction(loss, weight, reduction)
     return _apply_reduction(loss, reduction)
 
 
@@ -571,10 +667,35 @@ def triplet_margin_loss(
     return _apply_reduction(out, reduction)
 
 
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` for any distance ``d`` (``pairwise_distance``
+    by default); ``swap`` uses ``min(d(a, n), d(p, n))`` as the negative's distance."""
+    if margin <= 0:
+        raise ValueError(
+            "TripletMarginWithDistanceLoss: expected margin to be greater than 0, got "
+            f"{margin} instead"
+        )
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
+            f"{dims[2]}D inputs"
+        )
+    distance = distance_function if distance_function is not None else pairwise_distance
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = dist_neg.minimum(distance(positive, negative))
+    return _apply_reduction((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+
+
 __all__ = [
     *_conv_names,
     *_layer_names,
     *_norm_names,
+    *_margin_names,
     "multi_head_attention_forward",
     "scaled_dot_product_attention",
     "binary_cross_entropy",
@@ -590,6 +711,9 @@ __all__ = [
     "feature_alpha_dropout",
     "elu",
     "gelu",
+    "glu",
+    "gumbel_softmax",
+    "hardshrink",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
@@ -597,27 +721,35 @@ __all__ = [
     "kl_div",
     "l1_loss",
     "leaky_relu",
+    "leaky_relu_",
     "log_softmax",
     "logsigmoid",
     "pixel_shuffle",
     "pixel_unshuffle",
+    "prelu",
     "margin_ranking_loss",
     "mish",
     "mse_loss",
     "nll_loss",
     "relu",
     "relu6",
+    "rrelu",
+    "rrelu_",
     "selu",
     "sigmoid",
     "silu",
     "smooth_l1_loss",
     "softmax",
+    "softmin",
     "softplus",
+    "softshrink",
     "softsign",
     "tanh",
+    "tanhshrink",
     "threshold",
     "threshold_",
     "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
 ]
 
 from . import grad as grad  # noqa: E402  (F.grad is torch.nn.grad, as in PyTorch)

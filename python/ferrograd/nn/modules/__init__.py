@@ -5,7 +5,9 @@ from .activation import (
     CELU,
     ELU,
     GELU,
+    GLU,
     SELU,
+    Hardshrink,
     Hardsigmoid,
     Hardswish,
     Hardtanh,
@@ -13,20 +15,27 @@ from .activation import (
     LogSigmoid,
     LogSoftmax,
     Mish,
+    PReLU,
     ReLU,
     ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
+    Softmin,
     Softplus,
+    Softshrink,
     Softsign,
     Tanh,
+    Tanhshrink,
     Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import *  # noqa: F403
 from .conv import __all__ as _conv_names
+from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import (
     AlphaDropout,
     Dropout,
@@ -43,17 +52,27 @@ from .loss import (
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
     CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
     HuberLoss,
     KLDivLoss,
     L1Loss,
     MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
+    PoissonNLLLoss,
     SmoothL1Loss,
+    SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .padding import *  # noqa: F403
+from .padding import __all__ as _padding_names
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import *  # noqa: F403
 from .pooling import __all__ as _pooling_names
@@ -65,6 +84,18 @@ from .upsampling import *  # noqa: F403
 from .upsampling import __all__ as _upsampling_names
 
 __all__ = [
+    "Softmin",
+    "TripletMarginWithDistanceLoss",
+    "CosineSimilarity",
+    "PairwiseDistance",
+    "SoftMarginLoss",
+    "PoissonNLLLoss",
+    "MultiMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "MultiLabelMarginLoss",
+    "HingeEmbeddingLoss",
+    "GaussianNLLLoss",
+    "AdaptiveLogSoftmaxWithLoss",
     "GRU",
     "GRUCell",
     "LSTM",
@@ -93,6 +124,8 @@ __all__ = [
     "EmbeddingBag",
     "Flatten",
     "GELU",
+    "GLU",
+    "Hardshrink",
     "GroupNorm",
     "Hardsigmoid",
     "Hardswish",
@@ -115,6 +148,7 @@ __all__ = [
     "PixelUnshuffle",
     "MarginRankingLoss",
     "Mish",
+    "PReLU",
     "Module",
     "ModuleDict",
     "ModuleList",
@@ -124,6 +158,7 @@ __all__ = [
     "RMSNorm",
     "ReLU",
     "ReLU6",
+    "RReLU",
     "SELU",
     "Sequential",
     "SiLU",
@@ -131,9 +166,17 @@ __all__ = [
     "SmoothL1Loss",
     "Softmax",
     "Softplus",
+    "Softshrink",
     "Softsign",
     "Tanh",
+    "Tanhshrink",
     "TripletMarginLoss",
     "Unflatten",
 ]
-__all__ += [*_conv_names, *_pooling_names, *_transformer_names, *_upsampling_names]
+__all__ += [
+    *_conv_names,
+    *_padding_names,
+    *_pooling_names,
+    *_transformer_names,
+    *_upsampling_names,
+]

@@ -1,7 +1,10 @@
 """Activation modules: thin layers over ``nn.functional`` with PyTorch's constructor
 arguments, attribute names and reprs."""
 
+from ... import _core
 from .. import functional as F
+from .. import init as initialisers
+from ..parameter import Parameter
 from .module import Module
 
 
@@ -205,6 +208,101 @@ class Softplus(Module):
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
+class Hardshrink(Module):
+    """``x`` outside ``[-lambd, lambd]``, 0 inside."""
+
+    __constants__ = ("lambd",)
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        """``F.hardshrink(input, lambd)``."""
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    """``x`` moved ``lambd`` towards 0; 0 inside ``[-lambd, lambd]``."""
+
+    def forward(self, input):
+        """``F.softshrink(input, lambd)``."""
+        return F.softshrink(input, self.lambd)
+
+
+class Tanhshrink(Module):
+    """``x - tanh(x)``."""
+
+    def forward(self, input):
+        """``F.tanhshrink(input)``."""
+        return F.tanhshrink(input)
+
+
+class GLU(Module):
+    """The gated linear unit ``a * sigmoid(b)`` of the input's halves along ``dim``."""
+
+    __constants__ = ("dim",)
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        """``F.glu(input, dim)``."""
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """``x`` above 0, ``a * x`` below, with a learnt slope ``a`` (``weight``): one, or one per
+    channel (``num_parameters``), all starting at ``init``."""
+
+    __constants__ = ("num_parameters",)
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(_core.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Every slope back to ``init``."""
+        initialisers.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        """``F.prelu(input, weight)``."""
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    """Leaky ReLU with a random slope from ``[lower, upper)`` per element in training, and
+    their mean in evaluation."""
+
+    __constants__ = ("lower", "upper", "inplace")
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        """``F.rrelu(input, lower, upper, self.training, inplace)``."""
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}{_inplace_suffix(self.inplace)}"
+
+
 class Softsign(Module):
     """``x / (1 + |x|)``."""
 
@@ -235,6 +333,23 @@ class Tanh(Module):
     def forward(self, input):
         """``F.tanh(input)``."""
         return F.tanh(input)
+
+
+class Softmin(Module):
+    """``softmax(-x)`` along ``dim``."""
+
+    __constants__ = ("dim",)
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        """``F.softmin(input, dim)``."""
+        return F.softmin(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
 
 
 class Softmax(Module):

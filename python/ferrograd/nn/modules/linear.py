@@ -71,6 +71,8 @@ class Bilinear(Module):
         self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None
     ):
         super().__init__()
+        if in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features={in1_features})")
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features

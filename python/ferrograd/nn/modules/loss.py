@@ -275,3 +275,135 @@ __all__ = [
     "SmoothL1Loss",
     "TripletMarginLoss",
 ]
+
+
+class SoftMarginLoss(_Loss):
+    """``log(1 + exp(-y * x))`` for labels ``y`` in {-1, 1}."""
+
+    __constants__ = ("reduction",)
+
+    def forward(self, input, target):
+        """``F.soft_margin_loss``."""
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_Loss):
+    """``x`` for label 1, ``max(0, margin - x)`` for label -1."""
+
+    __constants__ = ("margin", "reduction")
+
+    def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input, target):
+        """``F.hinge_embedding_loss``."""
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """The mean over classes of each class's logistic loss."""
+
+    __constants__ = ("reduction",)
+
+    def forward(self, input, target):
+        """``F.multilabel_soft_margin_loss``."""
+        return F.multilabel_soft_margin_loss(
+            input, target, weight=self.weight, reduction=self.reduction
+        )
+
+
+class MultiLabelMarginLoss(_Loss):
+    """The multi-label hinge loss between each listed class and every other class."""
+
+    __constants__ = ("reduction",)
+
+    def forward(self, input, target):
+        """``F.multilabel_margin_loss``."""
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """The multi-class hinge loss ``max(0, margin - x[y] + x[j])^p`` over the other classes."""
+
+    __constants__ = ("p", "margin", "reduction")
+
+    def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                 reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(
+                f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D "
+                "instead"
+            )
+        self.p = p
+        self.margin = margin
+
+    def forward(self, input, target):
+        """``F.multi_margin_loss``."""
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin,
+                                   weight=self.weight, reduction=self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    """The negative log-likelihood of a Poisson-distributed target."""
+
+    __constants__ = ("log_input", "full", "eps", "reduction")
+
+    def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                 reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.log_input = log_input
+        self.full = full
+        self.eps = eps
+
+    def forward(self, log_input, target):
+        """``F.poisson_nll_loss``."""
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full,
+                                  eps=self.eps, reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    """The negative log-likelihood of a Gaussian-distributed target with predicted variance."""
+
+    __constants__ = ("full", "eps", "reduction")
+
+    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
+        super().__init__(None, None, reduction)
+        self.full = full
+        self.eps = eps
+
+    def forward(self, input, target, var):
+        """``F.gaussian_nll_loss``."""
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
+                                   reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with any distance function ``d``."""
+
+    __constants__ = ("margin", "swap", "reduction")
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(None, None, reduction)
+        if margin <= 0:
+            raise ValueError(
+                "TripletMarginWithDistanceLoss: expected margin to be greater than 0, got "
+                f"{margin} instead"
+            )
+        from .distance import PairwiseDistance
+
+        self.distance_function = (
+            distance_function if distance_function is not None else PairwiseDistance()
+        )
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        """``F.triplet_margin_with_distance_loss``."""
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction,
+        )

@@ -4,6 +4,7 @@ post-hooks), conversions, forward hooks and backward hooks (full, and the deprec
 ones), the hooks common to all modules (``register_module_*_hook``), and its ``repr``."""
 
 import functools
+import inspect
 import itertools
 import warnings
 import weakref
@@ -588,6 +589,23 @@ class Module:
                 return members[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
+    def _register_assigned_buffer(self, name, buffer):
+        """``self.name = Buffer(...)``: registered with the buffer's persistence, also by a
+        subclass whose own ``register_buffer`` lacks the ``persistent`` argument (as PyTorch
+        allows; such a subclass can take only persistent buffers)."""
+        register = self.register_buffer
+        if getattr(register, "__func__", None) is Module.register_buffer or (
+            "persistent" in inspect.signature(register).parameters
+        ):
+            register(name, buffer, buffer.persistent)
+            return
+        if not buffer.persistent:
+            raise RuntimeError(
+                "Registering a non-persistent buffer on a Module subclass that implements "
+                "register_buffer() without the persistent argument is not allowed."
+            )
+        register(name, buffer)
+
     def __setattr__(self, name, value):
         d = self.__dict__
 
@@ -638,7 +656,7 @@ class Module:
             if buffers is None:
                 raise AttributeError("cannot assign buffer before Module.__init__() call")
             remove_from(d, self._parameters, self._modules)
-            self.register_buffer(name, value, value.persistent)
+            self._register_assigned_buffer(name, value)
             return
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
@@ -801,6 +819,18 @@ class Module:
                 else:
                     p.grad.requires_grad_(False)
                 p.grad.zero_()
+
+    def _replicate_for_data_parallel(self):
+        """A shallow replica for data parallelism, as PyTorch's: the same attributes, copies
+        of the buffer and submodule dicts, and no parameters of its own (they are set on it
+        afterwards, as views of the original's)."""
+        replica = self.__new__(type(self))
+        replica.__dict__ = self.__dict__.copy()
+        replica._parameters = {}
+        replica._buffers = replica._buffers.copy()
+        replica._modules = replica._modules.copy()
+        replica._is_replica = True
+        return replica
 
     def share_memory(self):
         """Moves every parameter and buffer into shared memory (``Tensor.share_memory_``), so

@@ -1,7 +1,7 @@
 """``PixelShuffle`` and ``PixelUnshuffle``: sub-pixel rearrangement of channels into space and
 back (one core op each: ``PixelShuffleBackward0``, ``PixelUnshuffleBackward0``)."""
 
-from ... import _core
+from .. import functional as F
 from .module import Module
 
 
@@ -16,7 +16,7 @@ class PixelShuffle(Module):
 
     def forward(self, input):
         """The rearranged ``input``."""
-        return _core.pixel_shuffle(input, self.upscale_factor)
+        return F.pixel_shuffle(input, self.upscale_factor)
 
     def extra_repr(self) -> str:
         return f"upscale_factor={self.upscale_factor}"
@@ -33,7 +33,7 @@ class PixelUnshuffle(Module):
 
     def forward(self, input):
         """The rearranged ``input``."""
-        return _core.pixel_unshuffle(input, self.downscale_factor)
+        return F.pixel_unshuffle(input, self.downscale_factor)
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"

@@ -400,6 +400,11 @@ class RNNBase(Module):
         if hx is None:
             zeros = _core.zeros(layers, input.shape[1], self.hidden_size, dtype=input.dtype)
             hx = (zeros, zeros) if lstm else zeros
+        expected = (layers, input.shape[1], self.hidden_size)
+        for i, h in enumerate(hx if lstm else (hx,)):
+            if tuple(h.shape) != expected:
+                which = f"hidden[{i}]" if lstm else "hidden"
+                raise RuntimeError(f"Expected {which} size {expected}, got {list(h.shape)}")
         output, state = self._run(input, hx)
         if not batched:
             output = output.squeeze(1)
@@ -412,7 +417,12 @@ class RNNBase(Module):
 class RNN(RNNBase):
     """Elman RNN layers (``nonlinearity`` tanh or relu)."""
 
-    def __init__(self, *args, nonlinearity="tanh", **kwargs):
+    def __init__(self, *args, **kwargs):
+        # the nonlinearity is the fourth positional argument, as in PyTorch
+        if len(args) > 3:
+            nonlinearity, args = args[3], args[:3] + args[4:]
+        else:
+            nonlinearity = kwargs.pop("nonlinearity", "tanh")
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(
                 f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'."
