@@ -4,9 +4,9 @@ parametric activations (``hardshrink``, ``softshrink``, ``tanhshrink``, ``glu``,
 antialiased ``interpolate`` (float and uint8), the margin and likelihood losses, ``pdist``, the
 padding layers, integer convolution, 3-D resampling, ``softmin``, ``gumbel_softmax``, the
 distance triplet loss, weighted ``l1_loss``/``mse_loss``, the recurrent layers' hidden-size
-checks, ``Tensor._grad`` and ``backends.quantized``: values, gradients, node names, reprs and
-refusals. ``test_index_ops_golden.py`` compares the output
-with PyTorch 2.15's (``golden/nn_extra_torch.txt``)."""
+checks, ``affine_grid``, ``torch.random``, ``Tensor._grad`` and ``backends.quantized``:
+values, gradients, node names, reprs and refusals. ``test_index_ops_golden.py`` compares the
+output with PyTorch 2.15's (``golden/nn_extra_torch.txt``)."""
 
 # ruff: noqa: B023  (each lambda is called at once, inside grads(), with the loop's values)
 import os
@@ -235,3 +235,35 @@ shuffled = nn.PixelShuffle(3)(nhwc18)
 print(shuffled.is_contiguous(memory_format=torch.channels_last), tuple(shuffled.shape))
 # (PyTorch's zero-norm pdist gives zero gradients, ferrograd's none)
 print(show(F.pdist(logits, 0)))
+# the refusals PyTorch's kernels make: target and input ranks, empty dims
+refused(lambda: F.cosine_embedding_loss(logits, logits, torch.ones(3, 1)))
+refused(lambda: F.cosine_embedding_loss(logits[0], logits[0], torch.ones(4)))
+refused(lambda: F.cosine_embedding_loss(logits, logits, torch.tensor(1.0)))
+refused(lambda: nn.ReflectionPad1d(2)(torch.randn(3, 0, 10)))
+refused(lambda: nn.ReplicationPad2d(2)(torch.randn(3, 0, 10, 10)))
+print(tuple(nn.ReflectionPad2d(2)(torch.randn(0, 3, 10, 10)).shape))
+refused(lambda: nn.MultiMarginLoss()(torch.randn(0), torch.ones(0).long()))
+refused(lambda: nn.MultiLabelMarginLoss()(torch.randn(10, 0), torch.ones(10, 0).long()))
+print(tuple(F.multi_margin_loss(torch.randn(10), torch.tensor([3]), reduction="none").shape))
+print(round(F.gaussian_nll_loss(logits, logits.flip(0), 0.5).item(), 6))
+state = torch.random.get_rng_state()
+first = torch.rand(3)
+torch.random.set_rng_state(state)
+with torch.random.fork_rng():
+    print(torch.equal(first, torch.rand(3)))
+print(torch.equal(first, torch.rand(3)))
+holder = nn.Module()
+holder.attribute_name = 5
+refused(lambda: setattr(holder, "attribute_name", nn.Buffer(torch.rand(5))))
+refused(lambda: holder.register_buffer("attribute_name", torch.rand(5)))
+# affine_grid: 2-D and 3-D grids, both corner conventions, gradients and refusals
+for nd, size in [(2, [2, 3, 4, 5]), (3, [2, 3, 4, 5, 2]), (2, [1, 1, 1, 3])]:
+    for corners in (False, True):
+        theta = torch.rand(size[0], nd, nd + 1, dtype=torch.float64, requires_grad=True)
+        grid = F.affine_grid(theta, size, align_corners=corners)
+        (grid * grid).sum().backward()
+        print(tuple(grid.shape), round(grid.sum().item(), 8), show(theta.grad))
+refused(lambda: F.affine_grid(torch.ones(1, 2, 3, dtype=torch.int64), [1, 1, 2, 2], False))
+refused(lambda: F.affine_grid(torch.ones(1, 3, 3), [1, 1, 2, 2], False))
+refused(lambda: F.affine_grid(torch.ones(1, 2, 3), [1, 1, 2], False))
+refused(lambda: F.affine_grid(torch.ones(1, 3, 4), [1, 1, 2, 2, 0], False))

@@ -1,7 +1,9 @@
 """The layer functions of ``nn.functional`` (re-exported there): ``linear``, ``bilinear``,
 ``embedding``, ``embedding_bag``, ``pad``, ``one_hot``, ``normalize``, ``cosine_similarity`` and
-``pairwise_distance``, with PyTorch's signatures, values, gradients and errors. They are
-compositions of core ops, so their ``grad_fn`` names are those of the last core op."""
+``pairwise_distance``, ``affine_grid``, with PyTorch's signatures, values, gradients and errors.
+They are compositions of core ops, so their ``grad_fn`` names are those of the last core op."""
+
+import warnings
 
 from .. import _core
 from .._core import Tensor
@@ -281,6 +283,14 @@ def pad(input, pad, mode="constant", value=None):
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
         )
+    spatial = len(pad) // 2
+    batched = input.dim() == spatial + 2
+    if mode in ("reflect", "replicate") and 0 in tuple(input.shape)[int(batched) :]:
+        raise RuntimeError(
+            f"Expected {spatial + 1}D or {spatial + 2}D (batch mode) tensor with possibly 0 "
+            "batch size and other non-zero dimensions for input, but got: "
+            f"{list(input.shape)}"
+        )
     out = input
     for i in range(len(pad) // 2):
         dim = input.dim() - 1 - i
@@ -289,6 +299,69 @@ def pad(input, pad, mode="constant", value=None):
         )
         out = out.index_select(dim, _core.tensor(index, dtype=_core.int64))
     return out
+
+
+def _grid_line(steps, align_corners, dtype):
+    """``steps`` points from -1 to 1 (pixel centres unless ``align_corners``: then the end
+    pixels' centres are at -1 and 1), as PyTorch's ``linspace_from_neg_one``."""
+    if steps <= 1:
+        return _core.zeros(steps, dtype=dtype)
+    line = _core.linspace(-1, 1, steps, dtype=dtype)
+    return line if align_corners else line * (steps - 1) / steps
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid of the affine maps ``theta`` (``(N, 2, 3)`` for a 2-D ``size``
+    ``(N, C, H, W)``, ``(N, 3, 4)`` for a 3-D one): each output pixel's normalised coordinates
+    ``(x, y[, z], 1)`` times ``theta``, as ``(N, H, W, 2)`` or ``(N, D, H, W, 3)``."""
+    if align_corners is None:
+        warnings.warn(
+            "Default grid_sample and affine_grid behavior has changed to align_corners=False "
+            "since 1.3.0. Please specify align_corners=True if the old behavior is desired. "
+            "See the documentation of grid_sample for details.",
+            stacklevel=2,
+        )
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = list(size)
+    if len(size) == 4:
+        if theta.dim() != 3 or tuple(theta.shape[-2:]) != (2, 3):
+            raise ValueError(
+                "Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                f"{size}. Got {theta.shape}."
+            )
+        spatial = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or tuple(theta.shape[-2:]) != (3, 4):
+            raise ValueError(
+                "Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                f"{size}. Got {theta.shape}."
+            )
+        spatial = size[-3:]
+    else:
+        raise NotImplementedError(
+            "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+            f"respectively. Got size {size}."
+        )
+    if align_corners and min(spatial) == 1:
+        warnings.warn(
+            "Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+            "align_corners=True. This is not an issue for standard use cases of affine_grid.",
+            stacklevel=2,
+        )
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    n, dims = size[0], len(spatial)
+    # the base grid: the last axis holds (x, y[, z], 1), x running along the last dim
+    with no_grad():
+        base = _core.ones(n, *spatial, dims + 1, dtype=theta.dtype)
+        for axis, steps in enumerate(reversed(spatial)):
+            shape = [1] * dims
+            shape[dims - 1 - axis] = steps
+            base[..., axis] = _grid_line(steps, align_corners, theta.dtype).reshape(shape)
+    grid = base.reshape(n, -1, dims + 1).bmm(theta.transpose(1, 2))
+    return grid.reshape(n, *spatial, dims)
 
 
 def one_hot(tensor, num_classes=-1):
@@ -362,5 +435,6 @@ __all__ = [
     "normalize",
     "one_hot",
     "pad",
+    "affine_grid",
     "pairwise_distance",
 ]

@@ -95,7 +95,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError("var has negative entry/entries")
-        var = _core.full_like(input, float(var))
+        var = _core.ones_like(input) * float(var)
     if var.size() != input.size():
         if input.size()[:-1] == var.size():
             var = var.unsqueeze(-1)
@@ -117,6 +117,11 @@ def _as_batch(input, target, name):
     """``(input (N, C), target (N,), was 1-D)`` for the multi-class margin losses."""
     if input.dim() > 2:
         raise RuntimeError(f"{name}: expected 1D or 2D input, got {input.dim()}D")
+    if (input.dim() <= 1 and input.numel() == 0) or (input.dim() == 2 and input.size(1) == 0):
+        raise RuntimeError(
+            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+            f"{list(input.shape)}"
+        )
     if input.dim() <= 1:
         return input.reshape(1, -1), target.reshape(-1), True
     return input, target, False
@@ -151,7 +156,7 @@ def multi_margin_loss(
         terms = terms * weight[y].reshape(-1, 1)
     terms = terms.scatter(1, column, 0.0)
     loss = terms.sum(1) / classes
-    if single:
+    if single and target.dim() == 0:
         loss = loss.reshape(())
     return _reduce(loss, reduction)
 

@@ -617,6 +617,17 @@ def cosine_embedding_loss(
     """``1 - cos(x1, x2)`` for target 1, ``max(0, cos - margin)`` for target -1 (composed, as
     PyTorch)."""
     reduction = _reduction(size_average, reduce, reduction)
+    sizes = f"{list(input1.shape)} and {list(input2.shape)}"
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if target.dim() == 1 and (input1.dim() != 2 or input2.dim() != 2):
+        raise RuntimeError(
+            f"1D target tensor expects 2D input tensors, but found inputs with sizes {sizes}."
+        )
+    if target.dim() == 0 and (input1.dim() != 1 or input2.dim() != 1):
+        raise RuntimeError(
+            f"0D target tensor expects 1D input tensors, but found inputs with sizes {sizes}."
+        )
     dim = input1.dim() - 1
     eps = 1e-12
     prod_sum = (input1 * input2).sum(dim)

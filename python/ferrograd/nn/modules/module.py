@@ -655,7 +655,8 @@ class Module:
         if isinstance(value, Buffer):
             if buffers is None:
                 raise AttributeError("cannot assign buffer before Module.__init__() call")
-            remove_from(d, self._parameters, self._modules)
+            # (no attribute of that name is removed first: register_buffer refuses one, as
+            # PyTorch's does)
             self._register_assigned_buffer(name, value)
             return
         if buffers is not None and name in buffers:
