@@ -1,6 +1,6 @@
 //! Resampling of the last one to three dims (`F.interpolate`): `nearest`, `nearest-exact`,
-//! `linear` (1-D), `trilinear` (3-D), `bilinear` and `bicubic` (2-D, with or without `align_corners`, with or
-//! without antialiasing), with PyTorch's source-index rules (its float arithmetic, so the same
+//! `linear` (1-D), `trilinear` (3-D), `bilinear` and `bicubic` (2-D, with or without
+//! `align_corners`, with or without antialiasing), with PyTorch's source-index rules (its float arithmetic, so the same
 //! pixels are picked) and node names (`UpsampleNearest2DBackward0`,
 //! `UpsampleBicubic2DAaBackward0`, ...). Each is a separable linear map — every output
 //! position takes a few weighted taps per axis — recorded with its adjoint as gradient (see
@@ -247,11 +247,30 @@ struct Resampler {
     names: (&'static str, &'static str),
 }
 
+/// The taps of every output position along an axis in one flat list, with their weights in
+/// the element type: output `o` reads `items[start[o]..start[o + 1]]`.
+struct Typed<T> {
+    start: Vec<usize>,
+    items: Vec<(usize, T)>,
+}
+
+impl<T> Typed<T> {
+    /// The taps of output position `o`.
+    fn of(&self, o: usize) -> &[(usize, T)] {
+        &self.items[self.start[o]..self.start[o + 1]]
+    }
+}
+
 /// Taps with their weights in the element type.
-fn typed<T: Float>(taps: &[Taps]) -> Vec<Vec<(usize, T)>> {
-    taps.iter()
-        .map(|t| t.iter().map(|&(i, w)| (i, T::from_f64(w))).collect())
-        .collect()
+fn typed<T: Float>(taps: &[Taps]) -> Typed<T> {
+    let mut start = Vec::with_capacity(taps.len() + 1);
+    let mut items = Vec::new();
+    start.push(0);
+    for t in taps {
+        items.extend(t.iter().map(|&(i, w)| (i, T::from_f64(w))));
+        start.push(items.len());
+    }
+    Typed { start, items }
 }
 
 /// `Σ w·f(i)` over the taps, the first product starting the sum (PyTorch's order).
@@ -275,25 +294,40 @@ impl Resampler {
 
 impl Adjoint for Resampler {
     fn apply(&self, x: &Tensor) -> Result<Tensor> {
-        let (planes, [_, h, w], [od, oh, ow]) = self.sizes();
-        let size: usize = self.in_shape[2..].iter().product();
+        let (planes, [d, h, w], [od, oh, ow]) = self.sizes();
+        let size = d * h * w;
         let x = dense(x);
         crate::with_float!(x.dtype(), T => {
             let out = slice_of(&x, |xs: &[T]| {
                 let mut out = crate::core::pool::buffer::<T>(planes * od * oh * ow);
                 let (depth, rows, cols) =
                     (typed::<T>(&self.depth), typed::<T>(&self.rows), typed::<T>(&self.cols));
+                // every input row resampled along the width first, then the outer axes: the
+                // same sums, in the same order, as Σ_z w_z·(Σ_y w_y·(Σ_x w_x·v)) per output
+                // (PyTorch's order), each row's computed once
+                let mut across = vec![T::ZERO; d * h * ow];
+                let mut inner = vec![T::ZERO; ow];
                 let per_plane = (od * oh * ow).max(1);
                 for (p, plane_out) in out.chunks_exact_mut(per_plane).enumerate().take(planes) {
                     let plane = &xs[p * size..(p + 1) * size];
-                    for (slab, d) in plane_out.chunks_exact_mut((oh * ow).max(1)).zip(&depth) {
-                        for (line, r) in slab.chunks_exact_mut(ow.max(1)).zip(&rows) {
-                            for (o, c) in line.iter_mut().zip(&cols) {
-                                // outer axes outermost: Σ_z w_z·(Σ_y w_y·(Σ_x w_x·v)), as
-                                // PyTorch's kernels add
-                                *o = weighted(d, |k| {
-                                    weighted(r, |y| weighted(c, |x| plane[(k * h + y) * w + x]))
-                                });
+                    for (row_in, row_out) in plane.chunks_exact(w).zip(across.chunks_exact_mut(ow)) {
+                        for (ox, o) in row_out.iter_mut().enumerate() {
+                            *o = weighted(cols.of(ox), |i| row_in[i]);
+                        }
+                    }
+                    for (oz, slab) in plane_out.chunks_exact_mut(oh * ow).enumerate() {
+                        for (oy, line) in slab.chunks_exact_mut(ow).enumerate() {
+                            // whole lines at a time, each sum started by its first product
+                            for (j, &(k, wk)) in depth.of(oz).iter().enumerate() {
+                                for (t, &(yy, wy)) in rows.of(oy).iter().enumerate() {
+                                    let row = &across[(k * h + yy) * ow..][..ow];
+                                    for (a, &v) in inner.iter_mut().zip(row) {
+                                        *a = if t == 0 { wy * v } else { *a + wy * v };
+                                    }
+                                }
+                                for (o, &v) in line.iter_mut().zip(&inner) {
+                                    *o = if j == 0 { wk * v } else { *o + wk * v };
+                                }
                             }
                         }
                     }
@@ -305,27 +339,38 @@ impl Adjoint for Resampler {
     }
 
     fn adjoint(&self, y: &Tensor) -> Result<Tensor> {
-        let (planes, [_, h, w], [od, oh, ow]) = self.sizes();
-        let size: usize = self.in_shape[2..].iter().product();
+        let (planes, [d, h, w], [od, oh, ow]) = self.sizes();
+        let size = d * h * w;
         let y = dense(y);
         crate::with_float!(y.dtype(), T => {
             let out = slice_of(&y, |ys: &[T]| {
                 let mut out = vec![T::ZERO; planes * size];
                 let (depth, rows, cols) =
                     (typed::<T>(&self.depth), typed::<T>(&self.rows), typed::<T>(&self.cols));
+                // the transposed passes: the outer axes' weights spread each output line over
+                // the input rows, then each row's width taps
+                let mut across = vec![T::ZERO; d * h * ow];
                 let per_plane = od * oh * ow;
                 for (p, plane) in out.chunks_exact_mut(size.max(1)).enumerate().take(planes) {
                     let g = &ys[p * per_plane..(p + 1) * per_plane];
-                    for (slab, d) in g.chunks_exact((oh * ow).max(1)).zip(&depth) {
-                        for (line, r) in slab.chunks_exact(ow.max(1)).zip(&rows) {
-                            for (&v, c) in line.iter().zip(&cols) {
-                                for &(iz, wz) in d {
-                                    for &(iy, wy) in r {
-                                        for &(ix, wx) in c {
-                                            plane[(iz * h + iy) * w + ix] += wz * wy * wx * v;
-                                        }
+                    across.fill(T::ZERO);
+                    for (oz, slab) in g.chunks_exact(oh * ow).enumerate() {
+                        for (oy, line) in slab.chunks_exact(ow).enumerate() {
+                            for &(k, wk) in depth.of(oz) {
+                                for &(yy, wy) in rows.of(oy) {
+                                    let weight = wk * wy;
+                                    let row = &mut across[(k * h + yy) * ow..][..ow];
+                                    for (a, &v) in row.iter_mut().zip(line) {
+                                        *a += weight * v;
                                     }
                                 }
+                            }
+                        }
+                    }
+                    for (row_in, row_out) in across.chunks_exact(ow).zip(plane.chunks_exact_mut(w)) {
+                        for (ox, &v) in row_in.iter().enumerate() {
+                            for &(i, wx) in cols.of(ox) {
+                                row_out[i] += wx * v;
                             }
                         }
                     }
