@@ -29,7 +29,8 @@ meta device), ``pool3d_cases.py`` (the 3-D pools) and ``channels_last_cases.py``
 out channels-last), ``unpool_cases.py`` (``max_unpool``), ``mha_functional_cases.py``
 (``F.multi_head_attention_forward``) and ``nn_extra_cases.py`` (the activations, losses,
 padding layers, bicubic and antialiased resampling and ``AdaptiveLogSoftmaxWithLoss`` that
-PyTorch's ``test_nn.py`` needed)."""
+PyTorch's ``test_nn.py`` needed) and ``prune_lazy_cases.py`` (``nn.utils.prune`` and the lazy
+modules)."""
 
 import os
 import subprocess
@@ -75,6 +76,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
         ("unpool_cases.py", "unpool_torch.txt"),
         ("mha_functional_cases.py", "mha_functional_torch.txt"),
         ("nn_extra_cases.py", "nn_extra_torch.txt"),
+        ("prune_lazy_cases.py", "prune_lazy_torch.txt"),
     ],
 )
 def test_program_matches_pytorch(program, recorded):

@@ -31,6 +31,7 @@ import random
 import sys
 import types
 import unittest
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -634,6 +635,18 @@ def markDynamoStrictTest(cls_or_func=None, nopython=False):
     if cls_or_func is None:
         return lambda c: c
     return cls_or_func
+
+
+def suppress_warnings(fn):
+    """Runs the test with every warning ignored (as PyTorch's decorator)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fn(*args, **kwargs)
+
+    return wrapper
 
 
 @contextlib.contextmanager
@@ -1460,6 +1473,7 @@ _GLUE_MODULES = {
         "xfailIfTorchDynamo",
         "markDynamoStrictTest",
         "set_default_dtype",
+        "suppress_warnings",
         "load_tests",
         "swap",
         "_TestParametrizer",

@@ -75,6 +75,12 @@ SUITES = {
     "optim/test_optim.py": (["optim/test_optim.py"], "status/optim/test_optim.json"),
     "test_optim.py": (["test_optim.py"], "status/test_optim.json"),
     "test_nn.py": (["test_nn.py"], "status/test_nn.json"),
+    "nn/test_pruning.py": (["nn/test_pruning.py"], "status/nn/test_pruning.json"),
+    "nn/test_lazy_modules.py": (["nn/test_lazy_modules.py"], "status/nn/test_lazy_modules.json"),
+    "nn/test_linear_module_validation.py": (
+        ["nn/test_linear_module_validation.py"],
+        "status/nn/test_linear_module_validation.json",
+    ),
 }
 
 # Names a file imports from a sibling test file whose stored version lacks them (the file index

@@ -5,13 +5,15 @@ from . import functional, grad, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _module_names
 from .parallel import DataParallel
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 __all__ = [
     *_module_names,
     "Buffer",
     "DataParallel",
     "Parameter",
+    "UninitializedBuffer",
+    "UninitializedParameter",
     "functional",
     "grad",
     "init",

@@ -618,9 +618,9 @@ class Adagrad(_Adaptive):
     def _init_state(self, p, group):
         state = self.state[p]
         state["step"] = _core.tensor(0.0)
-        state["sum"] = _core.full(
-            tuple(p.shape), float(group["initial_accumulator_value"]), dtype=p.dtype
-        )
+        # made from the parameter (as PyTorch's full_like), so a lazy module's placeholder
+        # is refused here, at construction, as in PyTorch
+        state["sum"] = p.new_full(p.size(), float(group["initial_accumulator_value"]))
 
 
 class Adadelta(_Adaptive):

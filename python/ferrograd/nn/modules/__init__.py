@@ -1,5 +1,6 @@
 """The layer classes of ``nn`` (re-exported there)."""
 
+from . import lazy as lazy  # torch.nn.modules.lazy, reached as an attribute
 from . import utils as utils  # torch.nn.modules.utils, reached as an attribute
 from .activation import (
     CELU,
@@ -31,7 +32,14 @@ from .activation import (
     Threshold,
 )
 from .adaptive import AdaptiveLogSoftmaxWithLoss
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .batchnorm import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+)
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import *  # noqa: F403
 from .conv import __all__ as _conv_names
@@ -45,8 +53,16 @@ from .dropout import (
     FeatureAlphaDropout,
 )
 from .flatten import Flatten, Unflatten
-from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
-from .linear import Bilinear, Identity, Linear
+from .instancenorm import (
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
+)
+from .lazy import LazyModuleMixin as LazyModuleMixin
+from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -84,6 +100,13 @@ from .upsampling import *  # noqa: F403
 from .upsampling import __all__ as _upsampling_names
 
 __all__ = [
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
+    "LazyLinear",
     "Softmin",
     "TripletMarginWithDistanceLoss",
     "CosineSimilarity",

@@ -5,7 +5,8 @@
 from ... import _core
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -149,4 +150,72 @@ class BatchNorm3d(_BatchNorm):
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """What the lazy batch and instance norms share: ``num_features`` taken from the first
+    input's dim 1, then the parameters and running statistics materialized and reset."""
+
+    def __init__(
+        self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
+        dtype=None,
+    ):
+        # built without affine parameters or statistics: placeholders take their places
+        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = _core.tensor(0, dtype=_core.long, device=device)
+
+    def reset_parameters(self):
+        """The eager layer's reset, once the shapes are known."""
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        """Materializes the parameters and statistics for ``input``'s channels and resets
+        them."""
+        if not self.has_uninitialized_params():
+            return
+        self.num_features = input.shape[1]
+        if self.affine:
+            self.weight.materialize((self.num_features,))
+            self.bias.materialize((self.num_features,))
+        if self.track_running_stats:
+            self.running_mean.materialize((self.num_features,))
+            self.running_var.materialize((self.num_features,))
+        self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """A ``BatchNorm1d`` whose ``num_features`` is taken from its first input."""
+
+    cls_to_become = BatchNorm1d
+    _check_input_dim = BatchNorm1d._check_input_dim
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """A ``BatchNorm2d`` whose ``num_features`` is taken from its first input."""
+
+    cls_to_become = BatchNorm2d
+    _check_input_dim = BatchNorm2d._check_input_dim
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """A ``BatchNorm3d`` whose ``num_features`` is taken from its first input."""
+
+    cls_to_become = BatchNorm3d
+    _check_input_dim = BatchNorm3d._check_input_dim
+
+
+__all__ = [
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+]

@@ -7,7 +7,8 @@ import math
 from ... import _core
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
@@ -237,4 +238,115 @@ class ConvTranspose3d(_ConvTranspose):
     _spatial = 3
 
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+class _LazyConvXdMixin(LazyModuleMixin):
+    """What the lazy convolutions share: ``in_channels`` taken from the first input (its
+    dim 1, or dim 0 when unbatched), then the weight and bias materialized and initialised as
+    the eager layer's."""
+
+    def _make_lazy(self, out_channels, bias, device, dtype):
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self):
+        """The eager layer's initialisation, once the shapes are known."""
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        """Materializes the weight (and bias) for ``input``'s channels and initialises them."""
+        if not self.has_uninitialized_params():
+            return
+        self.in_channels = self._get_in_channels(input)
+        if self.in_channels % self.groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if self.transposed:
+            shape = (self.in_channels, self.out_channels // self.groups, *self.kernel_size)
+        else:
+            shape = (self.out_channels, self.in_channels // self.groups, *self.kernel_size)
+        self.weight.materialize(shape)
+        if self.bias is not None:
+            self.bias.materialize((self.out_channels,))
+        self.reset_parameters()
+
+    def _get_in_channels(self, input):
+        unbatched = self._spatial + 1
+        if input.dim() not in (unbatched, unbatched + 1):
+            raise RuntimeError(
+                f"Expected {unbatched}D (unbatched) or {unbatched + 1}D (batched) input to "
+                f"{self.__class__.__name__}, but got input of size: {input.shape}"
+            )
+        return input.shape[1] if input.dim() == unbatched + 1 else input.shape[0]
+
+    def _get_num_spatial_dims(self):
+        return self._spatial
+
+
+class _LazyConv(_LazyConvXdMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                         padding_mode, device=device, dtype=dtype)
+        self._make_lazy(out_channels, bias, device, dtype)
+
+
+class _LazyConvTranspose(_LazyConvXdMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False,
+                         dilation, padding_mode, device=device, dtype=dtype)
+        self._make_lazy(out_channels, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConv, Conv1d):
+    """A ``Conv1d`` whose ``in_channels`` is taken from its first input."""
+
+    cls_to_become = Conv1d
+
+
+class LazyConv2d(_LazyConv, Conv2d):
+    """A ``Conv2d`` whose ``in_channels`` is taken from its first input."""
+
+    cls_to_become = Conv2d
+
+
+class LazyConv3d(_LazyConv, Conv3d):
+    """A ``Conv3d`` whose ``in_channels`` is taken from its first input."""
+
+    cls_to_become = Conv3d
+
+
+class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
+    """A ``ConvTranspose1d`` whose ``in_channels`` is taken from its first input."""
+
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
+    """A ``ConvTranspose2d`` whose ``in_channels`` is taken from its first input."""
+
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
+    """A ``ConvTranspose3d`` whose ``in_channels`` is taken from its first input."""
+
+    cls_to_become = ConvTranspose3d
+
+
+__all__ = [
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
+]

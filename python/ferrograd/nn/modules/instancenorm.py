@@ -4,7 +4,7 @@ positions (``F.instance_norm``), as PyTorch's ``InstanceNorm1d``/``2d``/``3d``."
 import warnings
 
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
 
 class _InstanceNorm(_NormBase):
@@ -103,4 +103,35 @@ class InstanceNorm3d(_InstanceNorm):
             raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")
 
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """An ``InstanceNorm1d`` whose ``num_features`` is taken from its first input."""
+
+    cls_to_become = InstanceNorm1d
+    _get_no_batch_dim = InstanceNorm1d._get_no_batch_dim
+    _check_input_dim = InstanceNorm1d._check_input_dim
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """An ``InstanceNorm2d`` whose ``num_features`` is taken from its first input."""
+
+    cls_to_become = InstanceNorm2d
+    _get_no_batch_dim = InstanceNorm2d._get_no_batch_dim
+    _check_input_dim = InstanceNorm2d._check_input_dim
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """An ``InstanceNorm3d`` whose ``num_features`` is taken from its first input."""
+
+    cls_to_become = InstanceNorm3d
+    _get_no_batch_dim = InstanceNorm3d._get_no_batch_dim
+    _check_input_dim = InstanceNorm3d._check_input_dim
+
+
+__all__ = [
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
+]

@@ -4,9 +4,11 @@ their weights are PyTorch's)."""
 import math
 
 from ... import _core
+from ..._grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -103,4 +105,33 @@ class Bilinear(Module):
         )
 
 
-__all__ = ["Bilinear", "Identity", "Linear"]
+class LazyLinear(LazyModuleMixin, Linear):
+    """A ``Linear`` whose ``in_features`` is taken from its first input (its last dim); it
+    becomes a ``Linear`` then, initialised as one."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self):
+        """``Linear``'s initialisation, once the shapes are known."""
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        """Materializes the weight (and bias) for ``input``'s features and initialises them."""
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
+
+
+__all__ = ["Bilinear", "Identity", "LazyLinear", "Linear"]

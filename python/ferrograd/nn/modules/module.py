@@ -17,7 +17,7 @@ from ..._grad_mode import no_grad
 from ..._typename import typename as _typename
 from ...autograd.function import Function
 from ...utils import swap_tensors
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 
 _TENSOR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
 
@@ -1031,9 +1031,11 @@ class Module:
                     f"Tensor-like object from checkpoint but received {type(value)}"
                 )
                 continue
-            if len(param.shape) == 0 and len(value.shape) == 1:
+            # a lazy module's placeholder takes any shape (its load hook materialized it)
+            lazy = is_lazy(param)
+            if not lazy and len(param.shape) == 0 and len(value.shape) == 1:
                 value = value[0]
-            if tuple(value.shape) != tuple(param.shape):
+            if not lazy and tuple(value.shape) != tuple(param.shape):
                 errors.append(
                     f"size mismatch for {key}: copying a param with shape {value.shape} from "
                     f"checkpoint, the shape in current model is {param.shape}."

@@ -257,6 +257,12 @@ class RNNBase(Module):
             s += f", bidirectional={self.bidirectional}"
         return s
 
+    @property
+    def _flat_weights(self):
+        """The weights in ``_flat_weights_names`` order, as the module holds them now (a plain
+        tensor where a parametrization or pruning replaced a parameter), as PyTorch's list."""
+        return [getattr(self, name, None) for name in self._flat_weights_names]
+
     def _layer_weights(self, layer, direction):
         suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
         names = [n + suffix for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]

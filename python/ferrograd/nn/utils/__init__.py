@@ -1,9 +1,17 @@
 """``nn.utils``: gradient clipping, parameter/vector conversion, parametrizations
 (``parametrize``, ``parametrizations``) and the older hook-based ``weight_norm`` and
-``spectral_norm``; ``rnn`` (packed sequences);
+``spectral_norm``; ``prune`` (masking parameters); ``rnn`` (packed sequences);
 ``stateless`` (calling a module with other tensors)."""
 
-from . import clip_grad, convert_parameters, parametrizations, parametrize, rnn, stateless
+from . import (
+    clip_grad,
+    convert_parameters,
+    parametrizations,
+    parametrize,
+    prune,
+    rnn,
+    stateless,
+)
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -26,6 +34,7 @@ __all__ = [
     "parameters_to_vector",
     "parametrizations",
     "parametrize",
+    "prune",
     "remove_spectral_norm",
     "remove_weight_norm",
     "rnn",

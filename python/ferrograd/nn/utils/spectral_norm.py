@@ -12,7 +12,7 @@ from ... import _core
 from ..._grad_mode import no_grad
 from ..._memory_format import contiguous_format
 from .. import functional as F
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 
 __all__ = [
     "SpectralNorm",
@@ -113,6 +113,11 @@ class SpectralNorm:
         weight = module._parameters[name]
         if weight is None:
             raise ValueError(f"`SpectralNorm` cannot be applied as parameter `{name}` is None")
+        if isinstance(weight, UninitializedParameter):
+            raise ValueError(
+                "The module passed to `SpectralNorm` can't have uninitialized parameters. Make "
+                "sure to run the dummy forward before applying spectral normalization"
+            )
         with no_grad():
             weight_mat = fn.reshape_weight_to_matrix(weight)
             h, w = weight_mat.size()

@@ -8,7 +8,7 @@ favour of :func:`ferrograd.nn.utils.parametrizations.weight_norm`, with the same
 import warnings
 
 from ... import _composites
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 
 __all__ = ["WeightNorm", "remove_weight_norm", "weight_norm"]
 
@@ -47,6 +47,11 @@ class WeightNorm:
             dim = -1
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
+        if isinstance(weight, UninitializedParameter):
+            raise ValueError(
+                "The module passed to `WeightNorm` can't have uninitialized parameters. Make "
+                "sure to run the dummy forward before applying weight normalization"
+            )
         del module._parameters[name]
         module.register_parameter(
             name + "_g", Parameter(_composites.norm_except_dim(weight, 2, dim).data)
