@@ -191,3 +191,48 @@ with __import__("warnings").catch_warnings(record=True) as caught:
     torch.optim.SGD({p[0]})
 print("a set of parameters warns", [(c.category.__name__, str(c.message)[-40:]) for c in caught])
 refused(lambda: torch.optim.SGD([{"params": {p[0]}}]))
+
+# Adafactor: factored second moments for matrices, a full one for vectors
+show("adafactor", lambda p: torch.optim.Adafactor(p))
+show("adafactor lr", lambda p: torch.optim.Adafactor(p, lr=0.5, beta2_decay=-0.5))
+show("adafactor wd", lambda p: torch.optim.Adafactor(p, lr=0.2, weight_decay=0.05))
+show("adafactor eps d", lambda p: torch.optim.Adafactor(p, eps=(1e-4, 0.1), d=2.0))
+show("adafactor maximize", lambda p: torch.optim.Adafactor(p, lr=0.1, maximize=True))
+show("adafactor float64", lambda p: torch.optim.Adafactor(p, lr=0.3), torch.float64)
+torch.manual_seed(2)
+cube = torch.randn(2, 3, 4, requires_grad=True)
+opt = torch.optim.Adafactor([cube], lr=0.1)
+for _ in range(3):
+    opt.zero_grad()
+    cube.sin().sum().backward()
+    opt.step()
+state = opt.state[cube]
+print("adafactor 3-d", [round(v, 5) for v in cube.reshape(-1).tolist()[:8]])
+print("  shapes", tuple(state["row_var"].shape), tuple(state["col_var"].shape))
+for bad in [
+    {"lr": -1.0},
+    {"beta2_decay": 0.5},
+    {"eps": (-1.0, 1e-3)},
+    {"eps": (None, -1.0)},
+    {"d": 0.5},
+    {"weight_decay": -1.0},
+]:
+    refused(lambda bad=bad: torch.optim.Adafactor(p, **bad))
+
+# parameters given with their names (model.named_parameters()): kept as "param_names"
+torch.manual_seed(3)
+model = torch.nn.Linear(3, 2)
+opt = torch.optim.AdamW(model.named_parameters(), lr=0.1)
+model(torch.randn(4, 3)).sum().backward()
+opt.step()
+print("named", opt.param_groups[0]["param_names"], opt.state_dict()["param_groups"][0]["params"])
+print("  values", [round(v, 5) for v in model.weight.reshape(-1).tolist()])
+opt2 = torch.optim.AdamW(torch.nn.Linear(3, 2).named_parameters(), lr=0.1)
+opt2.load_state_dict(opt.state_dict())
+print("  reloaded", opt2.param_groups[0]["param_names"], sorted(opt2.state_dict()["state"]))
+refused(lambda: torch.optim.SGD([("w", model.weight), model.bias], lr=0.1))
+refused(
+    lambda: torch.optim.SGD(
+        [{"params": [("w", model.weight)]}, {"params": [model.bias]}], lr=0.1
+    )
+)

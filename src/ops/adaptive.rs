@@ -345,7 +345,7 @@ impl Nadam {
         // mu_product *= mu, in the state tensor's own dtype
         let old = mu_product.item()?.to_f64();
         let product = if mu_product.dtype() == DType::Float32 {
-            f64::from((old as f32) * (mu as f32))
+            wide((old as f32) * (mu as f32))
         } else {
             old * mu
         };
@@ -598,4 +598,127 @@ fn write_scalar(t: &Tensor, value: f64) -> Result<()> {
     let src = Tensor::scalar_of(value, t.dtype());
     crate::cpu::kernels::write_into(t, &src);
     Ok(())
+}
+
+/// `torch.optim.Adafactor`'s hyper-parameters (Shazeer & Stern, 2018, in PyTorch's form:
+/// the second moment of a matrix kept as row and column averages, an update clipped by its
+/// root mean square and scaled by the parameter's).
+#[derive(Clone, Copy, Debug)]
+pub struct Adafactor {
+    /// Learning rate (the relative step size is `min(lr, 1/sqrt(step))`).
+    pub lr: f64,
+    /// Exponent of the second-moment decay: the averaging weight at step `t` is `t^beta2_decay`.
+    pub beta2_decay: f64,
+    /// Floor of the variance estimate's square root (`None`: the parameter dtype's epsilon).
+    pub eps1: Option<f64>,
+    /// Floor of the parameter scale.
+    pub eps2: f64,
+    /// Clipping threshold of the update's root mean square.
+    pub d: f64,
+    /// Decoupled weight decay (the parameter scaled by `1 - lr * weight_decay`).
+    pub weight_decay: f64,
+    /// Maximize the objective instead of minimizing it.
+    pub maximize: bool,
+}
+
+/// Adafactor's second-moment state of one parameter: row and column averages of the squared
+/// gradient for a parameter of two or more dimensions (shapes `(..., R, 1)` and `(..., 1, C)`),
+/// or the full average for a vector.
+pub enum AdafactorState<'a> {
+    /// `row_var` and `col_var`, factored over the last two dimensions.
+    Factored(&'a Tensor, &'a Tensor),
+    /// `variance`, the running average of the squared gradient.
+    Full(&'a Tensor),
+}
+
+/// `x` in double precision (a generic conversion, so the float64 instance of a kernel body
+/// written once for both float types is not an identity cast).
+fn wide<T: Into<f64>>(x: T) -> f64 {
+    x.into()
+}
+
+/// The Euclidean norm of `v` (summed in double precision, as PyTorch's CPU reductions).
+fn norm2(v: impl Iterator<Item = f64>) -> f64 {
+    v.map(|x| x * x).sum::<f64>().sqrt()
+}
+
+impl Adafactor {
+    /// One step (number `step`, counted from 1) for `param` with gradient `grad` and its
+    /// second-moment `state`, in PyTorch's single-tensor order of operations.
+    pub fn step(
+        &self,
+        param: &Tensor,
+        grad: &Tensor,
+        state: AdafactorState<'_>,
+        step: u64,
+    ) -> Result<()> {
+        crate::ops::inplace::observe_write(param)?;
+        check(param, &[grad])?;
+        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        let shape = param.shape().to_vec();
+        let t = step as f64;
+        let weight = t.powf(self.beta2_decay);
+        let rho = self.lr.min(1.0 / t.sqrt());
+        let numel = param.numel().max(1) as f64;
+        per_float!(param.dtype(), T => {
+            let eps1 = self.eps1.unwrap_or(wide(T::EPSILON));
+            let mut p: Vec<T> = values(param)?;
+            let mut g: Vec<T> = values(&grad)?;
+            read_gradient(&mut g, &p, self.maximize, 0.0);
+            let alpha = self.eps2.max(norm2(p.iter().map(|&x| wide(x))) / numel.sqrt()) * rho;
+            if self.weight_decay != 0.0 {
+                let keep = (1.0 - self.lr * self.weight_decay) as T;
+                p.iter_mut().for_each(|p| *p *= keep);
+            }
+            let w = weight as T;
+            let mut estimate: Vec<T> = match state {
+                AdafactorState::Factored(row_var, col_var) => {
+                    let (rows, cols) = (shape[shape.len() - 2], shape[shape.len() - 1]);
+                    let mut rv: Vec<T> = values(row_var)?;
+                    let mut cv: Vec<T> = values(col_var)?;
+                    let mut estimate = vec![0 as T; g.len()];
+                    let plane = rows * cols;
+                    for (b, gp) in g.chunks(plane.max(1)).enumerate().take(rv.len() / rows.max(1)) {
+                        let (rvb, cvb) = (&mut rv[b * rows..][..rows], &mut cv[b * cols..][..cols]);
+                        // row_var.lerp_(norm(grad, dim=-1)^2 / C, w); the same over the rows
+                        for (r, v) in rvb.iter_mut().enumerate() {
+                            let n = norm2(gp[r * cols..][..cols].iter().map(|&x| wide(x))) as T;
+                            *v = lerp(*v, n * n / cols as T, w);
+                        }
+                        for (c, v) in cvb.iter_mut().enumerate() {
+                            let n = norm2((0..rows).map(|r| wide(gp[r * cols + c]))) as T;
+                            *v = lerp(*v, n * n / rows as T, w);
+                        }
+                        // (row_var @ col_var) / row_var.mean(dim=-2).clamp(min=eps1)
+                        let mean = rvb.iter().map(|&v| wide(v)).sum::<f64>() / rows as f64;
+                        let divisor = (mean as T).max(eps1 as T);
+                        let out = &mut estimate[b * plane..][..plane];
+                        for r in 0..rows {
+                            for c in 0..cols {
+                                out[r * cols + c] = rvb[r] * cvb[c] / divisor;
+                            }
+                        }
+                    }
+                    store(row_var, rv)?;
+                    store(col_var, cv)?;
+                    estimate
+                }
+                AdafactorState::Full(variance) => {
+                    let mut v: Vec<T> = values(variance)?;
+                    v.iter_mut().zip(&g).for_each(|(v, &g)| *v = lerp(*v, g * g, w));
+                    store(variance, v.clone())?;
+                    v
+                }
+            };
+            // update = estimate.clamp(min=eps1^2).rsqrt() * grad, its RMS clipped to d
+            let floor = (eps1 * eps1) as T;
+            estimate.iter_mut().zip(&g).for_each(|(u, &g)| *u = (1 as T / u.max(floor).sqrt()) * g);
+            let denom = 1f64.max(norm2(estimate.iter().map(|&x| wide(x))) / (numel.sqrt() * self.d));
+            let scale = (-alpha / denom) as T;
+            p.iter_mut().zip(&estimate).for_each(|(p, &u)| *p += scale * u);
+            store(param, p)?;
+        });
+        param.storage().bump_version("adafactor step");
+        Ok(())
+    }
 }

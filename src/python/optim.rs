@@ -7,7 +7,8 @@ use super::tensor::PyTensor;
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
 use crate::ops::adaptive::{
-    Adadelta, Adagrad, Adamax, Asgd, Nadam, Radam, RmsProp, RmsPropState, Rprop,
+    Adadelta, Adafactor, AdafactorState, Adagrad, Adamax, Asgd, Nadam, Radam, RmsProp,
+    RmsPropState, Rprop,
 };
 use pyo3::prelude::*;
 use std::collections::HashMap;
@@ -129,6 +130,24 @@ fn update(
             }
             .step(param, grad, [first, eta, mu], step)
         }
+        "adafactor" => Adafactor {
+            lr: h("lr")?,
+            beta2_decay: h("beta2_decay")?,
+            eps1: hyper.get("eps1").copied(),
+            eps2: h("eps2")?,
+            d: h("d")?,
+            weight_decay: h("weight_decay")?,
+            maximize: h("maximize")? != 0.0,
+        }
+        .step(
+            param,
+            grad,
+            match at(1) {
+                Some(col_var) => AdafactorState::Factored(first, col_var),
+                None => AdafactorState::Full(first),
+            },
+            step,
+        ),
         other => Err(Error::value(format!("no optimizer step named '{other}'"))),
     }
 }

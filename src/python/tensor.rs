@@ -1900,7 +1900,10 @@ impl PyTensor {
     /// The accumulated gradient, or None.
     #[getter]
     fn get_grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        if !self.inner.is_leaf() && !self.inner.retains_grad() {
+        // (as PyTorch: only when the gradient is unset; one assigned to a non-leaf is read
+        // without a warning)
+        let unset = self.inner.grad().is_none();
+        if unset && !self.inner.is_leaf() && !self.inner.retains_grad() {
             let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
             PyErr::warn(
                 py,

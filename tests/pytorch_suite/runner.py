@@ -75,6 +75,22 @@ SUITES = {
     "optim/test_optim.py": (["optim/test_optim.py"], "status/optim/test_optim.json"),
     "test_optim.py": (["test_optim.py"], "status/test_optim.json"),
     "test_nn.py": (["test_nn.py"], "status/test_nn.json"),
+    "optim/test_adafactor_mixed_dtype.py": (
+        ["optim/test_adafactor_mixed_dtype.py"],
+        "status/optim/test_adafactor_mixed_dtype.json",
+    ),
+    "optim/test_optimizer_memory.py": (
+        ["optim/test_optimizer_memory.py"],
+        "status/optim/test_optimizer_memory.json",
+    ),
+    "optim/test_reduce_lr_tensor.py": (
+        ["optim/test_reduce_lr_tensor.py"],
+        "status/optim/test_reduce_lr_tensor.json",
+    ),
+    "optim/test_stateless.py": (
+        ["optim/test_stateless.py"],
+        "status/optim/test_stateless.json",
+    ),
     "nn/test_pruning.py": (["nn/test_pruning.py"], "status/nn/test_pruning.json"),
     "nn/test_lazy_modules.py": (["nn/test_lazy_modules.py"], "status/nn/test_lazy_modules.json"),
     "nn/test_linear_module_validation.py": (
@@ -335,6 +351,7 @@ EXCLUDED_KINDS = [
         "excluded: dispatch internals (torch._C, dispatch keys, torch.ops)",
         (
             "torch._C",
+            "make_fx",
             "DispatchKey",
             "torch.ops.",
             "torch.library",

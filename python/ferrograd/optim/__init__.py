@@ -63,6 +63,16 @@ class Optimizer:
             )
         else:
             group["params"] = list(params)
+        # (name, tensor) pairs (``model.named_parameters()``): the names kept as "param_names"
+        named = [p for p in group["params"] if isinstance(p, tuple)]
+        if named:
+            if len(named) != len(group["params"]):
+                raise ValueError(
+                    "all optimizer params should be with/without names. Some param names are "
+                    "missing"
+                )
+            group["param_names"] = [name for name, _ in named]
+            group["params"] = [p for _, p in named]
         for p in group["params"]:
             if not isinstance(p, _core.Tensor):
                 raise TypeError(
@@ -84,6 +94,13 @@ class Optimizer:
                 "information",
                 stacklevel=3,
             )
+        for other in self.param_groups:
+            if ("param_names" in group) != ("param_names" in other):
+                kind = "with names" if "param_names" in group else "without names"
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. "
+                    f"cannot add param group {kind} to the optimizer"
+                )
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -490,6 +507,10 @@ class _Adaptive(Optimizer):
         for name in self._states_for(group):
             state[name] = _core.zeros_like(p)
 
+    def _kernel_states(self, state, names):
+        """A parameter's state tensors in the order the kernel reads them."""
+        return [state.get(n) for n in names]
+
     @no_grad()
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns the closure's loss."""
@@ -514,7 +535,7 @@ class _Adaptive(Optimizer):
                 self._kernel,
                 params,
                 grads,
-                [[s.get(n) for n in names] for s in states],
+                [self._kernel_states(s, names) for s in states],
                 steps,
                 self._hyper(group),
             )
@@ -879,14 +900,118 @@ class ASGD(_Adaptive):
         state["ax"] = _core.zeros_like(p)
 
 
-from . import lr_scheduler, swa_utils  # noqa: E402
+class Adafactor(_Adaptive):
+    """Adafactor (Shazeer & Stern, 2018) as ``torch.optim.Adafactor``: the second moment of a
+    parameter of two or more dimensions kept as row and column averages (``row_var``,
+    ``col_var``), a relative step ``min(lr, 1/sqrt(t))`` scaled by the parameter's root mean
+    square (at least ``eps[1]``), the update's root mean square clipped to ``d``, decoupled
+    ``weight_decay``. ``eps[0]`` (the floor of the variance's square root) defaults to the
+    epsilon of each parameter's own dtype."""
+
+    _kernel = "adafactor"
+
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        beta2_decay=-0.8,
+        eps=(None, 1e-3),
+        d=1.0,
+        weight_decay=0.0,
+        *,
+        foreach=None,
+        maximize=False,
+    ):
+        if isinstance(lr, _core.Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
+        if not 0.0 >= beta2_decay:
+            raise ValueError(f"beta2_decay should be <= 0 but is: {beta2_decay}")
+        if eps[0] is not None and not 0.0 <= eps[0]:
+            raise ValueError(f"epsilon1 should be >= 0 but is: {eps[0]}")
+        if not 0.0 <= eps[1]:
+            raise ValueError(f"epsilon2 should be >= 0 but is: {eps[1]}")
+        if not 1.0 <= d:
+            raise ValueError(f"Clipping threshold d should be >= 1 but is: {d}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"weight_decay should be >= 0 but is: {weight_decay}")
+        defaults = dict(
+            lr=lr,
+            beta2_decay=beta2_decay,
+            eps=eps,
+            d=d,
+            weight_decay=weight_decay,
+            foreach=foreach,
+            maximize=maximize,
+        )
+        super().__init__(params, defaults)
+
+    def _hyper(self, group):
+        hyper = super()._hyper(group)
+        eps1, eps2 = group["eps"]
+        if eps1 is not None:
+            hyper["eps1"] = _float(eps1)
+        hyper["eps2"] = _float(eps2)
+        return hyper
+
+    def _init_state(self, p, group):
+        state = self.state[p]
+        state["step"] = _core.tensor(0.0)
+        grad = p.grad
+        if grad.dim() > 1:
+            state["row_var"] = grad.new_zeros((*grad.shape[:-1], 1))
+            state["col_var"] = grad.new_zeros((*grad.shape[:-2], 1, grad.shape[-1]))
+        else:
+            state["variance"] = _core.zeros_like(grad)
+
+    def _kernel_states(self, state, names):
+        if "row_var" in state:
+            return [state["row_var"], state["col_var"]]
+        return [state["variance"]]
+
+
+from . import lr_scheduler, optimizer, swa_utils  # noqa: E402
 from .lbfgs import LBFGS  # noqa: E402
 from .sparse_adam import SparseAdam  # noqa: E402
+
+
+def _class_modules():
+    """``torch.optim.adam`` and the other modules PyTorch defines each optimizer in, so that
+    ``from torch.optim.adam import Adam`` imports the class defined here."""
+    import sys
+    import types
+
+    for cls in (
+        SGD,
+        Adam,
+        AdamW,
+        RMSprop,
+        Adagrad,
+        Adadelta,
+        Adamax,
+        NAdam,
+        RAdam,
+        Rprop,
+        ASGD,
+        Adafactor,
+    ):
+        name = f"{__name__}.{cls.__name__.lower()}"
+        module = types.ModuleType(
+            name, f"``torch.optim.{cls.__name__.lower()}``: ``{cls.__name__}``."
+        )
+        module.__dict__.update({cls.__name__: cls, "__all__": [cls.__name__]})
+        sys.modules[name] = module
+        globals()[cls.__name__.lower()] = module
+
+
+_class_modules()
 
 __all__ = [
     "ASGD",
     "LBFGS",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",
@@ -899,5 +1024,6 @@ __all__ = [
     "SGD",
     "SparseAdam",
     "lr_scheduler",
+    "optimizer",
     "swa_utils",
 ]
