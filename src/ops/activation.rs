@@ -4,13 +4,14 @@
 use super::float_dtype;
 use super::pointwise::{bool_where, keep_where, mask_where};
 use crate::autograd::{is_recording, record, Save};
+use crate::core::buffer::BufferElement;
 use crate::core::dtype::Element;
 use crate::core::dtype::Float;
 use crate::core::error::{Error, Result};
 use crate::core::layout::normalize_dim;
 use crate::core::tensor::Tensor;
 use crate::cpu::fastmath::FastMath;
-use crate::cpu::kernels::{cast, map};
+use crate::cpu::kernels::{cast, map, zip};
 use crate::cpu::kernels::{lane_max, lane_sum, zip_lane_blocks};
 use crate::with_float;
 use std::f64::consts::PI;
@@ -34,14 +35,31 @@ fn record1(
     }))
 }
 
+/// GELU's derivative at `v`, `Φ(v) + v·φ(v)`. A function item (always inlined) rather than a
+/// closure, so that the kernel loops it is passed to inline it and vectorize: a closure this
+/// large is left as a call per element.
+#[inline(always)]
+fn gelu_slope<T: FastMath + std::ops::Add<Output = T> + std::ops::Mul<Output = T>>(v: T) -> T {
+    v.fast_normal_cdf() + v * v.fast_normal_pdf()
+}
+
+/// The gradient `g·(Φ(v) + v·φ(v))` of exact GELU (see [`gelu_slope`]).
+#[inline(always)]
+fn gelu_backward_exact<T: FastMath + std::ops::Add<Output = T> + std::ops::Mul<Output = T>>(
+    g: T,
+    v: T,
+) -> T {
+    g * gelu_slope(v)
+}
+
 /// `Φ(x) + x·φ(x)`, GELU's derivative, with its own derivative `φ(x)·(2 - x²)` in closed form
 /// (as PyTorch's `gelu_double_backward`): the product rule through `x·φ(x)` would meet `0·∞`
 /// at `x = 0` under an infinite gradient and give NaN where PyTorch gives ±∞.
 fn gelu_derivative(x: &Tensor) -> Result<Tensor> {
-    let out = with_float!(x.dtype(), T => map(x, |v: T| {
-        let f = v.to_f64();
-        (f.fast_normal_cdf() + f * f.fast_normal_pdf()) as T
-    }));
+    let out = match with_float!(x.dtype(), T => in_blocks(x, x, gelu_slope_lanes::<T>)) {
+        Some(out) => out,
+        None => with_float!(x.dtype(), T => map(x, gelu_slope::<T>)),
+    };
     record1(x, out, "GeluBackwardBackward0", |g, x| {
         let pdf = x
             .mul(x)?
@@ -58,10 +76,23 @@ impl Tensor {
         let x = floats(self);
         match approximate {
             "none" => {
-                let out = with_float!(x.dtype(), T => map(&x, |v: T| v * v.fast_normal_cdf()));
-                // d/dx x·Φ(x) = Φ(x) + x·φ(x), itself an op with a closed-form derivative
+                let out = match with_float!(x.dtype(), T => in_blocks(&x, &x, gelu_lanes::<T>)) {
+                    Some(out) => out,
+                    None => with_float!(x.dtype(), T => map(&x, |v: T| v * v.fast_normal_cdf())),
+                };
+                // d/dx x·Φ(x) = Φ(x) + x·φ(x), itself an op with a closed-form derivative;
+                // one pass over the gradient and input unless that op is being recorded
                 record1(self, out, "GeluBackward0", |g, x| {
-                    g.mul(&gelu_derivative(x)?)
+                    if is_recording(&[g, x]) {
+                        return g.mul(&gelu_derivative(x)?);
+                    }
+                    let g = cast(g, x.dtype());
+                    if let Some(dx) =
+                        with_float!(x.dtype(), T => in_blocks(&g, x, gelu_grad_lanes::<T>))
+                    {
+                        return Ok(dx);
+                    }
+                    with_float!(x.dtype(), T => zip(&g, x, gelu_backward_exact::<T>))
                 })
             }
             "tanh" => {
@@ -75,6 +106,16 @@ impl Tensor {
                 }));
                 // d/dx = 0.5(1 + t) + 0.5·x·(1 - t²)·u', t = tanh(u), u' = √(2/π)(1 + 3·0.044715x²)
                 record1(self, out, "GeluBackward0", move |g, x| {
+                    if !is_recording(&[g, x]) {
+                        // one pass, in the order of PyTorch's kernel
+                        return with_float!(x.dtype(), T => zip(&cast(g, x.dtype()), x, move |g: T, v: T| {
+                            let (k, c) = (kt as T, ct as T);
+                            let t = (k * (v + c * v * v * v)).fast_tanh();
+                            let left = 0.5 * (1.0 + t);
+                            let right = 0.5 * v * ((1.0 - t * t) * (k * (1.0 + 3.0 * c * v * v)));
+                            g * (left + right)
+                        }));
+                    }
                     let u = x.add(&x.pow_scalar(3.0)?.mul_scalar(C)?)?.mul_scalar(k)?;
                     let t = u.tanh()?;
                     let left = t.add_scalar(1.0)?.mul_scalar(0.5)?;
@@ -693,6 +734,47 @@ macro_rules! lane_blocks {
         }
     };
 }
+/// `block` over `a` and `b` taken as blocks of their last-dimension lanes (see
+/// [`lane_blocks`]), when both are contiguous, of one shape and not 0-d: an elementwise
+/// formula too large for `map`/`zip` to inline, run compiled for wide vectors. `None`
+/// otherwise (the caller maps element by element).
+fn in_blocks<T: BufferElement + Copy + Default>(
+    a: &Tensor,
+    b: &Tensor,
+    block: impl Fn(&[T], &[T], &mut [T], usize) + Sync,
+) -> Option<Tensor> {
+    let fits = a.shape() == b.shape() && a.is_contiguous() && b.is_contiguous() && a.dim() > 0;
+    fits.then(|| zip_lane_blocks::<T>(a, b, a.dim() - 1, block))
+}
+
+/// Exact GELU over a block of elements, `x·Φ(x)` (`b` is `a` again).
+#[inline(always)]
+fn gelu_lane<T: Float + FastMath>(x: &[T], _: &[T], out: &mut [T]) {
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = v * v.fast_normal_cdf();
+    }
+}
+lane_blocks!(gelu_lanes, gelu_lane);
+
+/// [`gelu_slope`] over a block of elements (`b` is `a` again).
+#[inline(always)]
+fn gelu_slope_lane<T: Float + FastMath>(x: &[T], _: &[T], out: &mut [T]) {
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = gelu_slope(v);
+    }
+}
+lane_blocks!(gelu_slope_lanes, gelu_slope_lane);
+
+/// Exact GELU's gradient over a block of elements: `out = g·(Φ(x) + x·φ(x))` (the lane
+/// structure does not matter to an elementwise formula; [`lane_blocks`] compiles the loop for
+/// wide vectors, which a closure passed to `zip` this large would not get).
+#[inline(always)]
+fn gelu_grad_lane<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T]) {
+    for ((o, &g), &v) in out.iter_mut().zip(g).zip(x) {
+        *o = gelu_backward_exact(g, v);
+    }
+}
+lane_blocks!(gelu_grad_lanes, gelu_grad_lane);
 lane_blocks!(softmax_lanes, softmax_lane);
 lane_blocks!(softmax_grad_lanes, softmax_grad_lane);
 lane_blocks!(log_softmax_lanes, log_softmax_lane);
