@@ -46,6 +46,11 @@ SDPA = [
     ("gqa", (2, 4, 3, 5), (2, 2, 6, 5), (2, 2, 6, 4), {"enable_gqa": True}, None),
     ("masked_row", (2, 4, 5), (2, 6, 5), (2, 6, 3), {}, ("blocked", (4, 6))),
     ("two_dims", (4, 5), (6, 5), (6, 3), {}, ("float", (4, 6))),
+    # past one block of the fused kernel's causal queries (64), with fewer keys than queries
+    ("causal_long", (1, 2, 130, 8), (1, 2, 130, 8), (1, 2, 130, 4), {"is_causal": True}, None),
+    ("causal_wide", (2, 70, 4), (2, 50, 4), (2, 50, 3), {"is_causal": True}, None),
+    # a padding mask per batch element over ragged lengths, broadcast over heads
+    ("padding", (3, 2, 5, 4), (3, 2, 7, 4), (3, 2, 7, 4), {}, ("ragged", (3, 1, 1, 7))),
 ]
 
 
@@ -60,6 +65,9 @@ def _sdpa(lib, case, dtype):
             kw["attn_mask"] = _bool_mask(lib, mask[1], 1)
             if mask[0] == "blocked":  # the second query attends to nothing: zeros
                 kw["attn_mask"][1] = False
+            if mask[0] == "ragged":  # sequence b has 7 - 2b keys
+                lengths = lib.tensor([7, 5, 3]).reshape(3, 1, 1, 1)
+                kw["attn_mask"] = lib.arange(7).reshape(1, 1, 1, 7) < lengths
     out = lib.nn.functional.scaled_dot_product_attention(q, k, v, **kw)
     cot = _t(lib, tuple(out.shape), 0.5, dtype)
     (out * cot).sum().backward()

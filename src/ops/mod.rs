@@ -9,6 +9,7 @@
 //! | `pointwise_ternary` | `lerp`, `addcmul`, `addcdiv` (and in place) |
 //! | `arithmetic` | `+ - * / **` with tensors and numbers, `add(alpha=)` |
 //! | `activation` | `nn.functional` activations: `gelu`, `silu`, `softplus`, `leaky_relu`, `elu`, `softmax`, `log_softmax` |
+//! | `attention` | fused scaled dot-product attention (one node, as PyTorch's CPU kernel) |
 //! | `reduction` | `sum`, `mean`, `norm`, `prod`, `max`/`min`/`amax`/`amin`/`argmax`, `var`, `std`, `logsumexp`, `cumsum` |
 //! | `comparison` | `< == ...`, `isnan`, logical ops, `any`/`all`, `maximum`, `minimum` |
 //! | `indexing` | `gather`, `scatter_add`, `index_select`, `index_put`, `where`, `masked_fill` |
@@ -43,6 +44,7 @@
 pub mod activation;
 pub mod adaptive;
 pub mod arithmetic;
+pub mod attention;
 pub mod blas;
 pub mod comparison;
 pub mod conv;

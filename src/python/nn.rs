@@ -321,7 +321,29 @@ fn rnn_cell(
 }
 
 /// Adds the activation and loss functions to the module.
+/// `scaled_dot_product_attention(query, key, value, bias, is_causal, scale)`: fused attention
+/// over the same leading dims, `bias` an additive float mask (see
+/// [`Tensor::scaled_dot_product_attention`]); the GIL is released while it runs.
+#[pyfunction]
+#[pyo3(signature = (query, key, value, bias, is_causal, scale))]
+fn scaled_dot_product_attention(
+    py: Python<'_>,
+    query: PyRef<'_, PyTensor>,
+    key: PyRef<'_, PyTensor>,
+    value: PyRef<'_, PyTensor>,
+    bias: Option<PyRef<'_, PyTensor>>,
+    is_causal: bool,
+    scale: f64,
+) -> PyResult<Py<PyAny>> {
+    let (q, k, v) = (query.inner.clone(), key.inner.clone(), value.inner.clone());
+    let b = bias.map(|b| b.inner.clone());
+    let out =
+        py.detach(|| run(|| q.scaled_dot_product_attention(&k, &v, b.as_ref(), is_causal, scale)))?;
+    to_object(py, out)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(scaled_dot_product_attention, m)?)?;
     m.add_function(wrap_pyfunction!(hardtanh, m)?)?;
     m.add_function(wrap_pyfunction!(lstm_cell, m)?)?;
     m.add_function(wrap_pyfunction!(lstm_layer, m)?)?;

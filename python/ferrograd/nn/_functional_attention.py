@@ -43,6 +43,58 @@ def _repeat_heads(t, repeats):
     return expanded.reshape(*shape[:-3], shape[-3] * repeats, *shape[-2:])
 
 
+def _fused_attention(query, key, value, attn_mask, dropout_p, is_causal, scale):
+    """The fused kernel's result (one ``ScaledDotProductFlashAttentionForCpuBackward0`` node,
+    as PyTorch's CPU path), or ``None`` where PyTorch computes attention by its composite
+    instead (``dropout_p``) or the kernel does not apply: 3-D or 4-D operands of one floating
+    dtype with the same leading dims, no empty size, a mask that is bool or of that dtype and
+    needs no gradient, not both a mask and ``is_causal``. 3-D operands get a leading dim of
+    1, squeezed afterwards (``SqueezeBackward1``, as PyTorch's)."""
+    nd = query.dim()
+    if dropout_p > 0.0 or nd not in (3, 4) or key.dim() != nd or value.dim() != nd:
+        return None
+    dtype = query.dtype
+    if not dtype.is_floating_point or key.dtype != dtype or value.dtype != dtype:
+        return None
+    if key.shape[:-2] != query.shape[:-2] or value.shape[:-2] != query.shape[:-2]:
+        return None
+    if 0 in query.shape or 0 in key.shape or 0 in value.shape:
+        return None
+    if key.shape[-2] != value.shape[-2]:
+        return None
+    bias = None
+    L, S = query.shape[-2], key.shape[-2]
+    if attn_mask is not None:
+        if is_causal or attn_mask.requires_grad or attn_mask.dim() > nd:
+            return None
+        if attn_mask.dtype == _core.bool:
+            bias = _core.zeros(attn_mask.shape, dtype=dtype).masked_fill(~attn_mask, float("-inf"))
+        elif attn_mask.dtype == dtype:
+            bias = attn_mask
+        else:
+            return None
+        try:
+            full = bias.expand(*query.shape[:-2], L, S)
+        except RuntimeError:
+            return None
+        leading = bias.shape[: bias.dim() - 2] if bias.dim() > 2 else ()
+        if bias.dim() >= 2 and all(d == 1 for d in leading):
+            bias = bias.reshape(bias.shape[-2], bias.shape[-1]).expand(L, S).contiguous()
+        else:
+            bias = full.contiguous()
+    if nd == 3:
+        out = _core.scaled_dot_product_attention(
+            query.unsqueeze(0),
+            key.unsqueeze(0),
+            value.unsqueeze(0),
+            bias if bias is None or bias.dim() == 2 else bias.unsqueeze(0),
+            is_causal,
+            scale,
+        )
+        return out.squeeze(0)
+    return _core.scaled_dot_product_attention(query, key, value, bias, is_causal, scale)
+
+
 def scaled_dot_product_attention(
     query,
     key,
@@ -82,6 +134,9 @@ def scaled_dot_product_attention(
             )
         key = _repeat_heads(key, hq // hk)
         value = _repeat_heads(value, hq // hv)
+    fused = _fused_attention(query, key, value, attn_mask, dropout_p, is_causal, scale)
+    if fused is not None:
+        return fused
     scores = query.matmul(key.transpose(-2, -1)) * scale
     bias = _attention_bias(attn_mask, is_causal, L, S, query.dtype)
     if bias is not None:
@@ -298,6 +353,24 @@ def multi_head_attention_forward(
             )
         kpm = key_padding_mask.reshape(N, 1, 1, S).expand(N, H, 1, S).reshape(N * H, 1, S)
         attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    if not need_weights:
+        # as PyTorch: the heads through scaled_dot_product_attention (the fused kernel)
+        mask = attn_mask
+        if mask is not None and mask.dim() == 3:
+            if mask.shape[0] == N * H:
+                mask = mask.reshape(N, H, mask.shape[1], S)
+            else:
+                mask = mask.reshape(mask.shape[1], S)
+        out = scaled_dot_product_attention(
+            q.reshape(N, H, L, hd),
+            k.reshape(N, H, S, hd),
+            v.reshape(N, H, S, hd),
+            attn_mask=mask,
+            dropout_p=dropout_p if training else 0.0,
+        )
+        out = out.permute(2, 0, 1, 3).reshape(L * N, E)
+        out = linear(out, out_proj_weight, out_proj_bias).reshape(L, N, E)
+        return (out if batched else out.squeeze(1)), None
     scores = (q * math.sqrt(1.0 / hd)).bmm(k.transpose(1, 2))
     if attn_mask is not None:
         scores = scores + attn_mask
