@@ -86,7 +86,12 @@ impl Tensor {
                     if is_recording(&[g, x]) {
                         return g.mul(&gelu_derivative(x)?);
                     }
-                    let g = cast(g, x.dtype());
+                    let mut g = cast(g, x.dtype());
+                    if x.is_contiguous() && !g.is_contiguous() && g.shape() == x.shape() {
+                        // (an expanded gradient, as `.sum().backward()` gives: one copy, so
+                        // the pass below runs on wide vectors)
+                        g = g.contiguous()?;
+                    }
                     if let Some(dx) =
                         with_float!(x.dtype(), T => in_blocks(&g, x, gelu_grad_lanes::<T>))
                     {
