@@ -668,8 +668,10 @@ fn softmax_lane<T: Float + FastMath>(lane: &[T], _: &[T], out: &mut [T]) {
     for (o, &v) in out.iter_mut().zip(lane) {
         *o = (v - m).fast_exp();
     }
-    let total = lane_sum(out);
-    out.iter_mut().for_each(|o| *o = *o / total);
+    // times the reciprocal of the sum, as PyTorch's vectorized kernel (a multiply per
+    // element instead of a division)
+    let scale = T::one() / lane_sum(out);
+    out.iter_mut().for_each(|o| *o = *o * scale);
 }
 
 /// Softmax's input gradient `y (g - Σ g y)` of one lane.
