@@ -12,17 +12,14 @@ import math
 import numpy as np
 
 from .. import _core
+from ._reduction import _apply_reduction, _reduction
 
 
 def _legacy(size_average, reduce, reduction):
-    from .functional import _reduction
-
     return _reduction(size_average, reduce, reduction)
 
 
 def _reduce(loss, reduction):
-    from .functional import _apply_reduction
-
     return _apply_reduction(loss, reduction)
 
 
@@ -48,10 +45,8 @@ def multilabel_soft_margin_loss(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean"
 ):
     """The mean over classes of each class's logistic loss, per sample."""
-    from .functional import logsigmoid
-
     reduction = _legacy(size_average, reduce, reduction)
-    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    loss = -(target * _core.logsigmoid(input) + (1 - target) * _core.logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
     class_dim = input.dim() - 1

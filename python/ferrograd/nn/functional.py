@@ -10,6 +10,7 @@ from .._core import Tensor
 from ._functional_attention import multi_head_attention_forward, scaled_dot_product_attention
 from ._functional_conv import *  # noqa: F403
 from ._functional_conv import __all__ as _conv_names
+from ._functional_conv import _in_layout
 from ._functional_layers import *  # noqa: F403
 from ._functional_layers import __all__ as _layer_names
 from ._functional_layers import pairwise_distance
@@ -17,6 +18,7 @@ from ._functional_margin import *  # noqa: F403
 from ._functional_margin import __all__ as _margin_names
 from ._functional_norm import *  # noqa: F403
 from ._functional_norm import __all__ as _norm_names
+from ._reduction import _apply_reduction, _check_reduction, _reduction
 
 tanh = Tensor.tanh
 sigmoid = Tensor.sigmoid
@@ -26,16 +28,12 @@ logsigmoid = _core.logsigmoid
 def pixel_shuffle(input, upscale_factor):
     """``(*, C·r², H, W)`` to ``(*, C, H·r, W·r)`` (channels-last input: channels-last
     result, as PyTorch's)."""
-    from ._functional_conv import _in_layout
-
     out = _core.pixel_shuffle(input, upscale_factor)
     return _in_layout(input, out) if input.dim() == 4 else out
 
 
 def pixel_unshuffle(input, downscale_factor):
     """``pixel_shuffle``'s inverse, ``(*, C, H·r, W·r)`` to ``(*, C·r², H, W)``."""
-    from ._functional_conv import _in_layout
-
     out = _core.pixel_unshuffle(input, downscale_factor)
     return _in_layout(input, out) if input.dim() == 4 else out
 
@@ -380,28 +378,6 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 # ----- losses ---------------------------------------------------------------------------------
 
 
-def _reduction(size_average, reduce, reduction):
-    """PyTorch's legacy ``size_average``/``reduce`` arguments folded into ``reduction``."""
-    if size_average is None and reduce is None:
-        return reduction
-    warnings.warn(
-        "size_average and reduce args will be deprecated, please use reduction='"
-        + ("none" if reduce is False else ("sum" if size_average is False else "mean"))
-        + "' instead.",
-        stacklevel=3,
-    )
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
-
-
-def _check_reduction(reduction):
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-
-
 def _warn_broadcast(input, target):
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(
@@ -410,15 +386,6 @@ def _warn_broadcast(input, target):
             "broadcasting. Please ensure they have the same size.",
             stacklevel=3,
         )
-
-
-def _apply_reduction(loss, reduction):
-    _check_reduction(reduction)
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    return loss
 
 
 def _weighted_reduction(loss, weight, reduction):
