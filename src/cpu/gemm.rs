@@ -37,6 +37,35 @@ impl<T> Mat<T> {
             cs: cols as isize,
         }
     }
+
+    /// The matrix whose element `(i, j)` is `data[offset + i·rs + j·cs]` (a view of a tensor's
+    /// storage; a product reads only the elements its sizes reach, which the caller keeps
+    /// within `data`).
+    pub fn strided(data: &[T], offset: usize, rs: isize, cs: isize) -> Mat<T> {
+        Mat {
+            ptr: data.as_ptr().wrapping_add(offset),
+            rs,
+            cs,
+        }
+    }
+
+    /// This matrix's transpose (the same elements).
+    pub fn t(self) -> Mat<T> {
+        Mat {
+            ptr: self.ptr,
+            rs: self.cs,
+            cs: self.rs,
+        }
+    }
+
+    /// The matrix from row `rows` on.
+    pub fn below(self, rows: usize) -> Mat<T> {
+        Mat {
+            ptr: self.ptr.wrapping_offset(rows as isize * self.rs),
+            rs: self.rs,
+            cs: self.cs,
+        }
+    }
 }
 
 /// Float element types with a matrix product on slices.

@@ -10,7 +10,8 @@
 //! row's log-sum-exp kept), then multiplied with the values. The backward recomputes a head's
 //! probabilities from the saved log-sum-exp (PyTorch saves no probabilities either), then
 //! `dV = Pᵀ·dO`, `dP = dO·Vᵀ`, `dS = P∘(dP − rowsum(dO∘O))·scale`, `dQ = dS·K`, `dK = dSᵀ·Q`. A
-//! row with every key masked gives zeros, and zero gradients, as PyTorch's. Heads run in
+//! row with every key masked gives zeros, and zero gradients, as PyTorch's. Queries, keys
+//! and values are read where they lie (strided heads of a projection are not copied). Heads run in
 //! parallel; the products of one head use every thread when there is a single head. When the
 //! backward itself is recorded (`create_graph`), its gradients are composed of differentiable
 //! ops instead, so attention has second derivatives.
@@ -61,6 +62,66 @@ impl Geometry {
             }
         })
     }
+}
+
+/// A query, key or value operand as it lies in its tensor's storage (no copy of a strided
+/// view such as the heads of a `(B, T, H, D)` projection): each head's matrix is at its own
+/// offset, rows `rs` and columns `cs` apart.
+struct Operand<'a, T> {
+    data: &'a [T],
+    heads: Vec<usize>,
+    rs: isize,
+    cs: isize,
+}
+
+impl<'a, T> Operand<'a, T> {
+    /// The operand of a tensor with `data` (its storage) and `layout` (non-negative strides).
+    fn new(data: &'a [T], layout: &crate::core::layout::Layout) -> Operand<'a, T> {
+        let nd = layout.shape.len();
+        let (lead, strides) = (&layout.shape[..nd - 2], &layout.strides[..nd - 2]);
+        let count: usize = lead.iter().product();
+        let heads = (0..count)
+            .map(|n| {
+                let (mut rest, mut at) = (n, layout.offset as isize);
+                for (&size, &stride) in lead.iter().zip(strides).rev() {
+                    at += (rest % size) as isize * stride;
+                    rest /= size;
+                }
+                at as usize
+            })
+            .collect();
+        Operand {
+            data,
+            heads,
+            rs: layout.strides[nd - 2],
+            cs: layout.strides[nd - 1],
+        }
+    }
+
+    /// Head `n`'s matrix.
+    fn head(&self, n: usize) -> Mat<T> {
+        Mat::strided(self.data, self.heads[n], self.rs, self.cs)
+    }
+}
+
+/// Runs `f` on the operands of `q`, `k` and `v` read in place (see [`Operand`]).
+fn with_operands<T: AttentionElement, R>(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    f: impl FnOnce(&Operand<'_, T>, &Operand<'_, T>, &Operand<'_, T>) -> R,
+) -> R {
+    q.read(|qd: &[T], ql| {
+        k.read(|kd: &[T], kl| {
+            v.read(|vd: &[T], vl| {
+                f(
+                    &Operand::new(qd, ql),
+                    &Operand::new(kd, kl),
+                    &Operand::new(vd, vl),
+                )
+            })
+        })
+    })
 }
 
 /// Float types the attention kernels run on.
@@ -198,55 +259,31 @@ fn query_blocks(g: &Geometry) -> Vec<(usize, usize, usize)> {
 fn forward_head<T: AttentionElement>(
     g: &Geometry,
     n: usize,
-    q: &[T],
-    k: &[T],
-    v: &[T],
+    q: &Operand<'_, T>,
+    k: &Operand<'_, T>,
+    v: &Operand<'_, T>,
     bias: Option<&[T]>,
     o: &mut [T],
     lse: &mut [T],
     threads: usize,
 ) {
-    let (l, s, e, ev) = (g.l, g.s, g.e, g.ev);
-    let (qn, kn, vn) = (
-        &q[n * l * e..][..l * e],
-        &k[n * s * e..][..s * e],
-        &v[n * s * ev..][..s * ev],
-    );
+    let (s, e, ev) = (g.s, g.e, g.ev);
+    let (qm, km, vm) = (q.head(n), k.head(n), v.head(n));
     let bn = g.bias_of(bias, n);
     let scale = T::from_f64(g.scale);
-    let mut scores = vec![T::zero(); l.min(CAUSAL_BLOCK.max(l)) * s];
+    let mut scores = vec![T::zero(); g.l * s];
     for (first, end, keys) in query_blocks(g) {
         let rows = end - first;
         let p = &mut scores[..rows * keys];
-        // SAFETY (both products): dense row-major operands of the sizes given
-        unsafe {
-            T::gemm(
-                rows,
-                keys,
-                e,
-                Mat::rows(&qn[first * e..], e),
-                Mat::transposed(kn, e),
-                p,
-                threads,
-            )
-        };
+        // SAFETY (both products): operands within their tensors' storage for these sizes
+        unsafe { T::gemm(rows, keys, e, qm.below(first), km.t(), p, threads) };
         for (r, row) in p.chunks_exact_mut(keys).enumerate() {
             let i = first + r;
             let bias_row = bn.map(|b| &b[i * s..][..keys]);
             lse[i] = softmax_row(row, g.visible(i), bias_row, scale);
         }
         let out = &mut o[first * ev..end * ev];
-        unsafe {
-            T::gemm(
-                rows,
-                ev,
-                keys,
-                Mat::rows(p, keys),
-                Mat::rows(vn, ev),
-                out,
-                threads,
-            )
-        };
+        unsafe { T::gemm(rows, ev, keys, Mat::rows(p, keys), vm, out, threads) };
     }
 }
 
@@ -256,18 +293,14 @@ fn forward_head<T: AttentionElement>(
 fn backward_head<T: AttentionElement>(
     g: &Geometry,
     n: usize,
-    [q, k, v]: [&[T]; 3],
+    [q, k, v]: [&Operand<'_, T>; 3],
     bias: Option<&[T]>,
     [out, lse, dout]: [&[T]; 3],
     [dqn, dkn, dvn]: [&mut [T]; 3],
     threads: usize,
 ) {
     let (l, s, e, ev) = (g.l, g.s, g.e, g.ev);
-    let (qn, kn, vn) = (
-        &q[n * l * e..][..l * e],
-        &k[n * s * e..][..s * e],
-        &v[n * s * ev..][..s * ev],
-    );
+    let (qm, km, vm) = (q.head(n), k.head(n), v.head(n));
     let (on, don, lsen) = (
         &out[n * l * ev..][..l * ev],
         &dout[n * l * ev..][..l * ev],
@@ -284,19 +317,10 @@ fn backward_head<T: AttentionElement>(
     for (first, end, keys) in blocks {
         let rows = end - first;
         let (p, dp) = (&mut p[..rows * keys], &mut dp[..rows * keys]);
-        let (qb, dob) = (&qn[first * e..end * e], &don[first * ev..end * ev]);
-        // SAFETY (each product): dense row-major operands of the sizes given
-        unsafe {
-            T::gemm(
-                rows,
-                keys,
-                e,
-                Mat::rows(qb, e),
-                Mat::transposed(kn, e),
-                p,
-                threads,
-            )
-        };
+        let (qb, dob) = (qm.below(first), &don[first * ev..end * ev]);
+        // SAFETY (each product): operands within their tensors' storage or buffers for these
+        // sizes
+        unsafe { T::gemm(rows, keys, e, qb, km.t(), p, threads) };
         for (r, row) in p.chunks_exact_mut(keys).enumerate() {
             let i = first + r;
             let bias_row = bn.map(|b| &b[i * s..][..keys]);
@@ -320,17 +344,7 @@ fn backward_head<T: AttentionElement>(
             .zip(dv_part.iter())
             .for_each(|(d, &x)| *d = *d + x);
         // dS = P∘(dO·Vᵀ − rowsum(dO∘O))·scale
-        unsafe {
-            T::gemm(
-                rows,
-                keys,
-                ev,
-                Mat::rows(dob, ev),
-                Mat::transposed(vn, ev),
-                dp,
-                threads,
-            )
-        };
+        unsafe { T::gemm(rows, keys, ev, Mat::rows(dob, ev), vm.t(), dp, threads) };
         for r in 0..rows {
             let i = first + r;
             let (dor, or) = (&don[i * ev..][..ev], &on[i * ev..][..ev]);
@@ -342,17 +356,7 @@ fn backward_head<T: AttentionElement>(
         }
         // dQ = dS·K; dK[..keys] += dSᵀ·Q
         let dq_block = &mut dqn[first * e..end * e];
-        unsafe {
-            T::gemm(
-                rows,
-                e,
-                keys,
-                Mat::rows(dp, keys),
-                Mat::rows(kn, e),
-                dq_block,
-                threads,
-            )
-        };
+        unsafe { T::gemm(rows, e, keys, Mat::rows(dp, keys), km, dq_block, threads) };
         let dk_part = &mut part[..keys * e];
         unsafe {
             T::gemm(
@@ -360,7 +364,7 @@ fn backward_head<T: AttentionElement>(
                 e,
                 rows,
                 Mat::transposed(dp, keys),
-                Mat::rows(qb, e),
+                qb,
                 dk_part,
                 threads,
             )
@@ -401,15 +405,15 @@ macro_rules! wide_variants {
         }
     };
 }
-wide_variants!(forward_head_any, forward_head, (g: &Geometry, n: usize, q: &[T], k: &[T], v: &[T], bias: Option<&[T]>, o: &mut [T], lse: &mut [T], threads: usize));
-wide_variants!(backward_head_any, backward_head, (g: &Geometry, n: usize, qkv: [&[T]; 3], bias: Option<&[T]>, saved: [&[T]; 3], grads: [&mut [T]; 3], threads: usize));
+wide_variants!(forward_head_any, forward_head, (g: &Geometry, n: usize, q: &Operand<'_, T>, k: &Operand<'_, T>, v: &Operand<'_, T>, bias: Option<&[T]>, o: &mut [T], lse: &mut [T], threads: usize));
+wide_variants!(backward_head_any, backward_head, (g: &Geometry, n: usize, qkv: [&Operand<'_, T>; 3], bias: Option<&[T]>, saved: [&[T]; 3], grads: [&mut [T]; 3], threads: usize));
 
 /// The forward kernel: the output (`heads·l·ev`) and the log-sum-exps (`heads·l`).
 fn forward_kernel<T: AttentionElement>(
     g: &Geometry,
-    q: &[T],
-    k: &[T],
-    v: &[T],
+    q: &Operand<'_, T>,
+    k: &Operand<'_, T>,
+    v: &Operand<'_, T>,
     bias: Option<&[T]>,
 ) -> (Vec<T>, Vec<T>) {
     let (l, ev) = (g.l, g.ev);
@@ -428,9 +432,9 @@ fn forward_kernel<T: AttentionElement>(
 #[allow(clippy::too_many_arguments)]
 fn backward_kernel<T: AttentionElement>(
     g: &Geometry,
-    q: &[T],
-    k: &[T],
-    v: &[T],
+    q: &Operand<'_, T>,
+    k: &Operand<'_, T>,
+    v: &Operand<'_, T>,
     bias: Option<&[T]>,
     out: &[T],
     lse: &[T],
@@ -526,15 +530,14 @@ impl Tensor {
         let (q, k, v) = (self, key, value);
         let g = geometry(q, k, v, bias, is_causal, scale)?;
         let dtype = q.dtype();
-        let (qd, kd, vd) = (dense(q), dense(k), dense(v));
         let bd = bias.map(dense);
         let mut out_shape = q.shape().to_vec();
         *out_shape.last_mut().expect("at least 2-D") = g.ev;
         let (out, lse) = crate::with_float!(dtype, T => {
-            let (o, lse) = slice_of(&qd, |qs: &[T]| slice_of(&kd, |ks: &[T]| slice_of(&vd, |vs: &[T]| match &bd {
+            let (o, lse) = with_operands(q, k, v, |qs: &Operand<'_, T>, ks, vs| match &bd {
                 Some(b) => slice_of(b, |bs: &[T]| forward_kernel(&g, qs, ks, vs, Some(bs))),
                 None => forward_kernel(&g, qs, ks, vs, None),
-            })));
+            });
             (Tensor::from_vec(o, &out_shape)?, Tensor::from_vec(lse, &[g.heads, g.l])?)
         });
         if !is_recording(&[q, k, v]) {
@@ -563,15 +566,14 @@ impl Tensor {
                     return Ok(vec![Some(dq), Some(dk), Some(dv)]);
                 }
                 let dout = dense(&dout.to_dtype(dtype)?);
-                let (qd, kd, vd, od) = (dense(q), dense(k), dense(v), dense(out));
-                let ld = dense(&lse);
+                let (od, ld) = (dense(out), dense(&lse));
                 let (dq, dk, dv) = crate::with_float!(dtype, T => {
-                    let grads = slice_of(&qd, |qs: &[T]| slice_of(&kd, |ks: &[T]| slice_of(&vd, |vs: &[T]| {
+                    let grads = with_operands(q, k, v, |qs: &Operand<'_, T>, ks, vs| {
                         slice_of(&od, |os: &[T]| slice_of(&ld, |ls: &[T]| slice_of(&dout, |ds: &[T]| match &bd {
                             Some(b) => slice_of(b, |bs: &[T]| backward_kernel(&g, qs, ks, vs, Some(bs), os, ls, ds)),
                             None => backward_kernel(&g, qs, ks, vs, None, os, ls, ds),
                         })))
-                    })));
+                    });
                     (
                         Tensor::from_vec(grads.0, q.shape())?,
                         Tensor::from_vec(grads.1, k.shape())?,
