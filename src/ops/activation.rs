@@ -145,8 +145,23 @@ impl Tensor {
     /// SiLU (swish), `x·σ(x)`; derivative `σ(x)·(1 + x·(1 - σ(x)))`.
     pub fn silu(&self) -> Result<Tensor> {
         let x = floats(self);
-        let out = with_float!(x.dtype(), T => map(&x, |v: T| v / (1.0 + (-v).exp())));
+        let out = match with_float!(x.dtype(), T => in_blocks(&x, &x, silu_lanes::<T>)) {
+            Some(out) => out,
+            None => with_float!(x.dtype(), T => map(&x, |v: T| v / (1.0 + (-v).fast_exp()))),
+        };
         record1(self, out, "SiluBackward0", |g, x| {
+            if !is_recording(&[g, x]) {
+                // one pass, PyTorch's `g·σ(x)·(1 + x·(1 − σ(x)))`
+                let mut g = cast(g, x.dtype());
+                if x.is_contiguous() && !g.is_contiguous() && g.shape() == x.shape() {
+                    g = g.contiguous()?;
+                }
+                if let Some(dx) =
+                    with_float!(x.dtype(), T => in_blocks(&g, x, silu_grad_lanes::<T>))
+                {
+                    return Ok(dx);
+                }
+            }
             let sig = x.detach().sigmoid()?;
             let sig = if x.requires_grad() { x.sigmoid()? } else { sig };
             let one_minus = sig.rsub_scalar(1.0)?;
@@ -753,6 +768,25 @@ fn in_blocks<T: BufferElement + Copy + Default>(
     let fits = a.shape() == b.shape() && a.is_contiguous() && b.is_contiguous() && a.dim() > 0;
     fits.then(|| zip_lane_blocks::<T>(a, b, a.dim() - 1, block))
 }
+
+/// SiLU over a block of elements, `x / (1 + e^-x)` (`b` is `a` again).
+#[inline(always)]
+fn silu_lane<T: Float + FastMath>(x: &[T], _: &[T], out: &mut [T]) {
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = v / (T::one() + (-v).fast_exp());
+    }
+}
+lane_blocks!(silu_lanes, silu_lane);
+
+/// SiLU's gradient over a block: `g·σ(x)·(1 + x·(1 − σ(x)))`.
+#[inline(always)]
+fn silu_grad_lane<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T]) {
+    for ((o, &g), &v) in out.iter_mut().zip(g).zip(x) {
+        let sig = T::one() / (T::one() + (-v).fast_exp());
+        *o = g * sig * (T::one() + v * (T::one() - sig));
+    }
+}
+lane_blocks!(silu_grad_lanes, silu_grad_lane);
 
 /// Exact GELU over a block of elements, `x·Φ(x)` (`b` is `a` again).
 #[inline(always)]
