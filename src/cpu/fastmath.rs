@@ -19,6 +19,8 @@ pub trait FastMath: Copy {
     fn fast_normal_cdf(self) -> Self;
     /// `φ(x)`, the standard normal density
     fn fast_normal_pdf(self) -> Self;
+    /// `ln(1 + x)`
+    fn fast_ln_1p(self) -> Self;
 }
 
 impl FastMath for f64 {
@@ -45,6 +47,10 @@ impl FastMath for f64 {
     #[inline(always)]
     fn fast_normal_pdf(self) -> Self {
         (-0.5 * self * self).exp() / (2.0 * std::f64::consts::PI).sqrt()
+    }
+    #[inline(always)]
+    fn fast_ln_1p(self) -> Self {
+        self.ln_1p()
     }
 }
 
@@ -73,6 +79,31 @@ impl FastMath for f32 {
     fn fast_normal_pdf(self) -> Self {
         const INV_SQRT_2PI: f32 = 0.398_942_3;
         exp_f32(-0.5 * self * self) * INV_SQRT_2PI
+    }
+    #[inline(always)]
+    fn fast_ln_1p(self) -> Self {
+        ln_1p_f32(self)
+    }
+}
+
+/// `ln(1 + y)` in float32, branch-free: `ln(u)·y/(u − 1)` with `u = 1 + y` (the rounding of
+/// `u` cancels, so small `y` keep their relative accuracy; `y` itself where `u` rounds to 1),
+/// the logarithm by Cephes' polynomial ([`crate::cpu::boxmuller::log_f32`]); `∞`, NaN, `-1`
+/// and below as `log1p` gives them.
+#[inline(always)]
+pub fn ln_1p_f32(y: f32) -> f32 {
+    let u = 1.0 + y;
+    let d = u - 1.0;
+    let log = crate::cpu::boxmuller::log_f32(u);
+    let r = if d == 0.0 { y } else { log * (y / d) };
+    if y.is_nan() || y == f32::INFINITY {
+        y
+    } else if y == -1.0 {
+        f32::NEG_INFINITY
+    } else if y < -1.0 {
+        f32::NAN
+    } else {
+        r
     }
 }
 

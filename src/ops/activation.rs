@@ -172,10 +172,15 @@ impl Tensor {
     /// Softplus, `log(1 + e^(βx))/β`, linear above `threshold`; derivative `σ(βx)`.
     pub fn softplus(&self, beta: f64, threshold: f64) -> Result<Tensor> {
         let x = floats(self);
-        let out = with_float!(x.dtype(), T => map(&x, move |v: T| {
-                        let z = v.to_f64() * beta;
-            if z > threshold { v } else { (z.exp().ln_1p() / beta) as T }
-        }));
+        let out = match with_float!(x.dtype(), T => in_blocks(&x, &x, |a: &[T], _: &[T], out: &mut [T], n: usize| {
+            softplus_lanes::<T>(a, &[T::from_f64(beta), T::from_f64(threshold)], out, n)
+        })) {
+            Some(out) => out,
+            None => with_float!(x.dtype(), T => map(&x, move |v: T| {
+                let z = v.to_f64() * beta;
+                if z > threshold { v } else { (z.exp().ln_1p() / beta) as T }
+            })),
+        };
         record1(self, out, "SoftplusBackward0", move |g, x| {
             softplus_backward(g, x, beta, threshold)
         })
@@ -603,6 +608,19 @@ fn leaky_relu_backward(g: &Tensor, x: &Tensor, slope: f64) -> Result<Tensor> {
 /// derivative in `x`, `σ'(βx) · β · g · gg` only where `βx < threshold` (so 0 at the threshold
 /// itself, where the first derivative still uses `σ`).
 fn softplus_backward(g: &Tensor, x: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
+    if !is_recording(&[g, x]) {
+        // one pass, PyTorch's `z = e^(βx); βx > threshold ? g : g·z/(z + 1)`
+        let mut g = cast(g, x.dtype());
+        if x.is_contiguous() && !g.is_contiguous() && g.shape() == x.shape() {
+            g = g.contiguous()?;
+        }
+        let fused = with_float!(x.dtype(), T => in_blocks(&g, x, |g: &[T], x: &[T], out: &mut [T], n: usize| {
+            softplus_grad_block::<T>(g, x, out, n, T::from_f64(beta), T::from_f64(threshold))
+        }));
+        if let Some(out) = fused {
+            return Ok(out);
+        }
+    }
     let out = {
         let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
         let linear = bool_where(x, |v| v * beta > threshold)?;
@@ -767,6 +785,82 @@ fn in_blocks<T: BufferElement + Copy + Default>(
 ) -> Option<Tensor> {
     let fits = a.shape() == b.shape() && a.is_contiguous() && b.is_contiguous() && a.dim() > 0;
     fits.then(|| zip_lane_blocks::<T>(a, b, a.dim() - 1, block))
+}
+
+/// Softplus over a block of elements, `βx > threshold ? x : ln(1 + e^(βx))/β`, with `b`
+/// holding `[β, threshold]` (PyTorch's kernel, in the element type).
+#[inline(always)]
+fn softplus_lane<T: Float + FastMath>(x: &[T], b: &[T], out: &mut [T]) {
+    let (beta, threshold) = (b[0], b[1]);
+    for (o, &v) in out.iter_mut().zip(x) {
+        let z = v * beta;
+        let soft = (z.fast_exp()).fast_ln_1p() / beta;
+        *o = if z > threshold { v } else { soft };
+    }
+}
+
+/// `softplus_lane` over whole blocks: `b` is the two parameters, not a second operand.
+fn softplus_lanes<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], n: usize) {
+    #[inline(always)]
+    fn body<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], _n: usize) {
+        softplus_lane(a, b, out)
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+        fn wide512<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], n: usize) {
+            body(a, b, out, n)
+        }
+        #[target_feature(enable = "avx2,fma")]
+        fn wide256<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], n: usize) {
+            body(a, b, out, n)
+        }
+        match crate::cpu::kernels::simd_level() {
+            // SAFETY: the CPU has the features each variant is compiled for
+            2 => return unsafe { wide512(a, b, out, n) },
+            1 => return unsafe { wide256(a, b, out, n) },
+            _ => {}
+        }
+    }
+    body(a, b, out, n)
+}
+
+/// Softplus's gradient over a block: `βx > threshold ? g : g·z/(z + 1)`, `z = e^(βx)`.
+fn softplus_grad_block<T: Float + FastMath>(
+    g: &[T],
+    x: &[T],
+    out: &mut [T],
+    n: usize,
+    beta: T,
+    threshold: T,
+) {
+    #[inline(always)]
+    fn body<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T], beta: T, threshold: T) {
+        for ((o, &g), &v) in out.iter_mut().zip(g).zip(x) {
+            let z = (v * beta).fast_exp();
+            let soft = g * z / (z + T::one());
+            *o = if v * beta > threshold { g } else { soft };
+        }
+    }
+    let _ = n;
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+        fn wide512<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T], beta: T, threshold: T) {
+            body(g, x, out, beta, threshold)
+        }
+        #[target_feature(enable = "avx2,fma")]
+        fn wide256<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T], beta: T, threshold: T) {
+            body(g, x, out, beta, threshold)
+        }
+        match crate::cpu::kernels::simd_level() {
+            // SAFETY: the CPU has the features each variant is compiled for
+            2 => return unsafe { wide512(g, x, out, beta, threshold) },
+            1 => return unsafe { wide256(g, x, out, beta, threshold) },
+            _ => {}
+        }
+    }
+    body(g, x, out, beta, threshold)
 }
 
 /// SiLU over a block of elements, `x / (1 + e^-x)` (`b` is `a` again).
