@@ -281,6 +281,20 @@ mod tests {
     }
 
     #[test]
+    fn ln_1p_is_within_three_ulp() {
+        let small = sweep(-1e-3, 1e-3, 50_000);
+        let (worst, at) = sweep(-0.999, 1e4, 200_000)
+            .chain(small)
+            .map(|x| (ulps(ln_1p_f32(x), (x as f64).ln_1p()), x))
+            .fold((0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
+        assert!(worst <= 3.0, "ln_1p worst error {worst} ulp at {at}");
+        assert_eq!(ln_1p_f32(1e-30), 1e-30);
+        assert_eq!(ln_1p_f32(f32::INFINITY), f32::INFINITY);
+        assert_eq!(ln_1p_f32(-1.0), f32::NEG_INFINITY);
+        assert!(ln_1p_f32(-2.0).is_nan() && ln_1p_f32(f32::NAN).is_nan());
+    }
+
+    #[test]
     fn tanh_is_within_three_ulp() {
         let (worst, at) = sweep(-12.0, 12.0, 200_000)
             .map(|x| (ulps(tanh_f32(x), (x as f64).tanh()), x))
