@@ -316,8 +316,23 @@ impl Tensor {
     /// Mish: `x·tanh(softplus(x))`; derivative `tanh(sp) + x·σ(x)·(1 - tanh²(sp))`.
     pub fn mish(&self) -> Result<Tensor> {
         let x = floats(self);
-        let out = with_float!(x.dtype(), T => map(&x, |v: T| v * v.exp().ln_1p().tanh()));
+        let out = match with_float!(x.dtype(), T => in_blocks(&x, &x, mish_lanes::<T>)) {
+            Some(out) => out,
+            None => with_float!(x.dtype(), T => map(&x, |v: T| v * v.exp().ln_1p().tanh())),
+        };
         record1(self, out, "MishBackward0", |g, x| {
+            if !is_recording(&[g, x]) {
+                // one pass, PyTorch's `g·(t + x·σ(x)·(1 − t²))`, `t = tanh(softplus(x))`
+                let mut g = cast(g, x.dtype());
+                if x.is_contiguous() && !g.is_contiguous() && g.shape() == x.shape() {
+                    g = g.contiguous()?;
+                }
+                if let Some(dx) =
+                    with_float!(x.dtype(), T => in_blocks(&g, x, mish_grad_lanes::<T>))
+                {
+                    return Ok(dx);
+                }
+            }
             let t = x.exp()?.log1p()?.tanh()?;
             let slope = x
                 .mul(&x.sigmoid()?)?
@@ -862,6 +877,26 @@ fn softplus_grad_block<T: Float + FastMath>(
     }
     body(g, x, out, beta, threshold)
 }
+
+/// Mish over a block of elements, `x·tanh(ln(1 + e^x))` (`b` is `a` again).
+#[inline(always)]
+fn mish_lane<T: Float + FastMath>(x: &[T], _: &[T], out: &mut [T]) {
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = v * v.fast_exp().fast_ln_1p().fast_tanh();
+    }
+}
+lane_blocks!(mish_lanes, mish_lane);
+
+/// Mish's gradient over a block: `g·(t + x·σ(x)·(1 − t²))`, `t = tanh(ln(1 + e^x))`.
+#[inline(always)]
+fn mish_grad_lane<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T]) {
+    for ((o, &g), &v) in out.iter_mut().zip(g).zip(x) {
+        let sig = T::one() / (T::one() + (-v).fast_exp());
+        let t = v.fast_exp().fast_ln_1p().fast_tanh();
+        *o = g * (t + v * sig * (T::one() - t * t));
+    }
+}
+lane_blocks!(mish_grad_lanes, mish_grad_lane);
 
 /// SiLU over a block of elements, `x / (1 + e^-x)` (`b` is `a` again).
 #[inline(always)]
