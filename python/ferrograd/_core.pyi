@@ -187,6 +187,7 @@ __all__ = [
     "im2col",
     "max_pool2d_with_indices",
     "upsample",
+    "scaled_dot_product_attention",
     "arange",
     "backward",
     "batch_norm",
@@ -3073,6 +3074,18 @@ def col2im(
     stride: Sequence[builtins.int],
 ) -> Tensor:
     """Columns summed back into images, `F.fold` (`Col2ImBackward0`)."""
+
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    bias: Tensor | None,
+    is_causal: builtins.bool,
+    scale: builtins.float,
+) -> Tensor:
+    """Fused attention over the same leading dims, `bias` an additive float mask of shape
+    `(L, S)` or `(..., L, S)` (`ScaledDotProductFlashAttentionForCpuBackward0`); the GIL is
+    released while it runs."""
 
 def upsample(
     input: Tensor,
