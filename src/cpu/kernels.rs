@@ -241,6 +241,39 @@ fn zip_dispatch<T: Copy, U>(xs: &[T], ys: &[T], out: &mut [U], f: &impl Fn(T, T)
     zip_loop(xs, ys, out, f)
 }
 
+/// `fn $name<T: $bound>(args)` running `$head(args)` compiled for AVX-512, AVX2 or the
+/// baseline, the widest this CPU has (picked by [`simd_level`]): for kernels whose whole loop
+/// must be compiled for wide vectors (a closure handed to `map` is compiled apart, for the
+/// baseline, when it is large). `$head` is `#[inline(always)]`.
+macro_rules! wide_variants {
+    ($name:ident<T: $bound:path>, $head:ident, ($($arg:ident : $ty:ty),*)) => {
+        #[allow(clippy::too_many_arguments)]
+        fn $name<T: $bound>($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+                #[allow(clippy::too_many_arguments)]
+                fn wide512<T: $bound>($($arg: $ty),*) {
+                    $head($($arg),*)
+                }
+                #[target_feature(enable = "avx2,fma")]
+                #[allow(clippy::too_many_arguments)]
+                fn wide256<T: $bound>($($arg: $ty),*) {
+                    $head($($arg),*)
+                }
+                match $crate::cpu::kernels::simd_level() {
+                    // SAFETY: the CPU has the features each variant is compiled for
+                    2 => return unsafe { wide512($($arg),*) },
+                    1 => return unsafe { wide256($($arg),*) },
+                    _ => {}
+                }
+            }
+            $head($($arg),*)
+        }
+    };
+}
+pub(crate) use wide_variants;
+
 /// Whether `pred` holds for every element of `xs`, vectorized, on one thread.
 pub fn all_of<T: Copy>(xs: &[T], pred: impl Fn(T) -> bool) -> bool {
     #[cfg(target_arch = "x86_64")]

@@ -12,7 +12,7 @@ use crate::core::layout::normalize_dim;
 use crate::core::tensor::Tensor;
 use crate::cpu::fastmath::FastMath;
 use crate::cpu::kernels::{cast, map, zip};
-use crate::cpu::kernels::{lane_max, lane_sum, zip_lane_blocks};
+use crate::cpu::kernels::{lane_max, lane_sum, wide_variants, zip_lane_blocks};
 use crate::with_float;
 use std::f64::consts::PI;
 
@@ -86,18 +86,13 @@ impl Tensor {
                     if is_recording(&[g, x]) {
                         return g.mul(&gelu_derivative(x)?);
                     }
-                    let mut g = cast(g, x.dtype());
-                    if x.is_contiguous() && !g.is_contiguous() && g.shape() == x.shape() {
-                        // (an expanded gradient, as `.sum().backward()` gives: one copy, so
-                        // the pass below runs on wide vectors)
-                        g = g.contiguous()?;
-                    }
+                    let g = &gradient_for_blocks(g, x)?;
                     if let Some(dx) =
-                        with_float!(x.dtype(), T => in_blocks(&g, x, gelu_grad_lanes::<T>))
+                        with_float!(x.dtype(), T => in_blocks(g, x, gelu_grad_lanes::<T>))
                     {
                         return Ok(dx);
                     }
-                    with_float!(x.dtype(), T => zip(&g, x, gelu_backward_exact::<T>))
+                    with_float!(x.dtype(), T => zip(g, x, gelu_backward_exact::<T>))
                 })
             }
             "tanh" => {
@@ -152,12 +147,8 @@ impl Tensor {
         record1(self, out, "SiluBackward0", |g, x| {
             if !is_recording(&[g, x]) {
                 // one pass, PyTorch's `g·σ(x)·(1 + x·(1 − σ(x)))`
-                let mut g = cast(g, x.dtype());
-                if x.is_contiguous() && !g.is_contiguous() && g.shape() == x.shape() {
-                    g = g.contiguous()?;
-                }
-                if let Some(dx) =
-                    with_float!(x.dtype(), T => in_blocks(&g, x, silu_grad_lanes::<T>))
+                let g = &gradient_for_blocks(g, x)?;
+                if let Some(dx) = with_float!(x.dtype(), T => in_blocks(g, x, silu_grad_lanes::<T>))
                 {
                     return Ok(dx);
                 }
@@ -323,12 +314,8 @@ impl Tensor {
         record1(self, out, "MishBackward0", |g, x| {
             if !is_recording(&[g, x]) {
                 // one pass, PyTorch's `g·(t + x·σ(x)·(1 − t²))`, `t = tanh(softplus(x))`
-                let mut g = cast(g, x.dtype());
-                if x.is_contiguous() && !g.is_contiguous() && g.shape() == x.shape() {
-                    g = g.contiguous()?;
-                }
-                if let Some(dx) =
-                    with_float!(x.dtype(), T => in_blocks(&g, x, mish_grad_lanes::<T>))
+                let g = &gradient_for_blocks(g, x)?;
+                if let Some(dx) = with_float!(x.dtype(), T => in_blocks(g, x, mish_grad_lanes::<T>))
                 {
                     return Ok(dx);
                 }
@@ -625,12 +612,9 @@ fn leaky_relu_backward(g: &Tensor, x: &Tensor, slope: f64) -> Result<Tensor> {
 fn softplus_backward(g: &Tensor, x: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
     if !is_recording(&[g, x]) {
         // one pass, PyTorch's `z = e^(βx); βx > threshold ? g : g·z/(z + 1)`
-        let mut g = cast(g, x.dtype());
-        if x.is_contiguous() && !g.is_contiguous() && g.shape() == x.shape() {
-            g = g.contiguous()?;
-        }
-        let fused = with_float!(x.dtype(), T => in_blocks(&g, x, |g: &[T], x: &[T], out: &mut [T], n: usize| {
-            softplus_grad_block::<T>(g, x, out, n, T::from_f64(beta), T::from_f64(threshold))
+        let g = &gradient_for_blocks(g, x)?;
+        let fused = with_float!(x.dtype(), T => in_blocks(g, x, |g: &[T], x: &[T], out: &mut [T], _: usize| {
+            softplus_grad_block::<T>(g, x, out, T::from_f64(beta), T::from_f64(threshold))
         }));
         if let Some(out) = fused {
             return Ok(out);
@@ -793,6 +777,17 @@ macro_rules! lane_blocks {
 /// [`lane_blocks`]), when both are contiguous, of one shape and not 0-d: an elementwise
 /// formula too large for `map`/`zip` to inline, run compiled for wide vectors. `None`
 /// otherwise (the caller maps element by element).
+/// The incoming gradient `g` in `x`'s dtype, made contiguous when it is an expanded view of
+/// `x`'s shape (as `.sum().backward()` gives) and `x` is contiguous: one copy, so that the
+/// one-pass backward formulas run through [`in_blocks`] on wide vectors.
+fn gradient_for_blocks(g: &Tensor, x: &Tensor) -> Result<Tensor> {
+    let g = cast(g, x.dtype());
+    if x.is_contiguous() && !g.is_contiguous() && g.shape() == x.shape() {
+        return g.contiguous();
+    }
+    Ok(g)
+}
+
 fn in_blocks<T: BufferElement + Copy + Default>(
     a: &Tensor,
     b: &Tensor,
@@ -814,69 +809,27 @@ fn softplus_lane<T: Float + FastMath>(x: &[T], b: &[T], out: &mut [T]) {
     }
 }
 
-/// `softplus_lane` over whole blocks: `b` is the two parameters, not a second operand.
-fn softplus_lanes<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], n: usize) {
-    #[inline(always)]
-    fn body<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], _n: usize) {
-        softplus_lane(a, b, out)
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
-        fn wide512<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], n: usize) {
-            body(a, b, out, n)
-        }
-        #[target_feature(enable = "avx2,fma")]
-        fn wide256<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], n: usize) {
-            body(a, b, out, n)
-        }
-        match crate::cpu::kernels::simd_level() {
-            // SAFETY: the CPU has the features each variant is compiled for
-            2 => return unsafe { wide512(a, b, out, n) },
-            1 => return unsafe { wide256(a, b, out, n) },
-            _ => {}
-        }
-    }
-    body(a, b, out, n)
+/// `softplus_lane` over whole blocks (`b` is the two parameters, not a second operand).
+#[inline(always)]
+fn softplus_body<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], _n: usize) {
+    softplus_lane(a, b, out)
 }
+wide_variants!(softplus_lanes<T: FastFloat>, softplus_body, (a: &[T], b: &[T], out: &mut [T], n: usize));
 
 /// Softplus's gradient over a block: `βx > threshold ? g : g·z/(z + 1)`, `z = e^(βx)`.
-fn softplus_grad_block<T: Float + FastMath>(
-    g: &[T],
-    x: &[T],
-    out: &mut [T],
-    n: usize,
-    beta: T,
-    threshold: T,
-) {
-    #[inline(always)]
-    fn body<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T], beta: T, threshold: T) {
-        for ((o, &g), &v) in out.iter_mut().zip(g).zip(x) {
-            let z = (v * beta).fast_exp();
-            let soft = g * z / (z + T::one());
-            *o = if v * beta > threshold { g } else { soft };
-        }
+#[inline(always)]
+fn softplus_grad_body<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T], beta: T, threshold: T) {
+    for ((o, &g), &v) in out.iter_mut().zip(g).zip(x) {
+        let z = (v * beta).fast_exp();
+        let soft = g * z / (z + T::one());
+        *o = if v * beta > threshold { g } else { soft };
     }
-    let _ = n;
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
-        fn wide512<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T], beta: T, threshold: T) {
-            body(g, x, out, beta, threshold)
-        }
-        #[target_feature(enable = "avx2,fma")]
-        fn wide256<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T], beta: T, threshold: T) {
-            body(g, x, out, beta, threshold)
-        }
-        match crate::cpu::kernels::simd_level() {
-            // SAFETY: the CPU has the features each variant is compiled for
-            2 => return unsafe { wide512(g, x, out, beta, threshold) },
-            1 => return unsafe { wide256(g, x, out, beta, threshold) },
-            _ => {}
-        }
-    }
-    body(g, x, out, beta, threshold)
 }
+wide_variants!(softplus_grad_block<T: FastFloat>, softplus_grad_body, (g: &[T], x: &[T], out: &mut [T], beta: T, threshold: T));
+
+/// The float types the activation kernels run on (`Float + FastMath`, as one bound).
+trait FastFloat: Float + FastMath {}
+impl<T: Float + FastMath> FastFloat for T {}
 
 /// Mish over a block of elements, `x·tanh(ln(1 + e^x))` (`b` is `a` again).
 #[inline(always)]

@@ -22,7 +22,7 @@ use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
 use crate::cpu::fastmath::FastMath;
 use crate::cpu::gemm::{GemmElement, Mat};
-use crate::cpu::kernels::{lane_max, lane_sum};
+use crate::cpu::kernels::{lane_max, lane_sum, wide_variants};
 use crate::cpu::parallel;
 use crate::ops::conv::{dense, slice_of};
 
@@ -376,37 +376,9 @@ fn backward_head<T: AttentionElement>(
     }
 }
 
-/// `forward_head` and `backward_head` compiled for wide vectors too (their row loops call
-/// `exp`), picked at run time.
-macro_rules! wide_variants {
-    ($name:ident, $head:ident, ($($arg:ident : $ty:ty),*)) => {
-        #[allow(clippy::too_many_arguments)]
-        fn $name<T: AttentionElement>($($arg: $ty),*) {
-            #[cfg(target_arch = "x86_64")]
-            {
-                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
-                #[allow(clippy::too_many_arguments)]
-                fn wide512<T: AttentionElement>($($arg: $ty),*) {
-                    $head($($arg),*)
-                }
-                #[target_feature(enable = "avx2,fma")]
-                #[allow(clippy::too_many_arguments)]
-                fn wide256<T: AttentionElement>($($arg: $ty),*) {
-                    $head($($arg),*)
-                }
-                match crate::cpu::kernels::simd_level() {
-                    // SAFETY: the CPU has the features each variant is compiled for
-                    2 => return unsafe { wide512($($arg),*) },
-                    1 => return unsafe { wide256($($arg),*) },
-                    _ => {}
-                }
-            }
-            $head($($arg),*)
-        }
-    };
-}
-wide_variants!(forward_head_any, forward_head, (g: &Geometry, n: usize, q: &Operand<'_, T>, k: &Operand<'_, T>, v: &Operand<'_, T>, bias: Option<&[T]>, o: &mut [T], lse: &mut [T], threads: usize));
-wide_variants!(backward_head_any, backward_head, (g: &Geometry, n: usize, qkv: [&Operand<'_, T>; 3], bias: Option<&[T]>, saved: [&[T]; 3], grads: [&mut [T]; 3], threads: usize));
+// forward_head and backward_head compiled for wide vectors too (their row loops call `exp`)
+wide_variants!(forward_head_any<T: AttentionElement>, forward_head, (g: &Geometry, n: usize, q: &Operand<'_, T>, k: &Operand<'_, T>, v: &Operand<'_, T>, bias: Option<&[T]>, o: &mut [T], lse: &mut [T], threads: usize));
+wide_variants!(backward_head_any<T: AttentionElement>, backward_head, (g: &Geometry, n: usize, qkv: [&Operand<'_, T>; 3], bias: Option<&[T]>, saved: [&[T]; 3], grads: [&mut [T]; 3], threads: usize));
 
 /// The forward kernel: the output (`heads·l·ev`) and the log-sum-exps (`heads·l`).
 fn forward_kernel<T: AttentionElement>(
