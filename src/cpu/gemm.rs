@@ -6,12 +6,14 @@
 use crate::core::dtype::Float;
 use crate::cpu::{parallel, sgemm};
 
-/// A strided read-only matrix operand: element `(i, j)` is at `ptr + i·rs + j·cs`.
+/// A strided read-only matrix operand: element `(i, j)` is at `ptr + i·rs + j·cs`, or at
+/// `ptr + row_offsets[i] + j` for a matrix with a row table ([`Mat::indexed`]).
 #[derive(Clone, Copy)]
 pub struct Mat<T> {
     ptr: *const T,
     rs: isize,
     cs: isize,
+    row_offsets: *const usize,
 }
 
 // SAFETY: a Mat is only read, while its owner keeps the elements alive and unwritten (see
@@ -22,19 +24,24 @@ unsafe impl<T: Sync> Sync for Mat<T> {}
 impl<T> Mat<T> {
     /// The row-major matrix with `cols` columns starting at `data`.
     pub fn rows(data: &[T], cols: usize) -> Mat<T> {
-        Mat {
-            ptr: data.as_ptr(),
-            rs: cols as isize,
-            cs: 1,
-        }
+        Self::strided(data, 0, cols as isize, 1)
     }
 
     /// The transpose of the row-major matrix with `cols` columns starting at `data`.
     pub fn transposed(data: &[T], cols: usize) -> Mat<T> {
+        Self::strided(data, 0, 1, cols as isize)
+    }
+
+    /// The matrix whose row `i` is the unit-stride run of `data` from `offsets[i]` on (an
+    /// implicit im2col: a kernel tap's run of a padded image). Only products whose element
+    /// type reads row tables ([`GemmElement::reads_row_tables`]) take it, and only untransposed;
+    /// `offsets` must outlive the product.
+    pub fn indexed(data: &[T], offsets: &[usize]) -> Mat<T> {
         Mat {
             ptr: data.as_ptr(),
-            rs: 1,
-            cs: cols as isize,
+            rs: 0,
+            cs: 1,
+            row_offsets: offsets.as_ptr(),
         }
     }
 
@@ -46,24 +53,36 @@ impl<T> Mat<T> {
             ptr: data.as_ptr().wrapping_add(offset),
             rs,
             cs,
+            row_offsets: std::ptr::null(),
         }
     }
 
-    /// This matrix's transpose (the same elements).
+    /// This matrix's transpose (the same elements; not for a matrix with a row table).
     pub fn t(self) -> Mat<T> {
+        assert!(
+            self.row_offsets.is_null(),
+            "a row-table matrix is not transposed"
+        );
         Mat {
             ptr: self.ptr,
             rs: self.cs,
             cs: self.rs,
+            row_offsets: self.row_offsets,
         }
     }
 
     /// The matrix from row `rows` on.
     pub fn below(self, rows: usize) -> Mat<T> {
-        Mat {
-            ptr: self.ptr.wrapping_offset(rows as isize * self.rs),
-            rs: self.rs,
-            cs: self.cs,
+        if self.row_offsets.is_null() {
+            Mat {
+                ptr: self.ptr.wrapping_offset(rows as isize * self.rs),
+                ..self
+            }
+        } else {
+            Mat {
+                row_offsets: self.row_offsets.wrapping_add(rows),
+                ..self
+            }
         }
     }
 }
@@ -85,6 +104,10 @@ pub trait GemmElement: Float {
         c: &mut [Self],
         threads: usize,
     );
+
+    /// Whether [`GemmElement::gemm`] takes operands with a row table ([`Mat::indexed`]) on
+    /// this CPU.
+    fn reads_row_tables() -> bool;
 
     /// A right-hand operand packed once for many products (see [`SharedRhs`]), where the
     /// element type's kernel packs its operands.
@@ -151,6 +174,10 @@ unsafe fn crate_gemm<T: Float>(
     c: &mut [T],
     threads: usize,
 ) {
+    assert!(
+        a.row_offsets.is_null() && b.row_offsets.is_null(),
+        "the gemm crate reads no row tables"
+    );
     let out = &mut *c;
     let mut run = move |threads: usize| {
         let (a, b) = (a, b);
@@ -237,6 +264,10 @@ impl GemmElement for f64 {
         }
     }
 
+    fn reads_row_tables() -> bool {
+        false
+    }
+
     type Packed = std::convert::Infallible;
 
     unsafe fn pack_rhs(_: usize, _: usize, _: Mat<f64>, _: usize) -> Option<Self::Packed> {
@@ -268,6 +299,10 @@ impl GemmElement for f32 {
         unsafe { sgemm::sgemm(m, n, k, a.to_sgemm(), b.to_sgemm(), uninit(c), threads) }
     }
 
+    fn reads_row_tables() -> bool {
+        crate::cpu::sgemm::available()
+    }
+
     type Packed = sgemm::PackedB;
 
     unsafe fn pack_rhs(k: usize, n: usize, b: Mat<f32>, threads: usize) -> Option<Self::Packed> {
@@ -285,9 +320,8 @@ impl Mat<f32> {
     /// The same matrix as the AVX-512 kernel's operand type.
     fn to_sgemm(self) -> sgemm::MatRef {
         sgemm::MatRef {
-            ptr: self.ptr,
-            rs: self.rs,
-            cs: self.cs,
+            row_offsets: self.row_offsets,
+            ..sgemm::MatRef::strided(self.ptr, self.rs, self.cs)
         }
     }
 }

@@ -34,15 +34,20 @@ pub fn available() -> bool {
     false
 }
 
-/// A strided read-only matrix: element `(i, j)` is at `ptr + i·rs + j·cs`.
+/// A strided read-only matrix: element `(i, j)` is at `ptr + i·rs + j·cs`, or, for a matrix
+/// with a row table, at `ptr + row_offsets[i] + j·cs` (the rows of an implicit im2col: runs
+/// of an image starting wherever a kernel tap puts them, never copied out).
 #[derive(Clone, Copy)]
 pub struct MatRef {
     /// First element.
     pub ptr: *const f32,
-    /// Row stride, in elements.
+    /// Row stride, in elements (unused with a row table).
     pub rs: isize,
     /// Column stride, in elements.
     pub cs: isize,
+    /// Null, or the offset of each row from `ptr` (the matrix's rows are then unit-stride:
+    /// `cs == 1`).
+    pub row_offsets: *const usize,
 }
 
 // SAFETY: a MatRef is only read, while the caller keeps the storage it points into alive and
@@ -51,10 +56,44 @@ unsafe impl Send for MatRef {}
 unsafe impl Sync for MatRef {}
 
 impl MatRef {
+    /// A matrix through its strides (no row table).
+    pub fn strided(ptr: *const f32, rs: isize, cs: isize) -> MatRef {
+        MatRef {
+            ptr,
+            rs,
+            cs,
+            row_offsets: std::ptr::null(),
+        }
+    }
+
     /// Address of element `(i, j)`.
     #[inline(always)]
     unsafe fn at_ptr(&self, i: usize, j: usize) -> *const f32 {
-        self.ptr.offset(i as isize * self.rs + j as isize * self.cs)
+        if self.row_offsets.is_null() {
+            self.ptr.offset(i as isize * self.rs + j as isize * self.cs)
+        } else {
+            self.ptr.add(*self.row_offsets.add(i) + j)
+        }
+    }
+
+    /// Rows `i..` of this matrix.
+    unsafe fn rows_from(self, i: usize) -> MatRef {
+        if self.row_offsets.is_null() {
+            MatRef {
+                ptr: self.at_ptr(i, 0),
+                ..self
+            }
+        } else {
+            MatRef {
+                row_offsets: self.row_offsets.add(i),
+                ..self
+            }
+        }
+    }
+
+    /// Whether rows come from a table.
+    fn indexed(&self) -> bool {
+        !self.row_offsets.is_null()
     }
 }
 
@@ -115,14 +154,10 @@ pub unsafe fn sgemm(
     crate::cpu::parallel::for_each_unit(len.div_ceil(size), |part| {
         let (at, take) = (part * size, size.min(len - part * size));
         let (rows, cols, a_part, b_part, c_part) = if by_rows {
-            let a_rows = MatRef {
-                ptr: a.at_ptr(at, 0),
-                ..a
-            };
-            (take, n, a_rows, b, c_ptr.add(at * n))
+            (take, n, a.rows_from(at), b, c_ptr.add(at * n))
         } else {
             let b_cols = MatRef {
-                ptr: b.at_ptr(0, at),
+                ptr: b.ptr.offset(at as isize * b.cs),
                 ..b
             };
             (m, take, a, b_cols, c_ptr.add(at))
@@ -178,6 +213,9 @@ unsafe fn thin(
     c: CPtr,
     threads: usize,
 ) -> bool {
+    if a.indexed() || b.indexed() {
+        return false;
+    }
     let (kind, outputs, align) = if k == 1 && b.cs == 1 {
         (Thin::Outer, m, 1)
     } else if m == 1 && b.cs == 1 {
@@ -601,7 +639,13 @@ fn pack_b(out: &mut [f32], b: MatRef, pc: usize, kc: usize, jc: usize, nc: usize
         let j0 = jc + panel * NR;
         let width = NR.min(jc + nc - j0);
         // SAFETY: rows pc..pc+kc and columns j0..j0+width are inside b (the caller's contract)
-        unsafe { pack_sliver(dst, b.at_ptr(pc, j0), b.rs, b.cs, kc, width, NR) }
+        unsafe {
+            if b.indexed() {
+                pack_rows(dst, |p| b.at_ptr(pc + p, j0), kc, width, NR)
+            } else {
+                pack_sliver(dst, b.at_ptr(pc, j0), b.rs, b.cs, kc, width, NR)
+            }
+        }
     };
     if threads > 1 && nc * kc >= 1 << 15 {
         crate::cpu::parallel::for_each_block(out, NR * kc, |at, dst| pack((at / (NR * kc), dst)));
@@ -623,7 +667,13 @@ unsafe fn pack_a(
         let r0 = i0 + s * MR;
         let height = MR.min(i1 - r0);
         // the sliver is A's rows r0.. read as columns: its transpose, packed like B's
-        pack_sliver(dst, a.at_ptr(r0, pc), a.cs, a.rs, kc, height, MR);
+        if a.indexed() {
+            // (off x86_64 `available()` is false and nothing gets here)
+            #[cfg(target_arch = "x86_64")]
+            pack_lines(dst, |j| a.at_ptr(r0 + j, pc), kc, height, MR);
+        } else {
+            pack_sliver(dst, a.at_ptr(r0, pc), a.cs, a.rs, kc, height, MR);
+        }
     }
 }
 
@@ -645,35 +695,11 @@ unsafe fn pack_sliver(
     w: usize,
 ) {
     if across == 1 {
-        for (p, row) in dst.chunks_exact_mut(w).take(kc).enumerate() {
-            let from = std::slice::from_raw_parts(src.offset(p as isize * step), width);
-            row[..width].copy_from_slice(from);
-            row[width..].fill(0.0);
-        }
-        return;
+        return pack_rows(dst, |p| src.offset(p as isize * step), kc, width, w);
     }
     #[cfg(target_arch = "x86_64")]
     if step == 1 {
-        // each column of the sliver is contiguous in the source (a row-major A, a transposed
-        // B): 16×16 blocks loaded row by row and transposed in registers
-        for j0 in (0..w).step_by(16) {
-            let valid = width.saturating_sub(j0).min(16);
-            let store = ((1u32 << (w - j0).min(16)) - 1) as __mmask16;
-            for p0 in (0..kc).step_by(16) {
-                let steps = (kc - p0).min(16);
-                let load = ((1u32 << steps) - 1) as __mmask16;
-                let mut block = [_mm512_setzero_ps(); 16];
-                for (j, row) in block.iter_mut().enumerate().take(valid) {
-                    let from = src.offset((j0 + j) as isize * across + p0 as isize);
-                    *row = _mm512_maskz_loadu_ps(load, from);
-                }
-                transpose16(&mut block);
-                for (p, column) in block.iter().enumerate().take(steps) {
-                    _mm512_mask_storeu_ps(dst.as_mut_ptr().add((p0 + p) * w + j0), store, *column);
-                }
-            }
-        }
-        return;
+        return pack_lines(dst, |j| src.offset(j as isize * across), kc, width, w);
     }
     #[cfg(target_arch = "x86_64")]
     if across.unsigned_abs() * w < i32::MAX as usize / 4 {
@@ -703,6 +729,58 @@ unsafe fn pack_sliver(
     if width < w {
         for row in dst.chunks_exact_mut(w).take(kc) {
             row[width..].fill(0.0);
+        }
+    }
+}
+
+/// [`pack_sliver`] from a source whose sliver rows are contiguous: row `p` (of `width`
+/// floats) starts at `row(p)`.
+///
+/// # Safety
+/// As [`pack_sliver`], for every `row(p)`, `p < kc`.
+#[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
+unsafe fn pack_rows(
+    dst: &mut [f32],
+    row: impl Fn(usize) -> *const f32,
+    kc: usize,
+    width: usize,
+    w: usize,
+) {
+    for (p, out) in dst.chunks_exact_mut(w).take(kc).enumerate() {
+        out[..width].copy_from_slice(std::slice::from_raw_parts(row(p), width));
+        out[width..].fill(0.0);
+    }
+}
+
+/// [`pack_sliver`] from a source whose sliver columns are contiguous (a row-major A, a
+/// transposed B): column `j` (of `kc` floats) starts at `line(j)`; 16×16 blocks loaded line
+/// by line and transposed in registers.
+///
+/// # Safety
+/// As [`pack_sliver`], for every `line(j)`, `j < width`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn pack_lines(
+    dst: &mut [f32],
+    line: impl Fn(usize) -> *const f32,
+    kc: usize,
+    width: usize,
+    w: usize,
+) {
+    for j0 in (0..w).step_by(16) {
+        let valid = width.saturating_sub(j0).min(16);
+        let store = ((1u32 << (w - j0).min(16)) - 1) as __mmask16;
+        for p0 in (0..kc).step_by(16) {
+            let steps = (kc - p0).min(16);
+            let load = ((1u32 << steps) - 1) as __mmask16;
+            let mut block = [_mm512_setzero_ps(); 16];
+            for (j, row) in block.iter_mut().enumerate().take(valid) {
+                *row = _mm512_maskz_loadu_ps(load, line(j0 + j).add(p0));
+            }
+            transpose16(&mut block);
+            for (p, column) in block.iter().enumerate().take(steps) {
+                _mm512_mask_storeu_ps(dst.as_mut_ptr().add((p0 + p) * w + j0), store, *column);
+            }
         }
     }
 }
@@ -756,12 +834,12 @@ unsafe fn block(
     // one A sliver (MR×kc) stays in L1 while the B slivers stream from L2
     for (s, r0) in (i0..i1).step_by(MR).enumerate() {
         let height = MR.min(i1 - r0);
-        let tile = KERNELS[height - 1];
         let ap = packed_a.as_ptr().add(s * MR * kc);
         for panel in p0..p1 {
             let j0 = jc + panel * NR;
             let width = NR.min(jc + nc - j0);
             let bp = packed_b.as_ptr().add(panel * NR * kc);
+            let tile = KERNELS[usize::from(width > NR / 2)][height - 1];
             tile(kc, ap, bp, c.0.add(r0 * ldc + j0), ldc, width, accumulate);
         }
     }
@@ -770,32 +848,39 @@ unsafe fn block(
 /// A micro-kernel for tiles of one height: `(kc, a, b, c, ldc, width, accumulate)`.
 type Kernel = unsafe fn(usize, *const f32, *const f32, *mut f32, usize, usize, bool);
 
-/// The micro-kernel for each tile height `1..=MR` (index `height - 1`): edge tiles cost their
-/// own rows, not a full tile's.
-const KERNELS: [Kernel; MR] = [
-    kernel::<1>,
-    kernel::<2>,
-    kernel::<3>,
-    kernel::<4>,
-    kernel::<5>,
-    kernel::<6>,
-    kernel::<7>,
-    kernel::<8>,
-    kernel::<9>,
-    kernel::<10>,
-    kernel::<11>,
-    kernel::<12>,
-    kernel::<13>,
-    kernel::<14>,
-];
+/// The micro-kernels for each tile width (index 0: at most 16 columns, one vector; 1: up to
+/// 32, two) and height `1..=MR` (index `height - 1`): edge tiles cost their own rows and
+/// vectors, not a full tile's (a product with 16 columns, such as a convolution's weight
+/// gradient for 16 channels, does half the arithmetic of a full-width tile).
+const KERNELS: [[Kernel; MR]; 2] = [of_width::<1>(), of_width::<2>()];
+
+/// The micro-kernels of `V` vectors' width, by height.
+const fn of_width<const V: usize>() -> [Kernel; MR] {
+    [
+        kernel::<1, V>,
+        kernel::<2, V>,
+        kernel::<3, V>,
+        kernel::<4, V>,
+        kernel::<5, V>,
+        kernel::<6, V>,
+        kernel::<7, V>,
+        kernel::<8, V>,
+        kernel::<9, V>,
+        kernel::<10, V>,
+        kernel::<11, V>,
+        kernel::<12, V>,
+        kernel::<13, V>,
+        kernel::<14, V>,
+    ]
+}
 
 /// The micro-kernel: `c (R×width, row stride ldc) (+)= Σ_p a[p]ᵀ·b[p]` over `kc` packed steps
-/// (`a`: `MR` floats per step, of which the first `R` are used; `b`: 32 floats per step). The
-/// tile's `R×32` sums stay in registers (28 of the 32 for `R = MR`); columns past `width` are
-/// masked off when stored.
+/// (`a`: `MR` floats per step, of which the first `R` are used; `b`: 32 floats per step, of
+/// which the first `16·V` are used). The tile's `R×16V` sums stay in registers (28 of the 32
+/// for `R = MR`, `V = 2`); columns past `width` are masked off when stored.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn kernel<const R: usize>(
+unsafe fn kernel<const R: usize, const V: usize>(
     kc: usize,
     a: *const f32,
     b: *const f32,
@@ -804,34 +889,38 @@ unsafe fn kernel<const R: usize>(
     width: usize,
     accumulate: bool,
 ) {
-    let mut acc = [[_mm512_setzero_ps(); 2]; R];
+    let mut acc = [[_mm512_setzero_ps(); V]; R];
     for p in 0..kc {
-        let b0 = _mm512_loadu_ps(b.add(p * NR));
-        let b1 = _mm512_loadu_ps(b.add(p * NR + 16));
+        let mut bv = [_mm512_setzero_ps(); V];
+        for (v, x) in bv.iter_mut().enumerate() {
+            *x = _mm512_loadu_ps(b.add(p * NR + 16 * v));
+        }
         let ap = a.add(p * MR);
         for (i, row) in acc.iter_mut().enumerate() {
             let ai = _mm512_set1_ps(*ap.add(i));
-            row[0] = _mm512_fmadd_ps(ai, b0, row[0]);
-            row[1] = _mm512_fmadd_ps(ai, b1, row[1]);
+            for (sum, bx) in row.iter_mut().zip(bv) {
+                *sum = _mm512_fmadd_ps(ai, bx, *sum);
+            }
         }
     }
     let mask =
         |from: usize| (((1u32 << width.saturating_sub(from).min(16)) - 1) & 0xffff) as __mmask16;
-    let (m0, m1) = (mask(0), mask(16));
     for (i, row) in acc.iter().enumerate() {
         let out = c.add(i * ldc);
-        let (mut v0, mut v1) = (row[0], row[1]);
-        if accumulate {
-            v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, out));
-            v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, out.wrapping_add(16)));
+        for (v, &sum) in row.iter().enumerate() {
+            let (m, at) = (mask(16 * v), out.wrapping_add(16 * v));
+            let total = if accumulate {
+                _mm512_add_ps(sum, _mm512_maskz_loadu_ps(m, at))
+            } else {
+                sum
+            };
+            _mm512_mask_storeu_ps(at, m, total);
         }
-        _mm512_mask_storeu_ps(out, m0, v0);
-        _mm512_mask_storeu_ps(out.wrapping_add(16), m1, v1);
     }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-unsafe fn kernel<const R: usize>(
+unsafe fn kernel<const R: usize, const V: usize>(
     _: usize,
     _: *const f32,
     _: *const f32,
@@ -894,16 +983,8 @@ mod tests {
     /// The outer product of a column `a` and a row `b` through [`sgemm`] (`k == 1`).
     fn outer(a: &[f32], b: &[f32]) -> Vec<f32> {
         let mut c = vec![MaybeUninit::new(f32::NAN); a.len() * b.len()];
-        let aref = MatRef {
-            ptr: a.as_ptr(),
-            rs: 1,
-            cs: 1,
-        };
-        let bref = MatRef {
-            ptr: b.as_ptr(),
-            rs: b.len() as isize,
-            cs: 1,
-        };
+        let aref = MatRef::strided(a.as_ptr(), 1, 1);
+        let bref = MatRef::strided(b.as_ptr(), b.len() as isize, 1);
         // SAFETY: AVX-512F is available (checked by the callers); an m x 1 and a 1 x n operand
         unsafe { sgemm(a.len(), b.len(), 1, aref, bref, &mut c, 1) };
         // SAFETY: sgemm wrote every element
@@ -960,29 +1041,11 @@ mod tests {
             // b also given transposed: bt (n×k) read with swapped strides
             let bt: Vec<f32> = (0..n * k).map(|q| b[(q % k) * n + q / k]).collect();
             for (threads, bref) in [
-                (
-                    1,
-                    MatRef {
-                        ptr: b.as_ptr(),
-                        rs: n as isize,
-                        cs: 1,
-                    },
-                ),
-                (
-                    3,
-                    MatRef {
-                        ptr: bt.as_ptr(),
-                        rs: 1,
-                        cs: k as isize,
-                    },
-                ),
+                (1, MatRef::strided(b.as_ptr(), n as isize, 1)),
+                (3, MatRef::strided(bt.as_ptr(), 1, k as isize)),
             ] {
                 let mut c = vec![MaybeUninit::new(f32::NAN); m * n];
-                let aref = MatRef {
-                    ptr: a.as_ptr(),
-                    rs: k as isize,
-                    cs: 1,
-                };
+                let aref = MatRef::strided(a.as_ptr(), k as isize, 1);
                 // SAFETY: the operands hold m·k and k·n floats, read within range
                 unsafe { sgemm(m, n, k, aref, bref, &mut c, threads) };
                 // SAFETY: sgemm wrote every element
@@ -993,6 +1056,52 @@ mod tests {
                         "{m}x{n}x{k}"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn row_table_operands_read_each_row_where_the_table_says() {
+        if !available() {
+            return;
+        }
+        // rows gathered from a larger buffer in a shuffled, overlapping order (an im2col's
+        // tap rows overlap in the padded image); A with a table (packed as lines), B with a
+        // table (packed as rows), on one and on two threads, ragged edges and a 16-wide B
+        for &(m, n, k, threads) in &[(17, 40, 23, 1), (45, 16, 300, 2), (3, 70, 9, 2)] {
+            let (a, b) = operands(m, n, k);
+            let width = |cols: usize, rows: usize| cols + 3 * rows;
+            let spread = |dense: &[f32], rows: usize, cols: usize| {
+                // the rows in reverse order, `cols + 3` apart (NaN between them)
+                let mut buf = vec![f32::NAN; width(cols, rows) * rows];
+                let offsets: Vec<usize> =
+                    (0..rows).map(|r| (rows - 1 - r) * width(cols, 1)).collect();
+                for (r, &o) in offsets.iter().enumerate() {
+                    buf[o..o + cols].copy_from_slice(&dense[r * cols..(r + 1) * cols]);
+                }
+                (buf, offsets)
+            };
+            let (abuf, aoff) = spread(&a, m, k);
+            let (bbuf, boff) = spread(&b, k, n);
+            let aref = MatRef {
+                row_offsets: aoff.as_ptr(),
+                ..MatRef::strided(abuf.as_ptr(), 0, 1)
+            };
+            let bref = MatRef {
+                row_offsets: boff.as_ptr(),
+                ..MatRef::strided(bbuf.as_ptr(), 0, 1)
+            };
+            let want = naive(m, n, k, &a, &b);
+            let mut c = vec![MaybeUninit::new(f32::NAN); m * n];
+            // SAFETY: every offset plus its row's length is inside its buffer
+            unsafe { sgemm(m, n, k, aref, bref, &mut c, threads) };
+            for (got, want) in c.iter().zip(&want) {
+                // SAFETY: sgemm wrote every element
+                let got = unsafe { got.assume_init() } as f64;
+                assert!(
+                    (got - want).abs() <= 1e-4 * (1.0 + want.abs()),
+                    "{m}x{n}x{k}"
+                );
             }
         }
     }
@@ -1011,18 +1120,10 @@ mod tests {
             (200, 70, 800, 3),
         ] {
             let (a, b) = operands(m, n, k);
-            let aref = MatRef {
-                ptr: a.as_ptr(),
-                rs: k as isize,
-                cs: 1,
-            };
+            let aref = MatRef::strided(a.as_ptr(), k as isize, 1);
             // b read transposed, as a recurrent layer's h·w_hhᵀ reads w_hh
             let bt: Vec<f32> = (0..n * k).map(|q| b[(q % k) * n + q / k]).collect();
-            let bref = MatRef {
-                ptr: bt.as_ptr(),
-                rs: 1,
-                cs: k as isize,
-            };
+            let bref = MatRef::strided(bt.as_ptr(), 1, k as isize);
             let mut want = vec![MaybeUninit::new(f32::NAN); m * n];
             let mut got = vec![MaybeUninit::new(f32::NAN); m * n];
             // SAFETY: the operands hold m·k and k·n floats, read within range

@@ -151,6 +151,35 @@ impl ConvGeometry {
         !self.is_pointwise() && cb * cs <= 4
     }
 
+    /// Whether products read the wide im2col in place, through a table of where each tap's
+    /// row starts in the padded image ([`Mat::indexed`]), instead of copying it out: unit
+    /// stride, a matrix product, and a kernel that reads row tables.
+    fn reads_taps_in_place<T: GemmElement>(&self) -> bool {
+        self.is_wide() && !self.is_pointwise() && !self.is_direct() && T::reads_row_tables()
+    }
+
+    /// Where each wide im2col row (tap `(c, i, j)`, in [`im2col_wide`]'s order) starts in the
+    /// padded image of `channels` planes.
+    fn tap_offsets(&self, channels: usize) -> Vec<usize> {
+        let ([hp, wp], [kh, kw], [dh, dw]) = (self.padded_size(), self.kernel, self.dilation);
+        let mut offsets = Vec::with_capacity(channels * kh * kw);
+        for c in 0..channels {
+            for i in 0..kh {
+                for j in 0..kw {
+                    offsets.push(c * hp * wp + i * dh * wp + j * dw);
+                }
+            }
+        }
+        offsets
+    }
+
+    /// Zeros after the padded image that an in-place im2col's last rows run into: a tap's row
+    /// is a whole wide plane long, so the last one ends `(kw - 1)·dw` past the image (in the
+    /// junk columns of the grid's last row).
+    fn tap_slack(&self) -> usize {
+        (self.kernel[1].max(1) - 1) * self.dilation[1]
+    }
+
     /// A 1×1 kernel at unit stride without padding: im2col is the image itself.
     fn is_pointwise(&self) -> bool {
         self.kernel == [1, 1] && self.stride == [1, 1] && self.padding == [0, 0]
@@ -719,6 +748,9 @@ impl<T: ConvElement> Scratch<T> {
         let [hp, wp] = g.padded_size();
         let (cols, padded, wide) = if g.is_pointwise() {
             (0, 0, 0)
+        } else if g.reads_taps_in_place::<T>() {
+            let wide = if g.has_junk() { cs * g.wide_plane() } else { 0 };
+            (0, cb * hp * wp + g.tap_slack(), wide)
         } else if g.is_direct() {
             let wide = if g.is_wide() { cs * g.wide_plane() } else { 0 };
             (0, cb * hp * wp, wide)
@@ -760,6 +792,13 @@ impl<T: ConvElement> Scratch<T> {
             pad_into(xg, cb, g, &mut self.padded);
             &self.padded
         }
+    }
+
+    /// The big image `xg` (one group) padded, with the zeros after it that an in-place
+    /// im2col reads ([`ConvGeometry::tap_slack`]).
+    fn padded_copy(&mut self, xg: &[T], cb: usize, g: &ConvGeometry) -> &[T] {
+        pad_into(xg, cb, g, &mut self.padded);
+        &self.padded
     }
 }
 
@@ -816,6 +855,7 @@ fn down_kernel<T: ConvElement>(x: &[T], w: &[T], bias: Option<&[T]>, g: &ConvGeo
     let per_image = g.small_channels * ls;
     let mut y = crate::core::pool::buffer::<T>(g.batch * per_image);
     let work = g.batch * per_image * rows;
+    let taps = g.tap_offsets(cb);
     for_each_image(&mut y, g.batch, work, |images, out, threads| {
         let mut s = Scratch::<T>::new(g);
         for (k, n) in images.enumerate() {
@@ -827,6 +867,16 @@ fn down_kernel<T: ConvElement>(x: &[T], w: &[T], bias: Option<&[T]>, g: &ConvGeo
                 // SAFETY (each product): dense row-major operands of the sizes given
                 if g.is_pointwise() {
                     unsafe { T::gemm(cs, ls, rows, a, Mat::rows(xg, ls), yg, threads) };
+                } else if g.reads_taps_in_place::<T>() {
+                    let mut wide = std::mem::take(&mut s.wide);
+                    let b = Mat::indexed(s.padded_copy(xg, cb, g), &taps);
+                    if g.has_junk() {
+                        unsafe { T::gemm(cs, lw, rows, a, b, &mut wide, threads) };
+                        compact(&wide, cs, g, yg);
+                    } else {
+                        unsafe { T::gemm(cs, lw, rows, a, b, yg, threads) };
+                    }
+                    s.wide = wide;
                 } else if g.is_direct() {
                     let wg = &w[grp * cs * rows..][..cs * rows];
                     let mut wide = std::mem::take(&mut s.wide);
@@ -858,8 +908,60 @@ fn down_kernel<T: ConvElement>(x: &[T], w: &[T], bias: Option<&[T]>, g: &ConvGeo
     y
 }
 
+/// `up` at unit stride as a `down` (Note [Unit-stride up as a convolution]): the geometry
+/// with the images' roles swapped, when the small image padded by `d·(k - 1) - p` each side
+/// covers every tap (padding at most `d·(k - 1)`), for the products that read taps in place.
+fn up_as_down<T: GemmElement>(g: &ConvGeometry) -> Option<ConvGeometry> {
+    let fits = (0..2).all(|d| g.padding[d] <= g.dilation[d] * (g.kernel[d].max(1) - 1));
+    if !g.reads_taps_in_place::<T>() || !fits {
+        return None;
+    }
+    let padding = [0, 1].map(|d| g.dilation[d] * (g.kernel[d] - 1) - g.padding[d]);
+    let swapped = ConvGeometry {
+        big_channels: g.small_channels,
+        small_channels: g.big_channels,
+        big: g.small,
+        small: g.big,
+        padding,
+        ..*g
+    };
+    swapped.reads_taps_in_place::<T>().then_some(swapped)
+}
+
+/// The weight of [`up_as_down`]'s convolution: per group, `w'[b, s, i, j] = w[s, b, kh-1-i,
+/// kw-1-j]` (channels swapped, taps reversed).
+fn flipped_weight<T: Copy>(w: &[T], g: &ConvGeometry) -> Vec<T> {
+    let (cb, cs) = (g.big_channels / g.groups, g.small_channels / g.groups);
+    let [kh, kw] = g.kernel;
+    let taps = kh * kw;
+    let mut out = w.to_vec();
+    for grp in 0..g.groups {
+        for s in 0..cs {
+            for b in 0..cb {
+                let from = &w[((grp * cs + s) * cb + b) * taps..][..taps];
+                let to = &mut out[((grp * cb + b) * cs + s) * taps..][..taps];
+                for (t, v) in to.iter_mut().zip(from.iter().rev()) {
+                    *t = *v;
+                }
+            }
+        }
+    }
+    out
+}
+
+// Note [Unit-stride up as a convolution]
+// At unit stride, `up` (a convolution's input gradient, a transposed convolution) is itself a
+// convolution: big[b, y, x] = Σ_{s,i,j} w[s, b, i, j]·small[s, y + p - d·i, x + p - d·j],
+// which is `down` of the small image padded by p' = d·(k - 1) - p each side, with the weight's
+// channels swapped and its taps reversed (i' = k - 1 - i): the tap offsets y + p' + d·i' -
+// p' ... line up. So it runs as one product per image reading its taps in place, with no
+// im2col matrix and no col2im scatter (and its depth is C_small·kh·kw, not C_small alone).
+
 /// `up`: the big image `col2im(W_gᵀ @ small_g)` per image and group, plus the bias.
 fn up_kernel<T: ConvElement>(y: &[T], w: &[T], bias: Option<&[T]>, g: &ConvGeometry) -> Vec<T> {
+    if let Some(swapped) = up_as_down::<T>(g) {
+        return down_kernel(y, &flipped_weight(w, g), bias, &swapped);
+    }
     let (cb, cs) = (g.big_channels / g.groups, g.small_channels / g.groups);
     let (lb, ls, rows, lw) = (
         g.big_plane(),
@@ -903,6 +1005,7 @@ fn up_kernel<T: ConvElement>(y: &[T], w: &[T], bias: Option<&[T]>, g: &ConvGeome
                     } else {
                         yg
                     };
+                    s.cols.resize(rows * lw, T::ZERO);
                     unsafe { T::gemm(rows, lw, cs, a, Mat::rows(yw, lw), &mut s.cols, threads) };
                     clear_junk(&mut s.cols, rows, g);
                     if g.padding == [0, 0] {
@@ -948,6 +1051,7 @@ fn weight_kernel<T: ConvElement>(x: &[T], y: &[T], g: &ConvGeometry) -> Vec<T> {
     }
     let work = g.batch * size * ls;
     let threads = parallel::num_threads();
+    let taps = g.tap_offsets(cb);
     let task = |chunk: usize, acc: &mut [T], threads: usize| {
         let mut s = Scratch::<T>::new(g);
         for n in chunk * WEIGHT_CHUNK..((chunk + 1) * WEIGHT_CHUNK).min(g.batch) {
@@ -962,12 +1066,27 @@ fn weight_kernel<T: ConvElement>(x: &[T], y: &[T], g: &ConvGeometry) -> Vec<T> {
                 if g.is_pointwise() {
                     let (a, b) = (Mat::rows(xg, ls), Mat::transposed(yg, ls));
                     unsafe { T::gemm(rows, cs, ls, a, b, target, threads) };
+                } else if g.reads_taps_in_place::<T>() && xg.iter().all(|v| v.is_finite()) {
+                    // the in-place rows' junk columns hold image pixels (wrapped around from
+                    // the next grid row), met by the gradient's zero junk: 0·x = 0 for a
+                    // finite x, while a non-finite one takes the copying path below
+                    let mut wide = std::mem::take(&mut s.wide);
+                    let yw = if g.has_junk() {
+                        expand(yg, cs, g, &mut wide);
+                        &wide[..]
+                    } else {
+                        yg
+                    };
+                    let a = Mat::indexed(s.padded_copy(xg, cb, g), &taps);
+                    unsafe { T::gemm(rows, cs, lw, a, Mat::transposed(yw, lw), target, threads) };
+                    s.wide = wide;
                 } else if g.is_direct() {
                     let mut wide = std::mem::take(&mut s.wide);
                     weight_direct(s.padded_source(xg, cb, g), target, yg, &mut wide, g);
                     s.wide = wide;
                 } else if g.is_wide() {
                     let mut cols = std::mem::take(&mut s.cols);
+                    cols.resize(rows * lw, T::ZERO);
                     im2col_wide_on(s.padded_source(xg, cb, g), cb, g, &mut cols, threads);
                     clear_junk(&mut cols, rows, g);
                     let yw = if g.has_junk() {

@@ -104,11 +104,13 @@ fn sgemm_f32<T: BufferElement>(a: &Tensor, la: &Layout, b: &Tensor, lb: &Layout)
     let mut out = crate::core::pool::with_capacity::<T>(m * n);
     a.read(|da: &[T], _| {
         b.read(|db: &[T], _| {
-            let mat = |d: &[T], l: &Layout| crate::cpu::sgemm::MatRef {
-                // SAFETY: T is f32 (asserted above), so the cast is the identity
-                ptr: unsafe { d.as_ptr().add(l.offset).cast::<f32>() },
-                rs: l.strides[0],
-                cs: l.strides[1],
+            let mat = |d: &[T], l: &Layout| {
+                crate::cpu::sgemm::MatRef::strided(
+                    // SAFETY: T is f32 (asserted above), so the cast is the identity
+                    unsafe { d.as_ptr().add(l.offset).cast::<f32>() },
+                    l.strides[0],
+                    l.strides[1],
+                )
             };
             let (ma, mb) = (mat(da, la), mat(db, lb));
             let spare = &mut out.spare_capacity_mut()[..m * n];
