@@ -746,6 +746,19 @@ unsafe fn pack_rows(
     width: usize,
     w: usize,
 ) {
+    #[cfg(target_arch = "x86_64")]
+    if w == NR {
+        // two masked vector moves a row (a `memcpy` call costs more than 128 bytes' copy)
+        let lanes = |from: usize| ((1u32 << width.saturating_sub(from).min(16)) - 1) as __mmask16;
+        let (m0, m1) = (lanes(0), lanes(16));
+        for (p, out) in dst.chunks_exact_mut(NR).take(kc).enumerate() {
+            let from = row(p);
+            _mm512_storeu_ps(out.as_mut_ptr(), _mm512_maskz_loadu_ps(m0, from));
+            let upper = _mm512_maskz_loadu_ps(m1, from.wrapping_add(16));
+            _mm512_storeu_ps(out.as_mut_ptr().add(16), upper);
+        }
+        return;
+    }
     for (p, out) in dst.chunks_exact_mut(w).take(kc).enumerate() {
         out[..width].copy_from_slice(std::slice::from_raw_parts(row(p), width));
         out[width..].fill(0.0);

@@ -344,16 +344,18 @@ fn col2im<T: ConvElement>(cols: &[T], channels: usize, g: &ConvGeometry, x: &mut
     }
 }
 
-/// Copies the image `x` (`channels` planes) into the middle of `padded`, whose borders
-/// stay zero.
-fn pad_into<T: Copy>(x: &[T], channels: usize, g: &ConvGeometry, padded: &mut [T]) {
+/// Writes the image `x` (`channels` planes) zero-padded into `padded`: every element of its
+/// `channels` padded planes, borders included (so the buffer needs no clearing first).
+fn pad_into<T: Copy + Default>(x: &[T], channels: usize, g: &ConvGeometry, padded: &mut [T]) {
     let ([h, w], [hp, wp], [ph, pw]) = (g.big, g.padded_size(), g.padding);
-    for c in 0..channels {
-        for y in 0..h {
-            copy_short(
-                &mut padded[(c * hp + y + ph) * wp + pw..][..w],
-                &x[(c * h + y) * w..][..w],
-            );
+    let zero = T::default();
+    for (c, plane) in padded[..channels * hp * wp].chunks_exact_mut(hp * wp).enumerate() {
+        plane[..ph * wp].fill(zero);
+        plane[(ph + h) * wp..].fill(zero);
+        for (y, row) in plane[ph * wp..(ph + h) * wp].chunks_exact_mut(wp).enumerate() {
+            row[..pw].fill(zero);
+            copy_short(&mut row[pw..pw + w], &x[(c * h + y) * w..][..w]);
+            row[pw + w..].fill(zero);
         }
     }
 }
@@ -477,16 +479,15 @@ fn compact<T: Copy>(wide: &[T], rows: usize, g: &ConvGeometry, out: &mut [T]) {
     }
 }
 
-/// `rows` small-image rows spread onto the wide grid (its junk columns are left as they are:
-/// zero in a buffer only ever written here).
-fn expand<T: Copy>(exact: &[T], rows: usize, g: &ConvGeometry, wide: &mut [T]) {
+/// `rows` small-image rows spread onto the wide grid, its junk columns (and the last grid
+/// row's) written zero.
+fn expand<T: Copy + Default>(exact: &[T], rows: usize, g: &ConvGeometry, wide: &mut [T]) {
     let ([oh, ow], wp, lw) = (g.small, g.padded_size()[1], g.wide_plane());
     for r in 0..rows {
-        for y in 0..oh {
-            copy_short(
-                &mut wide[r * lw + y * wp..][..ow],
-                &exact[(r * oh + y) * ow..][..ow],
-            );
+        let plane = &mut wide[r * lw..(r + 1) * lw];
+        for (y, line) in plane.chunks_exact_mut(wp).take(oh).enumerate() {
+            copy_short(&mut line[..ow], &exact[(r * oh + y) * ow..][..ow]);
+            line[ow..].fill(T::default());
         }
     }
 }
@@ -774,8 +775,11 @@ impl<T: ConvElement> Scratch<T> {
             }
             v.truncate(n);
         }
-        p.fill(T::ZERO);
-        w.fill(T::ZERO);
+        // the padded image is written whole by `pad_into`, the wide grid by a product or by
+        // `expand`, except in the direct loops
+        if g.is_direct() {
+            w.fill(T::ZERO);
+        }
         Scratch {
             cols: c,
             padded: p,
@@ -798,6 +802,8 @@ impl<T: ConvElement> Scratch<T> {
     /// im2col reads ([`ConvGeometry::tap_slack`]).
     fn padded_copy(&mut self, xg: &[T], cb: usize, g: &ConvGeometry) -> &[T] {
         pad_into(xg, cb, g, &mut self.padded);
+        let [hp, wp] = g.padded_size();
+        self.padded[cb * hp * wp..].fill(T::ZERO);
         &self.padded
     }
 }
