@@ -642,41 +642,58 @@ pub fn sum_dims<T: BufferElement + Num>(x: &Tensor, reduce: &[bool]) -> Tensor {
         });
         return Tensor::from_vec(vec![total], &out_shape).expect("one element");
     }
-    // leading dims summed into a contiguous trailing block: add whole rows (vectorized), in
-    // row order, reading the input in place
-    let lead = reduce.iter().take_while(|&&r| r).count();
-    if lead > 0 && reduce[lead..].iter().all(|&r| !r) {
-        let inner: usize = in_shape[lead..].iter().product();
-        let rows = x.read(|d: &[T], l| {
-            let range = l.contiguous_range()?;
-            let mut out = vec![T::ZERO; inner];
-            if inner > 0 {
-                for row in d[range].chunks_exact(inner) {
-                    update_dispatch(&mut out, row, &|a: T, b: T| a + b);
-                }
+    // runs of reduced dims summed one at a time from the innermost, each as `(outer, mid,
+    // inner)` over the contiguous data (read in place when the input is contiguous)
+    let out = x.read(|d: &[T], l| {
+        let copied;
+        let data = match l.contiguous_range() {
+            Some(range) => &d[range],
+            None => {
+                copied = gather(d, l);
+                &copied[..]
             }
-            Some(out)
-        });
-        if let Some(out) = rows {
-            return Tensor::from_vec(out, &out_shape).expect("shape matches");
+        };
+        let mut shape = in_shape.clone();
+        let mut summed: Option<Vec<T>> = None;
+        let mut end = shape.len();
+        while let Some(last) = (0..end).rev().find(|&k| reduce[k] && shape[k] != 1) {
+            let first = (0..=last).rev().take_while(|&k| reduce[k]).last().unwrap_or(last);
+            let size = |dims: &[usize]| dims.iter().product::<usize>();
+            let (outer, mid) = (size(&shape[..first]), size(&shape[first..=last]));
+            let inner = size(&shape[last + 1..]);
+            summed = Some(sum_run(summed.as_deref().unwrap_or(data), outer, mid, inner));
+            shape[first..=last].fill(1);
+            end = first;
         }
-    }
-    let data: Vec<T> = x.read(gather);
-    // Walk the input in row-major order and add each element into its output cell.
-    let out_layout = Layout::contiguous(&out_shape);
-    let mut target = out_layout.broadcast_to(&in_shape);
-    for (d, &r) in reduce.iter().enumerate() {
-        if r {
-            target.strides[d] = 0;
-        }
-    }
-    let mut out = vec![T::ZERO; out_layout.numel()];
-    let mut i = 0;
-    target.for_each_offset(|p| {
-        out[p] += data[i];
-        i += 1;
+        summed.unwrap_or_else(|| data.to_vec())
     });
     Tensor::from_vec(out, &out_shape).expect("shape matches")
+}
+
+/// Sums the contiguous `(outer, mid, inner)` data over `mid`: `(outer, inner)`. Rows of
+/// `inner` are added in order (vectorized); with `inner == 1` each output is a pairwise sum
+/// of its run (a plain one below 16 elements).
+fn sum_run<T: BufferElement + Num>(data: &[T], outer: usize, mid: usize, inner: usize) -> Vec<T> {
+    let mut out = vec![T::ZERO; outer * inner];
+    if mid == 0 || inner == 0 {
+        return out;
+    }
+    if inner == 1 {
+        for (o, row) in out.iter_mut().zip(data.chunks_exact(mid)) {
+            *o = if mid < 16 {
+                row.iter().fold(T::ZERO, |a, &b| a + b)
+            } else {
+                pairwise_sum(row)
+            };
+        }
+    } else {
+        for (o, block) in out.chunks_exact_mut(inner).zip(data.chunks_exact(mid * inner)) {
+            for row in block.chunks_exact(inner) {
+                update_dispatch(o, row, &|a: T, b: T| a + b);
+            }
+        }
+    }
+    out
 }
 
 /// Sum with pairwise blocking, accurate for long float32 inputs: blocks of 256 are summed in 16
