@@ -657,11 +657,20 @@ pub fn sum_dims<T: BufferElement + Num>(x: &Tensor, reduce: &[bool]) -> Tensor {
         let mut summed: Option<Vec<T>> = None;
         let mut end = shape.len();
         while let Some(last) = (0..end).rev().find(|&k| reduce[k] && shape[k] != 1) {
-            let first = (0..=last).rev().take_while(|&k| reduce[k]).last().unwrap_or(last);
+            let first = (0..=last)
+                .rev()
+                .take_while(|&k| reduce[k])
+                .last()
+                .unwrap_or(last);
             let size = |dims: &[usize]| dims.iter().product::<usize>();
             let (outer, mid) = (size(&shape[..first]), size(&shape[first..=last]));
             let inner = size(&shape[last + 1..]);
-            summed = Some(sum_run(summed.as_deref().unwrap_or(data), outer, mid, inner));
+            summed = Some(sum_run(
+                summed.as_deref().unwrap_or(data),
+                outer,
+                mid,
+                inner,
+            ));
             shape[first..=last].fill(1);
             end = first;
         }
@@ -687,7 +696,10 @@ fn sum_run<T: BufferElement + Num>(data: &[T], outer: usize, mid: usize, inner: 
             };
         }
     } else {
-        for (o, block) in out.chunks_exact_mut(inner).zip(data.chunks_exact(mid * inner)) {
+        for (o, block) in out
+            .chunks_exact_mut(inner)
+            .zip(data.chunks_exact(mid * inner))
+        {
             for row in block.chunks_exact(inner) {
                 update_dispatch(o, row, &|a: T, b: T| a + b);
             }
@@ -725,6 +737,52 @@ pub fn pairwise_sum<T: Num>(xs: &[T]) -> T {
     }
     let mid = (xs.len() / 2).next_multiple_of(BLOCK).min(xs.len());
     pairwise_sum(&xs[..mid]) + pairwise_sum(&xs[mid..])
+}
+
+/// `parts` (of one dtype `T`, each `(outer, n_i, inner)` in row-major order, any layout)
+/// concatenated along their middle dim: each of the `outer` output rows of `Σ n_i · inner`
+/// elements is the
+/// parts' blocks copied in turn, contiguous parts read in place (no zero fill, no staging
+/// copy), rows split over the threads when the result is large.
+pub fn cat_along<T: BufferElement + Default>(parts: &[Tensor], outer: usize) -> Vec<T> {
+    let guards: Vec<_> = parts.iter().map(|t| t.storage().read()).collect();
+    let sources: Vec<std::borrow::Cow<'_, [T]>> = parts
+        .iter()
+        .zip(&guards)
+        .map(|(t, guard)| {
+            let data = guard.as_slice::<T>();
+            match t.layout().contiguous_range() {
+                Some(range) => std::borrow::Cow::Borrowed(&data[range]),
+                None => std::borrow::Cow::Owned(gather(data, t.layout())),
+            }
+        })
+        .collect();
+    let blocks: Vec<usize> = sources.iter().map(|s| s.len() / outer.max(1)).collect();
+    let row: usize = blocks.iter().sum();
+    let mut out = crate::core::pool::buffer::<T>(outer * row);
+    if row == 0 {
+        return out;
+    }
+    let fill = |first: usize, rows: &mut [T]| {
+        for (k, dst) in rows.chunks_exact_mut(row).enumerate() {
+            let mut at = 0;
+            for (src, &len) in sources.iter().zip(&blocks) {
+                dst[at..at + len].copy_from_slice(&src[(first + k) * len..][..len]);
+                at += len;
+            }
+        }
+    };
+    if out.len() >= PARALLEL_ELEMENTS && outer > 1 {
+        let per_task = outer
+            .div_ceil(crate::cpu::parallel::num_threads() * 4)
+            .max(1);
+        crate::cpu::parallel::for_each_block(&mut out, per_task * row, |at, rows| {
+            fill(at / row, rows)
+        });
+    } else {
+        fill(0, &mut out);
+    }
+    out
 }
 
 /// Writes `src` (same shape as `dst`, any dtype) into `dst`'s elements, converting; bumps nothing.

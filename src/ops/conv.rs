@@ -349,10 +349,16 @@ fn col2im<T: ConvElement>(cols: &[T], channels: usize, g: &ConvGeometry, x: &mut
 fn pad_into<T: Copy + Default>(x: &[T], channels: usize, g: &ConvGeometry, padded: &mut [T]) {
     let ([h, w], [hp, wp], [ph, pw]) = (g.big, g.padded_size(), g.padding);
     let zero = T::default();
-    for (c, plane) in padded[..channels * hp * wp].chunks_exact_mut(hp * wp).enumerate() {
+    for (c, plane) in padded[..channels * hp * wp]
+        .chunks_exact_mut(hp * wp)
+        .enumerate()
+    {
         plane[..ph * wp].fill(zero);
         plane[(ph + h) * wp..].fill(zero);
-        for (y, row) in plane[ph * wp..(ph + h) * wp].chunks_exact_mut(wp).enumerate() {
+        for (y, row) in plane[ph * wp..(ph + h) * wp]
+            .chunks_exact_mut(wp)
+            .enumerate()
+        {
             row[..pw].fill(zero);
             copy_short(&mut row[pw..pw + w], &x[(c * h + y) * w..][..w]);
             row[pw + w..].fill(zero);

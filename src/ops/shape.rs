@@ -8,6 +8,7 @@ use crate::core::layout::{fmt_shape, normalize_dim, Layout};
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::{cast, write_into};
 use crate::ops::result_type;
+use crate::with_any;
 
 /// A dispatched call of an op on a list of tensors and a dim (`cat`, `stack`).
 fn list_call(op: &'static str, tensors: &[Tensor], dim: isize) -> Call {
@@ -124,6 +125,16 @@ impl Tensor {
             list_call("cat.default", tensors, dim)
         }) {
             Some(dispatched) => dispatched?,
+            None if tensors
+                .iter()
+                .all(|t| t.dtype() == dtype && t.subclass().is_none()) =>
+            {
+                let outer = shape[..d].iter().product::<usize>();
+                with_any!(dtype, T => {
+                    let data = crate::cpu::kernels::cat_along::<T>(tensors, outer);
+                    Tensor::from_vec(data, &shape)?
+                })
+            }
             None => {
                 let out = Tensor::zeros(&shape, dtype);
                 let mut start = 0;
