@@ -747,15 +747,20 @@ unsafe fn pack_rows(
     w: usize,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if w == NR {
-        // two masked vector moves a row (a `memcpy` call costs more than 128 bytes' copy)
-        let lanes = |from: usize| ((1u32 << width.saturating_sub(from).min(16)) - 1) as __mmask16;
-        let (m0, m1) = (lanes(0), lanes(16));
-        for (p, out) in dst.chunks_exact_mut(NR).take(kc).enumerate() {
+    if w <= 2 * 16 {
+        // masked vector moves, one or two a row (a `memcpy` call costs more than a row's copy)
+        let lanes =
+            |n: usize, from: usize| ((1u32 << n.saturating_sub(from).min(16)) - 1) as __mmask16;
+        let (load, store) = (
+            [lanes(width, 0), lanes(width, 16)],
+            [lanes(w, 0), lanes(w, 16)],
+        );
+        for (p, out) in dst.chunks_exact_mut(w).take(kc).enumerate() {
             let from = row(p);
-            _mm512_storeu_ps(out.as_mut_ptr(), _mm512_maskz_loadu_ps(m0, from));
-            let upper = _mm512_maskz_loadu_ps(m1, from.wrapping_add(16));
-            _mm512_storeu_ps(out.as_mut_ptr().add(16), upper);
+            for v in 0..w.div_ceil(16) {
+                let x = _mm512_maskz_loadu_ps(load[v], from.wrapping_add(16 * v));
+                _mm512_mask_storeu_ps(out.as_mut_ptr().add(16 * v), store[v], x);
+            }
         }
         return;
     }
