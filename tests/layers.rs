@@ -164,3 +164,55 @@ fn the_path_reader_sees_grouped_and_plain_paths() {
         .collect();
     assert_eq!(found, expected);
 }
+
+/// Vector code lives on the `cpu` floor: no file elsewhere names an instruction-set feature,
+/// an intrinsic or a vector type, and one function (`cpu::kernels`' `level`, behind
+/// `simd_level`) asks the CPU what it has. The ops compile their loops for wide vectors
+/// through `cpu::kernels::wide_variants!` / `cpu::kernels::wide`, which pick the variant.
+#[test]
+fn vector_code_and_feature_detection_live_in_cpu() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let vector_words = [
+        "target_feature",
+        "_mm512",
+        "_mm256",
+        "__m512",
+        "__m256",
+        "std::arch",
+    ];
+    let mut outside = Vec::new();
+    let mut detections = Vec::new();
+    for file in &files {
+        let rel = file
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let source = std::fs::read_to_string(file).unwrap();
+        let lines: Vec<&str> = source.lines().collect();
+        for (n, line) in lines.iter().enumerate() {
+            if !rel.starts_with("cpu/") {
+                for word in vector_words.iter().filter(|w| line.contains(**w)) {
+                    outside.push(format!("{rel}:{}: {word}", n + 1));
+                }
+            }
+            if line.contains("is_x86_feature_detected!") {
+                // the enclosing function: the nearest `fn` line above
+                let owner = lines[..=n].iter().rev().find(|l| l.contains("fn "));
+                detections.push(format!("{rel}: {}", owner.map_or("", |l| l.trim())));
+            }
+        }
+    }
+    assert!(
+        outside.is_empty(),
+        "vector code outside src/cpu/: {outside:#?}"
+    );
+    detections.dedup();
+    assert_eq!(
+        detections,
+        ["cpu/kernels.rs: pub(super) fn level() -> u8 {"],
+        "CPU features are asked in exactly one function"
+    );
+}

@@ -241,12 +241,38 @@ fn zip_dispatch<T: Copy, U>(xs: &[T], ys: &[T], out: &mut [U], f: &impl Fn(T, T)
     zip_loop(xs, ys, out, f)
 }
 
+/// Runs `f` compiled for AVX-512 (or AVX2 and FMA) when the CPU has them, so the kernels'
+/// loops vectorize wide; `f` should be an `#[inline(always)]` closure, so that it is compiled
+/// inside the wide function.
+#[inline(always)]
+pub fn wide<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
+        fn wide512<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        #[target_feature(enable = "avx2,fma")]
+        fn wide256<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        match simd_level() {
+            // SAFETY: the CPU has the features these functions are compiled for
+            2 => return unsafe { wide512(f) },
+            1 => return unsafe { wide256(f) },
+            _ => {}
+        }
+    }
+    f()
+}
+
 /// `fn $name<T: $bound>(args)` running `$head(args)` compiled for AVX-512, AVX2 or the
 /// baseline, the widest this CPU has (picked by [`simd_level`]): for kernels whose whole loop
 /// must be compiled for wide vectors (a closure handed to `map` is compiled apart, for the
 /// baseline, when it is large). `$head` is `#[inline(always)]`.
 macro_rules! wide_variants {
-    ($name:ident<T: $bound:path>, $head:ident, ($($arg:ident : $ty:ty),*)) => {
+    ($(#[$attr:meta])* $name:ident<T: $bound:path>, $head:ident, ($($arg:ident : $ty:ty),*)) => {
+        $(#[$attr])*
         #[allow(clippy::too_many_arguments)]
         fn $name<T: $bound>($($arg: $ty),*) {
             #[cfg(target_arch = "x86_64")]

@@ -9,6 +9,7 @@ pub mod boxmuller;
 pub mod fastmath;
 pub mod gemm;
 pub mod kernels;
+pub mod moments;
 pub mod parallel;
 pub mod sgemm;
 pub mod sparse;

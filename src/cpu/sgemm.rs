@@ -25,13 +25,7 @@ const NC: usize = 1024;
 
 /// Whether this CPU runs the AVX-512 kernel.
 pub fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        static AVX512: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *AVX512.get_or_init(|| is_x86_feature_detected!("avx512f"))
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    crate::cpu::kernels::simd_level() == 2
 }
 
 /// A strided read-only matrix: element `(i, j)` is at `ptr + i·rs + j·cs`, or, for a matrix

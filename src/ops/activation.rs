@@ -746,33 +746,21 @@ macro_rules! lane_blocks {
     ($blocks:ident, $lane:ident) => {
         fn $blocks<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], n: usize) {
             #[inline(always)]
-            fn body<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], n: usize) {
+            fn body<T: LaneFloat>(a: &[T], b: &[T], out: &mut [T], n: usize) {
                 let lanes = a.chunks_exact(n).zip(b.chunks_exact(n));
                 for ((la, lb), o) in lanes.zip(out.chunks_exact_mut(n)) {
                     $lane(la, lb, o);
                 }
             }
-            #[cfg(target_arch = "x86_64")]
-            {
-                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
-                fn wide512<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], n: usize) {
-                    body(a, b, out, n)
-                }
-                #[target_feature(enable = "avx2,fma")]
-                fn wide256<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], n: usize) {
-                    body(a, b, out, n)
-                }
-                match crate::cpu::kernels::simd_level() {
-                    // SAFETY: the CPU has the features each variant is compiled for
-                    2 => return unsafe { wide512(a, b, out, n) },
-                    1 => return unsafe { wide256(a, b, out, n) },
-                    _ => {}
-                }
-            }
-            body(a, b, out, n)
+            crate::cpu::kernels::wide_variants!(run<T: LaneFloat>, body, (a: &[T], b: &[T], out: &mut [T], n: usize));
+            run(a, b, out, n)
         }
     };
 }
+/// The element types of the lane kernels (one bound for [`crate::cpu::kernels::wide_variants`]).
+trait LaneFloat: Float + FastMath {}
+impl<T: Float + FastMath> LaneFloat for T {}
+
 /// `block` over `a` and `b` taken as blocks of their last-dimension lanes (see
 /// [`lane_blocks`]), when both are contiguous, of one shape and not 0-d: an elementwise
 /// formula too large for `map`/`zip` to inline, run compiled for wide vectors. `None`

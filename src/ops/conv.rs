@@ -31,6 +31,7 @@ use crate::core::error::{Error, Result};
 use crate::core::layout::fmt_shape;
 use crate::core::tensor::Tensor;
 use crate::cpu::gemm::{GemmElement, Mat};
+use crate::cpu::kernels::wide_variants;
 use crate::cpu::parallel;
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -498,58 +499,32 @@ fn expand<T: Copy + Default>(exact: &[T], rows: usize, g: &ConvGeometry, wide: &
     }
 }
 
-/// Defines `$name`, which runs the loops `$body` compiled for AVX-512 or AVX2 when the CPU has
-/// them (the loops are written plainly; the compiler vectorizes them for the wider registers).
-macro_rules! simd_loops {
-    ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) => $body:ident) => {
-        $(#[$doc])*
-        fn $name<T: ConvElement>($($arg: $ty),*) {
-            #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
-            fn wide512<T: ConvElement>($($arg: $ty),*) {
-                $body($($arg),*)
-            }
-            #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx2,fma")]
-            fn wide256<T: ConvElement>($($arg: $ty),*) {
-                $body($($arg),*)
-            }
-            match super::pooling::simd_level() {
-                // SAFETY: the CPU has the features (checked by `simd_level`)
-                #[cfg(target_arch = "x86_64")]
-                2 => unsafe { wide512($($arg),*) },
-                // SAFETY: as above
-                #[cfg(target_arch = "x86_64")]
-                1 => unsafe { wide256($($arg),*) },
-                _ => $body($($arg),*),
-            }
-        }
-    };
-}
-
-simd_loops! {
+wide_variants!(
     /// `small = conv(padded big, w)` for one group by direct loops (see
     /// [`ConvGeometry::is_direct`]): each weight tap scales shifted rows of the padded image
     /// (at unit stride, one long run of the wide grid, `wide`, compacted after).
-    fn down_direct(big: &[T], w: &[T], small: &mut [T], wide: &mut [T], g: &ConvGeometry)
-        => down_direct_loops
-}
+    down_direct<T: ConvElement>,
+    down_direct_loops,
+    (big: &[T], w: &[T], small: &mut [T], wide: &mut [T], g: &ConvGeometry)
+);
 
-simd_loops! {
+wide_variants!(
     /// `padded big += conv_transposed(small, w)` for one group by direct loops (at unit stride
     /// and with finite weights, long runs of the wide grid, `wide`, whose junk columns are
     /// zero).
-    fn up_direct(big: &mut [T], w: &[T], small: &[T], wide: &mut [T], g: &ConvGeometry)
-        => up_direct_loops
-}
+    up_direct<T: ConvElement>,
+    up_direct_loops,
+    (big: &mut [T], w: &[T], small: &[T], wide: &mut [T], g: &ConvGeometry)
+);
 
-simd_loops! {
+wide_variants!(
     /// The weight gradient of one group by direct loops, transposed (`rows × C_small`) as the
     /// weight gradient's products are (at unit stride and with a finite image, dot products
     /// over the wide grid, `wide`, whose junk columns are zero).
-    fn weight_direct(big: &[T], gw: &mut [T], small: &[T], wide: &mut [T], g: &ConvGeometry)
-        => weight_direct_loops
-}
+    weight_direct<T: ConvElement>,
+    weight_direct_loops,
+    (big: &[T], gw: &mut [T], small: &[T], wide: &mut [T], g: &ConvGeometry)
+);
 
 /// `Σ a·b` in 16 interleaved lanes (which vectorize), then the lanes added.
 #[inline(always)]

@@ -248,30 +248,13 @@ impl AdamStep {
         v: &mut [T],
         max: Option<&mut [T]>,
     ) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
-            fn wide512<T: crate::core::dtype::Float>(
-                c: &AdamStep,
-                (p, g, m, v, max): Slices<'_, T>,
-            ) {
-                c.apply_body(p, g, m, v, max)
-            }
-            #[target_feature(enable = "avx2,fma")]
-            fn wide256<T: crate::core::dtype::Float>(
-                c: &AdamStep,
-                (p, g, m, v, max): Slices<'_, T>,
-            ) {
-                c.apply_body(p, g, m, v, max)
-            }
-            match crate::cpu::kernels::simd_level() {
-                // SAFETY: the CPU has the features each variant is compiled for
-                2 => return unsafe { wide512(self, (p, g, m, v, max)) },
-                1 => return unsafe { wide256(self, (p, g, m, v, max)) },
-                _ => {}
-            }
+        #[inline(always)]
+        fn body<T: crate::core::dtype::Float>(c: &AdamStep, slices: Slices<'_, T>) {
+            let (p, g, m, v, max) = slices;
+            c.apply_body(p, g, m, v, max)
         }
-        self.apply_body(p, g, m, v, max)
+        crate::cpu::kernels::wide_variants!(apply_wide<T: crate::core::dtype::Float>, body, (c: &AdamStep, slices: Slices<'_, T>));
+        apply_wide(self, (p, g, m, v, max))
     }
 
     /// [`AdamStep::apply`]'s loop, inlined into a variant for each instruction set.

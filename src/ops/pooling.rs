@@ -555,52 +555,8 @@ fn max_planes<T: Pick>(
     }
 }
 
-/// [`max_planes`] compiled for AVX-512.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
-fn max_planes_512<T: Pick>(
-    xs: &[T],
-    m: &MaxWindows,
-    vals: &mut [T],
-    idx: &mut [i64],
-    scratch: &mut [T],
-) {
-    max_planes(xs, m, vals, idx, scratch)
-}
-
-/// [`max_planes`] compiled for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn max_planes_256<T: Pick>(
-    xs: &[T],
-    m: &MaxWindows,
-    vals: &mut [T],
-    idx: &mut [i64],
-    scratch: &mut [T],
-) {
-    max_planes(xs, m, vals, idx, scratch)
-}
-
-/// The widest vector instructions this CPU has: 2 for AVX-512, 1 for AVX2 with FMA, else 0.
-pub(crate) fn simd_level() -> u8 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        static LEVEL: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
-        *LEVEL.get_or_init(|| {
-            let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
-            let avx512 = is_x86_feature_detected!("avx512f")
-                && is_x86_feature_detected!("avx512vl")
-                && is_x86_feature_detected!("avx512dq");
-            if avx2 && avx512 {
-                2
-            } else {
-                u8::from(avx2)
-            }
-        })
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    0
-}
+// max_planes compiled for the widest vectors the CPU has
+crate::cpu::kernels::wide_variants!(max_planes_wide<T: Pick>, max_planes, (xs: &[T], m: &MaxWindows, vals: &mut [T], idx: &mut [i64], scratch: &mut [T]));
 
 /// A pointer to an output whose disjoint blocks parallel units write.
 struct Shared<T>(*mut T);
@@ -615,21 +571,13 @@ fn max_pool_kernel<T: Pick>(xs: &[T], planes: usize, axes: [Axis; 2]) -> (Vec<T>
     let mut vals = crate::core::pool::buffer::<T>(planes * lout);
     let mut idx = vec![0i64; planes * lout];
     let out = Shared(vals.as_mut_ptr());
-    let level = simd_level();
     for_each_planes(&mut idx, lout, planes * lin, |p0, block| {
         let out = &out;
         // SAFETY: the units' plane ranges are disjoint, inside `vals`, which outlives the call
         let vals = unsafe { std::slice::from_raw_parts_mut(out.0.add(p0 * lout), block.len()) };
         let xs = &xs[p0 * lin..];
         let mut scratch = vec![T::ZERO; m.ax.output];
-        match level {
-            // SAFETY: the CPU has the features (checked by `simd_level`)
-            #[cfg(target_arch = "x86_64")]
-            2 => unsafe { max_planes_512(xs, &m, vals, block, &mut scratch) },
-            #[cfg(target_arch = "x86_64")]
-            1 => unsafe { max_planes_256(xs, &m, vals, block, &mut scratch) },
-            _ => max_planes(xs, &m, vals, block, &mut scratch),
-        }
+        max_planes_wide(xs, &m, vals, block, &mut scratch)
     });
     (vals, idx)
 }

@@ -12,7 +12,7 @@ use crate::core::grad_mode::{is_grad_enabled, no_grad};
 use crate::core::pool;
 use crate::core::tensor::Tensor;
 use crate::cpu::gemm::{GemmElement, Mat, SharedRhs};
-use crate::cpu::kernels::simd_level;
+use crate::cpu::kernels::wide_variants;
 
 /// `x @ w.T + b` for a cell's input or hidden projection.
 fn project(x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> Result<Tensor> {
@@ -529,34 +529,9 @@ fn lstm_cell_grad_row<T: Gate>(
     }
 }
 
-/// Defines `$name(args)`, which runs `$body(args)` compiled for the widest vector instructions
-/// the CPU has (the body is `#[inline(always)]`, so its loops vectorize with them).
-macro_rules! multiversioned {
-    ($name:ident, $body:ident, $args:ident) => {
-        fn $name<T: Gate>(args: $args<'_, T>) {
-            #[cfg(target_arch = "x86_64")]
-            {
-                #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]
-                fn wide512<T: Gate>(args: $args<'_, T>) {
-                    $body(args)
-                }
-                #[target_feature(enable = "avx2,fma")]
-                fn wide256<T: Gate>(args: $args<'_, T>) {
-                    $body(args)
-                }
-                match simd_level() {
-                    // SAFETY: the CPU has the features each variant is compiled for
-                    2 => return unsafe { wide512(args) },
-                    1 => return unsafe { wide256(args) },
-                    _ => {}
-                }
-            }
-            $body(args)
-        }
-    };
-}
-multiversioned!(lstm_cells, lstm_cells_body, LstmCells);
-multiversioned!(lstm_cell_grads, lstm_cell_grads_body, LstmCellGrads);
+// the cell loops compiled for the widest vectors the CPU has
+wide_variants!(lstm_cells<T: Gate>, lstm_cells_body, (args: LstmCells<'_, T>));
+wide_variants!(lstm_cell_grads<T: Gate>, lstm_cell_grads_body, (args: LstmCellGrads<'_, T>));
 
 /// What the forward of an LSTM layer keeps for its backward: per step the activated gates
 /// `(i, f, g, o)` and the cell state, and the hidden states the steps started from. Its
