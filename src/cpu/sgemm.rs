@@ -70,6 +70,14 @@ impl MatRef {
         }
     }
 
+    /// Address of element `(i, j)` of a matrix without a row table (the thin products' hot
+    /// loops, which never see one).
+    #[inline(always)]
+    unsafe fn at_strided(&self, i: usize, j: usize) -> *const f32 {
+        debug_assert!(self.row_offsets.is_null());
+        self.ptr.offset(i as isize * self.rs + j as isize * self.cs)
+    }
+
     /// Rows `i..` of this matrix.
     unsafe fn rows_from(self, i: usize) -> MatRef {
         if self.row_offsets.is_null() {
@@ -264,7 +272,7 @@ unsafe fn thin_range(
                 _mm512_set1_ps(-0.0)
             };
             for i in from..to {
-                let ai = _mm512_set1_ps(*a.at_ptr(i, 0));
+                let ai = _mm512_set1_ps(*a.at_strided(i, 0));
                 let out = c.add(i * n);
                 for j in (0..full).step_by(16) {
                     let v = _mm512_loadu_ps(b.ptr.add(j));
@@ -280,7 +288,7 @@ unsafe fn thin_range(
             // 128 columns at a time, held in registers across the whole depth
             for j in (from..to).step_by(128) {
                 let width = (to - j).min(128);
-                let row = |p: usize| b.at_ptr(p, j);
+                let row = |p: usize| b.at_strided(p, j);
                 let done = match width {
                     128 => row_times_rows::<8>(k, a, row, c.add(j)),
                     64 => row_times_rows::<4>(k, a, row, c.add(j)),
@@ -294,8 +302,8 @@ unsafe fn thin_range(
                 let masks: [__mmask16; 8] = std::array::from_fn(|q| lanes(to, j + 16 * q));
                 let mut acc = [_mm512_setzero_ps(); 8];
                 for p in 0..k {
-                    let ap = _mm512_set1_ps(*a.at_ptr(0, p));
-                    let row = b.at_ptr(p, j);
+                    let ap = _mm512_set1_ps(*a.at_strided(0, p));
+                    let row = b.at_strided(p, j);
                     for (q, (sum, &mask)) in acc.iter_mut().zip(&masks).enumerate() {
                         if mask == u16::MAX {
                             *sum = _mm512_fmadd_ps(ap, _mm512_loadu_ps(row.add(16 * q)), *sum);
@@ -336,7 +344,7 @@ unsafe fn thin_range(
             // four dot products at a time, each in sixteen lanes added up at the end
             let vectors = |t: usize| {
                 let (i, j) = if m == 1 { (0, t) } else { (t, 0) };
-                (a.at_ptr(i, 0), b.at_ptr(0, j))
+                (a.at_strided(i, 0), b.at_strided(0, j))
             };
             for t0 in (from..to).step_by(4) {
                 let count = 4.min(to - t0);
@@ -374,7 +382,7 @@ unsafe fn row_times_rows<const V: usize>(
 ) -> bool {
     let mut acc = [_mm512_setzero_ps(); V];
     for p in 0..k {
-        let (ap, r) = (_mm512_set1_ps(*a.at_ptr(0, p)), row(p));
+        let (ap, r) = (_mm512_set1_ps(*a.at_strided(0, p)), row(p));
         for (q, sum) in acc.iter_mut().enumerate() {
             *sum = _mm512_fmadd_ps(ap, _mm512_loadu_ps(r.add(16 * q)), *sum);
         }
