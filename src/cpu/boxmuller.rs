@@ -10,6 +10,7 @@
 
 /// `ln(x)` for `x` in `(0, 1]` as `log256_ps` computes it (smaller inputs are clamped to the
 /// smallest normal float, as there).
+#[inline(always)]
 pub fn log_f32(x: f32) -> f32 {
     const P: [f32; 9] = [
         7.0376836292e-2,
@@ -46,6 +47,7 @@ pub fn log_f32(x: f32) -> f32 {
 
 /// `(sin x, cos x)` as `sincos256_ps` computes them (Cephes' reduction by π/4 in three parts,
 /// then its sine and cosine polynomials).
+#[inline(always)]
 pub fn sin_cos_f32(x: f32) -> (f32, f32) {
     let negative = x.is_sign_negative();
     let x = x.abs();

@@ -188,7 +188,12 @@ impl Generator {
             ($T:ty, $uniform:ident, $ln:expr, $sin_cos:expr) => {{
                 let (mean, std) = (mean as $T, std as $T);
                 let mut data: Vec<$T> = (0..n).map(|_| self.$uniform() as $T).collect();
-                let block = |d: &mut [$T]| {
+                // a ragged end redraws the last 16 from the next uniforms, as PyTorch does
+                let tail: Option<[$T; 16]> =
+                    (n % 16 != 0).then(|| std::array::from_fn(|_| self.$uniform() as $T));
+                /// Box-Muller on one block of 16 uniforms: pairs `(j, j + 8)`.
+                #[inline(always)]
+                fn block(d: &mut [$T], mean: $T, std: $T) {
                     for j in 0..8 {
                         let u1 = 1.0 - d[j];
                         let u2 = d[j + 8];
@@ -198,19 +203,23 @@ impl Generator {
                         d[j] = (radius * cos).mul_add(std, mean);
                         d[j + 8] = (radius * sin).mul_add(std, mean);
                     }
-                };
-                let mut i = 0;
-                while i + 16 <= n {
-                    block(&mut data[i..i + 16]);
-                    i += 16;
                 }
-                if n % 16 != 0 {
-                    let tail = &mut data[n - 16..];
-                    for v in tail.iter_mut() {
-                        *v = self.$uniform() as $T;
-                    }
-                    block(tail);
-                }
+                // compiled for wide vectors with FMA: each `mul_add` one instruction (the same
+                // correctly rounded result as the library call it is otherwise)
+                crate::cpu::kernels::wide(
+                    #[inline(always)]
+                    || {
+                        let mut i = 0;
+                        while i + 16 <= n {
+                            block(&mut data[i..i + 16], mean, std);
+                            i += 16;
+                        }
+                        if let Some(mut last) = tail {
+                            block(&mut last, mean, std);
+                            data[n - 16..].copy_from_slice(&last);
+                        }
+                    },
+                );
                 data.into_iter().map(|v| v as f64).collect()
             }};
         }
