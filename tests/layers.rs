@@ -58,6 +58,14 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// `file`'s path below `src`, with forward slashes.
+fn relative(file: &Path, src: &Path) -> String {
+    file.strip_prefix(src)
+        .unwrap()
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
 /// The first path segment after each `crate::` in `source` (inside `crate::{a::b, c}` groups,
 /// each item's first segment).
 fn crate_paths(source: &str) -> BTreeSet<String> {
@@ -114,11 +122,7 @@ fn floors_only_use_the_floors_below_them() {
     let mut violations = Vec::new();
     let mut checked = 0;
     for file in &files {
-        let rel = file
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = relative(file, &src);
         let Some(own) = rel.split('/').next().and_then(|top| {
             // files at the top of src/ (lib.rs) may use everything
             rel.contains('/').then(|| floor_of(top)).flatten()
@@ -185,11 +189,7 @@ fn vector_code_and_feature_detection_live_in_cpu() {
     let mut outside = Vec::new();
     let mut detections = Vec::new();
     for file in &files {
-        let rel = file
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = relative(file, &src);
         let source = std::fs::read_to_string(file).unwrap();
         let lines: Vec<&str> = source.lines().collect();
         for (n, line) in lines.iter().enumerate() {

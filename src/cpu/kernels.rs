@@ -643,33 +643,7 @@ pub fn sum_dims<T: BufferElement + Num>(x: &Tensor, reduce: &[bool]) -> Tensor {
         .zip(reduce)
         .map(|(&s, &r)| if r { 1 } else { s })
         .collect();
-    if reduce.iter().all(|&r| r) {
-        // fixed chunks summed in parallel, then pairwise: the same result with any thread count
-        let total = x.read(|d: &[T], l| {
-            let copied;
-            let data = match l.contiguous_range() {
-                Some(range) => &d[range],
-                None => {
-                    copied = gather(d, l);
-                    &copied[..]
-                }
-            };
-            if data.len() >= PARALLEL_ELEMENTS {
-                // one partial sum per fixed-size chunk, whichever thread computes it
-                let chunk = PARALLEL_ELEMENTS / 4;
-                let mut partial = vec![data[0]; data.len().div_ceil(chunk)];
-                crate::cpu::parallel::for_each_block(&mut partial, 1, |i, sum| {
-                    sum[0] = pairwise_sum(&data[i * chunk..data.len().min((i + 1) * chunk)])
-                });
-                pairwise_sum(&partial)
-            } else {
-                pairwise_sum(data)
-            }
-        });
-        return Tensor::from_vec(vec![total], &out_shape).expect("one element");
-    }
-    // runs of reduced dims summed one at a time from the innermost, each as `(outer, mid,
-    // inner)` over the contiguous data (read in place when the input is contiguous)
+    // read in place when the input is contiguous
     let out = x.read(|d: &[T], l| {
         let copied;
         let data = match l.contiguous_range() {
@@ -679,6 +653,11 @@ pub fn sum_dims<T: BufferElement + Num>(x: &Tensor, reduce: &[bool]) -> Tensor {
                 &copied[..]
             }
         };
+        if reduce.iter().all(|&r| r) {
+            return vec![sum_all(data)];
+        }
+        // runs of reduced dims summed one at a time from the innermost, each as `(outer,
+        // mid, inner)` over the contiguous data
         let mut shape = in_shape.clone();
         let mut summed: Option<Vec<T>> = None;
         let mut end = shape.len();
@@ -703,6 +682,21 @@ pub fn sum_dims<T: BufferElement + Num>(x: &Tensor, reduce: &[bool]) -> Tensor {
         summed.unwrap_or_else(|| data.to_vec())
     });
     Tensor::from_vec(out, &out_shape).expect("shape matches")
+}
+
+/// The sum of all of `data`: fixed chunks summed in parallel, then pairwise (the same result
+/// with any thread count).
+fn sum_all<T: BufferElement + Num>(data: &[T]) -> T {
+    if data.len() < PARALLEL_ELEMENTS {
+        return pairwise_sum(data);
+    }
+    // one partial sum per fixed-size chunk, whichever thread computes it
+    let chunk = PARALLEL_ELEMENTS / 4;
+    let mut partial = vec![data[0]; data.len().div_ceil(chunk)];
+    crate::cpu::parallel::for_each_block(&mut partial, 1, |i, sum| {
+        sum[0] = pairwise_sum(&data[i * chunk..data.len().min((i + 1) * chunk)])
+    });
+    pairwise_sum(&partial)
 }
 
 /// Sums the contiguous `(outer, mid, inner)` data over `mid`: `(outer, inner)`. Rows of

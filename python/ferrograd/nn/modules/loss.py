@@ -5,19 +5,14 @@ buffers (``weight``, ``pos_weight``)."""
 import warnings
 
 from .. import functional as F
+from .._reduction import legacy_get_string
 from .module import Module
 
 
 def _legacy_reduction(size_average, reduce):
-    """The ``reduction`` string that the deprecated ``size_average``/``reduce`` mean."""
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    if size_average and reduce:
-        reduction = "mean"
-    elif reduce:
-        reduction = "sum"
-    else:
-        reduction = "none"
+    """The ``reduction`` string that the deprecated ``size_average``/``reduce`` mean, with the
+    deprecation warning pointing at the loss's constructor call."""
+    reduction = legacy_get_string(size_average, reduce, emit_warning=False)
     warnings.warn(
         "size_average and reduce args will be deprecated, please use "
         f"reduction='{reduction}' instead.",
