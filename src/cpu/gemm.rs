@@ -1,5 +1,5 @@
-//! Matrix products on slices: `c = a·b` with strided operands, through the AVX-512 `sgemm`
-//! for `f32` where the CPU has it and the `gemm` crate otherwise. The kernels that build their
+//! Matrix products on slices: `c = a·b` with strided operands, through the AVX-512/AVX2
+//! `sgemm` for `f32` where the CPU has it and the `gemm` crate otherwise. The kernels that build their
 //! operands themselves (convolution's im2col, recurrent layers' steps) call this directly
 //! instead of wrapping slices in tensors.
 
@@ -222,8 +222,7 @@ unsafe fn crate_gemm<T: Float>(
 /// Gives a product's zero sums PyTorch's CPU BLAS signs: its sums start from +0.0 (`C = 0`,
 /// then `+=` each term), so a sum of -0.0 terms is +0.0, except that an outer product
 /// (`k == 1` with `m, n > 1`) is its single term (-0.0 stays). The `gemm` crate keeps -0.0
-/// sums; adding +0.0 afterwards changes exactly those (the AVX-512 `sgemm` follows the rule
-/// itself).
+/// sums; adding +0.0 afterwards changes exactly those (`sgemm` follows the rule itself).
 pub fn signed_zeros_as_blas<T: Copy + std::ops::Add<Output = T>>(
     (m, n, k): (usize, usize, usize),
     zero: T,
@@ -292,10 +291,11 @@ impl GemmElement for f32 {
         if trivial(m, n, k, c) {
             return;
         }
-        if !crate::cpu::sgemm::available() {
+        let tables = !a.row_offsets.is_null() || !b.row_offsets.is_null();
+        if !sgemm::available() || !(tables || sgemm::suits(m, n, k)) {
             return crate_gemm(m, n, k, a, b, c, threads);
         }
-        // SAFETY: AVX-512 is available (checked above) and the caller's contract
+        // SAFETY: the kernel is available (checked above) and the caller's contract
         unsafe { sgemm::sgemm(m, n, k, a.to_sgemm(), b.to_sgemm(), uninit(c), threads) }
     }
 
@@ -306,18 +306,18 @@ impl GemmElement for f32 {
     type Packed = sgemm::PackedB;
 
     unsafe fn pack_rhs(k: usize, n: usize, b: Mat<f32>, threads: usize) -> Option<Self::Packed> {
-        // SAFETY: AVX-512 is available (checked first) and the caller's contract
+        // SAFETY: the kernel is available (checked first) and the caller's contract
         sgemm::available().then(|| unsafe { sgemm::PackedB::new(k, n, b.to_sgemm(), threads) })
     }
 
     unsafe fn gemm_packed(m: usize, a: Mat<f32>, b: &Self::Packed, c: &mut [f32], threads: usize) {
-        // SAFETY: a PackedB exists only where AVX-512 is available; the caller's contract
+        // SAFETY: a PackedB exists only where the kernel is available; the caller's contract
         unsafe { sgemm::sgemm_packed(m, a.to_sgemm(), b, uninit(c), threads) }
     }
 }
 
 impl Mat<f32> {
-    /// The same matrix as the AVX-512 kernel's operand type.
+    /// The same matrix as the `sgemm` kernel's operand type.
     fn to_sgemm(self) -> sgemm::MatRef {
         sgemm::MatRef {
             row_offsets: self.row_offsets,
@@ -326,7 +326,7 @@ impl Mat<f32> {
     }
 }
 
-/// `c` as the uninitialized output the AVX-512 kernel writes in full.
+/// `c` as the uninitialized output the `sgemm` kernel writes in full.
 fn uninit(c: &mut [f32]) -> &mut [std::mem::MaybeUninit<f32>] {
     // SAFETY: f32 and MaybeUninit<f32> share their layout, and every writer of the returned
     // slice writes only initialized values

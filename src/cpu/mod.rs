@@ -12,5 +12,7 @@ pub mod kernels;
 pub mod moments;
 pub mod parallel;
 pub mod sgemm;
+#[cfg(target_arch = "x86_64")]
+pub mod sgemm_avx2;
 pub mod sparse;
 pub mod special;

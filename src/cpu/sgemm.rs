@@ -1,31 +1,91 @@
-//! float32 matrix product with AVX-512: `C = A·B`, the GotoBLAS way.
+//! float32 matrix product with AVX-512 or AVX2: `C = A·B`, the GotoBLAS way.
 //!
-//! `B` is packed a `KC×NC` block at a time into 32-column slivers, `A` a `MC×KC` block at a time
-//! into 14-row slivers; a 14×32 micro-kernel keeps its tile of `C` in 28 vector registers while
-//! it walks `KC` (edge tiles have kernels of their own height). Operands are read through their
-//! strides, so transposes cost nothing. Threads take row or column ranges of `C`; every element
-//! of `C` is summed in the same order whatever the thread count. Used when the CPU has AVX-512F
-//! (see [`available`]); other CPUs and float64 use the `gemm` crate.
+//! `B` is packed a `KC×NC` block at a time into `NR`-column slivers, `A` a `MC×KC` block at a
+//! time into `MR`-row slivers; an `MR×NR` micro-kernel keeps its tile of `C` in vector
+//! registers while it walks `KC` (edge tiles have kernels of their own height). The tile and
+//! block sizes are the instruction set's ([`Tile`]: 14×32 with AVX-512, 6×16 with AVX2, see
+//! [`crate::cpu::sgemm_avx2`]). Operands are read through their strides, so transposes cost
+//! nothing. Threads take row or column ranges of `C`; every element of `C` is summed in the
+//! same order whatever the thread count. Used when the CPU has AVX-512F or AVX2 and FMA (see
+//! [`available`]); other CPUs and float64 use the `gemm` crate.
 
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::sgemm_avx2 as avx2;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
 
-/// Rows of the micro-tile.
+/// Rows of the AVX-512 micro-tile.
 const MR: usize = 14;
-/// Columns of the micro-tile (two 16-float vectors).
+/// Columns of the AVX-512 micro-tile (two 16-float vectors).
 const NR: usize = 32;
-/// Largest depth of a packed block (the depth is split into equal blocks of at most about this).
-const KC: usize = 384;
-/// Largest row block packed at once.
-const MC: usize = 196;
-/// Largest column block packed at once.
-const NC: usize = 1024;
 
-/// Whether this CPU runs the AVX-512 kernel.
+/// The register tile of one instruction set, with the block sizes that suit it.
+pub(crate) struct Tile {
+    /// Rows of the micro-tile.
+    mr: usize,
+    /// Columns of the micro-tile (two vectors).
+    nr: usize,
+    /// Largest depth of a packed block (the depth is split into equal blocks of at most about
+    /// this).
+    kc: usize,
+    /// Largest row block packed at once (a multiple of `mr`).
+    mc: usize,
+    /// Largest column block packed at once (every sliver of `A` walks a packed `kc×nc` block
+    /// of `B`).
+    nc: usize,
+    /// The micro-kernel for `height` rows (`1..=mr`), one vector wide (false) or two (true).
+    kernel: fn(usize, bool) -> Kernel,
+    /// Whether the CPU has AVX-512 (the thin products and the packing moves that use it).
+    avx512: bool,
+}
+
+/// The AVX-512 tile: 14×32 in 28 of the 32 registers.
+static AVX512: Tile = Tile {
+    mr: MR,
+    nr: NR,
+    kc: 384,
+    mc: 196,
+    nc: 1024,
+    kernel: |height, wide| KERNELS[usize::from(wide)][height - 1],
+    avx512: true,
+};
+
+/// The AVX2 tile: 6×16 in 12 of the 16 registers. Block sizes as measured on a Zen 3 (32 KiB
+/// L1, 512 KiB L2 a core): kc 256, mc 72-144 and nc 384-4096 within this machine's noise of
+/// each other, ~83-90 GFLOP/s a core on (1024×384)·(384×1152), as PyTorch's BLAS.
+#[cfg(target_arch = "x86_64")]
+static AVX2: Tile = Tile {
+    mr: avx2::MR,
+    nr: avx2::NR,
+    kc: 256,
+    mc: 144,
+    nc: 1024,
+    kernel: avx2::kernel_for,
+    avx512: false,
+};
+
+/// This CPU's tile (only where [`available`]).
+fn tile() -> &'static Tile {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::kernels::simd_level() == 1 {
+        return &AVX2;
+    }
+    &AVX512
+}
+
+/// Whether this CPU runs the kernel (AVX-512F, or AVX2 and FMA).
 pub fn available() -> bool {
-    crate::cpu::kernels::simd_level() == 2
+    crate::cpu::kernels::simd_level() >= 1
+}
+
+/// Whether [`sgemm`] is the kernel to use for an `m×n×k` product on this CPU (where
+/// [`available`]): always with AVX-512; with AVX2 all but the thin products (one row, one
+/// column or depth 1), which it would pack whole for little arithmetic and which the `gemm`
+/// crate computes without packing. Products with row-table operands always take [`sgemm`].
+pub fn suits(m: usize, n: usize, k: usize) -> bool {
+    tile().avx512 || (m > 1 && n > 1 && k > 1)
 }
 
 /// A strided read-only matrix: element `(i, j)` is at `ptr + i·rs + j·cs`, or, for a matrix
@@ -135,14 +195,15 @@ pub unsafe fn sgemm(
         return;
     }
     let c_ptr = CPtr(c.as_mut_ptr().cast::<f32>());
+    let t = tile();
     #[cfg(target_arch = "x86_64")]
-    if thin((m, n, k), a, b, c_ptr, threads) {
+    if t.avx512 && thin((m, n, k), a, b, c_ptr, threads) {
         return;
     }
     if threads == 1 || (m.max(n) < MIN_SPLIT * threads) {
         PACKED_B.with(|buf| {
             let rhs = Rhs::Strided(b, &mut buf.borrow_mut());
-            product(m, n, n, k, a, rhs, c_ptr, threads)
+            product(t, (m, n, n, k), a, rhs, c_ptr, threads)
         });
         return;
     }
@@ -151,7 +212,7 @@ pub unsafe fn sgemm(
     // other operand (the smaller: k·n or m·k, against m·k·n/threads of arithmetic). Rows keep
     // a chain of products local: a thread reads the rows of A it wrote as the last output
     let by_rows = m >= n;
-    let (len, align) = if by_rows { (m, MR) } else { (n, NR) };
+    let (len, align) = if by_rows { (m, t.mr) } else { (n, t.nr) };
     let size = len.div_ceil(threads).next_multiple_of(align);
     crate::cpu::parallel::for_each_unit(len.div_ceil(size), |part| {
         let (at, take) = (part * size, size.min(len - part * size));
@@ -166,7 +227,7 @@ pub unsafe fn sgemm(
         };
         PACKED_B.with(|buf| {
             let rhs = Rhs::Strided(b_part, &mut buf.borrow_mut());
-            product(rows, cols, n, k, a_part, rhs, c_part, 1)
+            product(t, (rows, cols, n, k), a_part, rhs, c_part, 1)
         });
     });
 }
@@ -181,7 +242,8 @@ fn empty_product((m, n, k): (usize, usize, usize), c: &mut [MaybeUninit<f32>]) -
     m == 0 || n == 0 || k == 0
 }
 
-/// Thin products of more than this many multiply-adds split their outputs over the threads.
+/// Thin products (AVX-512 only) of more than this many multiply-adds split their outputs over
+/// the threads.
 #[cfg(target_arch = "x86_64")]
 const THIN_PARALLEL: usize = 1 << 18;
 
@@ -476,11 +538,12 @@ impl PackedB {
     /// [`available`] must be true; `b` must address valid `f32`s for every index in range that
     /// nobody writes during the call.
     pub unsafe fn new(k: usize, n: usize, b: MatRef, threads: usize) -> PackedB {
-        let mut data = crate::core::pool::buffer::<f32>(n.div_ceil(NR) * NR * k);
+        let t = tile();
+        let mut data = crate::core::pool::buffer::<f32>(n.div_ceil(t.nr) * t.nr * k);
         let mut at = 0;
-        for_each_block(k, n, |(pc, kc), (jc, nc)| {
-            let len = nc.div_ceil(NR) * NR * kc;
-            pack_b(&mut data[at..at + len], b, pc, kc, jc, nc, threads);
+        for_each_block(t, k, n, |(pc, kc), (jc, nc)| {
+            let len = nc.div_ceil(t.nr) * t.nr * kc;
+            pack_b(t, &mut data[at..at + len], b, (pc, kc), (jc, nc), threads);
             at += len;
         });
         PackedB { k, n, data }
@@ -512,17 +575,24 @@ pub unsafe fn sgemm_packed(
         return;
     }
     let c_ptr = CPtr(c.as_mut_ptr().cast::<f32>());
-    product(m, n, n, k, a, Rhs::Packed(&b.data), c_ptr, threads);
+    product(
+        tile(),
+        (m, n, n, k),
+        a,
+        Rhs::Packed(&b.data),
+        c_ptr,
+        threads,
+    );
 }
 
 /// Calls `f((pc, kc), (jc, nc))` for the blocks of a k×n `B` in the order [`product`] walks
-/// them: column blocks of at most `NC`, and within each, equal depth blocks of at most about
-/// `KC` (784 = 392 + 392, not 384 + 384 + 16: a thin last block would read and write all of
-/// `C` for little arithmetic).
-fn for_each_block(k: usize, n: usize, mut f: impl FnMut((usize, usize), (usize, usize))) {
-    let depth = k.div_ceil(k.div_ceil(KC).max(1)).max(1);
-    for jc in (0..n).step_by(NC) {
-        let nc = NC.min(n - jc);
+/// them: column blocks of at most the tile's `nc`, and within each, equal depth blocks of at
+/// most about its `kc` (784 = 392 + 392, not 384 + 384 + 16: a thin last block would read and
+/// write all of `C` for little arithmetic).
+fn for_each_block(t: &Tile, k: usize, n: usize, mut f: impl FnMut((usize, usize), (usize, usize))) {
+    let depth = k.div_ceil(k.div_ceil(t.kc).max(1)).max(1);
+    for jc in (0..n).step_by(t.nc) {
+        let nc = t.nc.min(n - jc);
         for pc in (0..k).step_by(depth) {
             f((pc, depth.min(k - pc)), (jc, nc));
         }
@@ -538,39 +608,37 @@ enum Rhs<'a> {
 }
 
 /// The blocked loops of [`sgemm`] for an m×n part of `C` whose rows are `ldc` apart.
-#[allow(clippy::too_many_arguments)]
 unsafe fn product(
-    m: usize,
-    n: usize,
-    ldc: usize,
-    k: usize,
+    t: &Tile,
+    (m, n, ldc, k): (usize, usize, usize, usize),
     a: MatRef,
     mut rhs: Rhs<'_>,
     c_ptr: CPtr,
     threads: usize,
 ) {
     let mut at = 0;
-    for_each_block(k, n, |(pc, kc), (jc, nc)| {
-        let panels = nc.div_ceil(NR);
+    for_each_block(t, k, n, |(pc, kc), (jc, nc)| {
+        let panels = nc.div_ceil(t.nr);
         let packed_b: &[f32] = match &mut rhs {
             Rhs::Strided(b, buf) => {
-                fit(buf, panels * NR * kc);
-                pack_b(buf, *b, pc, kc, jc, nc, threads);
+                fit(buf, panels * t.nr * kc);
+                pack_b(t, buf, *b, (pc, kc), (jc, nc), threads);
                 buf
             }
             Rhs::Packed(all) => {
-                at += panels * NR * kc;
-                &all[at - panels * NR * kc..at]
+                at += panels * t.nr * kc;
+                &all[at - panels * t.nr * kc..at]
             }
         };
-        let units = split(m, panels, threads);
+        let units = split(t, m, panels, threads);
         let run = |&(i0, i1, p0, p1): &(usize, usize, usize, usize)| {
             PACKED_A.with(|buf| {
                 let mut buf = buf.borrow_mut();
                 // SAFETY: every unit writes a disjoint tile range of `c` (rows i0..i1 of
-                // columns jc + p0·NR ..), and the operands are valid per the caller
+                // columns jc + p0·nr ..), and the operands are valid per the caller
                 unsafe {
                     block(
+                        t,
                         &mut buf,
                         a,
                         packed_b,
@@ -606,12 +674,12 @@ impl CPtr {
     }
 }
 
-/// Work units `(first row, end row, first panel, end panel)`: row blocks of at most `MC` rows,
-/// as many as a multiple of the thread count, with the `MR`-row slivers dealt out evenly; and,
+/// Work units `(first row, end row, first panel, end panel)`: row blocks of at most `mc` rows,
+/// as many as a multiple of the thread count, with the `mr`-row slivers dealt out evenly; and,
 /// when there are fewer slivers than threads, the column panels split too.
-fn split(m: usize, panels: usize, threads: usize) -> Vec<(usize, usize, usize, usize)> {
-    let slivers = m.div_ceil(MR);
-    let mut blocks = m.div_ceil(MC).max(1);
+fn split(t: &Tile, m: usize, panels: usize, threads: usize) -> Vec<(usize, usize, usize, usize)> {
+    let slivers = m.div_ceil(t.mr);
+    let mut blocks = m.div_ceil(t.mc).max(1);
     if threads > 1 {
         blocks = blocks.next_multiple_of(threads).min(slivers);
     }
@@ -625,7 +693,7 @@ fn split(m: usize, panels: usize, threads: usize) -> Vec<(usize, usize, usize, u
     let mut first = 0;
     for block in 0..blocks {
         let count = slivers / blocks + usize::from(block < slivers % blocks);
-        let (i0, i1) = (first * MR, ((first + count) * MR).min(m));
+        let (i0, i1) = (first * t.mr, ((first + count) * t.mr).min(m));
         first += count;
         for p0 in (0..panels).step_by(per_part) {
             units.push((i0, i1, p0, (p0 + per_part).min(panels)));
@@ -634,47 +702,55 @@ fn split(m: usize, panels: usize, threads: usize) -> Vec<(usize, usize, usize, u
     units
 }
 
-/// Packs `b[pc..pc+kc, jc..jc+nc]` as `NR`-column slivers, each `kc` rows of `NR` floats
+/// Packs `b[pc..pc+kc, jc..jc+nc]` as `nr`-column slivers, each `kc` rows of `nr` floats
 /// (zero-padded past `nc`).
-fn pack_b(out: &mut [f32], b: MatRef, pc: usize, kc: usize, jc: usize, nc: usize, threads: usize) {
+fn pack_b(
+    t: &Tile,
+    out: &mut [f32],
+    b: MatRef,
+    (pc, kc): (usize, usize),
+    (jc, nc): (usize, usize),
+    threads: usize,
+) {
+    let nr = t.nr;
     let pack = |(panel, dst): (usize, &mut [f32])| {
-        let j0 = jc + panel * NR;
-        let width = NR.min(jc + nc - j0);
+        let j0 = jc + panel * nr;
+        let width = nr.min(jc + nc - j0);
         // SAFETY: rows pc..pc+kc and columns j0..j0+width are inside b (the caller's contract)
         unsafe {
             if b.indexed() {
-                pack_rows(dst, |p| b.at_ptr(pc + p, j0), kc, width, NR)
+                pack_rows(t, dst, |p| b.at_ptr(pc + p, j0), kc, width, nr)
             } else {
-                pack_sliver(dst, b.at_ptr(pc, j0), b.rs, b.cs, kc, width, NR)
+                pack_sliver(t, dst, b.at_ptr(pc, j0), (b.rs, b.cs), kc, width, nr)
             }
         }
     };
     if threads > 1 && nc * kc >= 1 << 15 {
-        crate::cpu::parallel::for_each_block(out, NR * kc, |at, dst| pack((at / (NR * kc), dst)));
+        crate::cpu::parallel::for_each_block(out, nr * kc, |at, dst| pack((at / (nr * kc), dst)));
     } else {
-        out.chunks_mut(NR * kc).enumerate().for_each(pack);
+        out.chunks_mut(nr * kc).enumerate().for_each(pack);
     }
 }
 
-/// Packs `a[i0..i1, pc..pc+kc]` as `MR`-row slivers, each `kc` columns of `MR` floats.
+/// Packs `a[i0..i1, pc..pc+kc]` as `mr`-row slivers, each `kc` columns of `mr` floats.
 unsafe fn pack_a(
+    t: &Tile,
     out: &mut Vec<f32>,
     a: MatRef,
     (i0, i1): (usize, usize),
     (pc, kc): (usize, usize),
 ) {
-    let slivers = (i1 - i0).div_ceil(MR);
-    fit(out, slivers * MR * kc);
-    for (s, dst) in out.chunks_mut(MR * kc).enumerate() {
-        let r0 = i0 + s * MR;
-        let height = MR.min(i1 - r0);
+    let mr = t.mr;
+    let slivers = (i1 - i0).div_ceil(mr);
+    fit(out, slivers * mr * kc);
+    for (s, dst) in out.chunks_mut(mr * kc).enumerate() {
+        let r0 = i0 + s * mr;
+        let height = mr.min(i1 - r0);
         // the sliver is A's rows r0.. read as columns: its transpose, packed like B's
         if a.indexed() {
-            // (off x86_64 `available()` is false and nothing gets here)
-            #[cfg(target_arch = "x86_64")]
-            pack_lines(dst, |j| a.at_ptr(r0 + j, pc), kc, height, MR);
+            pack_lines(t, dst, |j| a.at_ptr(r0 + j, pc), kc, height, mr);
         } else {
-            pack_sliver(dst, a.at_ptr(r0, pc), a.cs, a.rs, kc, height, MR);
+            pack_sliver(t, dst, a.at_ptr(r0, pc), (a.cs, a.rs), kc, height, mr);
         }
     }
 }
@@ -685,42 +761,25 @@ unsafe fn pack_a(
 ///
 /// # Safety
 /// `src` must address valid floats at every offset `p·step + j·across` in range, and the CPU
-/// must have AVX-512F (as for the whole module).
-#[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
+/// must have the tile's instruction set.
 unsafe fn pack_sliver(
+    t: &Tile,
     dst: &mut [f32],
     src: *const f32,
-    step: isize,
-    across: isize,
+    (step, across): (isize, isize),
     kc: usize,
     width: usize,
     w: usize,
 ) {
     if across == 1 {
-        return pack_rows(dst, |p| src.offset(p as isize * step), kc, width, w);
+        return pack_rows(t, dst, |p| src.offset(p as isize * step), kc, width, w);
     }
-    #[cfg(target_arch = "x86_64")]
     if step == 1 {
-        return pack_lines(dst, |j| src.offset(j as isize * across), kc, width, w);
+        return pack_lines(t, dst, |j| src.offset(j as isize * across), kc, width, w);
     }
     #[cfg(target_arch = "x86_64")]
-    if across.unsigned_abs() * w < i32::MAX as usize / 4 {
-        // 16 columns at a time with one gather per row (the sources are `across` apart)
-        let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-        let stride = _mm512_set1_epi32(across as i32);
-        for j0 in (0..w).step_by(16) {
-            let valid = width.saturating_sub(j0).min(16);
-            let mask: __mmask16 = ((1u32 << valid) - 1) as __mmask16;
-            let index = _mm512_mullo_epi32(lanes, stride);
-            let base = src.offset(j0 as isize * across);
-            for p in 0..kc {
-                let row = base.offset(p as isize * step);
-                let v = _mm512_mask_i32gather_ps::<4>(_mm512_setzero_ps(), mask, index, row);
-                let out = dst.as_mut_ptr().add(p * w + j0);
-                _mm512_mask_storeu_ps(out, ((1u32 << (w - j0).min(16)) - 1) as __mmask16, v);
-            }
-        }
-        return;
+    if t.avx512 && across.unsigned_abs() * w < i32::MAX as usize / 4 {
+        return gather_sliver(dst, src, (step, across), kc, width, w);
     }
     for j in 0..width {
         let col = src.offset(j as isize * across);
@@ -735,13 +794,44 @@ unsafe fn pack_sliver(
     }
 }
 
+/// [`pack_sliver`] with AVX-512 for strides of neither 1: 16 columns at a time with one
+/// gather per row (the sources are `across` apart).
+///
+/// # Safety
+/// As [`pack_sliver`], on a CPU with AVX-512F, with `|across|·w` below `i32::MAX / 4`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn gather_sliver(
+    dst: &mut [f32],
+    src: *const f32,
+    (step, across): (isize, isize),
+    kc: usize,
+    width: usize,
+    w: usize,
+) {
+    let lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    let stride = _mm512_set1_epi32(across as i32);
+    for j0 in (0..w).step_by(16) {
+        let valid = width.saturating_sub(j0).min(16);
+        let mask: __mmask16 = ((1u32 << valid) - 1) as __mmask16;
+        let index = _mm512_mullo_epi32(lanes, stride);
+        let base = src.offset(j0 as isize * across);
+        for p in 0..kc {
+            let row = base.offset(p as isize * step);
+            let v = _mm512_mask_i32gather_ps::<4>(_mm512_setzero_ps(), mask, index, row);
+            let out = dst.as_mut_ptr().add(p * w + j0);
+            _mm512_mask_storeu_ps(out, ((1u32 << (w - j0).min(16)) - 1) as __mmask16, v);
+        }
+    }
+}
+
 /// [`pack_sliver`] from a source whose sliver rows are contiguous: row `p` (of `width`
 /// floats) starts at `row(p)`.
 ///
 /// # Safety
 /// As [`pack_sliver`], for every `row(p)`, `p < kc`.
-#[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
 unsafe fn pack_rows(
+    t: &Tile,
     dst: &mut [f32],
     row: impl Fn(usize) -> *const f32,
     kc: usize,
@@ -749,22 +839,10 @@ unsafe fn pack_rows(
     w: usize,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if w <= 2 * 16 {
-        // masked vector moves, one or two a row (a `memcpy` call costs more than a row's copy)
-        let lanes =
-            |n: usize, from: usize| ((1u32 << n.saturating_sub(from).min(16)) - 1) as __mmask16;
-        let (load, store) = (
-            [lanes(width, 0), lanes(width, 16)],
-            [lanes(w, 0), lanes(w, 16)],
-        );
-        for (p, out) in dst.chunks_exact_mut(w).take(kc).enumerate() {
-            let from = row(p);
-            for v in 0..w.div_ceil(16) {
-                let x = _mm512_maskz_loadu_ps(load[v], from.wrapping_add(16 * v));
-                _mm512_mask_storeu_ps(out.as_mut_ptr().add(16 * v), store[v], x);
-            }
-        }
-        return;
+    if t.avx512 && w <= 2 * 16 {
+        return masked_rows(dst, row, kc, width, w);
+    } else if !t.avx512 && w <= 16 {
+        return avx2::pack_rows(dst, row, kc, width, w);
     }
     for (p, out) in dst.chunks_exact_mut(w).take(kc).enumerate() {
         out[..width].copy_from_slice(std::slice::from_raw_parts(row(p), width));
@@ -772,15 +850,67 @@ unsafe fn pack_rows(
     }
 }
 
+/// [`pack_rows`] with AVX-512 for slivers of at most 32 floats: masked vector moves, one or
+/// two a row (a `memcpy` call costs more than a row's copy).
+///
+/// # Safety
+/// As [`pack_rows`], on a CPU with AVX-512F, with `w <= 32`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn masked_rows(
+    dst: &mut [f32],
+    row: impl Fn(usize) -> *const f32,
+    kc: usize,
+    width: usize,
+    w: usize,
+) {
+    let lanes = |n: usize, from: usize| ((1u32 << n.saturating_sub(from).min(16)) - 1) as __mmask16;
+    let (load, store) = (
+        [lanes(width, 0), lanes(width, 16)],
+        [lanes(w, 0), lanes(w, 16)],
+    );
+    for (p, out) in dst.chunks_exact_mut(w).take(kc).enumerate() {
+        let from = row(p);
+        for v in 0..w.div_ceil(16) {
+            let x = _mm512_maskz_loadu_ps(load[v], from.wrapping_add(16 * v));
+            _mm512_mask_storeu_ps(out.as_mut_ptr().add(16 * v), store[v], x);
+        }
+    }
+}
+
 /// [`pack_sliver`] from a source whose sliver columns are contiguous (a row-major A, a
-/// transposed B): column `j` (of `kc` floats) starts at `line(j)`; 16×16 blocks loaded line
-/// by line and transposed in registers.
+/// transposed B): column `j` (of `kc` floats) starts at `line(j)`.
 ///
 /// # Safety
 /// As [`pack_sliver`], for every `line(j)`, `j < width`.
+unsafe fn pack_lines(
+    t: &Tile,
+    dst: &mut [f32],
+    line: impl Fn(usize) -> *const f32,
+    kc: usize,
+    width: usize,
+    w: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if t.avx512 {
+        return transposed_lines(dst, line, kc, width, w);
+    } else if w <= 16 {
+        return avx2::pack_lines(dst, line, kc, width, w);
+    }
+    for p in 0..kc {
+        for j in 0..w {
+            dst[p * w + j] = if j < width { *line(j).add(p) } else { 0.0 };
+        }
+    }
+}
+
+/// [`pack_lines`] with AVX-512: 16×16 blocks loaded line by line and transposed in registers.
+///
+/// # Safety
+/// As [`pack_lines`], on a CPU with AVX-512F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn pack_lines(
+unsafe fn transposed_lines(
     dst: &mut [f32],
     line: impl Fn(usize) -> *const f32,
     kc: usize,
@@ -839,6 +969,7 @@ fn transpose16(r: &mut [__m512; 16]) {
 /// One unit: packs its rows of `A`, then runs the micro-kernel over its tiles.
 #[allow(clippy::too_many_arguments)]
 unsafe fn block(
+    t: &Tile,
     packed_a: &mut Vec<f32>,
     a: MatRef,
     packed_b: &[f32],
@@ -849,26 +980,27 @@ unsafe fn block(
     c: CPtr,
     ldc: usize,
 ) {
-    pack_a(packed_a, a, (i0, i1), (pc, kc));
+    pack_a(t, packed_a, a, (i0, i1), (pc, kc));
     let accumulate = pc > 0;
-    // one A sliver (MR×kc) stays in L1 while the B slivers stream from L2
-    for (s, r0) in (i0..i1).step_by(MR).enumerate() {
-        let height = MR.min(i1 - r0);
-        let ap = packed_a.as_ptr().add(s * MR * kc);
+    let (mr, nr) = (t.mr, t.nr);
+    // one A sliver (mr×kc) stays in L1 while the B slivers stream from L2
+    for (s, r0) in (i0..i1).step_by(mr).enumerate() {
+        let height = mr.min(i1 - r0);
+        let ap = packed_a.as_ptr().add(s * mr * kc);
         for panel in p0..p1 {
-            let j0 = jc + panel * NR;
-            let width = NR.min(jc + nc - j0);
-            let bp = packed_b.as_ptr().add(panel * NR * kc);
-            let tile = KERNELS[usize::from(width > NR / 2)][height - 1];
+            let j0 = jc + panel * nr;
+            let width = nr.min(jc + nc - j0);
+            let bp = packed_b.as_ptr().add(panel * nr * kc);
+            let tile = (t.kernel)(height, width > nr / 2);
             tile(kc, ap, bp, c.0.add(r0 * ldc + j0), ldc, width, accumulate);
         }
     }
 }
 
 /// A micro-kernel for tiles of one height: `(kc, a, b, c, ldc, width, accumulate)`.
-type Kernel = unsafe fn(usize, *const f32, *const f32, *mut f32, usize, usize, bool);
+pub(crate) type Kernel = unsafe fn(usize, *const f32, *const f32, *mut f32, usize, usize, bool);
 
-/// The micro-kernels for each tile width (index 0: at most 16 columns, one vector; 1: up to
+/// The AVX-512 micro-kernels for each tile width (index 0: at most 16 columns, one vector; 1: up to
 /// 32, two) and height `1..=MR` (index `height - 1`): edge tiles cost their own rows and
 /// vectors, not a full tile's (a product with 16 columns, such as a convolution's weight
 /// gradient for 16 channels, does half the arithmetic of a full-width tile).
@@ -977,7 +1109,7 @@ mod tests {
 
     #[test]
     fn transpose16_swaps_rows_and_columns() {
-        if !available() {
+        if !available() || !tile().avx512 {
             return;
         }
         let m: Vec<f32> = (0..256).map(|v| v as f32).collect();
@@ -1005,7 +1137,7 @@ mod tests {
         let mut c = vec![MaybeUninit::new(f32::NAN); a.len() * b.len()];
         let aref = MatRef::strided(a.as_ptr(), 1, 1);
         let bref = MatRef::strided(b.as_ptr(), b.len() as isize, 1);
-        // SAFETY: AVX-512F is available (checked by the callers); an m x 1 and a 1 x n operand
+        // SAFETY: the kernel is available (checked by the callers); an m x 1 and a 1 x n operand
         unsafe { sgemm(a.len(), b.len(), 1, aref, bref, &mut c, 1) };
         // SAFETY: sgemm wrote every element
         c.iter().map(|v| unsafe { v.assume_init() }).collect()
@@ -1013,7 +1145,8 @@ mod tests {
 
     #[test]
     fn thin_products_sign_zeros_as_pytorch() {
-        if !available() {
+        // (with AVX2 the thin products go to the `gemm` crate, see `suits`)
+        if !available() || !tile().avx512 {
             return;
         }
         // PyTorch's 0.001 / (x @ y) with x = [[-0.257]], y = [[-2.758, 0.0, -1.544]]: the middle

@@ -29,7 +29,10 @@ fn gemm<T: BufferElement + LinalgScalar>(
     if m == 0 || n == 0 || k == 0 {
         return vec![T::zero(); m * n];
     }
-    if T::DTYPE == crate::DType::Float32 && crate::cpu::sgemm::available() {
+    if T::DTYPE == crate::DType::Float32
+        && crate::cpu::sgemm::available()
+        && crate::cpu::sgemm::suits(m, n, k)
+    {
         return sgemm_f32(a, la, b, lb);
     }
     // every element is written below
@@ -97,7 +100,7 @@ fn gemm<T: BufferElement + LinalgScalar>(
     out
 }
 
-/// [`gemm`] for float32 on CPUs with AVX-512, through [`crate::cpu::sgemm`], into uninitialized memory.
+/// [`gemm`] for float32 on CPUs with AVX-512 or AVX2, through [`crate::cpu::sgemm`], into uninitialized memory.
 fn sgemm_f32<T: BufferElement>(a: &Tensor, la: &Layout, b: &Tensor, lb: &Layout) -> Vec<T> {
     assert_eq!(T::DTYPE, crate::DType::Float32, "sgemm_f32 is for float32");
     let (m, k, n) = (la.shape[0], la.shape[1], lb.shape[1]);
@@ -126,7 +129,7 @@ fn sgemm_f32<T: BufferElement>(a: &Tensor, la: &Layout, b: &Tensor, lb: &Layout)
             } else {
                 1
             };
-            // SAFETY: AVX-512 is available (the caller checked); both layouts address only
+            // SAFETY: the kernel is available (the caller checked); both layouts address only
             // elements inside their buffers, held by the read guards for the call
             unsafe { crate::cpu::sgemm::sgemm(m, n, k, ma, mb, c, threads) };
         })
