@@ -858,6 +858,28 @@ fn silu_grad_lane<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T]) {
 }
 lane_blocks!(silu_grad_lanes, silu_grad_lane);
 
+/// The error function of `x`'s elements (integers computed in float32), the forward of the
+/// unary table's `erf` row: float32 through [`crate::cpu::fastmath::erf_f32`] compiled for
+/// wide vectors (a closure of it handed to `map` stays a call per element).
+pub(crate) fn erf_forward(x: &Tensor) -> Result<Tensor> {
+    let x = crate::cpu::kernels::cast_ref(x, float_dtype(x.dtype()));
+    Ok(
+        match with_float!(x.dtype(), T => in_blocks(&x, &x, erf_lanes::<T>)) {
+            Some(out) => out,
+            None => with_float!(x.dtype(), T => map(&x, |v: T| v.fast_erf())),
+        },
+    )
+}
+
+/// `erf` over a block of elements (`b` is `a` again).
+#[inline(always)]
+fn erf_lane<T: Float + FastMath>(x: &[T], _: &[T], out: &mut [T]) {
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = v.fast_erf();
+    }
+}
+lane_blocks!(erf_lanes, erf_lane);
+
 /// Exact GELU over a block of elements, `x·Φ(x)` (`b` is `a` again).
 #[inline(always)]
 fn gelu_lane<T: Float + FastMath>(x: &[T], _: &[T], out: &mut [T]) {

@@ -105,7 +105,7 @@ macro_rules! unary_table {
             relu, relu_, "ReluBackward0", num |v| if v < T::default() { T::default() } else { v },
                 |g, y| g.threshold_backward(y);
             /// the error function
-            erf, erf_, "ErfBackward0", float |v| T::from_f64(libm::erf(v.to_f64())),
+            erf, erf_, "ErfBackward0", tensor |v| super::activation::erf_forward(v)?,
                 |g, x| g.mul(&x.mul(x)?.neg()?.exp()?.mul_scalar(FRAC_2_SQRT_PI)?);
             /// the complementary error function `1 - erf(x)`, accurate where `erf(x)` is near 1
             erfc, erfc_, "ErfcBackward0", float |v| T::from_f64(libm::erfc(v.to_f64())),
