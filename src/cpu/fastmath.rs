@@ -135,7 +135,7 @@ fn erfc_f32_nonneg(z: f32) -> f32 {
 }
 
 /// `Φ(x) = erfc(-x/√2) / 2` in float32, branch-free (a loop of it vectorizes), from
-/// [`erfc_f32_nonneg`]: the lower tail keeps its relative accuracy, where `1 + erf` would
+/// `erfc_f32_nonneg`: the lower tail keeps its relative accuracy, where `1 + erf` would
 /// cancel.
 #[inline(always)]
 pub fn normal_cdf_f32(x: f32) -> f32 {

@@ -3,7 +3,7 @@
 //! `B` is packed a `KC×NC` block at a time into `NR`-column slivers, `A` a `MC×KC` block at a
 //! time into `MR`-row slivers; an `MR×NR` micro-kernel keeps its tile of `C` in vector
 //! registers while it walks `KC` (edge tiles have kernels of their own height). The tile and
-//! block sizes are the instruction set's ([`Tile`]: 14×32 with AVX-512, 6×16 with AVX2, see
+//! block sizes are the instruction set's (`Tile`: 14×32 with AVX-512, 6×16 with AVX2, see
 //! [`crate::cpu::sgemm_avx2`]). Operands are read through their strides, so transposes cost
 //! nothing. Threads take row or column ranges of `C`; every element of `C` is summed in the
 //! same order whatever the thread count. Used when the CPU has AVX-512F or AVX2 and FMA (see
