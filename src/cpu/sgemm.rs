@@ -39,6 +39,9 @@ pub(crate) struct Tile {
     kernel: fn(usize, bool) -> Kernel,
     /// Whether the CPU has AVX-512 (the thin products and the packing moves that use it).
     avx512: bool,
+    /// The micro-kernel that reads `A` in place, by height and width as `kernel`, where the
+    /// tile has one (Note [Few columns: A read in place]).
+    lines: Option<fn(usize, bool) -> avx2::LinesKernel>,
 }
 
 /// The AVX-512 tile: 14×32 in 28 of the 32 registers.
@@ -50,6 +53,7 @@ static AVX512: Tile = Tile {
     nc: 1024,
     kernel: |height, wide| KERNELS[usize::from(wide)][height - 1],
     avx512: true,
+    lines: None,
 };
 
 /// The AVX2 tile: 6×16 in 12 of the 16 registers. Block sizes as measured on a Zen 3 (32 KiB
@@ -64,6 +68,7 @@ static AVX2: Tile = Tile {
     nc: 1024,
     kernel: avx2::kernel_for,
     avx512: false,
+    lines: Some(avx2::lines_kernel_for),
 };
 
 /// This CPU's tile (only where [`available`]).
@@ -164,6 +169,8 @@ thread_local! {
     static PACKED_A: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
     /// The calling thread's packing buffer for blocks of `B` (reused across calls).
     static PACKED_B: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+    /// Per-thread buffer for one sliver of `B` (Note [Few rows: B a sliver at a time]).
+    static PANEL_B: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Makes `buf` hold exactly `len` elements, zero-filling only the part that grows (every element
@@ -616,6 +623,15 @@ unsafe fn product(
     c_ptr: CPtr,
     threads: usize,
 ) {
+    if let Rhs::Strided(b, _) = rhs {
+        let in_place = a.indexed() || a.cs == 1;
+        if let Some(lines) = t.lines.filter(|_| in_place && n <= LINES_MAX_COLUMNS) {
+            return by_lines(t, lines, (m, n, ldc, k), a, b, c_ptr, threads);
+        }
+        if m <= t.mc {
+            return by_panels(t, (m, n, ldc, k), a, b, c_ptr, threads);
+        }
+    }
     let mut at = 0;
     for_each_block(t, k, n, |(pc, kc), (jc, nc)| {
         let panels = nc.div_ceil(t.nr);
@@ -658,6 +674,136 @@ unsafe fn product(
             units.iter().for_each(run);
         }
     });
+}
+
+// Note [Few rows: B a sliver at a time]
+// `product` packs a whole kc×nc block of B (up to 1 MiB with the AVX2 tile, more than a Zen 3
+// core's L2) and streams it from the outer caches once per sliver of A: right when A has many
+// rows (each packed B element then serves many slivers from cache). When all of A's rows fit
+// one row block (a convolution's weight of 16-64 output channels against an image's 1,000
+// pixels), `by_panels` packs A once per depth block and B one nr-wide sliver at a time into a
+// buffer that stays in L1 while every sliver of A runs over it: B is still packed once, but
+// read back from L1 instead of L3. The sums are the same, in the same order (depth blocks as
+// `for_each_block` cuts them), so the bits do not depend on which loop order ran.
+
+/// [`product`] for an `A` of at most one row block (`m <= mc`) and a strided `B`, sliver by
+/// sliver of `B` (Note [Few rows: B a sliver at a time]); threads take ranges of slivers.
+unsafe fn by_panels(
+    t: &Tile,
+    (m, n, ldc, k): (usize, usize, usize, usize),
+    a: MatRef,
+    b: MatRef,
+    c_ptr: CPtr,
+    threads: usize,
+) {
+    let (mr, nr) = (t.mr, t.nr);
+    let depth = k.div_ceil(k.div_ceil(t.kc).max(1)).max(1);
+    let panels = n.div_ceil(nr);
+    let parts = threads.min(panels).max(1);
+    let per_part = panels.div_ceil(parts);
+    let run = |part: usize| {
+        PACKED_A.with(|abuf| {
+            PANEL_B.with(|bbuf| {
+                let (packed_a, panel) = (&mut *abuf.borrow_mut(), &mut *bbuf.borrow_mut());
+                let first = part * per_part;
+                for pc in (0..k).step_by(depth) {
+                    let kc = depth.min(k - pc);
+                    fit(panel, kc * nr);
+                    // SAFETY: rows 0..m and columns pc..pc+kc of a, rows pc..pc+kc of b and
+                    // the part's columns are in range (the caller's contract); this part's
+                    // columns of c are written by no other part
+                    unsafe {
+                        pack_a(t, packed_a, a, (0, m), (pc, kc));
+                        for p in first..(first + per_part).min(panels) {
+                            let (j0, width) = (p * nr, nr.min(n - p * nr));
+                            pack_panel(t, panel, b, (pc, kc), (j0, width));
+                            for (s, r0) in (0..m).step_by(mr).enumerate() {
+                                let height = mr.min(m - r0);
+                                let kernel = (t.kernel)(height, width > nr / 2);
+                                let ap = packed_a.as_ptr().add(s * mr * kc);
+                                let cp = c_ptr.add(r0 * ldc + j0);
+                                kernel(kc, ap, panel.as_ptr(), cp.0, ldc, width, pc > 0);
+                            }
+                        }
+                    }
+                }
+            })
+        })
+    };
+    if parts > 1 {
+        crate::cpu::parallel::for_each_unit(parts, run);
+    } else {
+        run(0);
+    }
+}
+
+// Note [Few columns: A read in place]
+// With few columns (a convolution's weight gradient, `im2col(x) @ dyᵀ` with 16-64 output
+// channels), every element of A meets only one or a few slivers of B, so packing A (for an
+// A whose rows are contiguous, such as im2col's tap rows: an 8×8 transpose per block) costs
+// about as much as the arithmetic. Where the tile has a kernel that reads A in place
+// (`Tile::lines`: six rows of A through six pointers, broadcast one step at a time, AVX2),
+// `by_lines` packs only B (all of its few slivers, small) and runs each sliver of A straight
+// from its rows over them; the sliver's rows stay in L1 across B's slivers. Same sums in the
+// same order as packing A first.
+
+/// Most columns of `C` for which [`by_lines`] runs (Note [Few columns: A read in place]).
+const LINES_MAX_COLUMNS: usize = 64;
+
+/// [`product`] for an `A` with contiguous rows and few columns, `A` read in place (Note [Few
+/// columns: A read in place]); threads take ranges of `A`'s slivers.
+#[allow(clippy::too_many_arguments)]
+unsafe fn by_lines(
+    t: &Tile,
+    lines: fn(usize, bool) -> avx2::LinesKernel,
+    (m, n, ldc, k): (usize, usize, usize, usize),
+    a: MatRef,
+    b: MatRef,
+    c_ptr: CPtr,
+    threads: usize,
+) {
+    let (mr, nr) = (t.mr, t.nr);
+    let depth = k.div_ceil(k.div_ceil(t.kc).max(1)).max(1);
+    let (panels, slivers) = (n.div_ceil(nr), m.div_ceil(mr));
+    let parts = threads.min(slivers).max(1);
+    let per_part = slivers.div_ceil(parts);
+    let run = |part: usize| {
+        PANEL_B.with(|buf| {
+            let packed_b = &mut *buf.borrow_mut();
+            let first = part * per_part;
+            for pc in (0..k).step_by(depth) {
+                let kc = depth.min(k - pc);
+                fit(packed_b, panels * nr * kc);
+                // SAFETY: rows 0..m and columns pc..pc+kc of a, rows pc..pc+kc of b and its
+                // columns are in range (the caller's contract); this part's rows of c are
+                // written by no other part
+                unsafe {
+                    for (p, dst) in packed_b.chunks_mut(nr * kc).enumerate() {
+                        pack_panel(t, dst, b, (pc, kc), (p * nr, nr.min(n - p * nr)));
+                    }
+                    for s in first..(first + per_part).min(slivers) {
+                        let (r0, height) = (s * mr, mr.min(m - s * mr));
+                        let mut rows = [a.at_ptr(r0, pc); avx2::MR];
+                        for (i, row) in rows.iter_mut().enumerate().take(height) {
+                            *row = a.at_ptr(r0 + i, pc);
+                        }
+                        for p in 0..panels {
+                            let (j0, width) = (p * nr, nr.min(n - p * nr));
+                            let kernel = lines(height, width > nr / 2);
+                            let bp = packed_b.as_ptr().add(p * nr * kc);
+                            let cp = c_ptr.add(r0 * ldc + j0);
+                            kernel(kc, &rows, bp, cp.0, ldc, width, pc > 0);
+                        }
+                    }
+                }
+            }
+        })
+    };
+    if parts > 1 {
+        crate::cpu::parallel::for_each_unit(parts, run);
+    } else {
+        run(0);
+    }
 }
 
 /// The output pointer, shared by units that write disjoint tiles.
@@ -715,20 +861,31 @@ fn pack_b(
     let nr = t.nr;
     let pack = |(panel, dst): (usize, &mut [f32])| {
         let j0 = jc + panel * nr;
-        let width = nr.min(jc + nc - j0);
-        // SAFETY: rows pc..pc+kc and columns j0..j0+width are inside b (the caller's contract)
-        unsafe {
-            if b.indexed() {
-                pack_rows(t, dst, |p| b.at_ptr(pc + p, j0), kc, width, nr)
-            } else {
-                pack_sliver(t, dst, b.at_ptr(pc, j0), (b.rs, b.cs), kc, width, nr)
-            }
-        }
+        // SAFETY: rows pc..pc+kc and columns j0.. are inside b (the caller's contract)
+        unsafe { pack_panel(t, dst, b, (pc, kc), (j0, nr.min(jc + nc - j0))) }
     };
     if threads > 1 && nc * kc >= 1 << 15 {
         crate::cpu::parallel::for_each_block(out, nr * kc, |at, dst| pack((at / (nr * kc), dst)));
     } else {
         out.chunks_mut(nr * kc).enumerate().for_each(pack);
+    }
+}
+
+/// Packs `b[pc..pc+kc, j0..j0+width]` as one `nr`-column sliver (zero-padded past `width`).
+///
+/// # Safety
+/// Those rows and columns are inside `b`; `dst` holds `kc·nr` floats.
+unsafe fn pack_panel(
+    t: &Tile,
+    dst: &mut [f32],
+    b: MatRef,
+    (pc, kc): (usize, usize),
+    (j0, width): (usize, usize),
+) {
+    if b.indexed() {
+        pack_rows(t, dst, |p| b.at_ptr(pc + p, j0), kc, width, t.nr)
+    } else {
+        pack_sliver(t, dst, b.at_ptr(pc, j0), (b.rs, b.cs), kc, width, t.nr)
     }
 }
 
@@ -1269,6 +1426,8 @@ mod tests {
             (16, 512, 128, 1),
             (16, 128, 512, 1),
             (2, 33, 7, 1),
+            // few columns, A read in place (Note [Few columns: A read in place])
+            (40, 48, 600, 2),
             (29, 1100, 900, 2),
             (200, 70, 800, 3),
         ] {

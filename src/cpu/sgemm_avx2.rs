@@ -69,6 +69,70 @@ unsafe fn kernel<const R: usize, const V: usize>(
             }
         }
     }
+    store(&acc, c, ldc, width, accumulate);
+}
+
+/// The micro-kernel reading its sliver of `A` in place (a [`LinesKernel`]): row `i` of the
+/// tile is `kc` contiguous floats at `rows[i]` (`i < R`), otherwise as [`kernel`], with the
+/// same multiply-adds in the same order (so the same bits as packing `A` first).
+#[target_feature(enable = "avx2,fma")]
+unsafe fn lines_kernel<const R: usize, const V: usize>(
+    kc: usize,
+    rows: &[*const f32; MR],
+    b: *const f32,
+    c: *mut f32,
+    ldc: usize,
+    width: usize,
+    accumulate: bool,
+) {
+    let mut acc = [[_mm256_setzero_ps(); V]; R];
+    for p in 0..kc {
+        let mut bv = [_mm256_setzero_ps(); V];
+        for (v, x) in bv.iter_mut().enumerate() {
+            *x = _mm256_loadu_ps(b.add(p * NR + 8 * v));
+        }
+        for (row, line) in acc.iter_mut().zip(rows) {
+            let ai = _mm256_broadcast_ss(&*line.add(p));
+            for (sum, bx) in row.iter_mut().zip(bv) {
+                *sum = _mm256_fmadd_ps(ai, bx, *sum);
+            }
+        }
+    }
+    store(&acc, c, ldc, width, accumulate);
+}
+
+/// A micro-kernel reading `A` in place: `(kc, rows, b, c, ldc, width, accumulate)` with the
+/// tile's rows of `A` at `rows` (see [`lines_kernel`]).
+pub(crate) type LinesKernel =
+    unsafe fn(usize, &[*const f32; MR], *const f32, *mut f32, usize, usize, bool);
+
+/// The in-place micro-kernel for a tile of `height` rows (`1..=MR`), one vector wide or two.
+pub fn lines_kernel_for(height: usize, wide: bool) -> LinesKernel {
+    const fn of_width<const V: usize>() -> [LinesKernel; MR] {
+        [
+            lines_kernel::<1, V>,
+            lines_kernel::<2, V>,
+            lines_kernel::<3, V>,
+            lines_kernel::<4, V>,
+            lines_kernel::<5, V>,
+            lines_kernel::<6, V>,
+        ]
+    }
+    const KERNELS: [[LinesKernel; MR]; 2] = [of_width::<1>(), of_width::<2>()];
+    KERNELS[usize::from(wide)][height - 1]
+}
+
+/// Stores (or adds, with `accumulate`) a tile's sums into `c` (rows `ldc` apart), columns
+/// past `width` masked off. Always inlined into the kernels (which enable AVX2; a function
+/// of its own with the feature enabled could not be forced inline).
+#[inline(always)]
+unsafe fn store<const R: usize, const V: usize>(
+    acc: &[[__m256; V]; R],
+    c: *mut f32,
+    ldc: usize,
+    width: usize,
+    accumulate: bool,
+) {
     let full = width >= 8 * V;
     for (i, row) in acc.iter().enumerate() {
         let out = c.add(i * ldc);
