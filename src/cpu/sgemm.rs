@@ -597,13 +597,20 @@ pub unsafe fn sgemm_packed(
 /// most about its `kc` (784 = 392 + 392, not 384 + 384 + 16: a thin last block would read and
 /// write all of `C` for little arithmetic).
 fn for_each_block(t: &Tile, k: usize, n: usize, mut f: impl FnMut((usize, usize), (usize, usize))) {
-    let depth = k.div_ceil(k.div_ceil(t.kc).max(1)).max(1);
+    let depth = depth(t, k);
     for jc in (0..n).step_by(t.nc) {
         let nc = t.nc.min(n - jc);
         for pc in (0..k).step_by(depth) {
             f((pc, depth.min(k - pc)), (jc, nc));
         }
     }
+}
+
+/// The depth of each block of a depth-`k` product: equal blocks of at most about the tile's
+/// `kc` (see [`for_each_block`]); every loop order cuts the depth this way, so they all sum
+/// in the same order.
+fn depth(t: &Tile, k: usize) -> usize {
+    k.div_ceil(k.div_ceil(t.kc).max(1)).max(1)
 }
 
 /// Where [`product`] finds `B`'s slivers.
@@ -697,7 +704,7 @@ unsafe fn by_panels(
     threads: usize,
 ) {
     let (mr, nr) = (t.mr, t.nr);
-    let depth = k.div_ceil(k.div_ceil(t.kc).max(1)).max(1);
+    let depth = depth(t, k);
     let panels = n.div_ceil(nr);
     let parts = threads.min(panels).max(1);
     let per_part = panels.div_ceil(parts);
@@ -763,7 +770,7 @@ unsafe fn by_lines(
     threads: usize,
 ) {
     let (mr, nr) = (t.mr, t.nr);
-    let depth = k.div_ceil(k.div_ceil(t.kc).max(1)).max(1);
+    let depth = depth(t, k);
     let (panels, slivers) = (n.div_ceil(nr), m.div_ceil(mr));
     let parts = threads.min(slivers).max(1);
     let per_part = slivers.div_ceil(parts);

@@ -55,20 +55,7 @@ unsafe fn kernel<const R: usize, const V: usize>(
     width: usize,
     accumulate: bool,
 ) {
-    let mut acc = [[_mm256_setzero_ps(); V]; R];
-    for p in 0..kc {
-        let mut bv = [_mm256_setzero_ps(); V];
-        for (v, x) in bv.iter_mut().enumerate() {
-            *x = _mm256_loadu_ps(b.add(p * NR + 8 * v));
-        }
-        let ap = a.add(p * MR);
-        for (i, row) in acc.iter_mut().enumerate() {
-            let ai = _mm256_broadcast_ss(&*ap.add(i));
-            for (sum, bx) in row.iter_mut().zip(bv) {
-                *sum = _mm256_fmadd_ps(ai, bx, *sum);
-            }
-        }
-    }
+    let acc = sums::<R, V>(kc, |p, i| a.add(p * MR + i), b);
     store(&acc, c, ldc, width, accumulate);
 }
 
@@ -85,19 +72,7 @@ unsafe fn lines_kernel<const R: usize, const V: usize>(
     width: usize,
     accumulate: bool,
 ) {
-    let mut acc = [[_mm256_setzero_ps(); V]; R];
-    for p in 0..kc {
-        let mut bv = [_mm256_setzero_ps(); V];
-        for (v, x) in bv.iter_mut().enumerate() {
-            *x = _mm256_loadu_ps(b.add(p * NR + 8 * v));
-        }
-        for (row, line) in acc.iter_mut().zip(rows) {
-            let ai = _mm256_broadcast_ss(&*line.add(p));
-            for (sum, bx) in row.iter_mut().zip(bv) {
-                *sum = _mm256_fmadd_ps(ai, bx, *sum);
-            }
-        }
-    }
+    let acc = sums::<R, V>(kc, |p, i| rows[i].add(p), b);
     store(&acc, c, ldc, width, accumulate);
 }
 
@@ -120,6 +95,31 @@ pub fn lines_kernel_for(height: usize, wide: bool) -> LinesKernel {
     }
     const KERNELS: [[LinesKernel; MR]; 2] = [of_width::<1>(), of_width::<2>()];
     KERNELS[usize::from(wide)][height - 1]
+}
+
+/// The tile's sums `Σ_p a(p, i)·b[p]` over `kc` packed steps of `B` (`NR` floats each), with
+/// element `i` of `A`'s step `p` at `a(p, i)`: the kernels' shared loop. Always inlined into
+/// them (which enable AVX2), as [`store`].
+#[inline(always)]
+unsafe fn sums<const R: usize, const V: usize>(
+    kc: usize,
+    a: impl Fn(usize, usize) -> *const f32,
+    b: *const f32,
+) -> [[__m256; V]; R] {
+    let mut acc = [[_mm256_setzero_ps(); V]; R];
+    for p in 0..kc {
+        let mut bv = [_mm256_setzero_ps(); V];
+        for (v, x) in bv.iter_mut().enumerate() {
+            *x = _mm256_loadu_ps(b.add(p * NR + 8 * v));
+        }
+        for (i, row) in acc.iter_mut().enumerate() {
+            let ai = _mm256_broadcast_ss(&*a(p, i));
+            for (sum, bx) in row.iter_mut().zip(bv) {
+                *sum = _mm256_fmadd_ps(ai, bx, *sum);
+            }
+        }
+    }
+    acc
 }
 
 /// Stores (or adds, with `accumulate`) a tile's sums into `c` (rows `ldc` apart), columns
