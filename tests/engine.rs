@@ -271,14 +271,17 @@ fn fan_in_gradient(n: usize, branches: usize) -> Vec<f64> {
 fn parallel_backward_gives_the_same_bits_with_any_thread_count() {
     let before = ferrograd::num_threads();
     ferrograd::set_num_threads(1);
-    let one = fan_in_gradient(260, 5);
+    let one = fan_in_gradient(128, 5);
     ferrograd::set_num_threads(2);
+    let phases = autograd::parallel_phases_started();
     let handles: Vec<_> = (0..2)
-        .map(|_| std::thread::spawn(|| fan_in_gradient(260, 5)))
+        .map(|_| std::thread::spawn(|| fan_in_gradient(128, 5)))
         .collect();
     let mut runs: Vec<Vec<f64>> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-    runs.push(fan_in_gradient(260, 5));
+    runs.push(fan_in_gradient(128, 5));
     ferrograd::set_num_threads(before);
+    // small branches (128×128 nodes) run side by side: the graph went through the phase
+    assert_eq!(autograd::parallel_phases_started(), phases + 1);
     for run in runs {
         assert!(run
             .iter()
@@ -291,10 +294,11 @@ fn parallel_backward_gives_the_same_bits_with_any_thread_count() {
 fn a_formula_panicking_on_a_worker_thread_reaches_the_caller_without_a_hang() {
     let before = ferrograd::num_threads();
     ferrograd::set_num_threads(2);
+    let phases = autograd::parallel_phases_started();
     let outcome = std::panic::catch_unwind(|| {
-        let x = Tensor::from_vec(vec![0.5f32; 300 * 300], &[300, 300]).unwrap();
+        let x = Tensor::from_vec(vec![0.5f32; 128 * 128], &[128, 128]).unwrap();
         x.set_requires_grad(true).unwrap();
-        let branches: Vec<Tensor> = (0..4)
+        let branches: Vec<Tensor> = (0..6)
             .map(|k| {
                 let y = x.sin().unwrap().mul_scalar(k as f64 + 1.0).unwrap();
                 if k != 2 {
@@ -314,6 +318,10 @@ fn a_formula_panicking_on_a_worker_thread_reaches_the_caller_without_a_hang() {
         total.backward(None, None, false)
     });
     ferrograd::set_num_threads(before);
+    assert!(
+        autograd::parallel_phases_started() > phases,
+        "ran in the parallel phase"
+    );
     let payload = outcome.expect_err("the panic comes back to the caller");
     let message = payload.downcast_ref::<&str>().copied().unwrap_or_default();
     assert_eq!(message, "this formula fails on purpose");
@@ -367,7 +375,13 @@ fn parallel_backward_with_kernels_that_wait_on_the_pool_does_not_hang() {
         ferrograd::set_num_threads(threads);
         let runs = within(120, || {
             let handles: Vec<_> = (0..2)
-                .map(|_| std::thread::spawn(|| fan_in_gradient_f64(160, 4)))
+                .map(|_| {
+                    std::thread::spawn(|| {
+                        let grad = fan_in_gradient_f64(160, 4);
+                        assert_eq!(autograd::parallel_phases_started(), 1, "ran in the phase");
+                        grad
+                    })
+                })
                 .collect();
             handles
                 .into_iter()

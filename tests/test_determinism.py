@@ -35,10 +35,11 @@ def test_gradients_do_not_depend_on_thread_count():
 
 def _fan_in(hook=None):
     """Six branches of different depths feed one node: its six gradients arrive in an order
-    that depends on timing when several threads run the graph."""
+    that depends on timing when several threads run the graph (128x128 nodes: small enough
+    that the engine runs branches side by side, Note [When branches run in parallel])."""
     torch.manual_seed(3)
-    x = torch.randn(300, 300, requires_grad=True)
-    ws = [torch.randn(300, 300) / 17 for _ in range(6)]
+    x = torch.randn(128, 128, requires_grad=True)
+    ws = [torch.randn(128, 128) / 11 for _ in range(6)]
     h = x.tanh()
     total = None
     for k, w in enumerate(ws):
@@ -68,8 +69,8 @@ def test_fan_in_sums_do_not_depend_on_thread_count_or_timing():
         assert _with_threads(n, _fan_in).tobytes() == ref.tobytes()
     # and they are the right sums: float64 by hand through the same graph
     torch.manual_seed(3)
-    x = torch.randn(300, 300).numpy().astype(np.float64)
-    ws = [(torch.randn(300, 300) / 17).numpy().astype(np.float64) for _ in range(6)]
+    x = torch.randn(128, 128).numpy().astype(np.float64)
+    ws = [(torch.randn(128, 128) / 11).numpy().astype(np.float64) for _ in range(6)]
     h = np.tanh(x)
     gh = np.zeros_like(h)
     for k, w in enumerate(ws):
@@ -112,8 +113,8 @@ def test_hooks_run_and_errors_surface_when_nodes_run_on_several_threads():
 def test_autograd_grad_captures_the_same_gradients_on_several_threads():
     def run():
         torch.manual_seed(5)
-        x = torch.randn(300, 300, requires_grad=True)
-        ws = [torch.randn(300, 300) / 17 for _ in range(4)]
+        x = torch.randn(128, 128, requires_grad=True)
+        ws = [torch.randn(128, 128) / 11 for _ in range(4)]
         h = x.tanh()
         total = sum(((h @ w).sin() @ w).cos().sum() for w in ws)
         gx, gh = torch.autograd.grad(total, [x, h])
@@ -124,7 +125,7 @@ def test_autograd_grad_captures_the_same_gradients_on_several_threads():
     gx2, gh2 = _with_threads(2, run)
     assert gx1.tobytes() == gx2.tobytes() and gh1.tobytes() == gh2.tobytes()
     torch.manual_seed(5)
-    h = np.tanh(torch.randn(300, 300).numpy().astype(np.float64))
+    h = np.tanh(torch.randn(128, 128).numpy().astype(np.float64))
     assert np.allclose(gx1, gh1 * (1 - h * h), rtol=1e-4, atol=1e-6)
 
 

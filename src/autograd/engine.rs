@@ -4,10 +4,11 @@
 //! reachable from the roots (an explicit stack, never recursion) and counts the edges into each;
 //! a node runs once all its incoming gradients have been summed into its input buffer. Ready
 //! nodes wait in a [`ReadyQueue`] that pops the highest sequence number first, as PyTorch's
-//! (Note [Execution order]). Once the ready nodes hold enough work, the rest of the graph runs
-//! on all kernel threads ([`ParallelPhase`]; not with `create_graph`, whose new nodes must all
-//! be numbered by the calling thread), each taking the next ready node, with every sum still
-//! made in the one-thread order: gradients do not depend on the number of threads.
+//! (Note [Execution order]). In a graph of mostly small nodes, once two nodes are ready, the
+//! rest of the graph runs on all kernel threads ([`ParallelPhase`], Note [When branches run in
+//! parallel]; not with `create_graph`, whose new nodes must all be numbered by the calling
+//! thread), each taking the next ready node, with every sum still made in the one-thread order:
+//! gradients do not depend on the number of threads.
 
 use super::accumulate::{accumulate_grad, Grads, InputBuffer, PartGrad};
 use super::current_task::TaskContext;
@@ -334,9 +335,28 @@ pub(super) struct NodeOutcome {
     pub(super) part: Option<PartGrad>,
 }
 
-/// Once the nodes ready at the same time together touch at least this many elements, the rest
-/// of the graph runs on several threads (see [`ParallelPhase`]).
-const PARALLEL_WORK_ELEMENTS: usize = 1 << 16;
+/// The least work (input elements of small formula nodes) for which a graph runs its
+/// independent branches on several threads (Note [When branches run in parallel]).
+const PARALLEL_GRAPH_ELEMENTS: usize = 1 << 17;
+
+// Note [When branches run in parallel]
+// Running independent nodes on several threads at once ([`ParallelPhase`]) pays only where the
+// nodes' own kernels leave threads idle: a wide graph of small nodes. Where nodes are big
+// enough for their kernels to split across the threads themselves (elementwise kernels from
+// `PARALLEL_ELEMENTS` elements, matrix products by rows or columns), running a second node
+// beside one only puts more threads than cores to work and hands the graph from thread to
+// thread, each hand-off a thread wake-up (tens to hundreds of microseconds on a virtual
+// machine). Measured at two threads, the phase as it used to start (as soon as the ready nodes
+// held 65,536 elements) against the one-thread engine, alternating runs: a nanoGPT-style step
+// (a chain of big nodes, its parameters' AccumulateGrads ready beside it) 72-84 against 60-78
+// ms, gpt_medium 700-720 against 681-698, a small ResNet 82-91 against 72-90; the phase's own
+// showcase, eight branches of 256x256 products, 24.4-24.9 against 25.1-25.5 ms. What the ready
+// nodes hold at one moment says little about a graph's width (newest-first order runs one
+// branch to its end while the others' first nodes wait), so the engine judges the whole graph
+// instead, once, when a second node is first ready: the phase starts only if most of the
+// graph's work is in small nodes and that work is enough to be worth waking threads
+// (`TaskGraph::worth_sharing`). That is also PyTorch's choice for big nodes: its engine runs
+// every CPU node on the calling thread, in parallel only inside kernels.
 
 /// One backward call.
 pub(super) struct GraphTask {
@@ -479,12 +499,13 @@ impl GraphTask {
             }
         }
 
-        // One node at a time in PyTorch's order (Note [Execution order]), until the nodes
-        // ready at once hold enough work for all kernel threads.
+        // One node at a time in PyTorch's order (Note [Execution order]), until a second node
+        // is ready in a graph worth sharing out (Note [When branches run in parallel]).
         let mut results: Vec<Option<Tensor>> = vec![None; captures.len()];
         let runs = |i: Index| needed.as_ref().is_none_or(|n| n[i as usize]);
         let is_captured = |i: Index| captured.get(i as usize) == Some(&true);
         let threads = crate::cpu::parallel::num_threads();
+        let mut worth_sharing = None;
         loop {
             // (not when building a graph: the nodes the formulas create take their sequence
             // numbers from the thread that runs them, and a later backward through them
@@ -492,8 +513,9 @@ impl GraphTask {
             if threads > 1
                 && ready.len() > 1
                 && !self.create_graph
-                && ready.work() >= PARALLEL_WORK_ELEMENTS
                 && super::current_task::is_multithreading_enabled()
+                && *worth_sharing
+                    .get_or_insert_with(|| graph.worth_sharing(runs, PARALLEL_GRAPH_ELEMENTS))
             {
                 // enough to share out: the rest of the graph runs on all threads
                 let phase = ParallelPhase {

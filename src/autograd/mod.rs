@@ -23,6 +23,7 @@ pub use node::{
     BackwardCtx, BackwardFn, Edge, Grad, InputMeta, Node, NodeKind, NodePostHook, NodePreHook,
     PartFunction, SavedTensors,
 };
+pub use parallel_phase::parallel_phases_started;
 pub use saved::{
     pop_saved_tensors_hooks, push_saved_tensors_hooks, PackHook, PackedTensor, RawSaved,
 };

@@ -368,6 +368,15 @@ impl Node {
             .sum()
     }
 
+    /// The elements of the node's largest input.
+    pub fn largest_input(&self) -> usize {
+        self.inputs
+            .iter()
+            .map(|m| m.shape.iter().product::<usize>())
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Creation order; newer nodes run first.
     pub fn seq_nr(&self) -> u64 {
         self.seq_nr.load(std::sync::atomic::Ordering::Relaxed)

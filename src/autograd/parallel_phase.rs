@@ -1,5 +1,6 @@
-//! The parallel phase of a graph task: once the ready nodes hold enough work, the rest of the
-//! graph runs on all kernel threads, each taking the next ready node (see [`ParallelPhase`]).
+//! The parallel phase of a graph task: in a graph of mostly small nodes, once two nodes are
+//! ready, the rest of the graph runs on all kernel threads, each taking the next ready node (see
+//! [`ParallelPhase`] and the engine's Note [When branches run in parallel]).
 //!
 //! Note [Task slots]: a node's index in the running task is kept in the node itself
 //! (`task_graph::TaskSlot`), so the threads look nodes up without hashing; see `task_graph`.
@@ -24,6 +25,18 @@ pub(super) struct ParallelPhase<'a, R, C> {
     pub(super) runs: &'a R,
     pub(super) is_captured: &'a C,
     pub(super) capture_at: &'a [(Index, usize, usize)],
+}
+
+thread_local! {
+    /// How many parallel phases this thread has started (see [`parallel_phases_started`]).
+    static PHASES_STARTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many graph tasks called from this thread have run part of their graph on several
+/// threads (tests check that a graph meant to exercise the parallel phase does).
+#[doc(hidden)]
+pub fn parallel_phases_started() -> usize {
+    PHASES_STARTED.with(std::cell::Cell::get)
 }
 
 /// What the threads of a [`ParallelPhase`] share.
@@ -121,6 +134,7 @@ where
         results: Vec<Option<Tensor>>,
         threads: usize,
     ) -> Result<Vec<Option<Tensor>>> {
+        PHASES_STARTED.with(|n| n.set(n.get() + 1));
         let n = graph.len();
         let ready: Vec<(Index, InputBuffer)> = ready.into_nodes().collect();
         let rank = serial_ranks(&graph, ready.iter().map(|(i, _)| *i), self.runs);

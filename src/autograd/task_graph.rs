@@ -164,6 +164,27 @@ impl TaskGraph {
         self.nodes.len()
     }
 
+    /// Whether the nodes that will run (`runs`) are worth running side by side (Note [When
+    /// branches run in parallel]): most of their work (input elements, [`Node::work`]) is in
+    /// formula nodes too small for their kernels to use several threads (every input below
+    /// `PARALLEL_ELEMENTS` elements; AccumulateGrads, which only store a gradient, do not
+    /// count), and that work is at least `least` elements.
+    pub(super) fn worth_sharing(&self, runs: impl Fn(Index) -> bool, least: usize) -> bool {
+        let (mut small, mut big) = (0usize, 0usize);
+        for (i, node) in self.nodes.iter().enumerate() {
+            if !runs(i as Index) || matches!(node.kind(), super::node::NodeKind::AccumulateGrad(_))
+            {
+                continue;
+            }
+            if node.largest_input() < crate::cpu::kernels::PARALLEL_ELEMENTS {
+                small += node.work();
+            } else {
+                big += node.work();
+            }
+        }
+        small >= big && small >= least
+    }
+
     /// Node `i`.
     pub(super) fn node(&self, i: Index) -> &Arc<Node> {
         &self.nodes[i as usize]
@@ -290,15 +311,12 @@ impl TaskGraph {
 #[derive(Default)]
 pub(super) struct ReadyQueue {
     heap: std::collections::BinaryHeap<Ready>,
-    /// The elements the queued nodes' inputs hold together (see [`Node::work`]).
-    work: usize,
 }
 
 /// One ready node with its summed input gradients.
 struct Ready {
     seq_nr: u64,
     index: Index,
-    work: usize,
     buffer: InputBuffer,
 }
 
@@ -328,13 +346,9 @@ impl Ord for Ready {
 impl ReadyQueue {
     /// Queues node `i` of `graph` with its input gradients.
     pub(super) fn push(&mut self, graph: &TaskGraph, i: Index, buffer: InputBuffer) {
-        let node = graph.node(i);
-        let work = node.work();
-        self.work += work;
         self.heap.push(Ready {
-            seq_nr: node.seq_nr(),
+            seq_nr: graph.node(i).seq_nr(),
             index: i,
-            work,
             buffer,
         });
     }
@@ -342,18 +356,12 @@ impl ReadyQueue {
     /// The next node to run, with its input gradients.
     pub(super) fn pop(&mut self) -> Option<(Index, InputBuffer)> {
         let r = self.heap.pop()?;
-        self.work -= r.work;
         Some((r.index, r.buffer))
     }
 
     /// How many nodes are queued.
     pub(super) fn len(&self) -> usize {
         self.heap.len()
-    }
-
-    /// The elements the queued nodes' inputs hold together.
-    pub(super) fn work(&self) -> usize {
-        self.work
     }
 
     /// The queued nodes, in no particular order.
