@@ -12,11 +12,27 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
+/// The kernel threads (Note [The caller is one of the threads]).
+#[derive(Clone)]
 struct Pool {
+    /// The calling thread's helpers: `threads - 1` workers (at least one).
     pool: Arc<ThreadPool>,
+    /// `threads` workers for [`install`], started on its first call.
+    whole: Arc<std::sync::OnceLock<Arc<ThreadPool>>>,
     threads: usize,
     pid: u32,
 }
+
+// Note [The caller is one of the threads]
+// Every parallel kernel and the engine's parallel phase run on the calling thread plus
+// helpers (`for_each_unit`, `Crew`), as OpenMP runs a parallel region on the master thread
+// plus `n - 1` workers, so `threads` threads need only `threads - 1` pool workers. A pool of
+// `threads` workers left one more thread than cores: rayon's idle workers look for work and
+// yield for a while after each job before they sleep, and the spare one kept preempting the
+// two doing the work (a nanoGPT-style step at two threads: ~2,500 involuntary context
+// switches a step, 77-87 ms; with one worker, 5 and 69 ms). `install` hands a whole closure to
+// the pool (the `gemm` crate's parallel products), and the caller then only waits, so it gets
+// a pool of its own with all `threads` workers.
 
 static POOL: Mutex<Option<Pool>> = Mutex::new(None);
 
@@ -26,21 +42,27 @@ fn default_threads() -> usize {
     *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-fn build(threads: usize) -> Pool {
+/// A rayon pool of `workers` threads named `name-{i}`.
+fn workers(workers: usize, name: &'static str) -> Arc<ThreadPool> {
     let pool = ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("ferrograd-{i}"))
+        .num_threads(workers)
+        .thread_name(move |i| format!("{name}-{i}"))
         .build()
         .expect("a rayon thread pool can be created");
+    Arc::new(pool)
+}
+
+fn build(threads: usize) -> Pool {
     Pool {
-        pool: Arc::new(pool),
+        pool: workers(threads.saturating_sub(1).max(1), "ferrograd"),
+        whole: Arc::default(),
         threads,
         pid: std::process::id(),
     }
 }
 
 /// The pool to run parallel work in (rebuilt after a `fork`).
-fn pool() -> (Arc<ThreadPool>, usize) {
+fn pool() -> Pool {
     let mut guard = POOL.lock();
     let pid = std::process::id();
     let stale = guard.as_ref().is_none_or(|p| p.pid != pid);
@@ -48,8 +70,7 @@ fn pool() -> (Arc<ThreadPool>, usize) {
         let threads = guard.as_ref().map_or_else(default_threads, |p| p.threads);
         *guard = Some(build(threads));
     }
-    let p = guard.as_ref().expect("pool built above");
-    (p.pool.clone(), p.threads)
+    guard.as_ref().expect("pool built above").clone()
 }
 
 /// Number of threads parallel kernels use.
@@ -82,16 +103,19 @@ pub fn requested_threads() -> usize {
 }
 
 /// Runs `f` with the kernel pool's thread count. With more threads than one, `f` runs inside
-/// the pool, so its rayon calls use the pool. With one, `f` runs right here on the calling
+/// a pool of that many workers, so its rayon calls use them (Note [The caller is one of the
+/// threads]). With one, `f` runs right here on the calling
 /// thread (handing it to the pool's thread and waiting would cost a thread wake-up, tens of
 /// microseconds on a virtual machine), outside any pool: given `1`, `f` must make no rayon
 /// calls, which would go to rayon's global pool whatever `set_num_threads` said.
 pub fn install<R: Send>(f: impl FnOnce(usize) -> R + Send) -> R {
-    let (pool, threads) = pool();
+    let Pool { whole, threads, .. } = pool();
     if threads == 1 {
         return f(1);
     }
-    pool.install(|| f(threads))
+    whole
+        .get_or_init(|| workers(threads, "ferrograd-whole"))
+        .install(|| f(threads))
 }
 
 /// Calls `f(offset, block)` once on each consecutive `chunk`-element block of `out` (`offset`
@@ -129,7 +153,7 @@ impl<U> SendPtr<U> {
 /// is raised here, after the units already started have finished. Which thread runs a unit
 /// varies, so results must not depend on it.
 pub fn for_each_unit(units: usize, f: impl Fn(usize) + Sync) {
-    let (pool, threads) = pool();
+    let Pool { pool, threads, .. } = pool();
     let helpers = threads.min(units).saturating_sub(1);
     if helpers == 0 {
         (0..units).for_each(f);
@@ -207,7 +231,7 @@ struct CrewState {
 /// no helper is inside `task`; helpers summoned but not started by then never call it. A
 /// panic in a helper is raised here.
 pub fn with_crew<R>(task: &(dyn Fn() + Sync), body: impl FnOnce(&Crew) -> R) -> R {
-    crew_on(pool().0, task, body)
+    crew_on(pool().pool, task, body)
 }
 
 /// [`with_crew`] with the crew's threads from `pool`.
@@ -291,6 +315,10 @@ mod tests {
         set_num_threads(2);
         assert_eq!(num_threads(), 2);
         assert_eq!(install(|n| n), 2);
+        // the calling thread is one of the two: one pool worker helps it (Note [The caller is
+        // one of the threads]); `install` runs on a pool of two that its rayon calls share
+        assert_eq!(pool().pool.current_num_threads(), 1);
+        assert_eq!(install(|_| rayon::current_num_threads()), 2);
         set_num_threads(1);
         assert_eq!(install(|n| n), 1);
         let mut v = vec![0usize; 10];
