@@ -360,21 +360,21 @@ impl Node {
         }
     }
 
-    /// A rough measure of the node's work: the elements of its inputs.
-    pub fn work(&self) -> usize {
+    /// The element count of each of the node's inputs.
+    fn input_elements(&self) -> impl Iterator<Item = usize> + '_ {
         self.inputs
             .iter()
             .map(|m| m.shape.iter().product::<usize>())
-            .sum()
+    }
+
+    /// A rough measure of the node's work: the elements of its inputs.
+    pub fn work(&self) -> usize {
+        self.input_elements().sum()
     }
 
     /// The elements of the node's largest input.
     pub fn largest_input(&self) -> usize {
-        self.inputs
-            .iter()
-            .map(|m| m.shape.iter().product::<usize>())
-            .max()
-            .unwrap_or(0)
+        self.input_elements().max().unwrap_or(0)
     }
 
     /// Creation order; newer nodes run first.

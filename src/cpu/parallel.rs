@@ -104,10 +104,10 @@ pub fn requested_threads() -> usize {
 
 /// Runs `f` with the kernel pool's thread count. With more threads than one, `f` runs inside
 /// a pool of that many workers, so its rayon calls use them (Note [The caller is one of the
-/// threads]). With one, `f` runs right here on the calling
-/// thread (handing it to the pool's thread and waiting would cost a thread wake-up, tens of
-/// microseconds on a virtual machine), outside any pool: given `1`, `f` must make no rayon
-/// calls, which would go to rayon's global pool whatever `set_num_threads` said.
+/// threads]). With one, `f` runs right here on the calling thread (handing it to a pool thread
+/// and waiting would cost a thread wake-up, tens of microseconds on a virtual machine),
+/// outside any pool: given `1`, `f` must make no rayon calls, which would go to rayon's global
+/// pool whatever `set_num_threads` said.
 pub fn install<R: Send>(f: impl FnOnce(usize) -> R + Send) -> R {
     let Pool { whole, threads, .. } = pool();
     if threads == 1 {
