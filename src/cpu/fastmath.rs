@@ -126,13 +126,42 @@ fn erfc_f32_nonneg(z: f32) -> f32 {
     let t = 1.0 / (1.0 + 0.5 * z);
     // Estrin's scheme (pairs, then pairs of pairs): a third of Horner's chain of dependent
     // steps, which bounds a vector loop of this formula
-    let (t2, pair) = (t * t, |c0: f32, c1: f32| c0 + c1 * t);
+    let (t2, pair) = (t * t, |i: usize| ERFC_POLY[i] + ERFC_POLY[i + 1] * t);
     let t4 = t2 * t2;
-    let low = pair(-1.265_512_2, 1.000_023_7) + pair(0.374_091_96, 0.096_784_18) * t2;
-    let mid = pair(-0.186_288_06, 0.278_868_07) + pair(-1.135_203_9, 1.488_515_9) * t2;
-    let poly = low + mid * t4 + pair(-0.822_152_2, 0.170_872_77) * (t4 * t4);
+    let low = pair(0) + pair(2) * t2;
+    let mid = pair(4) + pair(6) * t2;
+    let poly = low + mid * t4 + pair(8) * (t4 * t4);
     t * exp_f32(-z * z + poly)
 }
+
+/// The coefficients of `P(t)` in `erfc(z) = t·e^(-z² + P(t))` (Numerical Recipes' `erfcc`),
+/// lowest power first.
+pub(crate) const ERFC_POLY: [f32; 10] = [
+    -1.265_512_2,
+    1.000_023_7,
+    0.374_091_96,
+    0.096_784_18,
+    -0.186_288_06,
+    0.278_868_07,
+    -1.135_203_9,
+    1.488_515_9,
+    -0.822_152_2,
+    0.170_872_77,
+];
+
+/// `ln 2` in two parts for `exp`'s range reduction: `HI` with few enough bits that `n·HI` is
+/// exact, `LO` the rest.
+pub(crate) const LN2_PARTS: [f32; 2] = [0.693_359_4, -2.121_944_4e-4];
+
+/// The coefficients of `P(r)` in `e^r = 1 + r + r²·P(r)` (Cephes' `expf`), lowest first.
+pub(crate) const EXP_POLY: [f32; 6] = [
+    5.000_000_1e-1,
+    1.666_666_5e-1,
+    4.166_579_6e-2,
+    8.333_452e-3,
+    1.398_199_9e-3,
+    1.987_569_1e-4,
+];
 
 /// `Φ(x) = erfc(-x/√2) / 2` in float32, branch-free (a loop of it vectorizes), from
 /// `erfc_f32_nonneg`: the lower tail keeps its relative accuracy, where `1 + erf` would
@@ -145,6 +174,45 @@ pub fn normal_cdf_f32(x: f32) -> f32 {
         1.0 - tail
     } else {
         tail
+    }
+}
+
+// The slice kernels below run the AVX2+FMA code of [`crate::cpu::vmath_avx2`] where the CPU
+// has it (`simd_level() >= 1`), else the portable formulas element by element.
+
+/// Exact GELU over a float32 slice, `out = x·Φ(x)`.
+pub fn gelu_slice(x: &[f32], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::kernels::simd_level() >= 1 {
+        // SAFETY: the CPU has AVX2 and FMA
+        return unsafe { crate::cpu::vmath_avx2::gelu(x, out) };
+    }
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = v * normal_cdf_f32(v);
+    }
+}
+
+/// Exact GELU's derivative over a float32 slice, `out = Φ(x) + x·φ(x)`.
+pub fn gelu_slope_slice(x: &[f32], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::kernels::simd_level() >= 1 {
+        // SAFETY: the CPU has AVX2 and FMA
+        return unsafe { crate::cpu::vmath_avx2::gelu_slope(x, out) };
+    }
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = v.fast_normal_cdf() + v * v.fast_normal_pdf();
+    }
+}
+
+/// Exact GELU's gradient over float32 slices, `out = g·(Φ(x) + x·φ(x))`.
+pub fn gelu_grad_slice(g: &[f32], x: &[f32], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::kernels::simd_level() >= 1 {
+        // SAFETY: the CPU has AVX2 and FMA
+        return unsafe { crate::cpu::vmath_avx2::gelu_grad(g, x, out) };
+    }
+    for ((o, &g), &v) in out.iter_mut().zip(g).zip(x) {
+        *o = g * (v.fast_normal_cdf() + v * v.fast_normal_pdf());
     }
 }
 
@@ -185,21 +253,18 @@ fn pow2i(n: i32) -> f32 {
 #[inline(always)]
 pub fn exp_f32(x: f32) -> f32 {
     const LOG2E: f32 = std::f32::consts::LOG2_E;
-    const LN2_HI: f32 = 0.693_359_4;
-    const LN2_LO: f32 = -2.121_944_4e-4;
+    let [ln2_hi, ln2_lo] = LN2_PARTS;
     // max/min (not clamp) map NaN to a bound, so `n` below is always a small finite integer
     #[allow(clippy::manual_clamp)] // clamp would keep NaN, which the unchecked cast cannot take
     let xc = x.max(-104.0).min(88.8);
     // round to nearest without a libm call (adding 1.5·2^23 drops the fraction), so loops vectorize
     const ROUND: f32 = 12_582_912.0;
     let n = (xc * LOG2E + ROUND) - ROUND;
-    let r = xc - n * LN2_HI - n * LN2_LO;
+    let r = xc - n * ln2_hi - n * ln2_lo;
     // 1 + r + r²·P(r), P of degree 5 by Estrin's scheme (see `normal_cdf_f32`)
     let r2 = r * r;
-    let pair = |c0: f32, c1: f32| c0 + c1 * r;
-    let tail = pair(5.000_000_1e-1, 1.666_666_5e-1)
-        + pair(4.166_579_6e-2, 8.333_452e-3) * r2
-        + pair(1.398_199_9e-3, 1.987_569_1e-4) * (r2 * r2);
+    let pair = |i: usize| EXP_POLY[i] + EXP_POLY[i + 1] * r;
+    let tail = pair(0) + pair(2) * r2 + pair(4) * (r2 * r2);
     let p = (r2 * tail + r) + 1.0;
     // SAFETY: `n` is an integer in [-151, 129] (xc is finite and bounded); an unchecked
     // conversion vectorizes, where `as` (saturating) falls back to one lane at a time

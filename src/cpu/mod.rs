@@ -16,3 +16,5 @@ pub mod sgemm;
 pub mod sgemm_avx2;
 pub mod sparse;
 pub mod special;
+#[cfg(target_arch = "x86_64")]
+pub mod vmath_avx2;

@@ -5,12 +5,13 @@ use super::float_dtype;
 use super::pointwise::{bool_where, keep_where, mask_where};
 use crate::autograd::{is_recording, record, Save};
 use crate::core::buffer::BufferElement;
+use crate::core::dtype::DType;
 use crate::core::dtype::Element;
 use crate::core::dtype::Float;
 use crate::core::error::{Error, Result};
 use crate::core::layout::normalize_dim;
 use crate::core::tensor::Tensor;
-use crate::cpu::fastmath::FastMath;
+use crate::cpu::fastmath::{gelu_grad_slice, gelu_slice, gelu_slope_slice, FastMath};
 use crate::cpu::kernels::{cast, map, zip};
 use crate::cpu::kernels::{lane_max, lane_sum, wide_variants, zip_lane_blocks};
 use crate::with_float;
@@ -56,7 +57,11 @@ fn gelu_backward_exact<T: FastMath + std::ops::Add<Output = T> + std::ops::Mul<O
 /// (as PyTorch's `gelu_double_backward`): the product rule through `x·φ(x)` would meet `0·∞`
 /// at `x = 0` under an infinite gradient and give NaN where PyTorch gives ±∞.
 fn gelu_derivative(x: &Tensor) -> Result<Tensor> {
-    let out = match with_float!(x.dtype(), T => in_blocks(x, x, gelu_slope_lanes::<T>)) {
+    let blocks = match x.dtype() {
+        DType::Float32 => f32_blocks(x, x, |x, _, out| gelu_slope_slice(x, out)),
+        _ => with_float!(x.dtype(), T => in_blocks(x, x, gelu_slope_lanes::<T>)),
+    };
+    let out = match blocks {
         Some(out) => out,
         None => with_float!(x.dtype(), T => map(x, gelu_slope::<T>)),
     };
@@ -76,7 +81,11 @@ impl Tensor {
         let x = floats(self);
         match approximate {
             "none" => {
-                let out = match with_float!(x.dtype(), T => in_blocks(&x, &x, gelu_lanes::<T>)) {
+                let blocks = match x.dtype() {
+                    DType::Float32 => f32_blocks(&x, &x, |x, _, out| gelu_slice(x, out)),
+                    _ => with_float!(x.dtype(), T => in_blocks(&x, &x, gelu_lanes::<T>)),
+                };
+                let out = match blocks {
                     Some(out) => out,
                     None => with_float!(x.dtype(), T => map(&x, |v: T| v * v.fast_normal_cdf())),
                 };
@@ -87,9 +96,11 @@ impl Tensor {
                         return g.mul(&gelu_derivative(x)?);
                     }
                     let g = &gradient_for_blocks(g, x)?;
-                    if let Some(dx) =
-                        with_float!(x.dtype(), T => in_blocks(g, x, gelu_grad_lanes::<T>))
-                    {
+                    let blocks = match x.dtype() {
+                        DType::Float32 => f32_blocks(g, x, gelu_grad_slice),
+                        _ => with_float!(x.dtype(), T => in_blocks(g, x, gelu_grad_lanes::<T>)),
+                    };
+                    if let Some(dx) = blocks {
                         return Ok(dx);
                     }
                     with_float!(x.dtype(), T => zip(g, x, gelu_backward_exact::<T>))
@@ -783,6 +794,17 @@ fn in_blocks<T: BufferElement + Copy + Default>(
 ) -> Option<Tensor> {
     let fits = a.shape() == b.shape() && a.is_contiguous() && b.is_contiguous() && a.dim() > 0;
     fits.then(|| zip_lane_blocks::<T>(a, b, a.dim() - 1, block))
+}
+
+/// `kernel` over float32 `a` and `b` in blocks, as [`in_blocks`] runs a lane kernel: the
+/// float32 slice kernels of [`crate::cpu::fastmath`] (AVX2+FMA code where the CPU has it).
+/// `None` where `in_blocks` does not apply.
+fn f32_blocks(
+    a: &Tensor,
+    b: &Tensor,
+    kernel: impl Fn(&[f32], &[f32], &mut [f32]) + Sync,
+) -> Option<Tensor> {
+    in_blocks::<f32>(a, b, |a, b, out, _| kernel(a, b, out))
 }
 
 /// Softplus over a block of elements, `βx > threshold ? x : ln(1 + e^(βx))/β`, with `b`
