@@ -163,3 +163,31 @@ def test_lstm_layers_do_not_depend_on_thread_count():
         results.append((out.tolist(), x.grad.tolist(), grads))
     torch.set_num_threads(before)
     assert results[0] == results[1]
+
+
+def _batched_products():
+    """Batched products small enough to run one per thread (a head's scores), with a
+    transposed operand, a broadcast batch and an odd batch count; values and gradients."""
+    torch.manual_seed(5)
+    q = torch.randn(2, 5, 48, 32, requires_grad=True)
+    k = torch.randn(2, 5, 48, 32, requires_grad=True)
+    w = torch.randn(32, 40, requires_grad=True)
+    scores = q @ k.transpose(-2, -1)
+    mixed = q @ w.expand(2, 5, 32, 40)
+    (scores.tanh().sum() + mixed.sin().sum()).backward()
+    outs = [scores, mixed, q.grad, k.grad, w.grad]
+    return [t.detach().numpy().copy() for t in outs]
+
+
+def test_batched_products_do_not_depend_on_thread_count_and_match_float64():
+    results = [_with_threads(n, _batched_products) for n in (1, 2, 8, 2)]
+    for other in results[1:]:
+        for ref, got in zip(results[0], other):
+            assert ref.tobytes() == got.tobytes()
+    torch.manual_seed(5)
+    q = torch.randn(2, 5, 48, 32).numpy().astype(np.float64)
+    k = torch.randn(2, 5, 48, 32).numpy().astype(np.float64)
+    w = torch.randn(32, 40).numpy().astype(np.float64)
+    scores, mixed = results[0][:2]
+    np.testing.assert_allclose(scores, q @ k.swapaxes(-2, -1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(mixed, q @ w, rtol=1e-5, atol=1e-5)

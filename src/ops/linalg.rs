@@ -104,39 +104,72 @@ fn gemm<T: BufferElement + LinalgScalar>(
 fn sgemm_f32<T: BufferElement>(a: &Tensor, la: &Layout, b: &Tensor, lb: &Layout) -> Vec<T> {
     assert_eq!(T::DTYPE, crate::DType::Float32, "sgemm_f32 is for float32");
     let (m, k, n) = (la.shape[0], la.shape[1], lb.shape[1]);
-    let mut out = crate::core::pool::with_capacity::<T>(m * n);
-    a.read(|da: &[T], _| {
-        b.read(|db: &[T], _| {
-            let mat = |d: &[T], l: &Layout| {
+    let mut out = crate::core::pool::with_capacity::<f32>(m * n);
+    let threads = if m * n * k >= PARALLEL_GEMM_WORK {
+        crate::cpu::parallel::num_threads()
+    } else {
+        1
+    };
+    sgemm_batch(
+        a,
+        la,
+        b,
+        lb,
+        1,
+        &mut out.spare_capacity_mut()[..m * n],
+        threads,
+    );
+    // SAFETY: sgemm_batch wrote all m·n elements
+    unsafe { out.set_len(m * n) };
+    let mut out = std::mem::ManuallyDrop::new(out);
+    // SAFETY: T is f32 (asserted above): the same buffer, length and capacity
+    unsafe { Vec::from_raw_parts(out.as_mut_ptr().cast::<T>(), out.len(), out.capacity()) }
+}
+
+/// `count` float32 products `a[i] @ b[i]` into `c` one after another (`c[i·m·n ..]`), through
+/// [`crate::cpu::sgemm`]: `la`/`lb` are 3-D layouts (batch, rows, columns) when `count > 1`,
+/// 2-D otherwise. Products below [`PARALLEL_GEMM_WORK`] run one per thread, each on one
+/// thread, so that a batch of small ones (attention's heads) shares the cores as PyTorch's
+/// does; larger ones run one after another, each split over `threads`. Either way a product
+/// is computed the same way at any thread count.
+fn sgemm_batch(
+    a: &Tensor,
+    la: &Layout,
+    b: &Tensor,
+    lb: &Layout,
+    count: usize,
+    c: &mut [std::mem::MaybeUninit<f32>],
+    threads: usize,
+) {
+    let d = la.shape.len() - 2;
+    let (m, k, n) = (la.shape[d], la.shape[d + 1], lb.shape[d + 1]);
+    a.read(|da: &[f32], _| {
+        b.read(|db: &[f32], _| {
+            let mat = |data: &[f32], l: &Layout, i: usize| {
+                let batch = if d == 1 { l.strides[0] * i as isize } else { 0 };
                 crate::cpu::sgemm::MatRef::strided(
-                    // SAFETY: T is f32 (asserted above), so the cast is the identity
-                    unsafe { d.as_ptr().add(l.offset).cast::<f32>() },
-                    l.strides[0],
-                    l.strides[1],
+                    // SAFETY: the layout addresses only elements inside the buffer
+                    unsafe { data.as_ptr().offset(l.offset as isize + batch) },
+                    l.strides[d],
+                    l.strides[d + 1],
                 )
             };
-            let (ma, mb) = (mat(da, la), mat(db, lb));
-            let spare = &mut out.spare_capacity_mut()[..m * n];
-            // SAFETY: T is f32, so MaybeUninit<T> is MaybeUninit<f32>
-            let c = unsafe {
-                std::slice::from_raw_parts_mut(
-                    spare.as_mut_ptr().cast::<std::mem::MaybeUninit<f32>>(),
-                    m * n,
-                )
+            let one = |i: usize, c: &mut [std::mem::MaybeUninit<f32>], threads: usize| {
+                // SAFETY: the kernel is available (the caller checked); both layouts address
+                // only elements inside their buffers, held by the read guards for the call
+                unsafe {
+                    crate::cpu::sgemm::sgemm(m, n, k, mat(da, la, i), mat(db, lb, i), c, threads)
+                }
             };
-            let threads = if m * n * k >= PARALLEL_GEMM_WORK {
-                crate::cpu::parallel::num_threads()
+            if count > 1 && threads > 1 && m * n * k < PARALLEL_GEMM_WORK {
+                crate::cpu::parallel::for_each_block(c, m * n, |at, c| one(at / (m * n), c, 1));
             } else {
-                1
-            };
-            // SAFETY: the kernel is available (the caller checked); both layouts address only
-            // elements inside their buffers, held by the read guards for the call
-            unsafe { crate::cpu::sgemm::sgemm(m, n, k, ma, mb, c, threads) };
+                for (i, c) in c.chunks_mut(m * n).enumerate() {
+                    one(i, c, threads);
+                }
+            }
         })
     });
-    // SAFETY: sgemm wrote all m·n elements
-    unsafe { out.set_len(m * n) };
-    out
 }
 
 fn same_dtype(op: &str, a: &Tensor, b: &Tensor) -> Result<()> {
@@ -365,12 +398,27 @@ impl Tensor {
         let out = if let Some(dispatched) = dispatched {
             dispatched?
         } else {
+            let float32 = self.dtype() == crate::DType::Float32
+                && crate::cpu::sgemm::available()
+                && crate::cpu::sgemm::suits(n, m, k);
             with_num!(self.dtype(), T => {
                 let mut data: Vec<T> = Vec::with_capacity(b * n * m);
-                for i in 0..b {
-                    let la = self.select(0, i as isize)?.layout().clone();
-                    let lb = other.select(0, i as isize)?.layout().clone();
-                    data.extend(gemm::<T>(self, &la, other, &lb));
+                if float32 && b * n * m > 0 && k > 0 {
+                    let c = &mut data.spare_capacity_mut()[..b * n * m];
+                    // SAFETY: T is f32 (checked above), so MaybeUninit<T> is MaybeUninit<f32>
+                    let c = unsafe {
+                        std::slice::from_raw_parts_mut(c.as_mut_ptr().cast(), b * n * m)
+                    };
+                    let threads = crate::cpu::parallel::num_threads();
+                    sgemm_batch(self, self.layout(), other, other.layout(), b, c, threads);
+                    // SAFETY: sgemm_batch wrote all b·n·m elements
+                    unsafe { data.set_len(b * n * m) };
+                } else {
+                    for i in 0..b {
+                        let la = self.select(0, i as isize)?.layout().clone();
+                        let lb = other.select(0, i as isize)?.layout().clone();
+                        data.extend(gemm::<T>(self, &la, other, &lb));
+                    }
                 }
                 if k == 1 {
                     // PyTorch's batched product starts every sum from +0.0, outer products too
