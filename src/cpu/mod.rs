@@ -16,5 +16,6 @@ pub mod sgemm;
 pub mod sgemm_avx2;
 pub mod sparse;
 pub mod special;
+mod team;
 #[cfg(target_arch = "x86_64")]
 pub mod vmath_avx2;

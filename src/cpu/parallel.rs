@@ -3,9 +3,11 @@
 //!
 //! Kernels split their work into units with [`for_each_unit`]: the calling thread starts on
 //! them at once and pool threads join in as they wake, so a parallel kernel never waits for a
-//! sleeping thread to wake up before work begins. Both it and work that appears over time (the
-//! engine's parallel phase) get their pool threads from a [`Crew`].
+//! sleeping thread to wake up before work begins. Its helpers are a team that watches for the
+//! next call for a while after each (`cpu::team`); work that appears over time (the engine's
+//! parallel phase), and kernels that find the team busy, get pool threads from a [`Crew`].
 
+use super::team::Team;
 use parking_lot::Mutex;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -17,6 +19,8 @@ use std::sync::Arc;
 struct Pool {
     /// The calling thread's helpers: `threads - 1` workers (at least one).
     pool: Arc<ThreadPool>,
+    /// `threads - 1` helpers for [`for_each_unit`] that spin between jobs (none at one thread).
+    team: Option<Arc<Team>>,
     /// `threads` workers for [`install`], started on its first call.
     whole: Arc<std::sync::OnceLock<Arc<ThreadPool>>>,
     threads: usize,
@@ -55,6 +59,7 @@ fn workers(workers: usize, name: &'static str) -> Arc<ThreadPool> {
 fn build(threads: usize) -> Pool {
     Pool {
         pool: workers(threads.saturating_sub(1).max(1), "ferrograd"),
+        team: (threads > 1).then(|| Arc::new(Team::new(threads - 1))),
         whole: Arc::default(),
         threads,
         pid: std::process::id(),
@@ -68,6 +73,9 @@ fn pool() -> Pool {
     let stale = guard.as_ref().is_none_or(|p| p.pid != pid);
     if stale {
         let threads = guard.as_ref().map_or_else(default_threads, |p| p.threads);
+        // a forked child has none of the parent's threads, and their locks may be held by
+        // threads that are gone: the old pool is forgotten, not shut down
+        std::mem::forget(guard.take());
         *guard = Some(build(threads));
     }
     guard.as_ref().expect("pool built above").clone()
@@ -147,13 +155,19 @@ impl<U> SendPtr<U> {
 }
 
 /// Calls `f(0)`, …, `f(units - 1)`, each exactly once, in parallel: the calling thread starts on
-/// unit 0 at once, and up to `threads - 1` pool threads, asked for when the call begins, take
-/// the next units as they wake (a thread wake-up costs tens of microseconds on a virtual
-/// machine, as long as a small product). Returns when every unit has run; a panic in a unit
+/// unit 0 at once, and up to `threads - 1` helpers, asked for when the call begins, take the
+/// next units as they come (a sleeping thread's wake-up costs tens of microseconds on a virtual
+/// machine, as long as a small product, so the helpers are the pool's team, which keeps
+/// watching for work a while after each call: Note [Helpers that spin before they sleep]). Returns when every unit has run; a panic in a unit
 /// is raised here, after the units already started have finished. Which thread runs a unit
 /// varies, so results must not depend on it.
 pub fn for_each_unit(units: usize, f: impl Fn(usize) + Sync) {
-    let Pool { pool, threads, .. } = pool();
+    let Pool {
+        pool,
+        team,
+        threads,
+        ..
+    } = pool();
     let helpers = threads.min(units).saturating_sub(1);
     if helpers == 0 {
         (0..units).for_each(f);
@@ -169,6 +183,11 @@ pub fn for_each_unit(units: usize, f: impl Fn(usize) + Sync) {
         }
         f(i);
     };
+    // the team, unless a caller already owns it (this call is nested in one of its units, or
+    // another thread's kernel runs): then pool threads summoned one by one
+    if team.is_some_and(|team| team.run(&take, helpers)) {
+        return;
+    }
     crew_on(pool, &take, |crew| {
         for _ in 0..helpers {
             crew.summon();
