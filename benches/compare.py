@@ -6,12 +6,13 @@
 Every workload runs through ferrograd's public Python API, through a numpy forward *and*
 backward written by hand (the chain rule spelled out), and through PyTorch if ``import torch``
 works. Before any timing, each library's gradients (and forward values) are checked against the
-numpy baseline, so the benchmark never compares different computations. Each measurement is the
-minimum over N timed runs, shared out over ``--rounds`` rounds (default 3) in which numpy and the
-libraries take turns, so a slow spell of a shared machine falls on all of them; each round's runs
-follow one warm-up run (the checked one), a pause for other libraries' worker threads to go idle
-and 0.2 s of untimed runs (cores slow down while idle), timed with ``time.perf_counter`` with the
-garbage collector off. mlp_step also reports each library's peak memory for one step. The
+numpy baseline, so the benchmark never compares different computations. Each measurement is
+the mean over a round's consecutive timed runs (a workload's throughput), the best of
+``--rounds`` rounds (default 3) in which numpy and the libraries take turns, so a slow spell of
+a shared machine falls on all of them; each round's runs follow one warm-up run (the checked
+one), a pause for other libraries' worker threads to go idle and 0.2 s of untimed runs (cores
+slow down while idle), timed with ``time.perf_counter`` with the garbage collector on, as users
+run. mlp_step also reports each library's peak memory for one step. The
 report (markdown) overwrites ``--output``; a summary table is also printed.
 
 ``--threads N`` sets OMP/OPENBLAS/MKL/RAYON_NUM_THREADS before numpy (and ferrograd, which
@@ -116,8 +117,9 @@ class Ctx:
 def measure(run: Run, reps: int, check: Callable[[dict], None] | None = None
             ) -> tuple[list[float], dict | None]:
     """Calls ``run(True)`` once (the warm-up; its values/gradients go to ``check``, which raises
-    on a mismatch before anything is timed), then ``run(False)`` ``reps`` times with gc off;
-    returns the per-part minimum durations and the warm-up run's values."""
+    on a mismatch before anything is timed), then ``run(False)`` ``reps`` times with the garbage
+    collector on, as users run; returns the per-part mean durations over those consecutive runs
+    (throughput, not the luckiest run) and the warm-up run's values."""
     _, values = run(True)
     if check is not None:
         check(values)
@@ -125,8 +127,7 @@ def measure(run: Run, reps: int, check: Callable[[dict], None] | None = None
     # idle long enough for the previous library's worker threads to stop spinning (OpenBLAS's
     # and OpenMP's threads busy-wait ~0.1 s after each call and would take a core from this one)
     time.sleep(SETTLE_S)
-    best = [math.inf]
-    gc.disable()
+    total: list[float] = []
     try:
         # then run the workload untimed for a while: after an idle spell this machine's cores
         # take some tens of milliseconds to get back to full speed (a pure-Python loop measured
@@ -137,12 +138,12 @@ def measure(run: Run, reps: int, check: Callable[[dict], None] | None = None
             run(False)
         for _ in range(reps):
             parts, _ = run(False)
-            if len(best) != len(parts):
-                best = [math.inf] * len(parts)
-            best = [min(b, p) for b, p in zip(best, parts)]
+            if len(total) != len(parts):
+                total = [0.0] * len(parts)
+            total = [t + p for t, p in zip(total, parts)]
     finally:
         gc.enable()
-    return best, values
+    return [t / reps for t in total], values
 
 
 def check_close(ctx: Ctx, workload: str, lib: str, got: dict, ref: dict, rtol: float,
@@ -176,7 +177,7 @@ def run_libs(ctx: Ctx, workload: str, np_run: Run, make_ag: Callable[[str, Any],
              after: Callable[[str], None] | None = None) -> dict[str, list[float] | str]:
     """Times numpy, then each autograd library after checking it against numpy's values, in
     ``ctx.rounds`` rounds (numpy and the libraries take turns, so a slow spell of the machine
-    hits them alike); keeps each part's minimum over all rounds. ``after(name)`` runs once
+    hits them alike); keeps each part's best round (lowest mean). ``after(name)`` runs once
     each library is done with its last round."""
     reps = ctx.reps_per_round(workload)
     out: dict[str, list[float] | str] = {}
@@ -1022,11 +1023,12 @@ def write_report(path: str, rows: list[Row], ctx: Ctx, env: dict[str, str]) -> N
         "wide_branches).",
         f"- **Method**: {env['mode']} mode, {env['rounds']} round(s): in each round numpy and then "
         "each library run the workload (so a slow spell of this shared machine falls on all of "
-        "them); each figure is the minimum over N timed runs in all, shared out over the rounds, "
-        "each round's runs after one warm-up run, a 0.3 s pause (so the previous library's "
+        "them); each figure is the mean over a round's consecutive timed runs, the best of the "
+        "rounds (N timed runs in all, shared out over the rounds), each round's runs after "
+        "one warm-up run, a 0.3 s pause (so the previous library's "
         "spinning BLAS/OpenMP threads have gone idle) and 0.2 s of untimed runs (so the cores "
         "are back to full speed after the pause), `time.perf_counter`, garbage collector "
-        "off while timing; float32 throughout. Timed runs per workload (all rounds): "
+        "on while timing (as users run); float32 throughout. Timed runs per workload (all rounds): "
         + ", ".join(f"{k} {v}" for k, v in env["reps"].items()) + ".",
         "- **Checked**: before timing, every library's gradients (and forward values where "
         "the workload has them) were asserted equal to the numpy baseline's (`np.allclose`, "
@@ -1096,8 +1098,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="fewer repetitions (same sizes): a full run in well under a minute")
     parser.add_argument("--rounds", type=int, default=3,
                         help="time each workload in this many rounds, numpy and the libraries "
-                             "taking turns, and keep the fastest (default 3; the timed runs "
-                             "per workload are shared out over the rounds)")
+                             "taking turns, and keep the best round's mean (default 3; the "
+                             "timed runs per workload are shared out over the rounds)")
     parser.add_argument("--output", default=os.path.join(REPO, "BENCHMARKS.md"),
                         help="markdown report to write (overwritten); default BENCHMARKS.md at "
                              "the repository root")
