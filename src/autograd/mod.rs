@@ -411,10 +411,7 @@ pub(crate) fn record_replacing_first(
     let mut next_edges = SmallVec::with_capacity(n);
     let mut metas = SmallVec::with_capacity(n);
     next_edges.push(gradient_edge(input));
-    metas.push(InputMeta {
-        shape: SmallVec::from_slice(input.shape()),
-        dtype: input.dtype(),
-    });
+    metas.push(InputMeta::of(input));
     for i in 1..n {
         next_edges.push(inner.next_edges[i].clone());
         metas.push(inner.input_meta(i));
@@ -488,10 +485,7 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
     let mut metas = SmallVec::with_capacity(inputs.len());
     for t in inputs {
         next_edges.push(gradient_edge(t));
-        metas.push(InputMeta {
-            shape: SmallVec::from_slice(t.shape()),
-            dtype: t.dtype(),
-        });
+        metas.push(InputMeta::of(t));
     }
     for _ in 0..constants {
         next_edges.push(None);
@@ -513,18 +507,23 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
             Save::Marker => SavedVariable::marker(),
         });
     }
-    let mut node = Node::new(name, next_edges, metas, saved, backward);
-    if let Some(part) = part {
-        node = node.into_part(part);
-    }
-    if slots.is_some() {
-        // a custom Function's node: its ctx.saved_tensors unpacks at each access
-        node.unpacks_saved_itself();
-    }
+    let kind = match part {
+        Some(part) => NodeKind::Part(Box::new(PartFunction { part, backward })),
+        None => NodeKind::Function(backward),
+    };
+    // a custom Function's node (with slots) unpacks its ctx.saved_tensors at each access
+    let name = node::intern(name.into());
+    let node = Arc::new(Node::with_kind(
+        name,
+        next_edges,
+        metas,
+        saved,
+        kind,
+        slots.is_some(),
+    ));
     anomaly::remember_origin(&node);
     let slot = |k: usize| slots.map_or(k, |(at, _)| at[k]);
     node.set_outputs(slots.map_or(outs.as_ref().len(), |(_, n)| n));
-    let node = Arc::new(node);
     // The last output takes the node itself, and fresh outputs are set without their lock: a
     // locked instruction right after writing the new node waits for all those stores to drain,
     // a measurable part of a small op.

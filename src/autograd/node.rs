@@ -53,6 +53,23 @@ pub struct InputMeta {
     pub dtype: DType,
 }
 
+impl InputMeta {
+    /// The shape and dtype of `t`. Shapes of up to two sizes are copied as values: the
+    /// general copy calls `memcpy`, which costs more than the copy in a small op.
+    pub fn of(t: &Tensor) -> InputMeta {
+        let shape = match *t.shape() {
+            [] => SmallVec::new(),
+            [a] => SmallVec::from_buf_and_len([a, 0], 1),
+            [a, b] => SmallVec::from_buf([a, b]),
+            ref more => SmallVec::from_slice(more),
+        };
+        InputMeta {
+            shape,
+            dtype: t.dtype(),
+        }
+    }
+}
+
 /// A node of the backward graph (PyTorch's `Node` / `grad_fn`).
 ///
 /// A deep chain keeps one node per op alive, so the node is kept small: rare parts (hooks,
@@ -251,13 +268,6 @@ impl SavedTensors {
 }
 
 impl Node {
-    /// Makes the formula unpack the saved tensors itself, each time it reads them
-    /// ([`BackwardCtx::saved_tensors`]) instead of the engine once before it runs; they are
-    /// released after it runs unless the graph is kept.
-    pub(crate) fn unpacks_saved_itself(&mut self) {
-        self.unpacks_saved = true;
-    }
-
     /// A node for an op's backward formula.
     pub fn new(
         name: impl Into<Cow<'static, str>>,
@@ -266,8 +276,28 @@ impl Node {
         saved: SmallVec<[SavedVariable; 2]>,
         backward: BackwardFn,
     ) -> Node {
+        let kind = NodeKind::Function(backward);
+        Node::with_kind(intern(name.into()), next_edges, inputs, saved, kind, false)
+    }
+
+    /// A node running `kind` (a formula, or a view's part and formula). With `unpacks_saved`
+    /// the formula unpacks the saved tensors itself, each time it reads them
+    /// ([`BackwardCtx::saved_tensors`]), instead of the engine once before it runs; they are
+    /// then released after it runs unless the graph is kept.
+    ///
+    /// Inlined so that `Arc::new(Node::with_kind(..))` builds the node where it will live: a
+    /// node is over 400 bytes, and moving it between temporaries cost a tenth of a small op.
+    #[inline(always)]
+    pub(crate) fn with_kind(
+        name: &'static str,
+        next_edges: SmallVec<[Option<Edge>; 2]>,
+        inputs: SmallVec<[InputMeta; 2]>,
+        saved: SmallVec<[SavedVariable; 2]>,
+        kind: NodeKind,
+        unpacks_saved: bool,
+    ) -> Node {
         Node {
-            name: intern(name.into()),
+            name,
             seq_nr: std::sync::atomic::AtomicU64::new(NEXT_SEQ.with(|n| {
                 let seq = n.get();
                 n.set(seq + 1);
@@ -277,22 +307,11 @@ impl Node {
             next_edges,
             inputs,
             saved,
-            unpacks_saved: false,
-            kind: NodeKind::Function(backward),
+            unpacks_saved,
+            kind,
             extras: OnceLock::new(),
             task_slot: TaskSlot::default(),
         }
-    }
-
-    /// The node of a view that is `part` of its one input (see [`NodeKind::Part`]).
-    pub(crate) fn into_part(mut self, part: Part) -> Node {
-        let NodeKind::Function(backward) =
-            std::mem::replace(&mut self.kind, NodeKind::Function(Box::new(|_| Ok(vec![]))))
-        else {
-            unreachable!("a new node holds a formula");
-        };
-        self.kind = NodeKind::Part(Box::new(PartFunction { part, backward }));
-        self
     }
 
     /// The shape of input `i`.

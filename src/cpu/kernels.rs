@@ -963,32 +963,33 @@ fn update_into<T: BufferElement>(
     ) else {
         return false;
     };
-    // two storages may hold the same memory (two `from_numpy` of one array): then the
-    // element-wise update would read what it writes, so the callers' general path runs instead
-    let (dp, sp) = (dst.data_ptr() as usize, src.data_ptr() as usize);
-    let bytes = dst.numel() * std::mem::size_of::<T>();
-    if dp < sp + bytes && sp < dp + bytes {
-        return false;
-    }
     let apply = |d: &mut [T], s: &[T]| {
         let d = &mut d[rd.clone()];
         let s = &s[rs.clone()];
+        // two storages may hold the same memory (two `from_numpy` of one array): then the
+        // element-wise update would read what it writes, so the callers' general path runs
+        // instead (checked here, under the locks already taken: a lock costs a small op's time)
+        let (dp, sp) = (d.as_ptr() as usize, s.as_ptr() as usize);
+        let bytes = std::mem::size_of_val(d);
+        if dp < sp + bytes && sp < dp + bytes {
+            return false;
+        }
         if d.len() < PARALLEL_ELEMENTS {
             update(d, s);
-            return;
+            return true;
         }
         crate::cpu::parallel::for_each_block(d, PARALLEL_ELEMENTS / 4, |at, d| {
             update(d, &s[at..at + d.len()])
         });
+        true
     };
     if ds.lock_key() < ss.lock_key() {
         let mut d = ds.write();
-        apply(d.as_mut_slice(), ss.read().as_slice());
+        apply(d.as_mut_slice(), ss.read().as_slice())
     } else {
         let s = ss.read();
-        apply(ds.write().as_mut_slice(), s.as_slice());
+        apply(ds.write().as_mut_slice(), s.as_slice())
     }
-    true
 }
 
 /// Sets every element of `dst` from `f(position)` (row-major position), with the write lock held.
