@@ -511,15 +511,16 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
         Some(part) => NodeKind::Part(Box::new(PartFunction { part, backward })),
         None => NodeKind::Function(backward),
     };
-    // a custom Function's node (with slots) unpacks its ctx.saved_tensors at each access
     let name = node::intern(name.into());
+    // a custom Function's node (with slots) unpacks its ctx.saved_tensors at each access
+    let unpacks_saved = slots.is_some();
     let node = Arc::new(Node::with_kind(
         name,
         next_edges,
         metas,
         saved,
         kind,
-        slots.is_some(),
+        unpacks_saved,
     ));
     anomaly::remember_origin(&node);
     let slot = |k: usize| slots.map_or(k, |(at, _)| at[k]);

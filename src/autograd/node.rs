@@ -285,8 +285,9 @@ impl Node {
     /// ([`BackwardCtx::saved_tensors`]), instead of the engine once before it runs; they are
     /// then released after it runs unless the graph is kept.
     ///
-    /// Inlined so that `Arc::new(Node::with_kind(..))` builds the node where it will live: a
-    /// node is over 400 bytes, and moving it between temporaries cost a tenth of a small op.
+    /// Inlined, and the kind decided before the node exists, so that
+    /// `Arc::new(Node::with_kind(..))` moves the node (over 400 bytes) fewer times than building
+    /// it and then changing its kind did.
     #[inline(always)]
     pub(crate) fn with_kind(
         name: &'static str,
@@ -336,10 +337,7 @@ impl Node {
 
     /// The AccumulateGrad node of a leaf; it runs as soon as it is ready.
     pub fn accumulate_grad(variable: Tensor) -> Node {
-        let meta = InputMeta {
-            shape: variable.shape().into(),
-            dtype: variable.dtype(),
-        };
+        let meta = InputMeta::of(&variable);
         Node {
             name: "AccumulateGrad",
             seq_nr: std::sync::atomic::AtomicU64::new(u64::MAX),
@@ -716,11 +714,7 @@ impl Node {
         }
         let mut extras = self.extras_mut();
         if !extras.output_meta.iter().any(|(nr, _)| *nr == output_nr) {
-            let meta = InputMeta {
-                shape: SmallVec::from_slice(tensor.shape()),
-                dtype: tensor.dtype(),
-            };
-            extras.output_meta.push((output_nr, meta));
+            extras.output_meta.push((output_nr, InputMeta::of(tensor)));
         }
     }
 
