@@ -920,7 +920,8 @@ def git_info() -> str:
         dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--", "src", "python",
                                 "Cargo.toml"], capture_output=True, text=True,
                                check=True).stdout.strip()
-        return f"git {head}" + (" + uncommitted changes in src/python" if dirty else "")
+        changes = " + uncommitted changes under src/, python/ or Cargo.toml"
+        return f"git {head}" + (changes if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "git unknown"
 

@@ -15,16 +15,17 @@ use super::fastmath::{ERFC_POLY, EXP_POLY, LN2_PARTS};
 use std::arch::x86_64::*;
 
 // Note [Several vectors through one formula]
-// A formula here is a chain of some forty dependent instructions (about 150 cycles from
-// argument to result), and the CPU overlaps consecutive vectors' chains only as far as its
-// reorder window reaches: on a Zen 1 core about one and a half chains, so one vector at a
-// time left most of the arithmetic units idle (exact GELU about 77 cycles a vector). Each
-// step below therefore runs on a group of `N` independent vectors before the next step (a
-// [`Group`]), so the instructions of the group's chains alternate and the window holds work
-// of every chain. Exact GELU over 524,288 floats, one thread of a Zen 1 core: forward 2.24 ->
-// 1.73 ms, forward and backward 5.85 -> 4.52 ms (PyTorch 1.41 and 3.88); groups of four ran
-// no faster than two. Every lane still goes through the same instructions in the same
-// order, so a lane's result does not depend on the group it was in.
+// A formula here is a chain of some forty dependent instructions (by their latencies about
+// 150 cycles from argument to result), and the CPU overlaps consecutive vectors' chains only
+// as far as its reorder window reaches. One vector at a time, exact GELU took about 77 cycles
+// a vector on a Zen 1 core where its arithmetic needs about 30: latency, not throughput, was
+// the limit (unrolling the loop four times changed nothing: the compiler kept each vector's
+// chain whole). Each step below therefore runs on a group of `N` independent vectors before
+// the next step (a [`Group`]), so the instructions of the group's chains alternate and the
+// window holds work of every chain. Exact GELU over 524,288 floats, one thread of a Zen 1
+// core: forward 2.24 -> 1.73 ms, forward and backward 5.85 -> 4.52 ms (PyTorch 1.41 and
+// 3.88); groups of four ran no faster than two. Every lane still goes through the same
+// instructions in the same order, so a lane's result does not depend on the group it was in.
 
 /// `N` vectors taken through a formula together (Note [Several vectors through one formula]).
 type Group<const N: usize> = [__m256; N];
