@@ -413,6 +413,17 @@ def main(argv=None):
                 f"| {mem} | {goal} | {met} |"
             )
             notes += [f"{name} at {t} thread(s) per {unit}"] if t == threads[0] else []
+            # each round's own pair (the two libraries ran back to back): how far the
+            # machine's speed moved the ratio between rounds
+            paired = [
+                f"{a['mean'] / b['mean']:.2f}"
+                for a, b in zip(
+                    results.get(("ferrograd", name, t), []), results.get(("torch", name, t), [])
+                )
+                if "mean" in a and "mean" in b
+            ]
+            if len(paired) > 1:
+                notes.append(f"{name} at {t} thread(s): each round's ratio {', '.join(paired)}")
             for lib, err in (("ferrograd", fg_err), ("PyTorch", tv_err)):
                 if err:
                     notes.append(f"{lib} failed {name} ({t} threads): {err}")
