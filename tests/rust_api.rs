@@ -3,7 +3,7 @@
 //! together with autograd.
 
 use ferrograd::nn::{self, Module};
-use ferrograd::optim::{Adam, AdamW, Optimizer, Sgd};
+use ferrograd::optim::{Adadelta, Adagrad, Adam, AdamW, Adamax, Optimizer, RmsProp, Sgd};
 use ferrograd::{DType, Result, Tensor};
 use std::sync::Mutex;
 
@@ -18,15 +18,17 @@ fn golden(name: &str) -> String {
     std::fs::read_to_string(path).unwrap()
 }
 
-/// A JSON value made of numbers and (nested) arrays only, which is all these tests read.
+/// A JSON value made of numbers, strings and (nested) arrays only, which is all these tests
+/// read.
 #[derive(Debug)]
 enum Json {
     Number(f64),
+    String(String),
     Array(Vec<Json>),
 }
 
 impl Json {
-    /// Parses the array or number at the start of `s`; returns it and the rest.
+    /// Parses the array, string or number at the start of `s`; returns it and the rest.
     fn parse(s: &str) -> (Json, &str) {
         let s = s.trim_start();
         if let Some(mut rest) = s.strip_prefix('[') {
@@ -42,6 +44,10 @@ impl Json {
                 rest = rest.strip_prefix(',').unwrap_or(rest);
             }
         }
+        if let Some(rest) = s.strip_prefix('"') {
+            let end = rest.find('"').unwrap();
+            return (Json::String(rest[..end].to_string()), &rest[end + 1..]);
+        }
         let end = s
             .find(|c: char| !(c.is_ascii_digit() || "+-.eE".contains(c)))
             .unwrap_or(s.len());
@@ -52,13 +58,14 @@ impl Json {
         match self {
             Json::Number(v) => vec![*v],
             Json::Array(items) => items.iter().flat_map(Json::numbers).collect(),
+            Json::String(_) => panic!("not a number"),
         }
     }
 
     fn rows(&self) -> Vec<Vec<f64>> {
         match self {
             Json::Array(items) => items.iter().map(Json::numbers).collect(),
-            Json::Number(_) => panic!("not an array of arrays"),
+            Json::Number(_) | Json::String(_) => panic!("not an array of arrays"),
         }
     }
 }
@@ -99,12 +106,13 @@ fn linear_draws_pytorchs_initial_values() {
     }
 }
 
-/// tests/optim_cases.py's problem: the parameters after each step of `make(params)`.
+/// tests/optim_cases.py's problem: the parameters after each step of `make(params)`, and the
+/// names of the first parameter's state tensors, sorted.
 fn trajectory<T: ferrograd::core::buffer::BufferElement + Into<f64>>(
     make: impl Fn(Vec<Tensor>) -> Box<dyn Optimizer>,
     steps: usize,
     from_f64: fn(f64) -> T,
-) -> Result<Vec<Vec<f64>>> {
+) -> Result<(Vec<Vec<f64>>, Vec<String>)> {
     let values = |n: usize, phase: f64| -> Vec<T> {
         (0..n)
             .map(|i| from_f64((1.7 * i as f64 + phase).sin()))
@@ -128,7 +136,14 @@ fn trajectory<T: ferrograd::core::buffer::BufferElement + Into<f64>>(
         row.extend(b.to_vec::<T>()?.into_iter().map(Into::into));
         out.push(row);
     }
-    Ok(out)
+    let mut names: Vec<String> = opt
+        .state(0)
+        .unwrap()
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
+    names.sort();
+    Ok((out, names))
 }
 
 #[test]
@@ -166,6 +181,47 @@ fn optimizers_follow_pytorchs_trajectories() {
         ("adamw_amsgrad", |p| {
             Box::new(AdamW::new(p, 0.02).weight_decay(0.05).amsgrad(true))
         }),
+        ("rmsprop", |p| Box::new(RmsProp::new(p, 0.01))),
+        ("rmsprop_momentum", |p| {
+            Box::new(RmsProp::new(p, 0.01).momentum(0.8).alpha(0.9))
+        }),
+        ("rmsprop_centered", |p| {
+            Box::new(RmsProp::new(p, 0.01).centered(true).weight_decay(0.1))
+        }),
+        ("rmsprop_centered_momentum_max", |p| {
+            Box::new(
+                RmsProp::new(p, 0.005)
+                    .centered(true)
+                    .momentum(0.5)
+                    .maximize(true)
+                    .eps(1e-4),
+            )
+        }),
+        ("adagrad", |p| Box::new(Adagrad::new(p, 0.1))),
+        ("adagrad_decay", |p| {
+            Box::new(
+                Adagrad::new(p, 0.1)
+                    .lr_decay(0.05)
+                    .weight_decay(0.02)
+                    .initial_accumulator_value(0.3),
+            )
+        }),
+        ("adagrad_maximize", |p| {
+            Box::new(Adagrad::new(p, 0.05).maximize(true))
+        }),
+        ("adadelta", |p| Box::new(Adadelta::new(p, 1.0))),
+        ("adadelta_tuned", |p| {
+            Box::new(Adadelta::new(p, 0.5).rho(0.8).weight_decay(0.1).eps(1e-5))
+        }),
+        ("adamax", |p| Box::new(Adamax::new(p, 0.02))),
+        ("adamax_tuned", |p| {
+            Box::new(
+                Adamax::new(p, 0.01)
+                    .betas(0.8, 0.95)
+                    .weight_decay(0.1)
+                    .maximize(true),
+            )
+        }),
     ];
     for (name, make) in cases {
         for dtype in ["float32", "float64"] {
@@ -180,7 +236,20 @@ fn optimizers_follow_pytorchs_trajectories() {
             } else {
                 (trajectory(make, expected.len(), |v| v), 1e-12, 1e-14)
             };
-            let got = got.unwrap();
+            let (got, names) = got.unwrap();
+            // PyTorch's state keys, less the step count (a number here, not a tensor)
+            let keys = find(&text, &["cases", &format!("{name}-{dtype}"), "state_keys"]);
+            let keys: Vec<String> = match keys {
+                Json::Array(items) => items
+                    .iter()
+                    .filter_map(|k| match k {
+                        Json::String(k) if k != "step" => Some(k.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => panic!("state_keys is a list"),
+            };
+            assert_eq!(names, keys, "{name}-{dtype}: state");
             for (step, (g, e)) in got.iter().zip(&expected).enumerate() {
                 for (a, b) in g.iter().zip(e) {
                     assert!(

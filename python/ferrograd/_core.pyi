@@ -126,7 +126,6 @@ __all__ = [
     "Node",
     "SavedTensor",
     "Tensor",
-    "_adam_step",
     "_embedding",
     "_embedding_bag",
     "_with_out",
@@ -178,7 +177,6 @@ __all__ = [
     "_set_grad_enabled",
     "_set_view_replay_enabled",
     "_is_view_replay_enabled",
-    "_sgd_step",
     "adaptive_avg_pool2d",
     "adaptive_max_pool2d",
     "avg_pool2d",
@@ -2564,38 +2562,6 @@ def backward(
 ) -> None:
     """`autograd.backward(tensors, grad_tensors, ...)`: accumulates into the leaves' `.grad`."""
 
-def _sgd_step(
-    params: list[Tensor],
-    grads: list[Tensor],
-    buffers: list[Tensor | None],
-    lr: builtins.float,
-    momentum: builtins.float,
-    dampening: builtins.float,
-    weight_decay: builtins.float,
-    nesterov: builtins.bool,
-    maximize: builtins.bool,
-) -> list[Tensor | None]:
-    """One `SGD` step over parameters and their gradients (PyTorch's single-tensor algorithm, in
-    the core); returns the momentum buffers (made on the first step)."""
-
-def _adam_step(
-    params: list[Tensor],
-    grads: list[Tensor],
-    exp_avgs: list[Tensor],
-    exp_avg_sqs: list[Tensor],
-    max_exp_avg_sqs: list[Tensor | None],
-    steps: list[Tensor],
-    lr: builtins.float,
-    betas: tuple[builtins.float, builtins.float],
-    eps: builtins.float,
-    weight_decay: builtins.float,
-    amsgrad: builtins.bool,
-    maximize: builtins.bool,
-    decoupled: builtins.bool,
-) -> None:
-    """One `Adam`/`AdamW` step over parameters, their gradients and their state (in the core);
-    advances each parameter's step tensor in place."""
-
 def _push_saved_tensors_hooks(pack_hook: Any, unpack_hook: Any) -> None:
     """Installs Python `pack_hook`/`unpack_hook` for the tensors saved on this thread
     (`autograd.graph.saved_tensors_hooks.__enter__`)."""
@@ -2642,12 +2608,13 @@ def _optim_step(
     name: builtins.str,
     params: list[Tensor],
     grads: list[Tensor],
-    states: list[list[Tensor | None]],
-    steps: list[builtins.int],
+    states: list[dict[builtins.str, Any]],
     hyper: dict[builtins.str, builtins.float],
-) -> None:
-    """One step of the optimizer `name` over a parameter group: each parameter with its gradient,
-    its state tensors (updated in place) and its step number."""
+) -> list[dict[builtins.str, Tensor] | None]:
+    """One step of the optimizer rule `name` over a parameter group: each parameter with its
+    gradient and its `state[p]` dict (tensors updated in place, `state["step"]` advanced in
+    place). Returns, per parameter, a dict of the entries to add to its state (the tensors the
+    rule made, such as SGD's momentum buffer on its first step), or None."""
 
 def _set_inference_mode(enabled: builtins.bool) -> tuple[builtins.bool, builtins.bool]:
     """Enters or leaves inference mode on this thread (grad mode set to the opposite); returns the

@@ -31,18 +31,15 @@
 //! | `creation` / `random` | `arange`, `linspace` / the generator, `rand`, `randn`, `normal_`, `uniform_` |
 //! | `loss` | losses with their own node: `mse_loss`, `huber_loss`, `smooth_l1_loss`, `binary_cross_entropy` (`_with_logits`), `nll_loss` |
 //! | `normalization` | `layer_norm`, `batch_norm` (running statistics), `group_norm`, `rms_norm` |
-//! | `adaptive` | adaptive-rate optimizer updates: `RMSprop`, `Adagrad`, `Adadelta`, `Adamax` |
 //! | `decomposition` | `svdvals` (one-sided Jacobi SVD): the spectral and nuclear norms |
 //! | `dense` | float64 matrix kernels: LU, Cholesky, triangular solves, Householder QR, Jacobi eigen, `expm` |
 //! | `factorizations` | `linalg`: `lu_factor_ex`, `inv_ex`, `det`, `slogdet`, `cholesky_ex`, `qr`, `eigh`, `svd`, `matrix_exp` |
 //! | `solvers` | `linalg`: `solve_ex`, `solve_triangular`, `cholesky_solve`/`_inverse`, `pinv`, `lstsq`; `cdist` |
 //! | `recurrent` | one node per recurrent cell: `lstm_cell`, `gru_cell`, `rnn_cell` |
 //! | `conv` / `pooling` / `upsample` | `convolution` (1-D/2-D, transposed, groups), `unfold`/`fold` / `max_pool2d`, `avg_pool2d`, adaptive pools / `interpolate` |
-//! | `optim` | optimizer updates outside autograd: `SGD`, `Adam`/`AdamW` |
 //! | `operators` | Rust's `+ - * /` and unary `-` on tensors and numbers, returning `Result<Tensor>` |
 
 pub mod activation;
-pub mod adaptive;
 pub mod arithmetic;
 pub mod attention;
 pub mod blas;
@@ -61,7 +58,6 @@ pub mod loss;
 pub mod metadata;
 pub mod normalization;
 pub mod operators;
-pub mod optim;
 pub mod pointwise;
 pub mod pointwise_binary;
 pub mod pointwise_ternary;

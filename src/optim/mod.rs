@@ -1,8 +1,15 @@
-//! Floor 4: optimizers for Rust programs, the Rust side of Python's `ferrograd.optim`: the
-//! [`Optimizer`] trait, [`Sgd`] (momentum, dampening, Nesterov, weight decay), [`Adam`] and
-//! [`AdamW`] (AMSGrad, weight decay). Each step runs the same fused kernels as the Python
-//! optimizers ([`crate::ops::optim`]), so a Rust training loop follows PyTorch's trajectory
-//! to the last bit the kernels reach in Python.
+//! Floor 4: optimizers, the one home of every update rule of `torch.optim` that ferrograd has,
+//! for Rust programs and (through one binding) for Python's `ferrograd.optim`.
+//!
+//! A rule (a type of [`rule`]: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, and NAdam,
+//! RAdam, Rprop, ASGD, Adafactor) holds its hyper-parameters and implements [`Update`]: how one
+//! parameter moves, given its gradient and its [`State`] (PyTorch's `state[p]`), with the
+//! operations in PyTorch's single-tensor order and the parameter's precision, outside autograd.
+//! [`Optim`] runs a rule over a list of parameters; the names a Rust user writes are aliases of
+//! it ([`Sgd`], [`Adam`], [`AdamW`], [`RmsProp`], [`Adagrad`], [`Adadelta`], [`Adamax`]), built
+//! with `new(params, lr)` and PyTorch's settings as setters. Python's optimizers call the same
+//! [`Update::update`], so a Rust training loop follows PyTorch's trajectory to the last bit the
+//! kernels reach in Python.
 //!
 //! ```
 //! use ferrograd::optim::{Optimizer, Sgd};
@@ -24,13 +31,22 @@
 //! ```
 
 mod adam;
+mod adaptive;
+pub(crate) mod kernel;
 mod sgd;
+mod variants;
 
-pub use adam::{Adam, AdamW};
-pub use sgd::Sgd;
-
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
+use crate::core::grad_mode::GradModeGuard;
 use crate::core::tensor::Tensor;
+
+/// The update rules, each a struct of PyTorch's hyper-parameters for one `torch.optim` class.
+pub mod rule {
+    pub use super::adam::{Adam, AdamW};
+    pub use super::adaptive::{Adadelta, Adagrad, Adamax, RmsProp};
+    pub use super::sgd::Sgd;
+    pub use super::variants::{Adafactor, Asgd, Nadam, Radam, Rprop};
+}
 
 /// Updates parameters from their gradients (PyTorch's `torch.optim.Optimizer`, one group).
 pub trait Optimizer {
@@ -46,6 +62,9 @@ pub trait Optimizer {
     /// Sets the learning rate (what a scheduler does between steps).
     fn set_learning_rate(&mut self, lr: f64);
 
+    /// The state of parameter `i` (PyTorch's `state[p]`), once it has taken a step.
+    fn state(&self, i: usize) -> Option<&State>;
+
     /// Clears every parameter's gradient: `.grad` becomes `None` (PyTorch's default
     /// `set_to_none=True`).
     fn zero_grad(&mut self) -> Result<()> {
@@ -53,13 +72,210 @@ pub trait Optimizer {
     }
 }
 
+/// One optimizer rule: PyTorch's single-tensor algorithm of one `torch.optim` class.
+pub trait Update {
+    /// PyTorch's checks of the settings (`Invalid learning rate: -1` and the like); PyTorch
+    /// makes them when the optimizer is built, [`Optim`] before each step.
+    fn check(&self) -> Result<()>;
+
+    /// The learning rate.
+    fn lr(&self) -> f64;
+
+    /// Sets the learning rate.
+    fn set_lr(&mut self, lr: f64);
+
+    /// The state `param` starts with before its first step, as PyTorch's lazy `state[p]`
+    /// (zeros for running averages, step 0).
+    fn init(&self, param: &Tensor) -> Result<State>;
+
+    /// Moves `param` by one step given its gradient `grad`, updating `state` in place;
+    /// `state.step` is this step's number, counted from 1 (the caller advances it). A rule
+    /// may add a state tensor it makes on the first step (SGD's momentum buffer).
+    fn update(&self, param: &Tensor, grad: &Tensor, state: &mut State) -> Result<()>;
+}
+
+/// What a rule keeps for one parameter (PyTorch's `state[p]`): the step count and the state
+/// tensors under PyTorch's names (`"exp_avg"`, `"momentum_buffer"`, ...), updated in place.
+#[derive(Clone, Debug, Default)]
+pub struct State {
+    /// Steps taken so far (the current step's number while a rule updates).
+    pub step: u64,
+    tensors: Vec<(String, Tensor)>,
+}
+
+impl State {
+    /// A state with `tensors` under their names, at step 0.
+    pub fn of(tensors: impl IntoIterator<Item = (impl Into<String>, Tensor)>) -> State {
+        State {
+            step: 0,
+            tensors: tensors.into_iter().map(|(n, t)| (n.into(), t)).collect(),
+        }
+    }
+
+    /// The state tensor called `name`, if the rule keeps one.
+    pub fn get(&self, name: &str) -> Option<&Tensor> {
+        self.tensors.iter().find(|(n, _)| n == name).map(|(_, t)| t)
+    }
+
+    /// Sets (or replaces) the state tensor called `name`.
+    pub fn insert(&mut self, name: impl Into<String>, tensor: Tensor) {
+        let name = name.into();
+        match self.tensors.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => slot.1 = tensor,
+            None => self.tensors.push((name, tensor)),
+        }
+    }
+
+    /// The names and tensors, in the order they were added.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Tensor)> {
+        self.tensors.iter().map(|(n, t)| (n.as_str(), t))
+    }
+
+    /// The state tensor called `name`, or a runtime error naming it.
+    pub(crate) fn need(&self, name: &str) -> Result<&Tensor> {
+        self.get(name)
+            .ok_or_else(|| Error::runtime(format!("this optimizer step needs its {name} state")))
+    }
+}
+
+/// A rule run over a list of parameters (one PyTorch parameter group); the Rust-facing
+/// optimizers ([`Sgd`], [`Adam`], ...) are its aliases.
+pub struct Optim<R: Update> {
+    params: Vec<Tensor>,
+    rule: R,
+    states: Vec<Option<State>>,
+}
+
+impl<R: Update> Optim<R> {
+    /// `rule` over `params`.
+    pub fn with_rule(params: Vec<Tensor>, rule: R) -> Optim<R> {
+        let states = params.iter().map(|_| None).collect();
+        Optim {
+            params,
+            rule,
+            states,
+        }
+    }
+
+    /// The rule and its settings.
+    pub fn rule(&self) -> &R {
+        &self.rule
+    }
+
+    /// How many steps parameter `i` has taken.
+    pub fn steps_taken(&self, i: usize) -> u64 {
+        self.state(i).map_or(0, |s| s.step)
+    }
+}
+
+impl<R: Update> Optimizer for Optim<R> {
+    fn step(&mut self) -> Result<()> {
+        self.rule.check()?;
+        let _untracked = GradModeGuard::new(false);
+        for (p, state) in self.params.iter().zip(&mut self.states) {
+            let Some(grad) = p.grad() else { continue };
+            let state = match state {
+                Some(s) => s,
+                None => state.insert(self.rule.init(p)?),
+            };
+            state.step += 1;
+            self.rule.update(p, &grad, state)?;
+        }
+        Ok(())
+    }
+
+    fn parameters(&self) -> &[Tensor] {
+        &self.params
+    }
+
+    fn learning_rate(&self) -> f64 {
+        self.rule.lr()
+    }
+
+    fn set_learning_rate(&mut self, lr: f64) {
+        self.rule.set_lr(lr);
+    }
+
+    fn state(&self, i: usize) -> Option<&State> {
+        self.states.get(i).and_then(Option::as_ref)
+    }
+}
+
+/// Stochastic gradient descent, as `torch.optim.SGD` ([`rule::Sgd`]).
+pub type Sgd = Optim<rule::Sgd>;
+/// Adam, as `torch.optim.Adam` ([`rule::Adam`]).
+pub type Adam = Optim<rule::Adam>;
+/// AdamW, as `torch.optim.AdamW` ([`rule::AdamW`]).
+pub type AdamW = Optim<rule::AdamW>;
+/// RMSprop, as `torch.optim.RMSprop` ([`rule::RmsProp`]).
+pub type RmsProp = Optim<rule::RmsProp>;
+/// Adagrad, as `torch.optim.Adagrad` ([`rule::Adagrad`]).
+pub type Adagrad = Optim<rule::Adagrad>;
+/// Adadelta, as `torch.optim.Adadelta` ([`rule::Adadelta`]).
+pub type Adadelta = Optim<rule::Adadelta>;
+/// Adamax, as `torch.optim.Adamax` ([`rule::Adamax`]).
+pub type Adamax = Optim<rule::Adamax>;
+
+/// Defines, for the optimizer `Optim<$rule>`, `new(params, lr)` (the rule's PyTorch defaults
+/// otherwise) and one setter per listed setting, each taking and returning the optimizer.
+macro_rules! settings {
+    ($rule:ty, $default:expr; $($(#[doc = $doc:literal])* $name:ident: $ty:ty),* $(,)?) => {
+        impl $crate::optim::Optim<$rule> {
+            /// The optimizer on `params` with learning rate `lr` and PyTorch's defaults.
+            pub fn new(params: Vec<$crate::core::tensor::Tensor>, lr: f64) -> Self {
+                let rule: $rule = $default;
+                let mut opt = Self::with_rule(params, rule);
+                $crate::optim::Update::set_lr(&mut opt.rule, lr);
+                opt
+            }
+            $(
+                $(#[doc = $doc])*
+                pub fn $name(mut self, $name: $ty) -> Self {
+                    self.rule.$name = $name;
+                    self
+                }
+            )*
+        }
+    };
+}
+
+pub(crate) use settings;
+
 /// A value error unless `value >= 0` (PyTorch's `Invalid learning rate: -1` and the like).
 fn non_negative(name: &str, value: f64) -> Result<()> {
     if value >= 0.0 {
         Ok(())
     } else {
-        Err(crate::core::error::Error::value(format!(
-            "Invalid {name}: {value}"
-        )))
+        Err(Error::value(format!("Invalid {name}: {value}")))
     }
+}
+
+/// PyTorch's check of `betas`: each in `[0, 1)`.
+fn betas_in_range(betas: [f64; 2]) -> Result<()> {
+    for (i, beta) in betas.into_iter().enumerate() {
+        if !(0.0..1.0).contains(&beta) {
+            return Err(Error::value(format!(
+                "Invalid beta parameter at index {i}: {beta}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A zero tensor shaped as `param`, outside autograd.
+fn zeros(param: &Tensor) -> Tensor {
+    param.detach().zeros_like()
+}
+
+/// The usual first state: zero tensors shaped as `param` under `names`, at step 0.
+fn zeroed(param: &Tensor, names: &[&str]) -> State {
+    State::of(names.iter().map(|&name| (name, zeros(param))))
+}
+
+/// The checks of the Adam family (Adam, Adamax, NAdam, RAdam), in PyTorch's order.
+fn adam_family_checks(lr: f64, eps: f64, betas: [f64; 2], weight_decay: f64) -> Result<()> {
+    non_negative("learning rate", lr)?;
+    non_negative("epsilon value", eps)?;
+    betas_in_range(betas)?;
+    non_negative("weight_decay value", weight_decay)
 }

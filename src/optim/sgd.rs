@@ -1,15 +1,14 @@
-//! Stochastic gradient descent.
+//! Stochastic gradient descent: PyTorch's single-tensor `SGD` (momentum, dampening, Nesterov
+//! momentum, weight decay, `maximize`).
 
-use super::{non_negative, Optimizer};
+use super::kernel::{check, in_place, per_float, store, values};
+use super::{non_negative, settings, Optimizer, State, Update};
+use crate::core::dtype::Float;
 use crate::core::error::{Error, Result};
-use crate::core::grad_mode::GradModeGuard;
 use crate::core::tensor::Tensor;
-use crate::ops::optim::Sgd as SgdKernel;
 
-/// Stochastic gradient descent with momentum, dampening, Nesterov momentum, weight decay and
-/// `maximize`, as `torch.optim.SGD` (the same kernel as Python's `ferrograd.optim.SGD`).
-///
-/// Built with [`Sgd::new`] and the setters, which take and return the optimizer:
+/// `torch.optim.SGD`'s hyper-parameters; PyTorch's state: `momentum_buffer` (made on the
+/// first step with momentum, a copy of the gradient).
 ///
 /// ```
 /// use ferrograd::optim::{Optimizer, Sgd};
@@ -22,103 +21,174 @@ use crate::ops::optim::Sgd as SgdKernel;
 /// opt.step()?;
 /// // Nesterov: the step is g + 0.9·g with the buffer g after the first step
 /// assert_eq!(p.to_vec::<f32>()?, vec![1.0 - 0.1 * 1.9 * 2.0, 2.0 - 0.1 * 1.9 * 4.0]);
+/// assert!(opt.momentum_buffer(0).is_some());
 /// # Ok(())
 /// # }
 /// ```
+#[derive(Clone, Copy, Debug)]
 pub struct Sgd {
-    params: Vec<Tensor>,
-    kernel: SgdKernel,
-    buffers: Vec<Option<Tensor>>,
+    /// Learning rate.
+    pub lr: f64,
+    /// Momentum factor (0: none).
+    pub momentum: f64,
+    /// Dampening of the momentum.
+    pub dampening: f64,
+    /// L2 penalty added to the gradient.
+    pub weight_decay: f64,
+    /// Nesterov momentum (needs a momentum and no dampening).
+    pub nesterov: bool,
+    /// Maximize the objective instead of minimizing it.
+    pub maximize: bool,
 }
 
-impl Sgd {
-    /// Plain SGD on `params` with learning rate `lr`.
-    pub fn new(params: Vec<Tensor>, lr: f64) -> Sgd {
-        let buffers = vec![None; params.len()];
-        Sgd {
-            params,
-            kernel: SgdKernel {
-                lr,
-                momentum: 0.0,
-                dampening: 0.0,
-                weight_decay: 0.0,
-                nesterov: false,
-                maximize: false,
-            },
-            buffers,
-        }
-    }
-
+settings!(Sgd, Sgd { lr: 1e-3, momentum: 0.0, dampening: 0.0, weight_decay: 0.0, nesterov: false, maximize: false };
     /// The momentum factor (default 0: none).
-    pub fn momentum(mut self, momentum: f64) -> Sgd {
-        self.kernel.momentum = momentum;
-        self
-    }
-
+    momentum: f64,
     /// The dampening of the momentum (default 0).
-    pub fn dampening(mut self, dampening: f64) -> Sgd {
-        self.kernel.dampening = dampening;
-        self
-    }
-
+    dampening: f64,
     /// The L2 penalty added to the gradient (default 0).
-    pub fn weight_decay(mut self, weight_decay: f64) -> Sgd {
-        self.kernel.weight_decay = weight_decay;
-        self
-    }
-
+    weight_decay: f64,
     /// Nesterov momentum (needs a momentum and no dampening).
-    pub fn nesterov(mut self, nesterov: bool) -> Sgd {
-        self.kernel.nesterov = nesterov;
-        self
-    }
-
+    nesterov: bool,
     /// Maximise the objective instead of minimising it.
-    pub fn maximize(mut self, maximize: bool) -> Sgd {
-        self.kernel.maximize = maximize;
-        self
-    }
+    maximize: bool,
+);
 
+impl super::Optim<Sgd> {
     /// The momentum buffer of parameter `i`, once a step with momentum has made it.
     pub fn momentum_buffer(&self, i: usize) -> Option<&Tensor> {
-        self.buffers.get(i).and_then(Option::as_ref)
+        self.state(i).and_then(|s| s.get("momentum_buffer"))
     }
+}
 
-    /// PyTorch's checks of the hyper-parameters.
+impl Update for Sgd {
     fn check(&self) -> Result<()> {
-        let k = &self.kernel;
-        non_negative("learning rate", k.lr)?;
-        non_negative("momentum value", k.momentum)?;
-        non_negative("weight_decay value", k.weight_decay)?;
-        if k.nesterov && (k.momentum <= 0.0 || k.dampening != 0.0) {
+        non_negative("learning rate", self.lr)?;
+        non_negative("momentum value", self.momentum)?;
+        non_negative("weight_decay value", self.weight_decay)?;
+        if self.nesterov && (self.momentum <= 0.0 || self.dampening != 0.0) {
             return Err(Error::value(
                 "Nesterov momentum requires a momentum and zero dampening",
             ));
         }
         Ok(())
     }
-}
 
-impl Optimizer for Sgd {
-    fn step(&mut self) -> Result<()> {
-        self.check()?;
-        let _untracked = GradModeGuard::new(false);
-        for (p, buffer) in self.params.iter().zip(&mut self.buffers) {
-            let Some(grad) = p.grad() else { continue };
-            self.kernel.step(p, &grad, buffer)?;
+    fn lr(&self) -> f64 {
+        self.lr
+    }
+
+    fn set_lr(&mut self, lr: f64) {
+        self.lr = lr;
+    }
+
+    fn init(&self, _param: &Tensor) -> Result<State> {
+        Ok(State::default())
+    }
+
+    fn update(&self, param: &Tensor, grad: &Tensor, state: &mut State) -> Result<()> {
+        crate::ops::inplace::observe_write(param)?;
+        check(param, &[grad])?;
+        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        // the momentum buffer is made on the first step with momentum, as the gradient read
+        let first = self.momentum != 0.0 && state.get("momentum_buffer").is_none();
+        if first {
+            state.insert(
+                "momentum_buffer",
+                Tensor::zeros(param.shape(), param.dtype()),
+            );
         }
+        let buffer = state
+            .get("momentum_buffer")
+            .filter(|_| self.momentum != 0.0);
+        let mut all = vec![param, &grad];
+        all.extend(buffer);
+        per_float!(param.dtype(), T => {
+            // contiguous tensors in distinct storages update in place, in one pass; anything
+            // else goes through copies
+            if !in_place(&all, |s: &mut [&mut [T]]| {
+                let [p, g, rest @ ..] = s else { unreachable!("two tensors at least") };
+                self.apply(p, g, rest.first_mut().map(|b| &mut **b), first);
+            }) {
+                let mut p: Vec<T> = values(param)?;
+                let g: Vec<T> = values(&grad)?;
+                let mut b: Option<Vec<T>> = buffer.map(values).transpose()?;
+                self.apply(&mut p, &g, b.as_deref_mut(), first);
+                if let (Some(t), Some(b)) = (buffer, b) {
+                    store(t, b)?;
+                }
+                store(param, p)?;
+            }
+        });
+        param.storage().bump_version("sgd step");
         Ok(())
     }
+}
 
-    fn parameters(&self) -> &[Tensor] {
-        &self.params
+impl Sgd {
+    /// The update of each element, in PyTorch's order of operations: the gradient as read
+    /// (`maximize`, the L2 term), the momentum buffer (the gradient itself on the `first`
+    /// step), Nesterov's look-ahead, then `param += -lr · grad`.
+    #[allow(clippy::assign_op_pattern)] // `Float` has no compound assignment
+    fn apply<T: Float>(&self, p: &mut [T], g: &[T], buf: Option<&mut [T]>, first: bool) {
+        let f = T::from_f64;
+        let (l2, step) = (f(self.weight_decay), f(-self.lr));
+        let read = |p: T, g: T| {
+            let g = if self.maximize { -g } else { g };
+            if self.weight_decay != 0.0 {
+                g + l2 * p
+            } else {
+                g
+            }
+        };
+        match buf {
+            None => {
+                for (p, &g) in p.iter_mut().zip(g) {
+                    *p = *p + step * read(*p, g);
+                }
+            }
+            Some(buf) => {
+                let (momentum, keep) = (f(self.momentum), f(1.0 - self.dampening));
+                for ((p, &g), b) in p.iter_mut().zip(g).zip(buf.iter_mut()) {
+                    let g = read(*p, g);
+                    *b = if first { g } else { *b * momentum + keep * g };
+                    let g = if self.nesterov { g + momentum * *b } else { *b };
+                    *p = *p + step * g;
+                }
+            }
+        }
     }
+}
 
-    fn learning_rate(&self) -> f64 {
-        self.kernel.lr
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    fn set_learning_rate(&mut self, lr: f64) {
-        self.kernel.lr = lr;
+    #[test]
+    fn sgd_with_momentum_keeps_a_buffer() {
+        let p = Tensor::from_vec(vec![1.0f64, 2.0], &[2]).unwrap();
+        let g = Tensor::from_vec(vec![0.5f64, -1.0], &[2]).unwrap();
+        let sgd = Sgd {
+            lr: 0.1,
+            momentum: 0.9,
+            dampening: 0.0,
+            weight_decay: 0.0,
+            nesterov: false,
+            maximize: false,
+        };
+        let mut state = sgd.init(&p).unwrap();
+        sgd.update(&p, &g, &mut state).unwrap();
+        sgd.update(&p, &g, &mut state).unwrap();
+        // buffers g then 1.9 g: p - 0.1 g - 0.19 g
+        let got = p.to_vec::<f64>().unwrap();
+        assert!((got[0] - (1.0 - 0.29 * 0.5)).abs() < 1e-12);
+        assert!((got[1] - (2.0 + 0.29)).abs() < 1e-12);
+        assert_eq!(p.version(), 2);
+        let buffer = state
+            .get("momentum_buffer")
+            .unwrap()
+            .to_vec::<f64>()
+            .unwrap();
+        assert_eq!(buffer, vec![0.5 * 1.9, -1.9]);
     }
 }

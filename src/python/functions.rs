@@ -765,125 +765,6 @@ fn backward(
     }
 }
 
-/// One `SGD` step over parameters and their gradients (PyTorch's single-tensor algorithm, in
-/// the core); returns the momentum buffers (made on the first step).
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn _sgd_step(
-    py: Python<'_>,
-    params: Vec<PyRef<'_, PyTensor>>,
-    grads: Vec<PyRef<'_, PyTensor>>,
-    buffers: Vec<Option<PyRef<'_, PyTensor>>>,
-    lr: f64,
-    momentum: f64,
-    dampening: f64,
-    weight_decay: f64,
-    nesterov: bool,
-    maximize: bool,
-) -> PyResult<Vec<Option<Py<PyAny>>>> {
-    let sgd = crate::ops::optim::Sgd {
-        lr,
-        momentum,
-        dampening,
-        weight_decay,
-        nesterov,
-        maximize,
-    };
-    let params: Vec<Tensor> = params.iter().map(|t| t.inner.clone()).collect();
-    let grads: Vec<Tensor> = grads.iter().map(|t| t.inner.clone()).collect();
-    let mut bufs: Vec<Option<Tensor>> = buffers
-        .iter()
-        .map(|b| b.as_ref().map(|t| t.inner.clone()))
-        .collect();
-    if grads.len() != params.len() || bufs.len() != params.len() {
-        return Err(pyo3::exceptions::PyValueError::new_err(
-            "_sgd_step: one gradient and one buffer per parameter",
-        ));
-    }
-    py.detach(|| {
-        run(|| {
-            for ((p, g), b) in params.iter().zip(&grads).zip(bufs.iter_mut()) {
-                sgd.step(p, g, b)?;
-            }
-            Ok(())
-        })
-    })?;
-    bufs.into_iter()
-        .map(|b| b.map(|t| to_object(py, t)).transpose())
-        .collect()
-}
-
-/// One `Adam`/`AdamW` step over parameters, their gradients and their state (in the core);
-/// returns the step counts.
-#[pyfunction]
-#[allow(clippy::too_many_arguments)]
-fn _adam_step(
-    py: Python<'_>,
-    params: Vec<PyRef<'_, PyTensor>>,
-    grads: Vec<PyRef<'_, PyTensor>>,
-    exp_avgs: Vec<PyRef<'_, PyTensor>>,
-    exp_avg_sqs: Vec<PyRef<'_, PyTensor>>,
-    max_exp_avg_sqs: Vec<Option<PyRef<'_, PyTensor>>>,
-    steps: Vec<PyRef<'_, PyTensor>>,
-    lr: f64,
-    betas: (f64, f64),
-    eps: f64,
-    weight_decay: f64,
-    amsgrad: bool,
-    maximize: bool,
-    decoupled: bool,
-) -> PyResult<()> {
-    let adam = crate::ops::optim::Adam {
-        lr,
-        beta1: betas.0,
-        beta2: betas.1,
-        eps,
-        weight_decay,
-        amsgrad,
-        maximize,
-        decoupled,
-    };
-    let inner = |ts: &[PyRef<'_, PyTensor>]| ts.iter().map(|t| t.inner.clone()).collect::<Vec<_>>();
-    let (params, grads) = (inner(&params), inner(&grads));
-    let (exp_avgs, exp_avg_sqs) = (inner(&exp_avgs), inner(&exp_avg_sqs));
-    let step_tensors = inner(&steps);
-    let maxes: Vec<Option<Tensor>> = max_exp_avg_sqs
-        .iter()
-        .map(|b| b.as_ref().map(|t| t.inner.clone()))
-        .collect();
-    if [
-        grads.len(),
-        exp_avgs.len(),
-        exp_avg_sqs.len(),
-        maxes.len(),
-        steps.len(),
-    ]
-    .iter()
-    .any(|&n| n != params.len())
-    {
-        return Err(pyo3::exceptions::PyValueError::new_err(
-            "_adam_step: one gradient and one state per parameter",
-        ));
-    }
-    py.detach(|| {
-        run(|| {
-            for (i, p) in params.iter().enumerate() {
-                // the step count lives in a tensor, as PyTorch's `state["step"]`, advanced in place
-                let mut step = step_tensors[i].item()?.to_f64() as u64;
-                let state = crate::ops::optim::AdamState {
-                    step: &mut step,
-                    exp_avg: &exp_avgs[i],
-                    exp_avg_sq: &exp_avg_sqs[i],
-                    max_exp_avg_sq: maxes[i].as_ref(),
-                };
-                adam.step(p, &grads[i], state)?;
-                step_tensors[i].fill_(crate::core::dtype::Scalar::Float(step as f64))?;
-            }
-            Ok(())
-        })
-    })
-}
-
 /// Concatenates tensors along `dim`.
 #[pyfunction]
 #[pyo3(signature = (tensors, dim=0))]
@@ -1465,8 +1346,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stack, m)?)?;
     m.add_function(wrap_pyfunction!(where_fn, m)?)?;
     m.add_function(wrap_pyfunction!(_register_types, m)?)?;
-    m.add_function(wrap_pyfunction!(_sgd_step, m)?)?;
-    m.add_function(wrap_pyfunction!(_adam_step, m)?)?;
     m.add_function(wrap_pyfunction!(_record_function, m)?)?;
     m.add_function(wrap_pyfunction!(_set_warn_always, m)?)?;
     m.add_function(wrap_pyfunction!(_gradient_edge, m)?)?;

@@ -177,6 +177,27 @@ class Optimizer:
             raise RuntimeError(why)
         return [g.coalesce().to_dense() if g.is_sparse else g for g in grads]
 
+    def _hyper(self, group):
+        """The group's settings as the core's rule reads them (numbers; booleans as 0/1;
+        ``betas`` as ``beta1`` and ``beta2``)."""
+        hyper = {
+            k: _float(v)
+            for k, v in group.items()
+            if isinstance(v, (int, float)) or (isinstance(v, _core.Tensor) and v.numel() == 1)
+        }
+        if "betas" in group:
+            hyper["beta1"], hyper["beta2"] = (_float(b) for b in group["betas"])
+        return hyper
+
+    def _core_step(self, rule, group, params, grads):
+        """One step of the core's ``rule`` over ``params``: each parameter's state updated in
+        place (``state["step"]`` advanced), and the state the rule makes added."""
+        states = [self.state[p] for p in params]
+        added = _core._optim_step(rule, params, grads, states, self._hyper(group))
+        for state, new in zip(states, added):
+            if new:
+                state.update(new)
+
     def step(self, closure=None):
         raise NotImplementedError
 
@@ -332,21 +353,7 @@ class SGD(Optimizer):
             if group["differentiable"]:
                 _differentiable_step("sgd", group, params, grads, [self.state[p] for p in params])
                 continue
-            buffers = [self.state[p].get("momentum_buffer") for p in params]
-            buffers = _core._sgd_step(
-                params,
-                grads,
-                buffers,
-                _float(group["lr"]),
-                group["momentum"],
-                group["dampening"],
-                group["weight_decay"],
-                group["nesterov"],
-                group["maximize"],
-            )
-            if group["momentum"] != 0:
-                for p, buf in zip(params, buffers):
-                    self.state[p]["momentum_buffer"] = buf
+            self._core_step("sgd", group, params, grads)
         return loss
 
 
@@ -422,22 +429,13 @@ class Adam(Optimizer):
                     s["step"].add_(1)
                 _differentiable_step("adam", group, params, grads, states)
                 continue
-            _core._adam_step(
-                params,
-                grads,
-                [s["exp_avg"] for s in states],
-                [s["exp_avg_sq"] for s in states],
-                [s.get("max_exp_avg_sq") for s in states],
-                [s["step"] for s in states],
-                _float(group["lr"]),
-                tuple(group["betas"]),
-                group["eps"],
-                group["weight_decay"],
-                group["amsgrad"],
-                group["maximize"],
-                group.get("decoupled_weight_decay", self._decoupled),
-            )
+            self._core_step("adam", group, params, grads)
         return loss
+
+    def _hyper(self, group):
+        hyper = super()._hyper(group)
+        hyper.setdefault("decoupled_weight_decay", float(self._decoupled))
+        return hyper
 
 
 class AdamW(Adam):
@@ -477,39 +475,21 @@ class AdamW(Adam):
 
 
 class _Adaptive(Optimizer):
-    """An optimizer whose step is ``_core._optim_step`` over each group: the subclass names its
-    kernel, its state tensors in order (made zero on a parameter's first step) and which
-    hyper-parameters the kernel reads."""
+    """An optimizer whose step is the core's rule ``_kernel`` over each group: the subclass
+    names the rule and its state tensors (made zero on a parameter's first step)."""
 
     _kernel = ""
     _state_names: tuple = ()
-    _kernel_order: tuple = ()  # the state the kernel reads, by position (default: all of it)
 
     def _states_for(self, group):
         """The names of the state tensors this group keeps."""
         return self._state_names
-
-    def _hyper(self, group):
-        """The group's settings as the kernel reads them (numbers; booleans as 0/1; ``betas``
-        as ``beta1`` and ``beta2``)."""
-        hyper = {
-            k: _float(v)
-            for k, v in group.items()
-            if isinstance(v, (int, float)) or (isinstance(v, _core.Tensor) and v.numel() == 1)
-        }
-        if "betas" in group:
-            hyper["beta1"], hyper["beta2"] = (_float(b) for b in group["betas"])
-        return hyper
 
     def _init_state(self, p, group):
         state = self.state[p]
         state["step"] = _core.tensor(0.0)
         for name in self._states_for(group):
             state[name] = _core.zeros_like(p)
-
-    def _kernel_states(self, state, names):
-        """A parameter's state tensors in the order the kernel reads them."""
-        return [state.get(n) for n in names]
 
     @no_grad()
     def step(self, closure=None):
@@ -519,26 +499,16 @@ class _Adaptive(Optimizer):
             params = self._with_grads(group)
             grads = self._grads(params, group)
             _check_capturable(group, params)
-            names = self._kernel_order or self._states_for(group)
             for p in params:
                 if not self.state[p]:
                     self._init_state(p, group)
-            states = [self.state[p] for p in params]
-            steps = []
-            for s in states:
-                s["step"] = _core.tensor(float(s["step"]) + 1.0)
-                steps.append(int(s["step"].item()))
             if group.get("differentiable"):
+                states = [self.state[p] for p in params]
+                for s in states:
+                    s["step"] = _core.tensor(float(s["step"]) + 1.0)
                 _differentiable_step(self._kernel, group, params, grads, states)
                 continue
-            _core._optim_step(
-                self._kernel,
-                params,
-                grads,
-                [self._kernel_states(s, names) for s in states],
-                steps,
-                self._hyper(group),
-            )
+            self._core_step(self._kernel, group, params, grads)
         return loss
 
 
@@ -547,7 +517,6 @@ class RMSprop(_Adaptive):
     ``torch.optim.RMSprop``."""
 
     _kernel = "rmsprop"
-    _kernel_order = ("square_avg", "momentum_buffer", "grad_avg")
 
     def __init__(
         self,
@@ -720,7 +689,6 @@ class NAdam(_Adaptive):
 
     _kernel = "nadam"
     _state_names = ("exp_avg", "exp_avg_sq")
-    _kernel_order = ("exp_avg", "exp_avg_sq", "mu_product")
 
     def __init__(
         self,
@@ -964,11 +932,6 @@ class Adafactor(_Adaptive):
             state["col_var"] = grad.new_zeros((*grad.shape[:-2], 1, grad.shape[-1]))
         else:
             state["variance"] = _core.zeros_like(grad)
-
-    def _kernel_states(self, state, names):
-        if "row_var" in state:
-            return [state["row_var"], state["col_var"]]
-        return [state["variance"]]
 
 
 from . import lr_scheduler, optimizer, swa_utils  # noqa: E402

@@ -2,11 +2,12 @@
 with tensor operations, so that autograd records the update.
 
 Note [Two forms of an optimizer step]
-An optimizer's ordinary step is one call into the core per parameter group (``_core._sgd_step``,
-``_adam_step``, ``_optim_step``): a fused loop that writes the parameter and its state in place,
-outside autograd. ``differentiable=True`` asks for the opposite: the update is part of the
-graph, so that a loss computed after the step can be differentiated with respect to the
-parameter before it, the gradient, the state or a tensor hyper-parameter (meta-learning). That
+An optimizer's ordinary step is one call into the core per parameter group
+(``_core._optim_step``, running one of the rules of the crate's ``optim`` module): a fused
+loop that writes the parameter and its state in place, outside autograd.
+``differentiable=True`` asks for the opposite: the update is part of the graph, so that a loss
+computed after the step can be differentiated with respect to the parameter before it, the
+gradient, the state or a tensor hyper-parameter (meta-learning). That
 form is written here, with the operations PyTorch's single-tensor algorithms use in their
 differentiable branches (``exp_avg.clone()`` before it is read by an in-place update, ``lerp``
 for a tensor ``beta2``, ``torch.maximum`` for AMSGrad's running maximum). Both forms compute the

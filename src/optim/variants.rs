@@ -1,269 +1,17 @@
-//! Adaptive-rate optimizer updates: PyTorch's single-tensor `RMSprop`, `Adagrad`, `Adadelta`,
-//! `Adamax`, `NAdam`, `RAdam`, `Rprop` and `ASGD`, each parameter updated in one pass with the
-//! operations in PyTorch's order and the parameter's precision, outside autograd (as `optim`
-//! does for SGD and Adam). State tensors are written in place; the caller keeps the step
-//! counts.
+//! More of PyTorch's rules, run from Python and available to Rust through [`super::Optim`]
+//! and [`super::Optim::with_rule`]: `NAdam` and `RAdam` (Adam with Nesterov momentum, and
+//! rectified), `Rprop` (sign-based step sizes), `ASGD` (averaged SGD) and `Adafactor`
+//! (factored second moments).
 
-use super::optim::{check, lerp, per_float, read_gradient, store, values};
+use super::adaptive::lr_field;
+use super::kernel::{
+    check, clamp, decayed, lerp, norm2, per_float, read_gradient, signum, store, values, wide,
+    write_scalar,
+};
+use super::{adam_family_checks, non_negative, zeroed, zeros, State, Update};
 use crate::core::dtype::DType;
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
-
-/// `torch.optim.RMSprop`'s hyper-parameters.
-#[derive(Clone, Copy, Debug)]
-pub struct RmsProp {
-    /// Learning rate.
-    pub lr: f64,
-    /// Decay of the running average of the squared gradient.
-    pub alpha: f64,
-    /// Added to the denominator.
-    pub eps: f64,
-    /// L2 penalty added to the gradient.
-    pub weight_decay: f64,
-    /// Momentum factor (0: none).
-    pub momentum: f64,
-    /// Normalize by the variance estimate (the mean gradient subtracted).
-    pub centered: bool,
-    /// Maximize the objective instead of minimizing it.
-    pub maximize: bool,
-}
-
-/// `torch.optim.Adagrad`'s hyper-parameters.
-#[derive(Clone, Copy, Debug)]
-pub struct Adagrad {
-    /// Learning rate.
-    pub lr: f64,
-    /// Decay of the learning rate per step.
-    pub lr_decay: f64,
-    /// L2 penalty added to the gradient.
-    pub weight_decay: f64,
-    /// Added to the denominator.
-    pub eps: f64,
-    /// Maximize the objective instead of minimizing it.
-    pub maximize: bool,
-}
-
-/// `torch.optim.Adadelta`'s hyper-parameters.
-#[derive(Clone, Copy, Debug)]
-pub struct Adadelta {
-    /// Scale of the computed update.
-    pub lr: f64,
-    /// Decay of the running averages.
-    pub rho: f64,
-    /// Added inside the square roots.
-    pub eps: f64,
-    /// L2 penalty added to the gradient.
-    pub weight_decay: f64,
-    /// Maximize the objective instead of minimizing it.
-    pub maximize: bool,
-}
-
-/// `torch.optim.Adamax`'s hyper-parameters.
-#[derive(Clone, Copy, Debug)]
-pub struct Adamax {
-    /// Learning rate.
-    pub lr: f64,
-    /// Decay of the running average of the gradient.
-    pub beta1: f64,
-    /// Decay of the running infinity norm.
-    pub beta2: f64,
-    /// Added to the infinity norm.
-    pub eps: f64,
-    /// L2 penalty added to the gradient.
-    pub weight_decay: f64,
-    /// Maximize the objective instead of minimizing it.
-    pub maximize: bool,
-}
-
-/// The state RMSprop keeps for one parameter.
-pub struct RmsPropState<'a> {
-    /// Running average of the squared gradient.
-    pub square_avg: &'a Tensor,
-    /// The momentum buffer (when `momentum > 0`).
-    pub momentum_buffer: Option<&'a Tensor>,
-    /// Running average of the gradient (when `centered`).
-    pub grad_avg: Option<&'a Tensor>,
-}
-
-fn state_shapes<'a>(grad: &'a Tensor, state: &[Option<&'a Tensor>]) -> Vec<&'a Tensor> {
-    std::iter::once(grad)
-        .chain(state.iter().flatten().copied())
-        .collect()
-}
-
-fn needed(t: Option<&Tensor>, what: &str) -> Result<Tensor> {
-    t.cloned().ok_or_else(|| {
-        crate::core::error::Error::runtime(format!("this optimizer step needs its {what} state"))
-    })
-}
-
-impl RmsProp {
-    /// One step for `param` with gradient `grad` and its `state`.
-    pub fn step(&self, param: &Tensor, grad: &Tensor, state: RmsPropState<'_>) -> Result<()> {
-        crate::ops::inplace::observe_write(param)?;
-        let optional = [
-            Some(state.square_avg),
-            state.momentum_buffer,
-            state.grad_avg,
-        ];
-        check(param, &state_shapes(grad, &optional))?;
-        let grad = crate::cpu::kernels::cast(grad, param.dtype());
-        per_float!(param.dtype(), T => {
-            let mut p: Vec<T> = values(param)?;
-            let mut g: Vec<T> = values(&grad)?;
-            read_gradient(&mut g, &p, self.maximize, self.weight_decay);
-            // square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
-            let (alpha, rest) = (self.alpha as T, (1.0 - self.alpha) as T);
-            let mut sq: Vec<T> = values(state.square_avg)?;
-            sq.iter_mut().zip(&g).for_each(|(s, &g)| *s = *s * alpha + rest * g * g);
-            let eps = self.eps as T;
-            let avg: Vec<T> = if self.centered {
-                // grad_avg.lerp_(grad, 1 - alpha); avg = (square_avg - grad_avg²).sqrt() + eps
-                let grad_avg = needed(state.grad_avg, "grad_avg")?;
-                let mut ga: Vec<T> = values(&grad_avg)?;
-                ga.iter_mut().zip(&g).for_each(|(a, &g)| *a = lerp(*a, g, rest));
-                let avg = sq.iter().zip(&ga).map(|(&s, &a)| (s + -a * a).sqrt() + eps).collect();
-                store(&grad_avg, ga)?;
-                avg
-            } else {
-                sq.iter().map(|&s| s.sqrt() + eps).collect()
-            };
-            let lr = self.lr as T;
-            if self.momentum > 0.0 {
-                // buf.mul_(momentum).addcdiv_(grad, avg); param.add_(buf, alpha=-lr)
-                let buffer = needed(state.momentum_buffer, "momentum_buffer")?;
-                let momentum = self.momentum as T;
-                let mut buf: Vec<T> = values(&buffer)?;
-                for ((b, &g), &a) in buf.iter_mut().zip(&g).zip(&avg) {
-                    *b = *b * momentum + g / a;
-                }
-                p.iter_mut().zip(&buf).for_each(|(p, &b)| *p += -lr * b);
-                store(&buffer, buf)?;
-            } else {
-                // param.addcdiv_(grad, avg, value=-lr)
-                for ((p, &g), &a) in p.iter_mut().zip(&g).zip(&avg) {
-                    *p += -lr * g / a;
-                }
-            }
-            store(state.square_avg, sq)?;
-            store(param, p)?;
-        });
-        param.storage().bump_version("rmsprop step");
-        Ok(())
-    }
-}
-
-impl Adagrad {
-    /// One step (number `step`, counted from 1) for `param` with gradient `grad` and its
-    /// running sum of squared gradients `sum`.
-    pub fn step(&self, param: &Tensor, grad: &Tensor, sum: &Tensor, step: u64) -> Result<()> {
-        crate::ops::inplace::observe_write(param)?;
-        check(param, &[grad, sum])?;
-        let grad = crate::cpu::kernels::cast(grad, param.dtype());
-        let clr = self.lr / (1.0 + (step as f64 - 1.0) * self.lr_decay);
-        per_float!(param.dtype(), T => {
-            let mut p: Vec<T> = values(param)?;
-            let mut g: Vec<T> = values(&grad)?;
-            read_gradient(&mut g, &p, self.maximize, self.weight_decay);
-            // state_sum.addcmul_(grad, grad, value=1); std = state_sum.sqrt().add_(eps);
-            // param.addcdiv_(grad, std, value=-clr)
-            let mut s: Vec<T> = values(sum)?;
-            s.iter_mut().zip(&g).for_each(|(s, &g)| *s += g * g);
-            let (eps, value) = (self.eps as T, (-clr) as T);
-            for ((p, &g), &s) in p.iter_mut().zip(&g).zip(&s) {
-                *p += value * g / (s.sqrt() + eps);
-            }
-            store(sum, s)?;
-            store(param, p)?;
-        });
-        param.storage().bump_version("adagrad step");
-        Ok(())
-    }
-}
-
-impl Adadelta {
-    /// One step for `param` with gradient `grad` and its running averages of squared
-    /// gradients and squared updates.
-    pub fn step(
-        &self,
-        param: &Tensor,
-        grad: &Tensor,
-        square_avg: &Tensor,
-        acc_delta: &Tensor,
-    ) -> Result<()> {
-        crate::ops::inplace::observe_write(param)?;
-        check(param, &[grad, square_avg, acc_delta])?;
-        let grad = crate::cpu::kernels::cast(grad, param.dtype());
-        per_float!(param.dtype(), T => {
-            let mut p: Vec<T> = values(param)?;
-            let mut g: Vec<T> = values(&grad)?;
-            read_gradient(&mut g, &p, self.maximize, self.weight_decay);
-            let (rho, rest, eps, lr) =
-                (self.rho as T, (1.0 - self.rho) as T, self.eps as T, self.lr as T);
-            let mut sq: Vec<T> = values(square_avg)?;
-            let mut acc: Vec<T> = values(acc_delta)?;
-            for (((p, &g), s), a) in p.iter_mut().zip(&g).zip(sq.iter_mut()).zip(acc.iter_mut()) {
-                // square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
-                *s = *s * rho + rest * g * g;
-                // delta = (acc_delta + eps).sqrt() / (square_avg + eps).sqrt() * grad
-                let std = (*s + eps).sqrt();
-                let delta = (*a + eps).sqrt() / std * g;
-                // acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
-                *a = *a * rho + rest * delta * delta;
-                *p += -lr * delta;
-            }
-            store(square_avg, sq)?;
-            store(acc_delta, acc)?;
-            store(param, p)?;
-        });
-        param.storage().bump_version("adadelta step");
-        Ok(())
-    }
-}
-
-impl Adamax {
-    /// One step (number `step`, counted from 1) for `param` with gradient `grad`, its running
-    /// average `exp_avg` and running infinity norm `exp_inf`.
-    pub fn step(
-        &self,
-        param: &Tensor,
-        grad: &Tensor,
-        exp_avg: &Tensor,
-        exp_inf: &Tensor,
-        step: u64,
-    ) -> Result<()> {
-        crate::ops::inplace::observe_write(param)?;
-        check(param, &[grad, exp_avg, exp_inf])?;
-        let grad = crate::cpu::kernels::cast(grad, param.dtype());
-        let clr = self.lr / (1.0 - self.beta1.powf(step as f64));
-        per_float!(param.dtype(), T => {
-            let mut p: Vec<T> = values(param)?;
-            let mut g: Vec<T> = values(&grad)?;
-            read_gradient(&mut g, &p, self.maximize, self.weight_decay);
-            let (weight, beta2, eps, value) =
-                ((1.0 - self.beta1) as T, self.beta2 as T, self.eps as T, (-clr) as T);
-            let mut m: Vec<T> = values(exp_avg)?;
-            let mut u: Vec<T> = values(exp_inf)?;
-            for (((p, &g), m), u) in p.iter_mut().zip(&g).zip(m.iter_mut()).zip(u.iter_mut()) {
-                // exp_avg.lerp_(grad, 1 - beta1); exp_inf = max(exp_inf * beta2, |grad| + eps)
-                *m = lerp(*m, g, weight);
-                let (decayed, fresh) = (*u * beta2, g.abs() + eps);
-                *u = if decayed.is_nan() || fresh.is_nan() {
-                    T::NAN
-                } else {
-                    decayed.max(fresh)
-                };
-                // param.addcdiv_(exp_avg, exp_inf, value=-clr)
-                *p += value * *m / *u;
-            }
-            store(exp_avg, m)?;
-            store(exp_inf, u)?;
-            store(param, p)?;
-        });
-        param.storage().bump_version("adamax step");
-        Ok(())
-    }
-}
 
 /// `torch.optim.NAdam`'s hyper-parameters (Adam with Nesterov momentum whose coefficient
 /// `mu_t = beta1 (1 - 0.5 · 0.96^(t · momentum_decay))` warms up over the steps).
@@ -307,28 +55,11 @@ pub struct Radam {
     pub maximize: bool,
 }
 
-/// The gradient as the Adam family reads it, and the parameter after a decoupled decay:
-/// negated when maximizing, then either `param *= 1 - lr · wd` or `grad += wd · param`.
-fn decayed<T: crate::core::dtype::Float>(
-    p: &mut [T],
-    g: &mut [T],
-    maximize: bool,
-    (lr, weight_decay, decoupled): (f64, f64, bool),
-) {
-    if decoupled && weight_decay != 0.0 {
-        let keep = T::from_f64(1.0 - lr * weight_decay);
-        p.iter_mut().for_each(|p| *p = *p * keep);
-        read_gradient(g, p, maximize, 0.0);
-    } else {
-        read_gradient(g, p, maximize, weight_decay);
-    }
-}
-
 impl Nadam {
     /// One step (number `step`, counted from 1) for `param` with gradient `grad`, its running
     /// averages `exp_avg` and `exp_avg_sq`, and `mu_product` (a 0-d float32 tensor, the product
     /// of the momentum coefficients so far, updated in place in its own precision as PyTorch's).
-    pub fn step(
+    fn step(
         &self,
         param: &Tensor,
         grad: &Tensor,
@@ -383,7 +114,7 @@ impl Nadam {
 impl Radam {
     /// One step (number `step`, counted from 1) for `param` with gradient `grad` and its running
     /// averages `exp_avg` and `exp_avg_sq`.
-    pub fn step(
+    fn step(
         &self,
         param: &Tensor,
         grad: &Tensor,
@@ -439,6 +170,8 @@ impl Radam {
 /// gradient's sign moves the parameter).
 #[derive(Clone, Copy, Debug)]
 pub struct Rprop {
+    /// Learning rate: every element's first step size.
+    pub lr: f64,
     /// Factor a step size is multiplied by after a sign flip (`etas[0]`, below 1).
     pub etaminus: f64,
     /// Factor a step size is multiplied by while the sign holds (`etas[1]`, above 1).
@@ -454,13 +187,7 @@ pub struct Rprop {
 impl Rprop {
     /// One step for `param` with gradient `grad`, the previous step's gradient `prev` and the
     /// per-element step sizes `step_size` (both updated in place).
-    pub fn step(
-        &self,
-        param: &Tensor,
-        grad: &Tensor,
-        prev: &Tensor,
-        step_size: &Tensor,
-    ) -> Result<()> {
+    fn step(&self, param: &Tensor, grad: &Tensor, prev: &Tensor, step_size: &Tensor) -> Result<()> {
         crate::ops::inplace::observe_write(param)?;
         check(param, &[grad, prev, step_size])?;
         let grad = crate::cpu::kernels::cast(grad, param.dtype());
@@ -505,32 +232,6 @@ impl Rprop {
     }
 }
 
-/// PyTorch's `clamp_(min, max)` for one element (NaN stays NaN).
-fn clamp<T: crate::core::dtype::Float>(v: T, lo: T, hi: T) -> T {
-    if v.is_nan() {
-        v
-    } else if v < lo {
-        lo
-    } else if v > hi {
-        hi
-    } else {
-        v
-    }
-}
-
-/// PyTorch's `sign()` for one element: -1, 0 or 1 (NaN stays NaN, and -0 gives 0).
-fn signum<T: crate::core::dtype::Float>(v: T) -> T {
-    if v > T::from_f64(0.0) {
-        T::from_f64(1.0)
-    } else if v < T::from_f64(0.0) {
-        T::from_f64(-1.0)
-    } else if v == T::from_f64(0.0) {
-        T::from_f64(0.0)
-    } else {
-        v
-    }
-}
-
 /// `torch.optim.ASGD`'s hyper-parameters (averaged stochastic gradient descent: SGD whose rate
 /// `eta` decays with the steps, and a running average `ax` of the parameter once `t0` steps
 /// have passed).
@@ -554,7 +255,7 @@ impl Asgd {
     /// One step (number `step`, counted from 1) for `param` with gradient `grad`, its average
     /// `ax`, and the 0-d tensors `eta` (the current rate) and `mu` (the averaging weight), all
     /// updated in place (`eta` and `mu` in their own precision, as PyTorch's).
-    pub fn step(
+    fn step(
         &self,
         param: &Tensor,
         grad: &Tensor,
@@ -593,13 +294,6 @@ impl Asgd {
     }
 }
 
-/// Writes the number `value` into the 0-d tensor `t` (in its dtype), without autograd.
-fn write_scalar(t: &Tensor, value: f64) -> Result<()> {
-    let src = Tensor::scalar_of(value, t.dtype());
-    crate::cpu::kernels::write_into(t, &src);
-    Ok(())
-}
-
 /// `torch.optim.Adafactor`'s hyper-parameters (Shazeer & Stern, 2018, in PyTorch's form:
 /// the second moment of a matrix kept as row and column averages, an update clipped by its
 /// root mean square and scaled by the parameter's).
@@ -624,28 +318,17 @@ pub struct Adafactor {
 /// Adafactor's second-moment state of one parameter: row and column averages of the squared
 /// gradient for a parameter of two or more dimensions (shapes `(..., R, 1)` and `(..., 1, C)`),
 /// or the full average for a vector.
-pub enum AdafactorState<'a> {
+enum AdafactorState<'a> {
     /// `row_var` and `col_var`, factored over the last two dimensions.
     Factored(&'a Tensor, &'a Tensor),
     /// `variance`, the running average of the squared gradient.
     Full(&'a Tensor),
 }
 
-/// `x` in double precision (a generic conversion, so the float64 instance of a kernel body
-/// written once for both float types is not an identity cast).
-fn wide<T: Into<f64>>(x: T) -> f64 {
-    x.into()
-}
-
-/// The Euclidean norm of `v` (summed in double precision, as PyTorch's CPU reductions).
-fn norm2(v: impl Iterator<Item = f64>) -> f64 {
-    v.map(|x| x * x).sum::<f64>().sqrt()
-}
-
 impl Adafactor {
     /// One step (number `step`, counted from 1) for `param` with gradient `grad` and its
     /// second-moment `state`, in PyTorch's single-tensor order of operations.
-    pub fn step(
+    fn step(
         &self,
         param: &Tensor,
         grad: &Tensor,
@@ -720,5 +403,178 @@ impl Adafactor {
         });
         param.storage().bump_version("adafactor step");
         Ok(())
+    }
+}
+
+/// A value error with `message` unless `ok`.
+fn require(ok: bool, message: impl FnOnce() -> String) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::value(message()))
+    }
+}
+
+/// A 0-d float32 tensor holding `value` (PyTorch keeps such scalar states in the default
+/// dtype).
+fn scalar(value: f64) -> Tensor {
+    Tensor::scalar_of(value, DType::Float32)
+}
+
+impl Update for Nadam {
+    fn check(&self) -> Result<()> {
+        adam_family_checks(
+            self.lr,
+            self.eps,
+            [self.beta1, self.beta2],
+            self.weight_decay,
+        )?;
+        non_negative("momentum_decay value", self.momentum_decay)
+    }
+
+    lr_field!();
+
+    fn init(&self, param: &Tensor) -> Result<State> {
+        Ok(State::of([
+            ("mu_product", scalar(1.0)),
+            ("exp_avg", zeros(param)),
+            ("exp_avg_sq", zeros(param)),
+        ]))
+    }
+
+    fn update(&self, param: &Tensor, grad: &Tensor, state: &mut State) -> Result<()> {
+        let moments = [
+            state.need("exp_avg")?,
+            state.need("exp_avg_sq")?,
+            state.need("mu_product")?,
+        ];
+        self.step(param, grad, moments, state.step)
+    }
+}
+
+impl Update for Radam {
+    fn check(&self) -> Result<()> {
+        adam_family_checks(
+            self.lr,
+            self.eps,
+            [self.beta1, self.beta2],
+            self.weight_decay,
+        )
+    }
+
+    lr_field!();
+
+    fn init(&self, param: &Tensor) -> Result<State> {
+        Ok(zeroed(param, &["exp_avg", "exp_avg_sq"]))
+    }
+
+    fn update(&self, param: &Tensor, grad: &Tensor, state: &mut State) -> Result<()> {
+        let (exp_avg, exp_avg_sq) = (state.need("exp_avg")?, state.need("exp_avg_sq")?);
+        self.step(param, grad, exp_avg, exp_avg_sq, state.step)
+    }
+}
+
+impl Update for Rprop {
+    fn check(&self) -> Result<()> {
+        non_negative("learning rate", self.lr)?;
+        let (minus, plus) = (self.etaminus, self.etaplus);
+        require(0.0 < minus && minus < 1.0 && 1.0 < plus, || {
+            format!("Invalid eta values: {minus}, {plus}")
+        })
+    }
+
+    lr_field!();
+
+    fn init(&self, param: &Tensor) -> Result<State> {
+        let step_size = param.detach().full_like_laid_out(self.lr, param.dtype());
+        Ok(State::of([
+            ("prev", zeros(param)),
+            ("step_size", step_size),
+        ]))
+    }
+
+    fn update(&self, param: &Tensor, grad: &Tensor, state: &mut State) -> Result<()> {
+        self.step(param, grad, state.need("prev")?, state.need("step_size")?)
+    }
+}
+
+impl Update for Asgd {
+    fn check(&self) -> Result<()> {
+        non_negative("learning rate", self.lr)?;
+        non_negative("weight_decay value", self.weight_decay)
+    }
+
+    lr_field!();
+
+    fn init(&self, param: &Tensor) -> Result<State> {
+        Ok(State::of([
+            ("eta", scalar(self.lr)),
+            ("mu", scalar(1.0)),
+            ("ax", zeros(param)),
+        ]))
+    }
+
+    fn update(&self, param: &Tensor, grad: &Tensor, state: &mut State) -> Result<()> {
+        let averages = [state.need("ax")?, state.need("eta")?, state.need("mu")?];
+        self.step(param, grad, averages, state.step)
+    }
+}
+
+impl Update for Adafactor {
+    fn check(&self) -> Result<()> {
+        let lr = self.lr;
+        require(lr >= 0.0, || {
+            format!("Learning rate should be >= 0 but is: {lr}")
+        })?;
+        let decay = self.beta2_decay;
+        require(decay <= 0.0, || {
+            format!("beta2_decay should be <= 0 but is: {decay}")
+        })?;
+        if let Some(eps1) = self.eps1 {
+            require(eps1 >= 0.0, || {
+                format!("epsilon1 should be >= 0 but is: {eps1}")
+            })?;
+        }
+        let eps2 = self.eps2;
+        require(eps2 >= 0.0, || {
+            format!("epsilon2 should be >= 0 but is: {eps2}")
+        })?;
+        let d = self.d;
+        require(d >= 1.0, || {
+            format!("Clipping threshold d should be >= 1 but is: {d}")
+        })?;
+        let wd = self.weight_decay;
+        require(wd >= 0.0, || {
+            format!("weight_decay should be >= 0 but is: {wd}")
+        })
+    }
+
+    lr_field!();
+
+    /// Row and column averages for a parameter of two or more dimensions, the full average
+    /// for a vector (made from the parameter's shape, as PyTorch makes them from the
+    /// gradient's, which has the same).
+    fn init(&self, param: &Tensor) -> Result<State> {
+        let shape = param.shape();
+        if shape.len() > 1 {
+            let n = shape.len();
+            let (mut rows, mut cols) = (shape.to_vec(), shape.to_vec());
+            rows[n - 1] = 1;
+            cols[n - 2] = 1;
+            Ok(State::of([
+                ("row_var", Tensor::zeros(&rows, param.dtype())),
+                ("col_var", Tensor::zeros(&cols, param.dtype())),
+            ]))
+        } else {
+            Ok(zeroed(param, &["variance"]))
+        }
+    }
+
+    fn update(&self, param: &Tensor, grad: &Tensor, state: &mut State) -> Result<()> {
+        let moments = match state.get("variance") {
+            Some(variance) => AdafactorState::Full(variance),
+            None => AdafactorState::Factored(state.need("row_var")?, state.need("col_var")?),
+        };
+        self.step(param, grad, moments, state.step)
     }
 }
