@@ -1,7 +1,8 @@
 //! Module-level functions of `ferrograd._core`: factories, grad mode, and `autograd.grad`.
 
 use super::convert::{dtype_arg, operand_arg, size_args, tensor_arg, tensor_from_data};
-use super::tensor::{to_object, MemoryFormat, PyTensor};
+use super::tensor::{to_object, PyTensor};
+use super::tensor_shape::MemoryFormat;
 use super::{run, run_unnamed};
 use crate::autograd::GradOptions;
 use crate::autograd::{record_custom, CustomBackward, CustomCall, Hook};
@@ -101,7 +102,7 @@ fn empty(
     // pinned memory is for copies to a GPU: on the CPU alone there is nothing to pin
     let _ = pin_memory;
     let t = filled_tensor("empty", sizes, size, dtype, device, 0.0)?;
-    let t = match super::tensor::memory_format_arg(memory_format, t.dim())? {
+    let t = match super::tensor_shape::memory_format_arg(memory_format, t.dim())? {
         MemoryFormat::Contiguous => t,
         MemoryFormat::ChannelsLast => run(|| t.channels_last())?,
         MemoryFormat::Preserve => {
@@ -209,7 +210,7 @@ macro_rules! like {
             strided_layout(layout)?;
             let t = tensor_arg(input, "input")?;
             let dtype = dtype_arg(dtype)?.unwrap_or(t.dtype());
-            let out = match super::tensor::like_format(memory_format, t.dim())? {
+            let out = match super::tensor_shape::like_format(memory_format, t.dim())? {
                 MemoryFormat::Preserve => t.full_like_laid_out($value, dtype),
                 MemoryFormat::Contiguous => Tensor::full(t.shape(), $value, dtype),
                 MemoryFormat::ChannelsLast => run(|| Tensor::full(t.shape(), $value, dtype).channels_last())?,
@@ -1280,7 +1281,7 @@ fn var_mean(
     keepdim: bool,
     correction: Option<f64>,
 ) -> PyResult<Py<PyTuple>> {
-    let (dims, c) = super::tensor::var_args(dim, unbiased, correction)?;
+    let (dims, c) = super::tensor_reduce::var_args(dim, unbiased, correction)?;
     pair(py, run(|| input.inner.var_mean(&dims, c, keepdim))?)
 }
 
@@ -1296,7 +1297,7 @@ fn std_mean(
     keepdim: bool,
     correction: Option<f64>,
 ) -> PyResult<Py<PyTuple>> {
-    let (dims, c) = super::tensor::var_args(dim, unbiased, correction)?;
+    let (dims, c) = super::tensor_reduce::var_args(dim, unbiased, correction)?;
     pair(py, run(|| input.inner.std_mean(&dims, c, keepdim))?)
 }
 

@@ -20,8 +20,12 @@ mod selection;
 mod sparse;
 mod subclass;
 mod tensor;
+mod tensor_autograd;
+mod tensor_math;
 mod tensor_new;
 mod tensor_ops;
+mod tensor_reduce;
+mod tensor_shape;
 mod ternary;
 
 use crate::core::error::{Error, ErrorKind};
