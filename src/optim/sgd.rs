@@ -191,4 +191,39 @@ mod tests {
             .unwrap();
         assert_eq!(buffer, vec![0.5 * 1.9, -1.9]);
     }
+
+    #[test]
+    fn a_strided_parameter_takes_the_same_steps_through_copies() {
+        let values: Vec<f32> = (0..6).map(|i| (i as f32 * 0.7).sin()).collect();
+        let grads: Vec<f32> = (0..6).map(|i| (i as f32 * 1.3).cos()).collect();
+        let dense = Tensor::from_vec(values.clone(), &[3, 2]).unwrap();
+        let grad = Tensor::from_vec(grads.clone(), &[3, 2]).unwrap();
+        // the same elements as the transpose of a (2, 3) tensor: not contiguous
+        let strided = Tensor::from_vec(values, &[3, 2])
+            .unwrap()
+            .t()
+            .unwrap()
+            .contiguous()
+            .unwrap()
+            .t()
+            .unwrap();
+        assert!(!strided.is_contiguous());
+        let sgd = Sgd {
+            lr: 0.1,
+            momentum: 0.9,
+            dampening: 0.1,
+            weight_decay: 0.01,
+            nesterov: false,
+            maximize: true,
+        };
+        let (mut a, mut b) = (sgd.init(&dense).unwrap(), sgd.init(&strided).unwrap());
+        for _ in 0..3 {
+            sgd.update(&dense, &grad, &mut a).unwrap();
+            sgd.update(&strided, &grad, &mut b).unwrap();
+        }
+        assert_eq!(
+            dense.to_vec::<f32>().unwrap(),
+            strided.to_vec::<f32>().unwrap()
+        );
+    }
 }
