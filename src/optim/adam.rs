@@ -3,7 +3,7 @@
 //! elements, in place when its tensors allow.
 
 use super::kernel::{check, in_place, per_float, store, values};
-use super::{adam_family_checks, settings, zeroed, zeros, State, Update};
+use super::{adam_family_checks, lr_field, settings, zeroed, zeros, State, Update};
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
 
@@ -131,13 +131,7 @@ impl Update for Adam {
         )
     }
 
-    fn lr(&self) -> f64 {
-        self.lr
-    }
-
-    fn set_lr(&mut self, lr: f64) {
-        self.lr = lr;
-    }
+    lr_field!();
 
     fn init(&self, param: &Tensor) -> Result<State> {
         let mut state = zeroed(param, &["exp_avg", "exp_avg_sq"]);

@@ -3,7 +3,7 @@
 //! parameter's precision.
 
 use super::kernel::{check, lerp, per_float, read_gradient, store, values};
-use super::{adam_family_checks, non_negative, settings, zeroed, zeros, State, Update};
+use super::{adam_family_checks, lr_field, non_negative, settings, zeroed, zeros, State, Update};
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
 
@@ -322,21 +322,6 @@ impl super::Optim<Adamax> {
         self
     }
 }
-
-/// The learning rate's accessors of an [`Update`] impl whose rule has an `lr` field.
-macro_rules! lr_field {
-    () => {
-        fn lr(&self) -> f64 {
-            self.lr
-        }
-
-        fn set_lr(&mut self, lr: f64) {
-            self.lr = lr;
-        }
-    };
-}
-
-pub(crate) use lr_field;
 
 impl Update for RmsProp {
     fn check(&self) -> Result<()> {

@@ -241,6 +241,21 @@ macro_rules! settings {
 
 pub(crate) use settings;
 
+/// The learning rate's accessors of an [`Update`] impl whose rule has an `lr` field.
+macro_rules! lr_field {
+    () => {
+        fn lr(&self) -> f64 {
+            self.lr
+        }
+
+        fn set_lr(&mut self, lr: f64) {
+            self.lr = lr;
+        }
+    };
+}
+
+pub(crate) use lr_field;
+
 /// A value error unless `value >= 0` (PyTorch's `Invalid learning rate: -1` and the like).
 fn non_negative(name: &str, value: f64) -> Result<()> {
     if value >= 0.0 {

@@ -3,12 +3,11 @@
 //! rectified), `Rprop` (sign-based step sizes), `ASGD` (averaged SGD) and `Adafactor`
 //! (factored second moments).
 
-use super::adaptive::lr_field;
 use super::kernel::{
     check, clamp, decayed, lerp, norm2, per_float, read_gradient, signum, store, values, wide,
     write_scalar,
 };
-use super::{adam_family_checks, non_negative, zeroed, zeros, State, Update};
+use super::{adam_family_checks, lr_field, non_negative, zeroed, zeros, State, Update};
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
