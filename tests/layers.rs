@@ -216,3 +216,68 @@ fn vector_code_and_feature_detection_live_in_cpu() {
         "CPU features are asked in exactly one function"
     );
 }
+
+/// Files of `src/` longer than 800 lines, each with the length it may not grow past, until it
+/// is split (issue 27). A file leaves this list when it is split; none joins it.
+const LONG_FILES: &[(&str, usize)] = &[
+    ("ops/nn/normalization.rs", 1604),
+    ("cpu/sgemm.rs", 1463),
+    ("python/functions.rs", 1388),
+    ("cpu/kernels.rs", 1247),
+    ("ops/reduce/reduction.rs", 1076),
+    ("ops/nn/recurrent.rs", 1042),
+    ("ops/nn/pooling.rs", 1036),
+    ("ops/nn/activation.rs", 1003),
+    ("core/tensor.rs", 922),
+    ("ops/shape/indexing.rs", 832),
+    ("autograd/node.rs", 822),
+];
+
+/// A source file reads in one sitting: at most 800 lines, except the listed ones, which may
+/// only shrink.
+#[test]
+fn source_files_stay_short() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut long = Vec::new();
+    for file in &files {
+        let rel = relative(file, &src);
+        let lines = std::fs::read_to_string(file).unwrap().lines().count();
+        let limit = LONG_FILES
+            .iter()
+            .find(|(name, _)| *name == rel)
+            .map_or(800, |(_, limit)| *limit);
+        if lines > limit {
+            long.push(format!("{rel}: {lines} lines (at most {limit})"));
+        }
+    }
+    assert!(long.is_empty(), "files too long to read: {long:#?}");
+}
+
+/// Each family of ops under `src/ops/` is a folder of at most 10 files (its `mod.rs` counted),
+/// and the ops' top level holds only the families and the few files beside them.
+#[test]
+fn op_families_are_small_folders() {
+    let ops = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ops");
+    let mut folders = 0;
+    let mut top_files = Vec::new();
+    for entry in std::fs::read_dir(&ops).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if path.is_dir() {
+            folders += 1;
+            let count = std::fs::read_dir(&path).unwrap().count();
+            assert!(count <= 10, "src/ops/{name}/ holds {count} files (at most 10)");
+            assert!(path.join("mod.rs").exists(), "src/ops/{name}/ has no mod.rs");
+        } else {
+            top_files.push(name);
+        }
+    }
+    top_files.sort();
+    assert_eq!(folders, 5, "the families: pointwise, reduce, shape, linalg, nn");
+    assert!(
+        top_files.len() <= 6,
+        "files beside the families in src/ops/: {top_files:?}"
+    );
+}

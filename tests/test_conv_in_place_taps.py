@@ -1,6 +1,6 @@
 """float32 convolutions at unit stride read their im2col rows in place (a table of where each
 kernel tap's run starts in the padded image) and compute the input gradient as a convolution
-with the flipped weight (Note [Unit-stride up as a convolution] in ``src/ops/conv.rs``).
+with the flipped weight (Note [Unit-stride up as a convolution] in ``src/cpu/conv/products.rs``).
 Checked here against a direct float64 sum in NumPy: outputs, input and weight gradients for
 paddings below, at and above ``dilation·(kernel - 1)``, dilation, groups, one spatial dim,
 and an image holding an infinity (whose wrapped-around copy in the grid's junk columns must

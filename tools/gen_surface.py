@@ -1,7 +1,7 @@
 """Generates the regular parts of ferrograd's Python surface from the derivative tables.
 
-The rows of ``unary_table!`` (``src/ops/pointwise.rs``) and ``binary_table!``
-(``src/ops/pointwise_binary.rs``) are the single source of the pointwise ops. From them and
+The rows of ``unary_table!`` (``src/ops/pointwise/unary.rs``) and ``binary_table!``
+(``src/ops/pointwise/binary.rs``) are the single source of the pointwise ops. From them and
 from the short lists below this script writes, between ``<generated: NAME>`` markers:
 
 - ``python/ferrograd/_core.pyi``: the stubs of every row's method and in-place twin;
@@ -158,8 +158,8 @@ def table_rows(path: Path, macro: str, arity: int) -> list[Row]:
 
 
 def all_rows() -> list[Row]:
-    return table_rows(ROOT / "src/ops/pointwise.rs", "unary_table", 1) + table_rows(
-        ROOT / "src/ops/pointwise_binary.rs", "binary_table", 2
+    return table_rows(ROOT / "src/ops/pointwise/unary.rs", "unary_table", 1) + table_rows(
+        ROOT / "src/ops/pointwise/binary.rs", "binary_table", 2
     )
 
 

@@ -125,7 +125,7 @@ pub fn record_custom(
         }
         if let Some(base) = o.base() {
             if let Some(relative) = o.layout().relative_to(base.layout()) {
-                o.set_grad_fn(crate::ops::strided::copy_slices(
+                o.set_grad_fn(crate::ops::shape::strided::copy_slices(
                     base, o, &handed[k], &relative,
                 )?);
             }

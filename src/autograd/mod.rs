@@ -128,7 +128,7 @@ pub fn refresh_view(t: &Tensor) {
         return;
     };
     let _recording = crate::core::grad_mode::GradModeGuard::new(true);
-    if let Ok(view) = crate::ops::strided::view_again(base, t, &relative) {
+    if let Ok(view) = crate::ops::shape::strided::view_again(base, t, &relative) {
         t.set_grad_fn(view.meta().grad_fn.clone());
     }
 }

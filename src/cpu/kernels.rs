@@ -271,10 +271,10 @@ pub fn wide<R>(f: impl FnOnce() -> R) -> R {
 /// must be compiled for wide vectors (a closure handed to `map` is compiled apart, for the
 /// baseline, when it is large). `$head` is `#[inline(always)]`.
 macro_rules! wide_variants {
-    ($(#[$attr:meta])* $name:ident<T: $bound:path>, $head:ident, ($($arg:ident : $ty:ty),*)) => {
+    ($(#[$attr:meta])* $vis:vis $name:ident<T: $bound:path>, $head:ident, ($($arg:ident : $ty:ty),*)) => {
         $(#[$attr])*
         #[allow(clippy::too_many_arguments)]
-        fn $name<T: $bound>($($arg: $ty),*) {
+        $vis fn $name<T: $bound>($($arg: $ty),*) {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx512f,avx512vl,avx512dq,avx2,fma")]

@@ -6,6 +6,7 @@
 pub mod allocator;
 pub mod bags;
 pub mod boxmuller;
+pub mod conv;
 pub mod fastmath;
 pub mod gemm;
 pub mod kernels;

@@ -1,7 +1,7 @@
 //! Loss functions over the core's loss ops, as `torch.nn.functional` composes them, each
 //! reducing to the mean (PyTorch's default); the `*_with` forms take a [`Reduction`].
 
-pub use crate::ops::loss::Reduction;
+pub use crate::ops::nn::loss::Reduction;
 
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;

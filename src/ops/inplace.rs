@@ -2,7 +2,6 @@
 //! bumps the shared version counter, and — when recording — moves the tensor's history onto the
 //! new node (PyTorch's "rebase"), so later uses differentiate through the in-place op.
 
-use super::arithmetic::{binary, BinaryOp, Operand};
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dispatch::{intercept, Call};
 use crate::core::dtype::{DType, Scalar};
@@ -12,7 +11,8 @@ use crate::core::layout::fmt_shape;
 use crate::core::storage::Storage;
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::write_into;
-use crate::ops::strided::copy_slices;
+use crate::ops::pointwise::arithmetic::{binary, BinaryOp, Operand};
+use crate::ops::shape::strided::copy_slices;
 
 /// Called with each tensor an in-place op is about to write into (see [`set_write_observer`]).
 pub type WriteObserver = std::rc::Rc<dyn Fn(&Tensor) -> Result<()>>;

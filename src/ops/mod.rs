@@ -1,87 +1,39 @@
-//! Floor 3: differentiable operations. Each file holds its ops' forward kernel calls and their
-//! backward formulas side by side; formulas are written with these same ops, so they
-//! differentiate again. Files follow PyTorch's categories of ops:
+//! Floor 3: differentiable operations. Each file holds its ops' checks, the calls into
+//! `crate::cpu`, the recording of the node and the backward formula side by side; formulas are
+//! written with these same ops, so they differentiate again. The ops live in families, one
+//! folder each (its `mod.rs` says which op is in which file), following PyTorch's categories:
 //!
-//! | file | ops |
+//! | family | ops |
 //! |---|---|
-//! | `pointwise` | the one-tensor derivative table (`exp`, `sin`, `relu`, `lgamma`, ...), `clamp`, `polygamma`, `logit`, `clone`, `to` |
-//! | `pointwise_binary` | the two-tensor table (`xlogy`, `hypot`, `atan2`) and the fused backward ops (`tanh_backward`, ...) |
-//! | `pointwise_ternary` | `lerp`, `addcmul`, `addcdiv` (and in place) |
-//! | `arithmetic` | `+ - * / **` with tensors and numbers, `add(alpha=)` |
-//! | `activation` | `nn.functional` activations: `gelu`, `silu`, `softplus`, `leaky_relu`, `elu`, `softmax`, `log_softmax` |
-//! | `attention` | fused scaled dot-product attention (one node, as PyTorch's CPU kernel) |
-//! | `reduction` | `sum`, `mean`, `norm`, `prod`, `max`/`min`/`amax`/`amin`/`argmax`, `var`, `std`, `logsumexp`, `cumsum` |
-//! | `comparison` | `< == ...`, `isnan`, logical ops, `any`/`all`, `maximum`, `minimum` |
-//! | `indexing` | `gather`, `scatter_add`, `index_select`, `index_put`, `where`, `masked_fill` |
-//! | `embedding_bag` | `embedding_bag`: sums, means or maxima of bags of rows |
-//! | `subscript` | `x[...]` and `x[...] = v` |
-//! | `view` | views: `view`, `reshape`, `t`, `transpose`, `expand`, `squeeze`, `select`, `slice`, `narrow`, ... |
-//! | `shape` | `permute`, `flatten`, `cat`, `stack`, `split`, `chunk`, `unbind`, `flip`, `repeat` |
-//! | `linalg` | `matmul`, `mm`, `mv`, `bmm`, `dot`, `outer` |
-//! | `blas` | products fused with an addition: `addmm`, `addmv`, `baddbmm`; `cross` |
-//! | `division` | `floor_divide` (`//`), `remainder` (`%`), `fmod` |
-//! | `triangular` | `tril`, `triu`, `diagonal`, `diag`, `trace`, `eye` |
-//! | `sorting` / `stl` | `sort`, `argsort`, `topk`, `kthvalue`, `median`, `mode`, `unique` / the C++ library's orderings of ties |
-//! | `scan` / `roll` | `cumprod` / `roll` |
-//! | `scatter` | `scatter`, `scatter_reduce`, `index_reduce`, `index_copy` |
-//! | `sparse` | sparse COO tensors: `sparse_coo_tensor`, `to_dense`, `to_sparse`, `coalesce`, `sparse_mask`, `sparse.mm`, and the dispatch of other ops on them |
-//! | `selection` | `nonzero`, `count_nonzero`, `masked_select`, `searchsorted`, `unique_consecutive` |
-//! | `metadata` | ops that give a tensor other sizes or elements (`x.data = y`, `set_`, `resize_`, `t_`, `transpose_`, ...): they return its successor |
+//! | `pointwise/` | the one-tensor and two-tensor derivative tables, `+ - * / **`, comparisons and logical ops, `//` `%` `fmod`, `lerp`/`addcmul`/`addcdiv` |
+//! | `reduce/` | reductions (`sum`, `mean`, `var`, `max`, `logsumexp`, ...), scans, sorting and `unique`, selections (`nonzero`, `masked_select`, `searchsorted`) |
+//! | `shape/` | views, reshapes and joins, strided views, `x[...]`, gathers and scatters, triangles and diagonals, `roll`, ops that replace a tensor's metadata |
+//! | `linalg/` | matrix products (plain and fused with an addition), dense float64 kernels, factorizations and solvers |
+//! | `nn/` | `nn.functional`'s ops with their own nodes: convolution, pooling, resampling, normalization, recurrent cells, attention, losses, activations, `embedding_bag` |
+//!
+//! and, beside the families:
+//!
+//! | file | holds |
+//! |---|---|
 //! | `inplace` | the in-place machinery (version bump, rebase, CopySlices), `fill_`, `zero_`, `copy_` |
 //! | `creation` / `random` | `arange`, `linspace` / the generator, `rand`, `randn`, `normal_`, `uniform_` |
-//! | `loss` | losses with their own node: `mse_loss`, `huber_loss`, `smooth_l1_loss`, `binary_cross_entropy` (`_with_logits`), `nll_loss` |
-//! | `normalization` | `layer_norm`, `batch_norm` (running statistics), `group_norm`, `rms_norm` |
-//! | `decomposition` | `svdvals` (one-sided Jacobi SVD): the spectral and nuclear norms |
-//! | `dense` | float64 matrix kernels: LU, Cholesky, triangular solves, Householder QR, Jacobi eigen, `expm` |
-//! | `factorizations` | `linalg`: `lu_factor_ex`, `inv_ex`, `det`, `slogdet`, `cholesky_ex`, `qr`, `eigh`, `svd`, `matrix_exp` |
-//! | `solvers` | `linalg`: `solve_ex`, `solve_triangular`, `cholesky_solve`/`_inverse`, `pinv`, `lstsq`; `cdist` |
-//! | `recurrent` | one node per recurrent cell: `lstm_cell`, `gru_cell`, `rnn_cell` |
-//! | `conv` / `pooling` / `upsample` | `convolution` (1-D/2-D, transposed, groups), `unfold`/`fold` / `max_pool2d`, `avg_pool2d`, adaptive pools / `interpolate` |
+//! | `sparse` | sparse COO tensors: `sparse_coo_tensor`, `to_dense`, `to_sparse`, `coalesce`, `sparse_mask`, `sparse.mm`, and the dispatch of other ops on them |
 //! | `operators` | Rust's `+ - * /` and unary `-` on tensors and numbers, returning `Result<Tensor>` |
+//! | this file | the result-type rules shared by every family (`result_type`, `sum_dtype`, `float_dtype`) |
 
-pub mod activation;
-pub mod arithmetic;
-pub mod attention;
-pub mod blas;
-pub mod comparison;
-pub mod conv;
 pub mod creation;
-pub mod decomposition;
-pub(crate) mod dense;
-pub mod division;
-pub mod embedding_bag;
-pub mod factorizations;
-pub mod indexing;
 pub mod inplace;
 pub mod linalg;
-pub mod loss;
-pub mod metadata;
-pub mod normalization;
+pub mod nn;
 pub mod operators;
 pub mod pointwise;
-pub mod pointwise_binary;
-pub mod pointwise_ternary;
-pub mod pooling;
 pub mod random;
-pub mod recurrent;
-pub mod reduction;
-pub mod roll;
-pub mod scan;
-pub mod scatter;
-pub mod selection;
+pub mod reduce;
 pub mod shape;
-pub mod solvers;
-pub mod sorting;
 pub mod sparse;
-pub(crate) mod stl;
-pub(crate) mod strided;
-pub mod subscript;
-pub mod triangular;
-pub mod upsample;
-pub mod view;
 
-pub use arithmetic::{BinaryOp, Operand};
-pub use subscript::IndexItem;
+pub use pointwise::arithmetic::{BinaryOp, Operand};
+pub use shape::subscript::IndexItem;
 
 use crate::core::dtype::{DType, Element, Num};
 use crate::core::tensor::Tensor;
@@ -169,4 +121,21 @@ pub(crate) fn elem<T: Element>(v: f64) -> T {
     } else {
         T::from_f64(v)
     }
+}
+
+/// A dense copy of `t`'s elements when it is not already dense (no history).
+pub(crate) fn dense(t: &Tensor) -> Tensor {
+    if t.is_contiguous() {
+        t.detach()
+    } else {
+        t.deep_copy()
+    }
+}
+
+/// Runs `f` on the elements of the dense tensor `t`.
+pub(crate) fn slice_of<T: crate::core::buffer::BufferElement, R>(
+    t: &Tensor,
+    f: impl FnOnce(&[T]) -> R,
+) -> R {
+    t.read(|d: &[T], l| f(&d[l.contiguous_range().expect("a dense tensor")]))
 }

@@ -34,10 +34,10 @@
 //! # }
 //! ```
 
-use super::arithmetic::{binary, BinaryOp, Operand};
 use crate::core::dtype::Scalar;
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
+use crate::ops::pointwise::arithmetic::{binary, BinaryOp, Operand};
 
 /// `lhs op rhs` for two tensors.
 fn tensors(op: BinaryOp, lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {

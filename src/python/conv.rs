@@ -5,9 +5,9 @@
 
 use super::run;
 use super::tensor::{to_object, PyTensor};
-use crate::ops::conv::ConvOptions;
-use crate::ops::pooling::PoolOptions;
-use crate::ops::upsample::Resample;
+use crate::ops::nn::conv::ConvOptions;
+use crate::ops::nn::pooling::PoolOptions;
+use crate::ops::nn::upsample::Resample;
 use pyo3::prelude::*;
 
 /// PyTorch's `torch.convolution` (`ConvolutionBackward0`).

@@ -3,7 +3,7 @@
 use super::tensor::PyTensor;
 use crate::core::dtype::{DType, Scalar};
 use crate::core::tensor::Tensor;
-use crate::ops::subscript::Index;
+use crate::ops::shape::subscript::Index;
 use crate::ops::{IndexItem, Operand};
 use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;

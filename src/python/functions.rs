@@ -9,7 +9,7 @@ use crate::autograd::{record_custom, CustomBackward, CustomCall, Hook};
 use crate::core::dtype::DType;
 use crate::core::error::Error;
 use crate::core::tensor::Tensor;
-use crate::ops::{arithmetic::binary, BinaryOp};
+use crate::ops::{pointwise::arithmetic::binary, BinaryOp};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple};
@@ -266,7 +266,7 @@ fn _embedding_bag(
     scale_grad_by_freq: bool,
     sparse: bool,
 ) -> PyResult<Py<PyAny>> {
-    use crate::ops::embedding_bag::{BagMode, BagOptions};
+    use crate::ops::nn::embedding_bag::{BagMode, BagOptions};
     let w = tensor_arg(weight, "embedding_bag() argument 'weight'")?;
     let i = tensor_arg(indices, "embedding_bag() argument 'indices'")?;
     let o = tensor_arg(offsets, "embedding_bag() argument 'offsets'")?;

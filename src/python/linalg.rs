@@ -1,4 +1,4 @@
-//! Bindings of `crate::ops::factorizations` and `crate::ops::solvers` (the decompositions and
+//! Bindings of `crate::ops::linalg::factorizations` and `crate::ops::linalg::solvers` (the decompositions and
 //! solvers of `torch.linalg`, `cdist`) and the exception `_LinAlgError`. They return plain
 //! tuples; `ferrograd.linalg` gives them PyTorch's signatures and named tuples.
 

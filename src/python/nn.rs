@@ -4,7 +4,7 @@
 
 use super::run;
 use super::tensor::{to_object, PyTensor};
-use crate::ops::loss::Reduction;
+use crate::ops::nn::loss::Reduction;
 use pyo3::prelude::*;
 
 fn reduction(name: &str) -> PyResult<Reduction> {

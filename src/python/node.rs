@@ -299,7 +299,7 @@ fn saved_names(node: &str) -> &'static [&'static str] {
     if let Some((_, names)) = SAVED_NAMES.iter().find(|(n, _)| *n == node) {
         return names;
     }
-    crate::ops::pointwise::UNARY_SAVED_NAMES
+    crate::ops::pointwise::unary::UNARY_SAVED_NAMES
         .iter()
         .find(|(n, name)| *n == node && !name.is_empty())
         .map_or(&[], |(_, name)| std::slice::from_ref(name))

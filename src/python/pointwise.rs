@@ -6,7 +6,7 @@ use super::convert::{operand_arg, OwnedOperand};
 use super::out::with_out;
 use super::run;
 use super::tensor::{wrap, PyTensor, TResult};
-use crate::ops::pointwise_binary::operands;
+use crate::ops::pointwise::binary::operands;
 use crate::ops::Operand;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;

@@ -1,4 +1,4 @@
-//! Bindings of the ops that write at the places an index names (`crate::ops::scatter`):
+//! Bindings of the ops that write at the places an index names (`crate::ops::shape::scatter`):
 //! `scatter`, `scatter_add`, `scatter_reduce`, `index_reduce`, `index_copy`, `index_fill`,
 //! `index_add`, with their in-place twins.
 
@@ -6,7 +6,7 @@ use super::convert::{scalar_arg, tensor_arg};
 use super::run;
 use super::tensor::{wrap, PyTensor, TResult};
 use crate::core::tensor::Tensor;
-use crate::ops::scatter::Reduce;
+use crate::ops::shape::scatter::Reduce;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 

@@ -1,4 +1,4 @@
-//! Bindings of `crate::ops::selection`: `nonzero`/`argwhere`, `count_nonzero`, `masked_select`,
+//! Bindings of `crate::ops::reduce::selection`: `nonzero`/`argwhere`, `count_nonzero`, `masked_select`,
 //! `take_along_dim`, `unique_consecutive`, and the functions `torch.searchsorted` and
 //! `torch.bucketize`.
 

@@ -12,7 +12,7 @@ use super::convert::{operand_arg, scalar_arg, size_object, tensor_arg, tensor_fr
 use super::{run, run_as};
 use crate::core::dtype::{DType, Scalar};
 use crate::core::tensor::Tensor;
-use crate::ops::comparison::CompareOp;
+use crate::ops::pointwise::comparison::CompareOp;
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;

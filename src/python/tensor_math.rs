@@ -7,8 +7,8 @@ use super::tensor::{compare, operand_tensor, to_object, wrap, PyTensor, TResult}
 use super::{run, run_as};
 use crate::core::dtype::{DType, Scalar};
 use crate::core::tensor::Tensor;
-use crate::ops::comparison::{CompareOp, LogicalOp};
-use crate::ops::{arithmetic::binary, BinaryOp, Operand};
+use crate::ops::pointwise::comparison::{CompareOp, LogicalOp};
+use crate::ops::{pointwise::arithmetic::binary, BinaryOp, Operand};
 use pyo3::basic::CompareOp as PyCompareOp;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -635,7 +635,7 @@ pub(super) fn with_alpha(
     let o =
         operand_arg(other).ok_or_else(|| PyTypeError::new_err("expected a Tensor or a number"))?;
     let out = run_as(op.inplace_name().trim_end_matches('_'), || {
-        crate::ops::arithmetic::add_scaled(op, t, o.as_operand(), alpha)
+        crate::ops::pointwise::arithmetic::add_scaled(op, t, o.as_operand(), alpha)
     })?;
     to_object(py, out)
 }

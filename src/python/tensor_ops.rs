@@ -6,7 +6,7 @@ use super::convert::{dims_arg, dtype_arg, operand_arg, tensor_arg, OwnedOperand}
 use super::run;
 use super::tensor::{to_object, wrap, PyTensor, TResult};
 use crate::core::tensor::Tensor;
-use crate::ops::division::{division, DivisionOp};
+use crate::ops::pointwise::division::{division, DivisionOp};
 use crate::ops::Operand;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
@@ -182,10 +182,11 @@ impl PyTensor {
         let me = &self.inner;
         run(|| {
             let equal = match o.as_operand() {
-                Operand::Tensor(t) => {
-                    t.compare(crate::ops::comparison::CompareOp::Eq, Operand::Tensor(me))?
-                }
-                s => me.compare(crate::ops::comparison::CompareOp::Eq, s)?,
+                Operand::Tensor(t) => t.compare(
+                    crate::ops::pointwise::comparison::CompareOp::Eq,
+                    Operand::Tensor(me),
+                )?,
+                s => me.compare(crate::ops::pointwise::comparison::CompareOp::Eq, s)?,
             };
             Ok(equal.any()?.item()?.to_f64() != 0.0)
         })

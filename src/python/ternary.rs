@@ -1,4 +1,4 @@
-//! Bindings of the three-tensor pointwise ops (`crate::ops::pointwise_ternary`): `lerp` with a
+//! Bindings of the three-tensor pointwise ops (`crate::ops::pointwise::ternary`): `lerp` with a
 //! number or tensor weight, `addcmul`, `addcdiv`, and their in-place twins.
 
 use super::convert::tensor_arg;
