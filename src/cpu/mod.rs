@@ -3,6 +3,7 @@
 //! and the process allocator. Kernels read and write [`crate::core`] tensors; they know nothing
 //! of autograd.
 
+pub mod activation;
 pub mod allocator;
 pub mod bags;
 pub mod boxmuller;
@@ -10,7 +11,9 @@ pub mod conv;
 pub mod fastmath;
 pub mod gemm;
 pub mod kernels;
+pub mod lstm;
 pub mod moments;
+pub mod norm;
 pub mod parallel;
 pub mod sgemm;
 #[cfg(target_arch = "x86_64")]

@@ -1,22 +1,27 @@
 //! Activation functions (PyTorch's `nn.functional` non-linear activations): GELU, SiLU,
-//! softplus, leaky ReLU, ELU, softmax and log-softmax — forward kernels and gradients.
+//! softplus, leaky ReLU, ELU, softmax and log-softmax — their checks, nodes and gradients;
+//! the lane kernels they run are in `crate::cpu::activation`.
 
 use crate::autograd::{is_recording, record, Save};
 use crate::core::buffer::BufferElement;
-use crate::core::dtype::DType;
-use crate::core::dtype::Element;
-use crate::core::dtype::Float;
+use crate::core::dtype::{DType, Element};
 use crate::core::error::{Error, Result};
 use crate::core::layout::normalize_dim;
 use crate::core::tensor::Tensor;
+use crate::cpu::activation::{
+    erf_lanes, gelu_backward_exact, gelu_grad_lanes, gelu_lanes, gelu_slope, gelu_slope_lanes,
+    in_dead_zone, log_softmax_grad_lanes, log_softmax_lanes, mish_grad_lanes, mish_lanes,
+    silu_grad_lanes, silu_lanes, softmax_grad_lanes, softmax_lanes, softplus_grad_block,
+    softplus_lanes,
+};
 use crate::cpu::fastmath::{gelu_grad_slice, gelu_slice, gelu_slope_slice, FastMath};
-use crate::cpu::kernels::{cast, map, zip};
-use crate::cpu::kernels::{lane_max, lane_sum, wide_variants, zip_lane_blocks};
+use crate::cpu::kernels::{cast, map, zip, zip_lane_blocks};
 use crate::ops::float_dtype;
 use crate::ops::pointwise::unary::{bool_where, keep_where, mask_where};
 use crate::with_float;
 use std::f64::consts::PI;
 
+/// `x` in the floating dtype an activation computes in.
 fn floats(x: &Tensor) -> Tensor {
     cast(x, float_dtype(x.dtype()))
 }
@@ -34,23 +39,6 @@ fn record1(
     Ok(record(out, name, &[x], &[Save::Tensor(x)], move |ctx| {
         Ok(vec![Some(backward(ctx.grad(0), ctx.saved(0))?)])
     }))
-}
-
-/// GELU's derivative at `v`, `Φ(v) + v·φ(v)`. A function item (always inlined) rather than a
-/// closure, so that the kernel loops it is passed to inline it and vectorize: a closure this
-/// large is left as a call per element.
-#[inline(always)]
-fn gelu_slope<T: FastMath + std::ops::Add<Output = T> + std::ops::Mul<Output = T>>(v: T) -> T {
-    v.fast_normal_cdf() + v * v.fast_normal_pdf()
-}
-
-/// The gradient `g·(Φ(v) + v·φ(v))` of exact GELU (see [`gelu_slope`]).
-#[inline(always)]
-fn gelu_backward_exact<T: FastMath + std::ops::Add<Output = T> + std::ops::Mul<Output = T>>(
-    g: T,
-    v: T,
-) -> T {
-    g * gelu_slope(v)
 }
 
 /// `Φ(x) + x·φ(x)`, GELU's derivative, with its own derivative `φ(x)·(2 - x²)` in closed form
@@ -349,12 +337,6 @@ impl Tensor {
             g.mul(&x.neg()?.sigmoid()?)
         })
     }
-}
-
-/// Whether `v` lies in `[-λ, λ]`, where the shrinkages are 0 and pass no gradient (a NaN does
-/// not, so it passes through as in PyTorch's kernels).
-fn in_dead_zone(v: f64, lambd: f64) -> bool {
-    v >= -lambd && v <= lambd
 }
 
 impl Tensor {
@@ -698,84 +680,6 @@ fn elu_backward(g: &Tensor, x: &Tensor, alpha: f64) -> Result<Tensor> {
     ))
 }
 
-// The lane kernels of softmax and log_softmax: plain functions inlined into `zip_lanes`'s
-// vectorized variants (a closure would be compiled apart, for the baseline instruction set).
-// `lane_max`/`lane_sum` keep sixteen partial results, so the loops vectorize. The lane maximum
-// is used as it is: an infinite one gives NaN, as in PyTorch. (The second lane argument is the
-// same lane in the forward kernels: lanes come in pairs.)
-
-/// `out = exp(x - max) / Σ exp(x - max)` of one lane.
-#[inline(always)]
-fn softmax_lane<T: Float + FastMath>(lane: &[T], _: &[T], out: &mut [T]) {
-    let m = lane_max(lane);
-    for (o, &v) in out.iter_mut().zip(lane) {
-        *o = (v - m).fast_exp();
-    }
-    // times the reciprocal of the sum, as PyTorch's vectorized kernel (a multiply per
-    // element instead of a division)
-    let scale = T::one() / lane_sum(out);
-    out.iter_mut().for_each(|o| *o = *o * scale);
-}
-
-/// Softmax's input gradient `y (g - Σ g y)` of one lane.
-#[inline(always)]
-fn softmax_grad_lane<T: Float + FastMath>(g: &[T], y: &[T], out: &mut [T]) {
-    for ((o, &g), &y) in out.iter_mut().zip(g).zip(y) {
-        *o = g * y;
-    }
-    let dot = lane_sum(out);
-    for ((o, &g), &y) in out.iter_mut().zip(g).zip(y) {
-        *o = y * (g - dot);
-    }
-}
-
-/// `out = x - max - log Σ exp(x - max)` of one lane.
-#[inline(always)]
-fn log_softmax_lane<T: Float + FastMath>(lane: &[T], _: &[T], out: &mut [T]) {
-    let m = lane_max(lane);
-    for (o, &v) in out.iter_mut().zip(lane) {
-        *o = (v - m).fast_exp();
-    }
-    let lse = lane_sum(out).ln() + m;
-    for (o, &v) in out.iter_mut().zip(lane) {
-        *o = v - lse;
-    }
-}
-
-/// Log-softmax's input gradient `g - exp(y) Σ g` of one lane.
-#[inline(always)]
-fn log_softmax_grad_lane<T: Float + FastMath>(g: &[T], y: &[T], out: &mut [T]) {
-    let total = lane_sum(g);
-    for ((o, &g), &y) in out.iter_mut().zip(g).zip(y) {
-        *o = g - y.fast_exp() * total;
-    }
-}
-
-/// `$blocks(a, b, out, n)`: `$lane` on each `n`-element lane of a block, compiled for the
-/// widest vector instructions the CPU has (chosen at run time).
-macro_rules! lane_blocks {
-    ($blocks:ident, $lane:ident) => {
-        fn $blocks<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], n: usize) {
-            #[inline(always)]
-            fn body<T: LaneFloat>(a: &[T], b: &[T], out: &mut [T], n: usize) {
-                let lanes = a.chunks_exact(n).zip(b.chunks_exact(n));
-                for ((la, lb), o) in lanes.zip(out.chunks_exact_mut(n)) {
-                    $lane(la, lb, o);
-                }
-            }
-            crate::cpu::kernels::wide_variants!(run<T: LaneFloat>, body, (a: &[T], b: &[T], out: &mut [T], n: usize));
-            run(a, b, out, n)
-        }
-    };
-}
-/// The element types of the lane kernels (one bound for [`crate::cpu::kernels::wide_variants`]).
-trait LaneFloat: Float + FastMath {}
-impl<T: Float + FastMath> LaneFloat for T {}
-
-/// `block` over `a` and `b` taken as blocks of their last-dimension lanes (see
-/// [`lane_blocks`]), when both are contiguous, of one shape and not 0-d: an elementwise
-/// formula too large for `map`/`zip` to inline, run compiled for wide vectors. `None`
-/// otherwise (the caller maps element by element).
 /// The incoming gradient `g` in `x`'s dtype, made contiguous when it is an expanded view of
 /// `x`'s shape (as `.sum().backward()` gives) and `x` is contiguous: one copy, so that the
 /// one-pass backward formulas run through [`in_blocks`] on wide vectors.
@@ -787,6 +691,10 @@ fn gradient_for_blocks(g: &Tensor, x: &Tensor) -> Result<Tensor> {
     Ok(g)
 }
 
+/// `block` over `a` and `b` taken as blocks of their last-dimension lanes (see
+/// the `*_lanes` kernels of `crate::cpu::activation`), when both are contiguous, of one shape and not 0-d: an elementwise
+/// formula too large for `map`/`zip` to inline, run compiled for wide vectors. `None`
+/// otherwise (the caller maps element by element).
 fn in_blocks<T: BufferElement + Copy + Default>(
     a: &Tensor,
     b: &Tensor,
@@ -807,79 +715,6 @@ fn f32_blocks(
     in_blocks::<f32>(a, b, |a, b, out, _| kernel(a, b, out))
 }
 
-/// Softplus over a block of elements, `βx > threshold ? x : ln(1 + e^(βx))/β`, with `b`
-/// holding `[β, threshold]` (PyTorch's kernel, in the element type).
-#[inline(always)]
-fn softplus_lane<T: Float + FastMath>(x: &[T], b: &[T], out: &mut [T]) {
-    let (beta, threshold) = (b[0], b[1]);
-    for (o, &v) in out.iter_mut().zip(x) {
-        let z = v * beta;
-        let soft = (z.fast_exp()).fast_ln_1p() / beta;
-        *o = if z > threshold { v } else { soft };
-    }
-}
-
-/// `softplus_lane` over whole blocks (`b` is the two parameters, not a second operand).
-#[inline(always)]
-fn softplus_body<T: Float + FastMath>(a: &[T], b: &[T], out: &mut [T], _n: usize) {
-    softplus_lane(a, b, out)
-}
-wide_variants!(softplus_lanes<T: FastFloat>, softplus_body, (a: &[T], b: &[T], out: &mut [T], n: usize));
-
-/// Softplus's gradient over a block: `βx > threshold ? g : g·z/(z + 1)`, `z = e^(βx)`.
-#[inline(always)]
-fn softplus_grad_body<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T], beta: T, threshold: T) {
-    for ((o, &g), &v) in out.iter_mut().zip(g).zip(x) {
-        let z = (v * beta).fast_exp();
-        let soft = g * z / (z + T::one());
-        *o = if v * beta > threshold { g } else { soft };
-    }
-}
-wide_variants!(softplus_grad_block<T: FastFloat>, softplus_grad_body, (g: &[T], x: &[T], out: &mut [T], beta: T, threshold: T));
-
-/// The float types the activation kernels run on (`Float + FastMath`, as one bound).
-trait FastFloat: Float + FastMath {}
-impl<T: Float + FastMath> FastFloat for T {}
-
-/// Mish over a block of elements, `x·tanh(ln(1 + e^x))` (`b` is `a` again).
-#[inline(always)]
-fn mish_lane<T: Float + FastMath>(x: &[T], _: &[T], out: &mut [T]) {
-    for (o, &v) in out.iter_mut().zip(x) {
-        *o = v * v.fast_exp().fast_ln_1p().fast_tanh();
-    }
-}
-lane_blocks!(mish_lanes, mish_lane);
-
-/// Mish's gradient over a block: `g·(t + x·σ(x)·(1 − t²))`, `t = tanh(ln(1 + e^x))`.
-#[inline(always)]
-fn mish_grad_lane<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T]) {
-    for ((o, &g), &v) in out.iter_mut().zip(g).zip(x) {
-        let sig = T::one() / (T::one() + (-v).fast_exp());
-        let t = v.fast_exp().fast_ln_1p().fast_tanh();
-        *o = g * (t + v * sig * (T::one() - t * t));
-    }
-}
-lane_blocks!(mish_grad_lanes, mish_grad_lane);
-
-/// SiLU over a block of elements, `x / (1 + e^-x)` (`b` is `a` again).
-#[inline(always)]
-fn silu_lane<T: Float + FastMath>(x: &[T], _: &[T], out: &mut [T]) {
-    for (o, &v) in out.iter_mut().zip(x) {
-        *o = v / (T::one() + (-v).fast_exp());
-    }
-}
-lane_blocks!(silu_lanes, silu_lane);
-
-/// SiLU's gradient over a block: `g·σ(x)·(1 + x·(1 − σ(x)))`.
-#[inline(always)]
-fn silu_grad_lane<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T]) {
-    for ((o, &g), &v) in out.iter_mut().zip(g).zip(x) {
-        let sig = T::one() / (T::one() + (-v).fast_exp());
-        *o = g * sig * (T::one() + v * (T::one() - sig));
-    }
-}
-lane_blocks!(silu_grad_lanes, silu_grad_lane);
-
 /// The error function of `x`'s elements (integers computed in float32), the forward of the
 /// unary table's `erf` row: float32 through [`crate::cpu::fastmath::erf_f32`] compiled for
 /// wide vectors (a closure of it handed to `map` stays a call per element).
@@ -892,48 +727,6 @@ pub(crate) fn erf_forward(x: &Tensor) -> Result<Tensor> {
         },
     )
 }
-
-/// `erf` over a block of elements (`b` is `a` again).
-#[inline(always)]
-fn erf_lane<T: Float + FastMath>(x: &[T], _: &[T], out: &mut [T]) {
-    for (o, &v) in out.iter_mut().zip(x) {
-        *o = v.fast_erf();
-    }
-}
-lane_blocks!(erf_lanes, erf_lane);
-
-/// Exact GELU over a block of elements, `x·Φ(x)` (`b` is `a` again).
-#[inline(always)]
-fn gelu_lane<T: Float + FastMath>(x: &[T], _: &[T], out: &mut [T]) {
-    for (o, &v) in out.iter_mut().zip(x) {
-        *o = v * v.fast_normal_cdf();
-    }
-}
-lane_blocks!(gelu_lanes, gelu_lane);
-
-/// [`gelu_slope`] over a block of elements (`b` is `a` again).
-#[inline(always)]
-fn gelu_slope_lane<T: Float + FastMath>(x: &[T], _: &[T], out: &mut [T]) {
-    for (o, &v) in out.iter_mut().zip(x) {
-        *o = gelu_slope(v);
-    }
-}
-lane_blocks!(gelu_slope_lanes, gelu_slope_lane);
-
-/// Exact GELU's gradient over a block of elements: `out = g·(Φ(x) + x·φ(x))` (the lane
-/// structure does not matter to an elementwise formula; [`lane_blocks`] compiles the loop for
-/// wide vectors, which a closure passed to `zip` this large would not get).
-#[inline(always)]
-fn gelu_grad_lane<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T]) {
-    for ((o, &g), &v) in out.iter_mut().zip(g).zip(x) {
-        *o = gelu_backward_exact(g, v);
-    }
-}
-lane_blocks!(gelu_grad_lanes, gelu_grad_lane);
-lane_blocks!(softmax_lanes, softmax_lane);
-lane_blocks!(softmax_grad_lanes, softmax_grad_lane);
-lane_blocks!(log_softmax_lanes, log_softmax_lane);
-lane_blocks!(log_softmax_grad_lanes, log_softmax_grad_lane);
 
 impl Tensor {
     /// `exp(x) / Σ exp(x)` along `dim`, stable for large inputs.
