@@ -2,7 +2,7 @@
 //! `AdamW` (the same with decoupled weight decay), each parameter updated in one pass over its
 //! elements, in place when its tensors allow.
 
-use super::kernel::{check, in_place, per_float, store, values};
+use super::kernel::{check, per_float, update_elements};
 use super::{adam_family_checks, lr_field, settings, zeroed, zeros, State, Update};
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
@@ -338,30 +338,12 @@ impl Adam {
             bias_correction2_sqrt: (1.0 - self.beta2.powf(step)).sqrt(),
             step_value: -self.lr / (1.0 - self.beta1.powf(step)),
         };
-        let max = max.filter(|_| self.amsgrad);
-        let mut all = vec![param, &grad, exp_avg, exp_avg_sq];
-        all.extend(max);
-        per_float!(param.dtype(), T => {
-            // contiguous tensors in distinct storages update in place, in one pass; anything
-            // else goes through copies
-            if !in_place(&all, |s: &mut [&mut [T]]| {
-                let [p, g, m, v, rest @ ..] = s else { unreachable!("four tensors at least") };
-                c.apply(p, g, m, v, rest.first_mut().map(|x| &mut **x));
-            }) {
-                let mut p: Vec<T> = values(param)?;
-                let g: Vec<T> = values(&grad)?;
-                let mut m: Vec<T> = values(exp_avg)?;
-                let mut v: Vec<T> = values(exp_avg_sq)?;
-                let mut mx: Option<Vec<T>> = max.map(values).transpose()?;
-                c.apply(&mut p, &g, &mut m, &mut v, mx.as_deref_mut());
-                store(exp_avg, m)?;
-                store(exp_avg_sq, v)?;
-                if let (Some(t), Some(values)) = (max, mx) {
-                    store(t, values)?;
-                }
-                store(param, p)?;
-            }
-        });
+        let mut state = vec![exp_avg, exp_avg_sq];
+        state.extend(max.filter(|_| self.amsgrad));
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, |p, g, s| {
+            let [m, v, rest @ ..] = s else { unreachable!("exp_avg, exp_avg_sq") };
+            c.apply(p, g, m, v, rest.first_mut().map(|x| &mut **x));
+        }))?;
         param.storage().bump_version("adam step");
         Ok(())
     }

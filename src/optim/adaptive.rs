@@ -2,7 +2,7 @@
 //! each parameter updated in one pass with the operations in PyTorch's order and the
 //! parameter's precision.
 
-use super::kernel::{check, lerp, per_float, read_gradient, store, values};
+use super::kernel::{lerp, needed, per_float, prepare, update_elements, Reading};
 use super::{adam_family_checks, lr_field, non_negative, settings, zeroed, zeros, State, Update};
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
@@ -78,76 +78,61 @@ pub struct Adamax {
 /// The state RMSprop keeps for one parameter.
 struct RmsPropState<'a> {
     /// Running average of the squared gradient.
-    pub square_avg: &'a Tensor,
+    square_avg: &'a Tensor,
     /// The momentum buffer (when `momentum > 0`).
-    pub momentum_buffer: Option<&'a Tensor>,
+    momentum_buffer: Option<&'a Tensor>,
     /// Running average of the gradient (when `centered`).
-    pub grad_avg: Option<&'a Tensor>,
-}
-
-fn state_shapes<'a>(grad: &'a Tensor, state: &[Option<&'a Tensor>]) -> Vec<&'a Tensor> {
-    std::iter::once(grad)
-        .chain(state.iter().flatten().copied())
-        .collect()
-}
-
-fn needed(t: Option<&Tensor>, what: &str) -> Result<Tensor> {
-    t.cloned().ok_or_else(|| {
-        crate::core::error::Error::runtime(format!("this optimizer step needs its {what} state"))
-    })
+    grad_avg: Option<&'a Tensor>,
 }
 
 impl RmsProp {
     /// One step for `param` with gradient `grad` and its `state`.
     fn step(&self, param: &Tensor, grad: &Tensor, state: RmsPropState<'_>) -> Result<()> {
-        crate::ops::inplace::observe_write(param)?;
-        let optional = [
-            Some(state.square_avg),
-            state.momentum_buffer,
-            state.grad_avg,
-        ];
-        check(param, &state_shapes(grad, &optional))?;
-        let grad = crate::cpu::kernels::cast(grad, param.dtype());
-        per_float!(param.dtype(), T => {
-            let mut p: Vec<T> = values(param)?;
-            let mut g: Vec<T> = values(&grad)?;
-            read_gradient(&mut g, &p, self.maximize, self.weight_decay);
-            // square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
-            let (alpha, rest) = (self.alpha as T, (1.0 - self.alpha) as T);
-            let mut sq: Vec<T> = values(state.square_avg)?;
-            sq.iter_mut().zip(&g).for_each(|(s, &g)| *s = *s * alpha + rest * g * g);
-            let eps = self.eps as T;
-            let avg: Vec<T> = if self.centered {
-                // grad_avg.lerp_(grad, 1 - alpha); avg = (square_avg - grad_avg²).sqrt() + eps
-                let grad_avg = needed(state.grad_avg, "grad_avg")?;
-                let mut ga: Vec<T> = values(&grad_avg)?;
-                ga.iter_mut().zip(&g).for_each(|(a, &g)| *a = lerp(*a, g, rest));
-                let avg = sq.iter().zip(&ga).map(|(&s, &a)| (s + -a * a).sqrt() + eps).collect();
-                store(&grad_avg, ga)?;
-                avg
-            } else {
-                sq.iter().map(|&s| s.sqrt() + eps).collect()
+        let buffer = (self.momentum > 0.0)
+            .then(|| needed(state.momentum_buffer, "momentum_buffer"))
+            .transpose()?;
+        let grad_avg = self
+            .centered
+            .then(|| needed(state.grad_avg, "grad_avg"))
+            .transpose()?;
+        let mut tensors = vec![state.square_avg];
+        tensors.extend(buffer);
+        tensors.extend(grad_avg);
+        let grad = prepare(param, grad, &tensors)?;
+        let read = Reading::l2(self.maximize, self.weight_decay);
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &tensors, |p, g, s| {
+            let (alpha, rest, eps, lr) =
+                (self.alpha as T, (1.0 - self.alpha) as T, self.eps as T, self.lr as T);
+            let momentum = self.momentum as T;
+            let [sq, more @ ..] = s else { unreachable!("square_avg") };
+            let (mut buf, more) = match more {
+                [b, more @ ..] if buffer.is_some() => (Some(b), more),
+                _ => (None, more),
             };
-            let lr = self.lr as T;
-            if self.momentum > 0.0 {
-                // buf.mul_(momentum).addcdiv_(grad, avg); param.add_(buf, alpha=-lr)
-                let buffer = needed(state.momentum_buffer, "momentum_buffer")?;
-                let momentum = self.momentum as T;
-                let mut buf: Vec<T> = values(&buffer)?;
-                for ((b, &g), &a) in buf.iter_mut().zip(&g).zip(&avg) {
-                    *b = *b * momentum + g / a;
-                }
-                p.iter_mut().zip(&buf).for_each(|(p, &b)| *p += -lr * b);
-                store(&buffer, buf)?;
-            } else {
-                // param.addcdiv_(grad, avg, value=-lr)
-                for ((p, &g), &a) in p.iter_mut().zip(&g).zip(&avg) {
-                    *p += -lr * g / a;
+            let mut centered = more.first_mut();
+            for i in 0..p.len() {
+                let g = read.at(&mut p[i], g[i]);
+                // square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+                sq[i] = sq[i] * alpha + rest * g * g;
+                let avg = match centered.as_deref_mut() {
+                    // grad_avg.lerp_(grad, 1 - alpha); avg = (square_avg - grad_avg²).sqrt() + eps
+                    Some(ga) => {
+                        ga[i] = lerp(ga[i], g, rest);
+                        (sq[i] + -ga[i] * ga[i]).sqrt() + eps
+                    }
+                    None => sq[i].sqrt() + eps,
+                };
+                match buf.as_deref_mut() {
+                    // buf.mul_(momentum).addcdiv_(grad, avg); param.add_(buf, alpha=-lr)
+                    Some(b) => {
+                        b[i] = b[i] * momentum + g / avg;
+                        p[i] += -lr * b[i];
+                    }
+                    // param.addcdiv_(grad, avg, value=-lr)
+                    None => p[i] += -lr * g / avg,
                 }
             }
-            store(state.square_avg, sq)?;
-            store(param, p)?;
-        });
+        }))?;
         param.storage().bump_version("rmsprop step");
         Ok(())
     }
@@ -157,25 +142,20 @@ impl Adagrad {
     /// One step (number `step`, counted from 1) for `param` with gradient `grad` and its
     /// running sum of squared gradients `sum`.
     fn step(&self, param: &Tensor, grad: &Tensor, sum: &Tensor, step: u64) -> Result<()> {
-        crate::ops::inplace::observe_write(param)?;
-        check(param, &[grad, sum])?;
-        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        let grad = prepare(param, grad, &[sum])?;
         let clr = self.lr / (1.0 + (step as f64 - 1.0) * self.lr_decay);
-        per_float!(param.dtype(), T => {
-            let mut p: Vec<T> = values(param)?;
-            let mut g: Vec<T> = values(&grad)?;
-            read_gradient(&mut g, &p, self.maximize, self.weight_decay);
-            // state_sum.addcmul_(grad, grad, value=1); std = state_sum.sqrt().add_(eps);
-            // param.addcdiv_(grad, std, value=-clr)
-            let mut s: Vec<T> = values(sum)?;
-            s.iter_mut().zip(&g).for_each(|(s, &g)| *s += g * g);
+        let read = Reading::l2(self.maximize, self.weight_decay);
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &[sum], |p, g, s| {
             let (eps, value) = (self.eps as T, (-clr) as T);
-            for ((p, &g), &s) in p.iter_mut().zip(&g).zip(&s) {
+            let [sum] = s else { unreachable!("sum") };
+            for ((p, &g), s) in p.iter_mut().zip(g).zip(sum.iter_mut()) {
+                let g = read.at(p, g);
+                // state_sum.addcmul_(grad, grad, value=1); std = state_sum.sqrt().add_(eps);
+                // param.addcdiv_(grad, std, value=-clr)
+                *s += g * g;
                 *p += value * g / (s.sqrt() + eps);
             }
-            store(sum, s)?;
-            store(param, p)?;
-        });
+        }))?;
         param.storage().bump_version("adagrad step");
         Ok(())
     }
@@ -191,18 +171,15 @@ impl Adadelta {
         square_avg: &Tensor,
         acc_delta: &Tensor,
     ) -> Result<()> {
-        crate::ops::inplace::observe_write(param)?;
-        check(param, &[grad, square_avg, acc_delta])?;
-        let grad = crate::cpu::kernels::cast(grad, param.dtype());
-        per_float!(param.dtype(), T => {
-            let mut p: Vec<T> = values(param)?;
-            let mut g: Vec<T> = values(&grad)?;
-            read_gradient(&mut g, &p, self.maximize, self.weight_decay);
+        let state = [square_avg, acc_delta];
+        let grad = prepare(param, grad, &state)?;
+        let read = Reading::l2(self.maximize, self.weight_decay);
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, |p, g, s| {
             let (rho, rest, eps, lr) =
                 (self.rho as T, (1.0 - self.rho) as T, self.eps as T, self.lr as T);
-            let mut sq: Vec<T> = values(square_avg)?;
-            let mut acc: Vec<T> = values(acc_delta)?;
-            for (((p, &g), s), a) in p.iter_mut().zip(&g).zip(sq.iter_mut()).zip(acc.iter_mut()) {
+            let [sq, acc] = s else { unreachable!("square_avg, acc_delta") };
+            for (((p, &g), s), a) in p.iter_mut().zip(g).zip(sq.iter_mut()).zip(acc.iter_mut()) {
+                let g = read.at(p, g);
                 // square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
                 *s = *s * rho + rest * g * g;
                 // delta = (acc_delta + eps).sqrt() / (square_avg + eps).sqrt() * grad
@@ -212,10 +189,7 @@ impl Adadelta {
                 *a = *a * rho + rest * delta * delta;
                 *p += -lr * delta;
             }
-            store(square_avg, sq)?;
-            store(acc_delta, acc)?;
-            store(param, p)?;
-        });
+        }))?;
         param.storage().bump_version("adadelta step");
         Ok(())
     }
@@ -232,19 +206,16 @@ impl Adamax {
         exp_inf: &Tensor,
         step: u64,
     ) -> Result<()> {
-        crate::ops::inplace::observe_write(param)?;
-        check(param, &[grad, exp_avg, exp_inf])?;
-        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        let state = [exp_avg, exp_inf];
+        let grad = prepare(param, grad, &state)?;
         let clr = self.lr / (1.0 - self.beta1.powf(step as f64));
-        per_float!(param.dtype(), T => {
-            let mut p: Vec<T> = values(param)?;
-            let mut g: Vec<T> = values(&grad)?;
-            read_gradient(&mut g, &p, self.maximize, self.weight_decay);
+        let read = Reading::l2(self.maximize, self.weight_decay);
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, |p, g, s| {
             let (weight, beta2, eps, value) =
                 ((1.0 - self.beta1) as T, self.beta2 as T, self.eps as T, (-clr) as T);
-            let mut m: Vec<T> = values(exp_avg)?;
-            let mut u: Vec<T> = values(exp_inf)?;
-            for (((p, &g), m), u) in p.iter_mut().zip(&g).zip(m.iter_mut()).zip(u.iter_mut()) {
+            let [m, u] = s else { unreachable!("exp_avg, exp_inf") };
+            for (((p, &g), m), u) in p.iter_mut().zip(g).zip(m.iter_mut()).zip(u.iter_mut()) {
+                let g = read.at(p, g);
                 // exp_avg.lerp_(grad, 1 - beta1); exp_inf = max(exp_inf * beta2, |grad| + eps)
                 *m = lerp(*m, g, weight);
                 let (decayed, fresh) = (*u * beta2, g.abs() + eps);
@@ -256,10 +227,7 @@ impl Adamax {
                 // param.addcdiv_(exp_avg, exp_inf, value=-clr)
                 *p += value * *m / *u;
             }
-            store(exp_avg, m)?;
-            store(exp_inf, u)?;
-            store(param, p)?;
-        });
+        }))?;
         param.storage().bump_version("adamax step");
         Ok(())
     }

@@ -1,7 +1,8 @@
-//! What every optimizer rule's kernel shares: reading a parameter's values and writing them
-//! back without autograd, the checks of a parameter and its state, the gradient as the rules
-//! read it (`maximize`, the L2 term), and PyTorch's element formulas the rules reuse (`lerp`,
-//! `clamp`, `sign`).
+//! What every optimizer rule's kernel shares: the one loop over a parameter's elements with
+//! its gradient and state (`update_elements`: in place where the tensors allow, else on copies
+//! written back, without autograd), the checks of a parameter and its state, the gradient as
+//! the rules read it (`Reading`: `maximize`, the L2 term, a decoupled decay), and PyTorch's
+//! element formulas the rules reuse (`lerp`, `clamp`, `sign`).
 
 use crate::core::buffer::BufferElement;
 use crate::core::dtype::{Element, Float};
@@ -48,6 +49,21 @@ pub(crate) fn check(param: &Tensor, others: &[&Tensor]) -> Result<()> {
     Ok(())
 }
 
+/// `t`, or a runtime error naming the missing state `what`.
+pub(crate) fn needed<'a>(t: Option<&'a Tensor>, what: &str) -> Result<&'a Tensor> {
+    t.ok_or_else(|| Error::runtime(format!("this optimizer step needs its {what} state")))
+}
+
+/// The checks every step makes: the parameter may be written, it is floating and its gradient
+/// and `state` have its shape. Returns the gradient in the parameter's dtype.
+pub(crate) fn prepare(param: &Tensor, grad: &Tensor, state: &[&Tensor]) -> Result<Tensor> {
+    crate::ops::inplace::observe_write(param)?;
+    let mut shaped = vec![grad];
+    shaped.extend_from_slice(state);
+    check(param, &shaped)?;
+    Ok(crate::cpu::kernels::cast(grad, param.dtype()))
+}
+
 /// The gradient as an update reads it (PyTorch's first lines of each step): negated when
 /// maximizing, then plus the L2 term `weight_decay * p`.
 pub(crate) fn read_gradient<T: Float>(g: &mut [T], p: &[T], maximize: bool, l2: f64) {
@@ -57,23 +73,6 @@ pub(crate) fn read_gradient<T: Float>(g: &mut [T], p: &[T], maximize: bool, l2: 
     if l2 != 0.0 {
         let wd = T::from_f64(l2);
         g.iter_mut().zip(p).for_each(|(g, &p)| *g += wd * p);
-    }
-}
-
-/// The gradient as the Adam family reads it, and the parameter after a decoupled decay:
-/// negated when maximizing, then either `param *= 1 - lr · wd` or `grad += wd · param`.
-pub(crate) fn decayed<T: Float>(
-    p: &mut [T],
-    g: &mut [T],
-    maximize: bool,
-    (lr, weight_decay, decoupled): (f64, f64, bool),
-) {
-    if decoupled && weight_decay != 0.0 {
-        let keep = T::from_f64(1.0 - lr * weight_decay);
-        p.iter_mut().for_each(|p| *p = *p * keep);
-        read_gradient(g, p, maximize, 0.0);
-    } else {
-        read_gradient(g, p, maximize, weight_decay);
     }
 }
 
@@ -151,6 +150,100 @@ pub(crate) fn in_place<T: BufferElement>(
         .collect();
     update(&mut slices);
     true
+}
+
+/// Runs a rule's element loop `update(param, grad, state)` on `param` (written), `grad` (read)
+/// and the `state` tensors (written), all of one shape: in place and in one pass when every
+/// one is contiguous, in its own storage and of `T`'s dtype; otherwise on copies, written back
+/// after.
+pub(crate) fn update_elements<T: Element + BufferElement>(
+    param: &Tensor,
+    grad: &Tensor,
+    state: &[&Tensor],
+    update: impl FnOnce(&mut [T], &[T], &mut [&mut [T]]),
+) -> Result<()> {
+    let mut all = vec![param, grad];
+    all.extend_from_slice(state);
+    let mut update = Some(update);
+    let done = in_place(&all, |slices: &mut [&mut [T]]| {
+        let (head, rest) = slices.split_at_mut(2);
+        let [p, g] = head else {
+            unreachable!("a parameter and its gradient")
+        };
+        (update.take().expect("runs once"))(p, g, rest);
+    });
+    let Some(update) = update.filter(|_| !done) else {
+        return Ok(());
+    };
+    let mut p: Vec<T> = values(param)?;
+    let g: Vec<T> = values(grad)?;
+    let mut copies = state
+        .iter()
+        .map(|t| values::<T>(t))
+        .collect::<Result<Vec<_>>>()?;
+    {
+        let mut slices: Vec<&mut [T]> = copies.iter_mut().map(Vec::as_mut_slice).collect();
+        update(&mut p, &g, &mut slices);
+    }
+    for (t, v) in state.iter().zip(copies) {
+        store(t, v)?;
+    }
+    store(param, p)
+}
+
+/// How a rule reads its gradient, one element at a time (PyTorch's first lines of each step):
+/// an optional decoupled decay of the parameter first (`param *= keep`), then the gradient
+/// negated when maximizing, then plus the L2 term `l2 · param`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Reading {
+    /// Negate the gradient.
+    pub maximize: bool,
+    /// The L2 penalty's factor (0: none).
+    pub l2: f64,
+    /// The decoupled decay's factor `1 - lr · weight_decay`, when there is one.
+    pub keep: Option<f64>,
+}
+
+impl Reading {
+    /// The reading of SGD-like rules: `maximize`, then the L2 term.
+    pub(crate) fn l2(maximize: bool, l2: f64) -> Reading {
+        Reading {
+            maximize,
+            l2,
+            keep: None,
+        }
+    }
+
+    /// The Adam family's reading: `param *= 1 - lr · wd` when the decay is decoupled (and not
+    /// 0), else `grad += wd · param`.
+    pub(crate) fn decayed(
+        maximize: bool,
+        (lr, weight_decay, decoupled): (f64, f64, bool),
+    ) -> Reading {
+        if decoupled {
+            Reading {
+                maximize,
+                l2: 0.0,
+                keep: (weight_decay != 0.0).then_some(1.0 - lr * weight_decay),
+            }
+        } else {
+            Reading::l2(maximize, weight_decay)
+        }
+    }
+
+    /// The gradient `g` as read at parameter element `p` (which a decoupled decay scales).
+    #[inline(always)]
+    pub(crate) fn at<T: Float>(&self, p: &mut T, g: T) -> T {
+        if let Some(keep) = self.keep {
+            *p = *p * T::from_f64(keep);
+        }
+        let g = if self.maximize { -g } else { g };
+        if self.l2 != 0.0 {
+            g + T::from_f64(self.l2) * *p
+        } else {
+            g
+        }
+    }
 }
 
 /// Runs `$body` with `$T` the Rust type of a float dtype.

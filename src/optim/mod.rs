@@ -294,3 +294,129 @@ fn adam_family_checks(lr: f64, eps: f64, betas: [f64; 2], weight_decay: f64) -> 
     betas_in_range(betas)?;
     non_negative("weight_decay value", weight_decay)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::rule::{Adadelta, Adagrad, Adam, Adamax, Asgd, Nadam, Radam, RmsProp, Rprop, Sgd};
+    use super::{Optim, Optimizer, Update};
+    use crate::core::tensor::Tensor;
+
+    /// Three steps of `rule` on a contiguous parameter (updated in place, in one pass) and on
+    /// a strided one with the same elements (updated through copies) give the same bits.
+    fn same_steps_in_place_and_through_copies<R: Update>(rule: R) {
+        let values: Vec<f32> = (0..6).map(|i| (i as f32 * 0.7).sin()).collect();
+        let grads: Vec<f32> = (0..6).map(|i| (i as f32 * 1.3).cos()).collect();
+        let dense = Tensor::from_vec(values.clone(), &[3, 2]).unwrap();
+        // the same elements as the transpose of a (2, 3) tensor: not contiguous
+        let strided = Tensor::from_vec(values, &[3, 2])
+            .unwrap()
+            .t()
+            .unwrap()
+            .contiguous()
+            .unwrap()
+            .t()
+            .unwrap();
+        assert!(!strided.is_contiguous());
+        for p in [&dense, &strided] {
+            let grad = Tensor::from_vec(grads.clone(), &[3, 2]).unwrap();
+            p.set_grad(Some(grad)).unwrap();
+        }
+        let mut opt = Optim::with_rule(vec![dense.clone(), strided.clone()], rule);
+        for _ in 0..3 {
+            opt.step().unwrap();
+        }
+        let before: Vec<f32> = (0..6).map(|i| (i as f32 * 0.7).sin()).collect();
+        let after = dense.to_vec::<f32>().unwrap();
+        assert_ne!(after, before, "the steps moved the parameter");
+        assert_eq!(after, strided.to_vec::<f32>().unwrap());
+    }
+
+    #[test]
+    fn every_rule_takes_the_same_steps_in_place_and_through_copies() {
+        same_steps_in_place_and_through_copies(Sgd {
+            lr: 0.1,
+            momentum: 0.9,
+            dampening: 0.1,
+            weight_decay: 0.01,
+            nesterov: false,
+            maximize: true,
+        });
+        same_steps_in_place_and_through_copies(Adam {
+            lr: 0.1,
+            beta1: 0.8,
+            beta2: 0.9,
+            eps: 1e-8,
+            weight_decay: 0.01,
+            amsgrad: true,
+            maximize: false,
+            decoupled: true,
+        });
+        same_steps_in_place_and_through_copies(RmsProp {
+            lr: 0.01,
+            alpha: 0.9,
+            eps: 1e-8,
+            weight_decay: 0.01,
+            momentum: 0.5,
+            centered: true,
+            maximize: true,
+        });
+        same_steps_in_place_and_through_copies(Adagrad {
+            lr: 0.1,
+            lr_decay: 0.01,
+            initial_accumulator_value: 0.1,
+            weight_decay: 0.01,
+            eps: 1e-10,
+            maximize: false,
+        });
+        same_steps_in_place_and_through_copies(Adadelta {
+            lr: 1.0,
+            rho: 0.9,
+            eps: 1e-6,
+            weight_decay: 0.01,
+            maximize: false,
+        });
+        same_steps_in_place_and_through_copies(Adamax {
+            lr: 0.01,
+            beta1: 0.9,
+            beta2: 0.99,
+            eps: 1e-8,
+            weight_decay: 0.01,
+            maximize: true,
+        });
+        same_steps_in_place_and_through_copies(Nadam {
+            lr: 0.01,
+            beta1: 0.9,
+            beta2: 0.99,
+            eps: 1e-8,
+            weight_decay: 0.01,
+            momentum_decay: 4e-3,
+            decoupled_weight_decay: true,
+            maximize: false,
+        });
+        same_steps_in_place_and_through_copies(Radam {
+            lr: 0.01,
+            beta1: 0.9,
+            beta2: 0.6,
+            eps: 1e-8,
+            weight_decay: 0.01,
+            decoupled_weight_decay: false,
+            maximize: false,
+        });
+        same_steps_in_place_and_through_copies(Rprop {
+            lr: 0.01,
+            etaminus: 0.5,
+            etaplus: 1.2,
+            step_size_min: 1e-6,
+            step_size_max: 50.0,
+            maximize: false,
+        });
+        same_steps_in_place_and_through_copies(Asgd {
+            lr: 0.01,
+            lambd: 1e-4,
+            alpha: 0.75,
+            t0: 1.0,
+            weight_decay: 0.01,
+            maximize: false,
+        });
+    }
+}

@@ -1,7 +1,7 @@
 //! Stochastic gradient descent: PyTorch's single-tensor `SGD` (momentum, dampening, Nesterov
 //! momentum, weight decay, `maximize`).
 
-use super::kernel::{check, in_place, per_float, store, values};
+use super::kernel::{check, per_float, update_elements};
 use super::{non_negative, settings, Optimizer, State, Update};
 use crate::core::dtype::Float;
 use crate::core::error::{Error, Result};
@@ -101,25 +101,10 @@ impl Update for Sgd {
         let buffer = state
             .get("momentum_buffer")
             .filter(|_| self.momentum != 0.0);
-        let mut all = vec![param, &grad];
-        all.extend(buffer);
-        per_float!(param.dtype(), T => {
-            // contiguous tensors in distinct storages update in place, in one pass; anything
-            // else goes through copies
-            if !in_place(&all, |s: &mut [&mut [T]]| {
-                let [p, g, rest @ ..] = s else { unreachable!("two tensors at least") };
-                self.apply(p, g, rest.first_mut().map(|b| &mut **b), first);
-            }) {
-                let mut p: Vec<T> = values(param)?;
-                let g: Vec<T> = values(&grad)?;
-                let mut b: Option<Vec<T>> = buffer.map(values).transpose()?;
-                self.apply(&mut p, &g, b.as_deref_mut(), first);
-                if let (Some(t), Some(b)) = (buffer, b) {
-                    store(t, b)?;
-                }
-                store(param, p)?;
-            }
-        });
+        let state: Vec<&Tensor> = buffer.into_iter().collect();
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, |p, g, s| {
+            self.apply(p, g, s.first_mut().map(|b| &mut **b), first);
+        }))?;
         param.storage().bump_version("sgd step");
         Ok(())
     }
@@ -190,40 +175,5 @@ mod tests {
             .to_vec::<f64>()
             .unwrap();
         assert_eq!(buffer, vec![0.5 * 1.9, -1.9]);
-    }
-
-    #[test]
-    fn a_strided_parameter_takes_the_same_steps_through_copies() {
-        let values: Vec<f32> = (0..6).map(|i| (i as f32 * 0.7).sin()).collect();
-        let grads: Vec<f32> = (0..6).map(|i| (i as f32 * 1.3).cos()).collect();
-        let dense = Tensor::from_vec(values.clone(), &[3, 2]).unwrap();
-        let grad = Tensor::from_vec(grads.clone(), &[3, 2]).unwrap();
-        // the same elements as the transpose of a (2, 3) tensor: not contiguous
-        let strided = Tensor::from_vec(values, &[3, 2])
-            .unwrap()
-            .t()
-            .unwrap()
-            .contiguous()
-            .unwrap()
-            .t()
-            .unwrap();
-        assert!(!strided.is_contiguous());
-        let sgd = Sgd {
-            lr: 0.1,
-            momentum: 0.9,
-            dampening: 0.1,
-            weight_decay: 0.01,
-            nesterov: false,
-            maximize: true,
-        };
-        let (mut a, mut b) = (sgd.init(&dense).unwrap(), sgd.init(&strided).unwrap());
-        for _ in 0..3 {
-            sgd.update(&dense, &grad, &mut a).unwrap();
-            sgd.update(&strided, &grad, &mut b).unwrap();
-        }
-        assert_eq!(
-            dense.to_vec::<f32>().unwrap(),
-            strided.to_vec::<f32>().unwrap()
-        );
     }
 }

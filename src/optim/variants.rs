@@ -4,8 +4,8 @@
 //! (factored second moments).
 
 use super::kernel::{
-    check, clamp, decayed, lerp, norm2, per_float, read_gradient, signum, store, values, wide,
-    write_scalar,
+    check, clamp, lerp, norm2, per_float, prepare, read_gradient, signum, store, update_elements,
+    values, wide, write_scalar, Reading,
 };
 use super::{adam_family_checks, lr_field, non_negative, zeroed, zeros, State, Update};
 use crate::core::dtype::DType;
@@ -65,9 +65,8 @@ impl Nadam {
         [exp_avg, exp_avg_sq, mu_product]: [&Tensor; 3],
         step: u64,
     ) -> Result<()> {
-        crate::ops::inplace::observe_write(param)?;
-        check(param, &[grad, exp_avg, exp_avg_sq])?;
-        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        let state = [exp_avg, exp_avg_sq];
+        let grad = prepare(param, grad, &state)?;
         let t = step as f64;
         let bias_correction2 = 1.0 - self.beta2.powf(t);
         let mu = self.beta1 * (1.0 - 0.5 * 0.96f64.powf(t * self.momentum_decay));
@@ -83,16 +82,17 @@ impl Nadam {
         let product_next = product * mu_next;
         let grad_step = -self.lr * (1.0 - mu) / (1.0 - product);
         let avg_step = (-self.lr * mu_next) / (1.0 - product_next);
-        per_float!(param.dtype(), T => {
-            let mut p: Vec<T> = values(param)?;
-            let mut g: Vec<T> = values(&grad)?;
-            decayed(&mut p, &mut g, self.maximize, (self.lr, self.weight_decay, self.decoupled_weight_decay));
+        let read = Reading::decayed(
+            self.maximize,
+            (self.lr, self.weight_decay, self.decoupled_weight_decay),
+        );
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, |p, g, s| {
             let (weight, beta2, rest) = ((1.0 - self.beta1) as T, self.beta2 as T, (1.0 - self.beta2) as T);
             let (bc2, eps) = (bias_correction2 as T, self.eps as T);
             let (grad_step, avg_step) = (grad_step as T, avg_step as T);
-            let mut m: Vec<T> = values(exp_avg)?;
-            let mut v: Vec<T> = values(exp_avg_sq)?;
-            for (((p, &g), m), v) in p.iter_mut().zip(&g).zip(m.iter_mut()).zip(v.iter_mut()) {
+            let [m, v] = s else { unreachable!("exp_avg, exp_avg_sq") };
+            for (((p, &g), m), v) in p.iter_mut().zip(g).zip(m.iter_mut()).zip(v.iter_mut()) {
+                let g = read.at(p, g);
                 // exp_avg.lerp_(grad, 1 - beta1); exp_avg_sq.mul_(beta2).addcmul_(grad, grad, 1 - beta2)
                 *m = lerp(*m, g, weight);
                 *v = *v * beta2 + rest * g * g;
@@ -101,10 +101,7 @@ impl Nadam {
                 *p += grad_step * g / denom;
                 *p += avg_step * *m / denom;
             }
-            store(exp_avg, m)?;
-            store(exp_avg_sq, v)?;
-            store(param, p)?;
-        });
+        }))?;
         param.storage().bump_version("nadam step");
         Ok(())
     }
@@ -121,9 +118,8 @@ impl Radam {
         exp_avg_sq: &Tensor,
         step: u64,
     ) -> Result<()> {
-        crate::ops::inplace::observe_write(param)?;
-        check(param, &[grad, exp_avg, exp_avg_sq])?;
-        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        let state = [exp_avg, exp_avg_sq];
+        let grad = prepare(param, grad, &state)?;
         let t = step as f64;
         let (bias_correction1, bias_correction2) =
             (1.0 - self.beta1.powf(t), 1.0 - self.beta2.powf(t));
@@ -133,16 +129,17 @@ impl Radam {
         let rect = ((rho_t - 4.0) * (rho_t - 2.0) * rho_inf
             / ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t))
             .sqrt();
-        per_float!(param.dtype(), T => {
-            let mut p: Vec<T> = values(param)?;
-            let mut g: Vec<T> = values(&grad)?;
-            decayed(&mut p, &mut g, self.maximize, (self.lr, self.weight_decay, self.decoupled_weight_decay));
+        let read = Reading::decayed(
+            self.maximize,
+            (self.lr, self.weight_decay, self.decoupled_weight_decay),
+        );
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, |p, g, s| {
             let (weight, beta2, rest) = ((1.0 - self.beta1) as T, self.beta2 as T, (1.0 - self.beta2) as T);
             let (bc1, lr, eps) = (bias_correction1 as T, self.lr as T, self.eps as T);
             let (root_bc2, rect) = (bias_correction2.sqrt() as T, rect as T);
-            let mut m: Vec<T> = values(exp_avg)?;
-            let mut v: Vec<T> = values(exp_avg_sq)?;
-            for (((p, &g), m), v) in p.iter_mut().zip(&g).zip(m.iter_mut()).zip(v.iter_mut()) {
+            let [m, v] = s else { unreachable!("exp_avg, exp_avg_sq") };
+            for (((p, &g), m), v) in p.iter_mut().zip(g).zip(m.iter_mut()).zip(v.iter_mut()) {
+                let g = read.at(p, g);
                 *m = lerp(*m, g, weight);
                 *v = *v * beta2 + rest * g * g;
                 let corrected = *m / bc1 * lr;
@@ -155,10 +152,7 @@ impl Radam {
                 };
                 *p -= update;
             }
-            store(exp_avg, m)?;
-            store(exp_avg_sq, v)?;
-            store(param, p)?;
-        });
+        }))?;
         param.storage().bump_version("radam step");
         Ok(())
     }
@@ -187,22 +181,19 @@ impl Rprop {
     /// One step for `param` with gradient `grad`, the previous step's gradient `prev` and the
     /// per-element step sizes `step_size` (both updated in place).
     fn step(&self, param: &Tensor, grad: &Tensor, prev: &Tensor, step_size: &Tensor) -> Result<()> {
-        crate::ops::inplace::observe_write(param)?;
-        check(param, &[grad, prev, step_size])?;
-        let grad = crate::cpu::kernels::cast(grad, param.dtype());
-        per_float!(param.dtype(), T => {
-            let mut p: Vec<T> = values(param)?;
-            let mut g: Vec<T> = values(&grad)?;
-            read_gradient(&mut g, &p, self.maximize, 0.0);
+        let state = [prev, step_size];
+        let grad = prepare(param, grad, &state)?;
+        let read = Reading::l2(self.maximize, 0.0);
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, |p, g, s| {
             let (etaminus, etaplus) = (self.etaminus as T, self.etaplus as T);
             let (lo, hi) = (self.step_size_min as T, self.step_size_max as T);
-            let mut before: Vec<T> = values(prev)?;
-            let mut size: Vec<T> = values(step_size)?;
-            for (((p, g), prev), size) in
-                p.iter_mut().zip(g.iter_mut()).zip(before.iter_mut()).zip(size.iter_mut())
+            let [before, size] = s else { unreachable!("prev, step_size") };
+            for (((p, &g), prev), size) in
+                p.iter_mut().zip(g).zip(before.iter_mut()).zip(size.iter_mut())
             {
+                let mut g = read.at(p, g);
                 // sign = grad.mul(prev).sign(), then etaplus / etaminus / 1 where it is > / < / == 0
-                let product = *g * *prev;
+                let product = g * *prev;
                 let factor = if product > 0.0 {
                     etaplus
                 } else if product < 0.0 {
@@ -216,16 +207,13 @@ impl Rprop {
                 *size = clamp(*size * factor, lo, hi);
                 // where the sign flipped the gradient counts as zero (no move, no memory)
                 if factor == etaminus {
-                    *g = 0.0;
+                    g = 0.0;
                 }
                 // param.addcmul_(grad.sign(), step_size, value=-1); prev.copy_(grad)
-                *p += -(signum(*g) * *size);
-                *prev = *g;
+                *p += -(signum(g) * *size);
+                *prev = g;
             }
-            store(prev, before)?;
-            store(step_size, size)?;
-            store(param, p)?;
-        });
+        }))?;
         param.storage().bump_version("rprop step");
         Ok(())
     }
@@ -261,27 +249,22 @@ impl Asgd {
         [ax, eta, mu]: [&Tensor; 3],
         step: u64,
     ) -> Result<()> {
-        crate::ops::inplace::observe_write(param)?;
-        check(param, &[grad, ax])?;
-        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        let grad = prepare(param, grad, &[ax])?;
         let eta_value = eta.item()?.to_f64();
         let mu_value = mu.item()?.to_f64();
-        per_float!(param.dtype(), T => {
-            let mut p: Vec<T> = values(param)?;
-            let mut g: Vec<T> = values(&grad)?;
-            read_gradient(&mut g, &p, self.maximize, self.weight_decay);
+        let read = Reading::l2(self.maximize, self.weight_decay);
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &[ax], |p, g, s| {
             // param.mul_(1 - lambd * eta); param.add_(grad, alpha=-eta)
             let (keep, rate) = ((1.0 - self.lambd * eta_value) as T, (-eta_value) as T);
-            let mut a: Vec<T> = values(ax)?;
-            for ((p, &g), a) in p.iter_mut().zip(&g).zip(a.iter_mut()) {
+            let [a] = s else { unreachable!("ax") };
+            for ((p, &g), a) in p.iter_mut().zip(g).zip(a.iter_mut()) {
+                let g = read.at(p, g);
                 *p *= keep;
                 *p += rate * g;
                 // ax.add_(param.sub(ax).mul_(mu)), or ax.copy_(param) while mu is 1
                 *a = if mu_value != 1.0 { *a + (*p - *a) * mu_value as T } else { *p };
             }
-            store(ax, a)?;
-            store(param, p)?;
-        });
+        }))?;
         let t = step as f64;
         write_scalar(
             eta,
