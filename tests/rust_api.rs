@@ -392,7 +392,7 @@ fn sparse_coo_products_and_their_gradients_as_pytorch() -> Result<()> {
 
 #[test]
 fn embedding_bag_from_rust() -> Result<()> {
-    use ferrograd::ops::nn::embedding_bag::{BagMode, BagOptions};
+    use ferrograd::ops::nn::embedding::{BagMode, BagOptions};
     // rows [0, 1], [2, 3], [4, 5]; bags {0, 2}, {}, {1, 1}: values and gradients as PyTorch's
     let weight = Tensor::from_vec((0..6).map(f64::from).collect(), &[3, 2])?;
     weight.set_requires_grad(true)?;

@@ -1,4 +1,5 @@
-//! Shared element storage with a version counter.
+//! Shared element storage with a version counter, and the check of a new tensor's size
+//! (`check_allocation`).
 //!
 //! Every view of a tensor (and `detach()`) shares one `Storage`, so they share its version
 //! counter: any in-place write through any of them is seen by the saved-tensor check. PyTorch's
@@ -6,6 +7,9 @@
 //! versions ([`Storage::sharing_elements_of`]).
 
 use super::buffer::Buffer;
+use super::dtype::DType;
+use super::error::{Error, Result};
+use super::layout::fmt_shape;
 use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -183,4 +187,46 @@ impl Storage {
     pub fn last_writer(&self) -> &'static str {
         *self.version_owner().last_writer.lock()
     }
+}
+
+/// Allocations from this size up are tried before they are made (so a failure is an error,
+/// not an abort); smaller ones are left to the allocator.
+const TRY_ALLOCATION_BYTES: usize = 1 << 30;
+
+/// Results with fewer elements than this cannot reach 1 GiB, the size from which
+/// [`check_allocation`] asks the system (8 bytes at most each): ops skip the check for them.
+pub const CHECKED_ELEMENTS: usize = TRY_ALLOCATION_BYTES / 8;
+
+/// The element count of a new tensor of `shape` and `dtype`, checked as PyTorch does: an
+/// overflowing size, or memory the system will not give, is a RuntimeError.
+pub fn check_allocation(shape: &[usize], dtype: DType) -> Result<usize> {
+    let numel = shape
+        .iter()
+        .try_fold(1usize, |n, &s| n.checked_mul(s))
+        .ok_or_else(|| {
+            Error::runtime(format!(
+                "Storage size calculation overflowed with sizes={shape:?}"
+            ))
+        })?;
+    let item = dtype.size();
+    let bytes = numel
+        .checked_mul(item)
+        .filter(|&b| b <= isize::MAX as usize);
+    let refused = |bytes: String| {
+        Error::runtime(format!(
+            "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes (a {} tensor of shape {}).",
+            dtype.name(),
+            fmt_shape(shape)
+        ))
+    };
+    let Some(bytes) = bytes else {
+        return Err(refused(format!("more than {}", isize::MAX)));
+    };
+    if bytes >= TRY_ALLOCATION_BYTES {
+        let mut probe: Vec<u8> = Vec::new();
+        if probe.try_reserve_exact(bytes).is_err() {
+            return Err(refused(bytes.to_string()));
+        }
+    }
+    Ok(numel)
 }

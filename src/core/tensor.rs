@@ -4,8 +4,8 @@ use crate::autograd::{self, Edge, Node};
 use crate::core::buffer::{Buffer, BufferElement, ForeignElements};
 use crate::core::dtype::{DType, Element, Scalar};
 use crate::core::error::{Error, Result};
-use crate::core::layout::{fmt_shape, Layout, Strides};
-use crate::core::storage::Storage;
+use crate::core::layout::{fmt_shape, gather, Layout, Strides};
+use crate::core::storage::{check_allocation, Storage};
 use crate::with_any;
 use parking_lot::{Mutex, MutexGuard};
 use std::sync::{Arc, Weak};
@@ -88,48 +88,6 @@ impl Drop for TensorImpl {
             autograd::release_iteratively(edge.map(|e| e.node), grad);
         }
     }
-}
-
-/// Allocations from this size up are tried before they are made (so a failure is an error,
-/// not an abort); smaller ones are left to the allocator.
-const TRY_ALLOCATION_BYTES: usize = 1 << 30;
-
-/// Results with fewer elements than this cannot reach 1 GiB, the size from which
-/// [`check_allocation`] asks the system (8 bytes at most each): ops skip the check for them.
-pub const CHECKED_ELEMENTS: usize = TRY_ALLOCATION_BYTES / 8;
-
-/// The element count of a new tensor of `shape` and `dtype`, checked as PyTorch does: an
-/// overflowing size, or memory the system will not give, is a RuntimeError.
-pub fn check_allocation(shape: &[usize], dtype: DType) -> Result<usize> {
-    let numel = shape
-        .iter()
-        .try_fold(1usize, |n, &s| n.checked_mul(s))
-        .ok_or_else(|| {
-            Error::runtime(format!(
-                "Storage size calculation overflowed with sizes={shape:?}"
-            ))
-        })?;
-    let item = dtype.size();
-    let bytes = numel
-        .checked_mul(item)
-        .filter(|&b| b <= isize::MAX as usize);
-    let refused = |bytes: String| {
-        Error::runtime(format!(
-            "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes (a {} tensor of shape {}).",
-            dtype.name(),
-            fmt_shape(shape)
-        ))
-    };
-    let Some(bytes) = bytes else {
-        return Err(refused(format!("more than {}", isize::MAX)));
-    };
-    if bytes >= TRY_ALLOCATION_BYTES {
-        let mut probe: Vec<u8> = Vec::new();
-        if probe.try_reserve_exact(bytes).is_err() {
-            return Err(refused(bytes.to_string()));
-        }
-    }
-    Ok(numel)
 }
 
 impl std::fmt::Debug for Tensor {
@@ -809,87 +767,6 @@ impl Tensor {
     /// A contiguous copy with its own storage and no history.
     pub fn deep_copy(&self) -> Tensor {
         Tensor::from_buffer(self.contiguous_buffer(), self.shape()).expect("shape matches")
-    }
-}
-
-/// Copies the elements described by `layout` out of `data`, in row-major order: the two
-/// innermost dimensions a matrix at a time (in tiles when that is a transpose), the matrices
-/// where the outer dimensions put them.
-pub(crate) fn gather<T: Copy>(data: &[T], layout: &Layout) -> Vec<T> {
-    if let Some(range) = layout.contiguous_range() {
-        return data[range].to_vec();
-    }
-    let n = layout.numel();
-    if n == 0 {
-        return Vec::new();
-    }
-    if layout.strides.iter().all(|&s| s == 0) {
-        return vec![data[layout.offset]; n];
-    }
-    let nd = layout.ndim();
-    let (shape, strides) = (&layout.shape, &layout.strides);
-    let (dims, steps) = if nd >= 2 {
-        (
-            (shape[nd - 2], shape[nd - 1]),
-            (strides[nd - 2], strides[nd - 1]),
-        )
-    } else {
-        ((1, shape[0]), (0, strides[0]))
-    };
-    // the matrices' first elements: the layout of the outer dimensions
-    let outer = nd.saturating_sub(2);
-    let bases = Layout {
-        shape: shape[..outer].into(),
-        strides: strides[..outer].into(),
-        offset: layout.offset,
-    };
-    let mut out = Vec::with_capacity(n);
-    let mut blocks = out.spare_capacity_mut()[..n].chunks_exact_mut(dims.0 * dims.1);
-    bases.for_each_offset(|base| {
-        if let Some(block) = blocks.next() {
-            copy_matrix(data, base as isize, dims, steps, block);
-        }
-    });
-    // SAFETY: every block, so all n elements, was written by `copy_matrix`
-    unsafe { out.set_len(n) };
-    out
-}
-
-/// Writes the `rows × cols` matrix at `data[base + i·rs + j·cs]` row-major into `out`. A
-/// transpose (`cs` the larger stride) goes in 32×32 tiles, so that both the reads and the
-/// writes stay within a few cache lines.
-fn copy_matrix<T: Copy>(
-    data: &[T],
-    base: isize,
-    (rows, cols): (usize, usize),
-    (rs, cs): (isize, isize),
-    out: &mut [std::mem::MaybeUninit<T>],
-) {
-    const TILE: usize = 32;
-    let at = |i: usize, j: usize| data[(base + i as isize * rs + j as isize * cs) as usize];
-    if cs == 1 {
-        for (i, row) in out.chunks_exact_mut(cols).enumerate() {
-            let start = (base + i as isize * rs) as usize;
-            for (o, &v) in row.iter_mut().zip(&data[start..start + cols]) {
-                o.write(v);
-            }
-        }
-    } else if rows < 2 || cols < 2 || cs.unsigned_abs() <= rs.unsigned_abs() {
-        for i in 0..rows {
-            for j in 0..cols {
-                out[i * cols + j].write(at(i, j));
-            }
-        }
-    } else {
-        for i0 in (0..rows).step_by(TILE) {
-            for j0 in (0..cols).step_by(TILE) {
-                for i in i0..(i0 + TILE).min(rows) {
-                    for j in j0..(j0 + TILE).min(cols) {
-                        out[i * cols + j].write(at(i, j));
-                    }
-                }
-            }
-        }
     }
 }
 

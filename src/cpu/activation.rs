@@ -132,13 +132,7 @@ wide_variants!(pub(crate) softplus_lanes<T: FastFloat>, softplus_body, (a: &[T],
 
 /// Softplus's gradient over a block: `βx > threshold ? g : g·z/(z + 1)`, `z = e^(βx)`.
 #[inline(always)]
-fn softplus_grad_body<T: Float + FastMath>(
-    g: &[T],
-    x: &[T],
-    out: &mut [T],
-    beta: T,
-    threshold: T,
-) {
+fn softplus_grad_body<T: Float + FastMath>(g: &[T], x: &[T], out: &mut [T], beta: T, threshold: T) {
     for ((o, &g), &v) in out.iter_mut().zip(g).zip(x) {
         let z = (v * beta).fast_exp();
         let soft = g * z / (z + T::one());

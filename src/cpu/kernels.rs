@@ -3,8 +3,8 @@
 use crate::core::buffer::BufferElement;
 use crate::core::dtype::{DType, Element, Num};
 use crate::core::error::Result;
-use crate::core::layout::{broadcast_shapes, elementwise_strides, same_shape, Layout};
-use crate::core::tensor::{gather, Tensor};
+use crate::core::layout::{broadcast_shapes, elementwise_strides, gather, same_shape, Layout};
+use crate::core::tensor::Tensor;
 use crate::with_any;
 use std::mem::MaybeUninit;
 

@@ -13,7 +13,7 @@ pub(crate) fn sampled(
     dtype: DType,
     mut sample: impl FnMut() -> f64,
 ) -> Result<Tensor> {
-    let n = crate::core::tensor::check_allocation(shape, dtype)?;
+    let n = crate::core::storage::check_allocation(shape, dtype)?;
     let buffer =
         with_any!(dtype, T => T::into_buffer((0..n).map(|_| T::from_f64(sample())).collect()));
     Tensor::from_buffer(buffer, shape)

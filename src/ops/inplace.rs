@@ -265,7 +265,7 @@ impl Tensor {
                     if crate::core::layout::broadcast_shapes(self.shape(), o.shape())?.as_slice() != self.shape() {
                         return Ok(false);
                     }
-                    let values: Vec<T> = o.read(|d, l| crate::core::tensor::gather(d, &l.broadcast_to(self.shape())));
+                    let values: Vec<T> = o.read(|d, l| crate::core::layout::gather(d, &l.broadcast_to(self.shape())));
                     let mut guard = self.storage().write();
                     for (a, &b) in guard.as_mut_slice::<T>()[range].iter_mut().zip(&values) {
                         *a = f(*a, b);

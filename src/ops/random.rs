@@ -273,7 +273,7 @@ fn drawn_factory(
     fill: &'static str,
     draw: impl FnOnce(usize) -> Vec<f64>,
 ) -> Result<Tensor> {
-    let n = crate::core::tensor::check_allocation(shape, dtype)?;
+    let n = crate::core::storage::check_allocation(shape, dtype)?;
     with_any!(dtype, T => {
         let mut data = {
             let _event = Range::new(|| "aten::empty".into());
@@ -338,7 +338,7 @@ impl Tensor {
             )));
         }
         let range = high.wrapping_sub(low) as u64;
-        let n = crate::core::tensor::check_allocation(shape, dtype)?;
+        let n = crate::core::storage::check_allocation(shape, dtype)?;
         let values: Vec<i64> = with_generator(gen, |g| {
             (0..n)
                 .map(|_| low.wrapping_add(g.below(range) as i64))
@@ -350,7 +350,7 @@ impl Tensor {
     /// A random permutation of `0..n` (PyTorch's `randperm`: Fisher-Yates, swapping element
     /// `i` with element `i + draw % (n - i)`), as `dtype`.
     pub fn randperm(n: usize, dtype: DType, gen: Option<&SharedGenerator>) -> Result<Tensor> {
-        crate::core::tensor::check_allocation(&[n], dtype)?;
+        crate::core::storage::check_allocation(&[n], dtype)?;
         let mut r: Vec<i64> = (0..n as i64).collect();
         let wide = n as u64 >= u64::from(u32::MAX / 20);
         with_generator(gen, |g| {

@@ -266,7 +266,7 @@ fn _embedding_bag(
     scale_grad_by_freq: bool,
     sparse: bool,
 ) -> PyResult<Py<PyAny>> {
-    use crate::ops::nn::embedding_bag::{BagMode, BagOptions};
+    use crate::ops::nn::embedding::{BagMode, BagOptions};
     let w = tensor_arg(weight, "embedding_bag() argument 'weight'")?;
     let i = tensor_arg(indices, "embedding_bag() argument 'indices'")?;
     let o = tensor_arg(offsets, "embedding_bag() argument 'offsets'")?;

@@ -1,4 +1,6 @@
-//! `embedding_bag` (`EmbeddingBagBackward0`): sums, means or maxima of bags of a weight's rows.
+//! Rows of a weight picked by indices: `embedding` (`EmbeddingBackward0`, the rows themselves)
+//! and `embedding_bag` (`EmbeddingBagBackward0`: sums, means or maxima of bags of rows), both
+//! with PyTorch's sparse gradients.
 //!
 //! Note [Embedding bags]: the indices are one flat list cut into bags by `offsets` (bag `b` is
 //! `indices[offsets[b]..offsets[b + 1]]`, the last bag running to the end, or to the last
@@ -16,8 +18,125 @@ use crate::core::dtype::Scalar;
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
 pub use crate::cpu::bags::BagMode;
-use crate::ops::shape::indexing::{embedding_sparse_grad, index_values, IndexRule};
+use crate::ops::shape::indexing::{index_values, IndexRule};
 use crate::with_float;
+
+/// The sparse gradient of `embedding(.., sparse=True)`: row `k` of `g` for each taken index
+/// `taken[k]` whose factor is not 0 (the padding index), scaled by its factor.
+fn embedding_sparse_grad(
+    g: &Tensor,
+    taken: &[usize],
+    factors: Option<&[f64]>,
+    [num, dim]: [usize; 2],
+) -> Result<Tensor> {
+    let kept: Vec<usize> = (0..taken.len())
+        .filter(|&k| factors.is_none_or(|f| f[k] != 0.0))
+        .collect();
+    let positions = Tensor::from_vec(kept.iter().map(|&k| k as i64).collect(), &[kept.len()])?;
+    let mut values = g.detach().contiguous()?.index_select(0, &positions)?;
+    if let Some(f) = factors {
+        let scale: Vec<f64> = kept.iter().map(|&k| f[k]).collect();
+        let scale = Tensor::from_vec(scale, &[kept.len(), 1])?.to_dtype(g.dtype())?;
+        values = values.mul(&scale)?;
+    }
+    let rows: Vec<i64> = kept.iter().map(|&k| taken[k] as i64).collect();
+    let indices = Tensor::from_vec(rows, &[1, kept.len()])?;
+    Tensor::sparse_coo(&indices, &values, &[num, dim])
+}
+
+impl Tensor {
+    /// The rows of this 2-D weight at `indices` (shape `indices.shape + [dim]`), as PyTorch's
+    /// `embedding` (`EmbeddingBackward0`): the gradient of each row is the sum of the
+    /// gradients of the places it was taken to, none for the row `padding_idx`, and divided by
+    /// how often the row was taken when `scale_grad_by_freq`.
+    pub fn embedding(
+        &self,
+        indices: &Tensor,
+        padding_idx: Option<usize>,
+        scale_grad_by_freq: bool,
+    ) -> Result<Tensor> {
+        self.embedding_as(indices, padding_idx, scale_grad_by_freq, false)
+    }
+
+    /// [`Tensor::embedding`]; with `sparse`, the gradient is a sparse COO tensor holding one
+    /// gradient row per index (the indices equal to `padding_idx` left out), as PyTorch's
+    /// `sparse=True`.
+    pub fn embedding_as(
+        &self,
+        indices: &Tensor,
+        padding_idx: Option<usize>,
+        scale_grad_by_freq: bool,
+        sparse: bool,
+    ) -> Result<Tensor> {
+        if self.dim() != 2 {
+            return Err(Error::runtime("'weight' must be 2-D"));
+        }
+        let (num, dim) = (self.shape()[0], self.shape()[1]);
+        let flat = indices.reshape(&[-1])?;
+        let mut shape = indices.shape().to_vec();
+        shape.push(dim);
+        let rows = self.index_select_raw(0, &flat)?;
+        // the fresh rows seen with the indices' shape (a plain tensor, not a view)
+        let out = Tensor::from_parts(
+            rows.storage().clone(),
+            crate::core::layout::Layout::contiguous(&shape),
+            rows.dtype(),
+            None,
+        );
+        if !is_recording(&[self]) {
+            return Ok(out);
+        }
+        // the factor of each taken row's gradient: 0 at padding_idx, 1/count when scaling
+        let taken = index_values(&flat, num, 0, IndexRule::Select)?;
+        let factors: Option<Vec<f64>> = (padding_idx.is_some() || scale_grad_by_freq).then(|| {
+            let mut counts = vec![0usize; num];
+            for &i in &taken {
+                counts[i] += 1;
+            }
+            taken
+                .iter()
+                .map(|&i| match (Some(i) == padding_idx, scale_grad_by_freq) {
+                    (true, _) => 0.0,
+                    (false, true) => 1.0 / counts[i] as f64,
+                    (false, false) => 1.0,
+                })
+                .collect()
+        });
+        let count = taken.len() as isize;
+        Ok(record(
+            out,
+            "EmbeddingBackward0",
+            &[self],
+            &[Save::Tensor(&flat.clone())],
+            move |ctx| {
+                // the count spelt out: `-1` is ambiguous for rows of width 0
+                let g = ctx.grad(0).reshape(&[count, dim as isize])?;
+                if sparse && scale_grad_by_freq {
+                    return Err(Error::runtime(
+                        "embedding_backward: scale_grad_by_freq not supported with sparse gradients",
+                    ));
+                }
+                if sparse {
+                    return Ok(vec![Some(embedding_sparse_grad(
+                        &g,
+                        &taken,
+                        factors.as_deref(),
+                        [num, dim],
+                    )?)]);
+                }
+                let g = match &factors {
+                    Some(f) => {
+                        let f = Tensor::from_vec(f.clone(), &[f.len(), 1])?.to_dtype(g.dtype())?;
+                        g.mul(&f)?
+                    }
+                    None => g,
+                };
+                let zeros = Tensor::zeros(&[num, dim], g.dtype());
+                Ok(vec![Some(zeros.index_add(0, &flat, &g)?)])
+            },
+        ))
+    }
+}
 
 /// The settings of [`Tensor::embedding_bag`] besides the indices, offsets and mode.
 #[derive(Clone, Debug, Default)]

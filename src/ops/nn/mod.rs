@@ -11,12 +11,12 @@
 //! | `normalization` | `layer_norm`, `batch_norm` (running statistics), `group_norm`, `rms_norm` |
 //! | `recurrent` | one node per recurrent cell: `lstm_cell`, `gru_cell`, `rnn_cell`, and the fused layers |
 //! | `loss` | losses with their own node: `mse_loss`, `huber_loss`, `smooth_l1_loss`, `binary_cross_entropy` (`_with_logits`), `nll_loss` |
-//! | `embedding_bag` | `embedding_bag`: sums, means or maxima of bags of rows |
+//! | `embedding` | `embedding` (rows by index) and `embedding_bag` (sums, means or maxima of bags of rows) |
 
 pub mod activation;
 pub mod attention;
 pub mod conv;
-pub mod embedding_bag;
+pub mod embedding;
 pub mod loss;
 pub mod normalization;
 pub mod pooling;

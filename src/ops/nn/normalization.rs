@@ -19,8 +19,8 @@ use crate::core::buffer::BufferElement;
 use crate::core::dtype::{DType, Element};
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::no_grad;
-use crate::core::layout::fmt_shape;
-use crate::core::tensor::{gather, Tensor};
+use crate::core::layout::{fmt_shape, gather};
+use crate::core::tensor::Tensor;
 use crate::cpu::norm::{
     batch_norm_backward_kernel, batch_norm_kernel, channel_sums, group_norm_backward_kernel,
     group_norm_kernel, layer_norm_backward_kernel, layer_norm_kernel, par_rows, rows_per_unit,

@@ -240,9 +240,9 @@ fn tensor_tensor(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor> {
         None => {
             // the result has at most a.numel() * b.numel() elements: only a large product can
             // be more than the system gives (checked, as PyTorch's allocator refuses, not aborted)
-            if a.numel().saturating_mul(b.numel()) >= crate::core::tensor::CHECKED_ELEMENTS {
+            if a.numel().saturating_mul(b.numel()) >= crate::core::storage::CHECKED_ELEMENTS {
                 let out_shape = crate::core::layout::broadcast_shapes(a.shape(), b.shape())?;
-                crate::core::tensor::check_allocation(&out_shape, dtype)?;
+                crate::core::storage::check_allocation(&out_shape, dtype)?;
             }
             let (ca, cb) = (cast_ref(a, dtype), cast_ref(b, dtype));
             with_num!(dtype, T => with_op!(op, T, f => zip(&ca, &cb, f))?)
@@ -347,8 +347,8 @@ fn zero_base(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// Elementwise `x op s` (or `s op x` when `reversed`) computed in `dtype`; no autograd.
 fn scalar_kernel(op: BinaryOp, x: &Tensor, s: f64, dtype: DType, reversed: bool) -> Result<Tensor> {
-    if x.numel() >= crate::core::tensor::CHECKED_ELEMENTS {
-        crate::core::tensor::check_allocation(x.shape(), dtype)?;
+    if x.numel() >= crate::core::storage::CHECKED_ELEMENTS {
+        crate::core::storage::check_allocation(x.shape(), dtype)?;
     }
     let x = cast_ref(x, dtype);
     Ok(with_num!(dtype, T => {

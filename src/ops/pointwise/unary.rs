@@ -610,8 +610,8 @@ impl Tensor {
     fn clone_laid_out(&self, preserve: bool) -> Result<Tensor> {
         // a copy of a large expanded view may be more than the system gives: an error, not
         // an abort
-        if self.numel() >= crate::core::tensor::CHECKED_ELEMENTS {
-            crate::core::tensor::check_allocation(self.shape(), self.dtype())?;
+        if self.numel() >= crate::core::storage::CHECKED_ELEMENTS {
+            crate::core::storage::check_allocation(self.shape(), self.dtype())?;
         }
         let call = || {
             let mut call = Call::new("clone.default", vec![self.into()]);

@@ -460,7 +460,7 @@ impl Tensor {
             .zip(&padded)
             .map(|(&r, &s)| r.saturating_mul(s))
             .collect();
-        crate::core::tensor::check_allocation(&out_shape, self.dtype())?;
+        crate::core::storage::check_allocation(&out_shape, self.dtype())?;
         // view as (1, s0, 1, s1, ...), expand to (r0, s0, r1, s1, ...), copy into the merged shape
         let mut inter: Vec<isize> = Vec::new();
         let mut expanded: Vec<isize> = Vec::new();

@@ -184,7 +184,7 @@ impl Tensor {
             .and_then(|k| k.checked_add(self.shape()[0]))
             .ok_or_else(|| Error::runtime(format!("diag(): diagonal {offset} is too large")))?;
         let shape = [n, n];
-        crate::core::tensor::check_allocation(&shape, self.dtype())?;
+        crate::core::storage::check_allocation(&shape, self.dtype())?;
         let layout = diagonal_layout(&Layout::contiguous(&shape), offset, 0, 1);
         let out = {
             let _untracked = crate::core::grad_mode::GradModeGuard::new(false);
@@ -244,7 +244,7 @@ impl Tensor {
             )));
         }
         let (n, m) = (n as usize, m as usize);
-        crate::core::tensor::check_allocation(&[n, m], dtype)?;
+        crate::core::storage::check_allocation(&[n, m], dtype)?;
         let layout = diagonal_layout(&Layout::contiguous(&[n, m]), 0, 0, 1);
         scatter_strided(&Tensor::ones(&[n.min(m)], dtype), &[n, m], &layout)
     }
