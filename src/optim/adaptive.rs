@@ -100,11 +100,20 @@ impl RmsProp {
         tensors.extend(grad_avg);
         let grad = prepare(param, grad, &tensors)?;
         let read = Reading::l2(self.maximize, self.weight_decay);
-        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &tensors, |p, g, s| {
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &tensors, move |p, g, s| {
             let (alpha, rest, eps, lr) =
                 (self.alpha as T, (1.0 - self.alpha) as T, self.eps as T, self.lr as T);
             let momentum = self.momentum as T;
             let [sq, more @ ..] = s else { unreachable!("square_avg") };
+            if more.is_empty() {
+                // the default (no momentum, not centered), straight-line so that it vectorizes
+                for ((p, &g), sq) in p.iter_mut().zip(g).zip(sq.iter_mut()) {
+                    let g = read.at(p, g);
+                    *sq = *sq * alpha + rest * g * g;
+                    *p += -lr * g / (sq.sqrt() + eps);
+                }
+                return;
+            }
             let (mut buf, more) = match more {
                 [b, more @ ..] if buffer.is_some() => (Some(b), more),
                 _ => (None, more),
@@ -145,7 +154,7 @@ impl Adagrad {
         let grad = prepare(param, grad, &[sum])?;
         let clr = self.lr / (1.0 + (step as f64 - 1.0) * self.lr_decay);
         let read = Reading::l2(self.maximize, self.weight_decay);
-        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &[sum], |p, g, s| {
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &[sum], move |p, g, s| {
             let (eps, value) = (self.eps as T, (-clr) as T);
             let [sum] = s else { unreachable!("sum") };
             for ((p, &g), s) in p.iter_mut().zip(g).zip(sum.iter_mut()) {
@@ -174,7 +183,7 @@ impl Adadelta {
         let state = [square_avg, acc_delta];
         let grad = prepare(param, grad, &state)?;
         let read = Reading::l2(self.maximize, self.weight_decay);
-        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, |p, g, s| {
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, move |p, g, s| {
             let (rho, rest, eps, lr) =
                 (self.rho as T, (1.0 - self.rho) as T, self.eps as T, self.lr as T);
             let [sq, acc] = s else { unreachable!("square_avg, acc_delta") };
@@ -210,7 +219,7 @@ impl Adamax {
         let grad = prepare(param, grad, &state)?;
         let clr = self.lr / (1.0 - self.beta1.powf(step as f64));
         let read = Reading::l2(self.maximize, self.weight_decay);
-        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, |p, g, s| {
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, move |p, g, s| {
             let (weight, beta2, eps, value) =
                 ((1.0 - self.beta1) as T, self.beta2 as T, self.eps as T, (-clr) as T);
             let [m, u] = s else { unreachable!("exp_avg, exp_inf") };

@@ -170,7 +170,7 @@ pub(crate) fn update_elements<T: Element + BufferElement>(
         let [p, g] = head else {
             unreachable!("a parameter and its gradient")
         };
-        (update.take().expect("runs once"))(p, g, rest);
+        call_update(update.take().expect("runs once"), p, g, rest);
     });
     let Some(update) = update.filter(|_| !done) else {
         return Ok(());
@@ -183,12 +183,27 @@ pub(crate) fn update_elements<T: Element + BufferElement>(
         .collect::<Result<Vec<_>>>()?;
     {
         let mut slices: Vec<&mut [T]> = copies.iter_mut().map(Vec::as_mut_slice).collect();
-        update(&mut p, &g, &mut slices);
+        call_update(update, &mut p, &g, &mut slices);
     }
     for (t, v) in state.iter().zip(copies) {
         store(t, v)?;
     }
     store(param, p)
+}
+
+/// Calls a rule's element loop as a function of its own. Its slice arguments then carry the
+/// facts the loop vectorizer needs (that `param` and `grad` overlap nothing); the rules' closures
+/// are `move`, so their settings are values the loop can test once, not memory it rereads.
+/// Inlined into [`update_elements`], with settings read through references, the loops of
+/// Adagrad, RMSprop, Adamax, NAdam and RAdam stayed scalar, 3-7x slower.
+#[inline(never)]
+fn call_update<T, F: FnOnce(&mut [T], &[T], &mut [&mut [T]])>(
+    update: F,
+    param: &mut [T],
+    grad: &[T],
+    state: &mut [&mut [T]],
+) {
+    update(param, grad, state)
 }
 
 /// How a rule reads its gradient, one element at a time (PyTorch's first lines of each step):

@@ -86,7 +86,7 @@ impl Nadam {
             self.maximize,
             (self.lr, self.weight_decay, self.decoupled_weight_decay),
         );
-        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, |p, g, s| {
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, move |p, g, s| {
             let (weight, beta2, rest) = ((1.0 - self.beta1) as T, self.beta2 as T, (1.0 - self.beta2) as T);
             let (bc2, eps) = (bias_correction2 as T, self.eps as T);
             let (grad_step, avg_step) = (grad_step as T, avg_step as T);
@@ -133,7 +133,7 @@ impl Radam {
             self.maximize,
             (self.lr, self.weight_decay, self.decoupled_weight_decay),
         );
-        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, |p, g, s| {
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, move |p, g, s| {
             let (weight, beta2, rest) = ((1.0 - self.beta1) as T, self.beta2 as T, (1.0 - self.beta2) as T);
             let (bc1, lr, eps) = (bias_correction1 as T, self.lr as T, self.eps as T);
             let (root_bc2, rect) = (bias_correction2.sqrt() as T, rect as T);
@@ -184,7 +184,7 @@ impl Rprop {
         let state = [prev, step_size];
         let grad = prepare(param, grad, &state)?;
         let read = Reading::l2(self.maximize, 0.0);
-        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, |p, g, s| {
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &state, move |p, g, s| {
             let (etaminus, etaplus) = (self.etaminus as T, self.etaplus as T);
             let (lo, hi) = (self.step_size_min as T, self.step_size_max as T);
             let [before, size] = s else { unreachable!("prev, step_size") };
@@ -253,7 +253,7 @@ impl Asgd {
         let eta_value = eta.item()?.to_f64();
         let mu_value = mu.item()?.to_f64();
         let read = Reading::l2(self.maximize, self.weight_decay);
-        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &[ax], |p, g, s| {
+        per_float!(param.dtype(), T => update_elements::<T>(param, &grad, &[ax], move |p, g, s| {
             // param.mul_(1 - lambd * eta); param.add_(grad, alpha=-eta)
             let (keep, rate) = ((1.0 - self.lambd * eta_value) as T, (-eta_value) as T);
             let [a] = s else { unreachable!("ax") };
