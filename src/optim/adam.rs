@@ -2,7 +2,7 @@
 //! `AdamW` (the same with decoupled weight decay), each parameter updated in one pass over its
 //! elements, in place when its tensors allow.
 
-use super::kernel::{check, per_float, update_elements};
+use super::kernel::{per_float, prepare, update_elements};
 use super::{adam_family_checks, lr_field, settings, zeroed, zeros, State, Update};
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
@@ -312,16 +312,14 @@ impl AdamStep {
 impl Adam {
     /// One step for `param` with gradient `grad` and its `state` (step number `state.step`).
     fn step(&self, param: &Tensor, grad: &Tensor, state: &State) -> Result<()> {
-        crate::ops::inplace::observe_write(param)?;
         let (exp_avg, exp_avg_sq) = (state.need("exp_avg")?, state.need("exp_avg_sq")?);
         let max = state.get("max_exp_avg_sq");
-        let mut shapes = vec![grad, exp_avg, exp_avg_sq];
+        let mut shapes = vec![exp_avg, exp_avg_sq];
         shapes.extend(max);
-        check(param, &shapes)?;
+        let grad = prepare(param, grad, &shapes)?;
         if self.amsgrad && max.is_none() {
             return Err(Error::runtime("AMSGrad needs the max_exp_avg_sq state"));
         }
-        let grad = crate::cpu::kernels::cast(grad, param.dtype());
         let step = state.step as f64;
         let c = AdamStep {
             l2: if self.decoupled {

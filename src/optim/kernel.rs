@@ -64,18 +64,6 @@ pub(crate) fn prepare(param: &Tensor, grad: &Tensor, state: &[&Tensor]) -> Resul
     Ok(crate::cpu::kernels::cast(grad, param.dtype()))
 }
 
-/// The gradient as an update reads it (PyTorch's first lines of each step): negated when
-/// maximizing, then plus the L2 term `weight_decay * p`.
-pub(crate) fn read_gradient<T: Float>(g: &mut [T], p: &[T], maximize: bool, l2: f64) {
-    if maximize {
-        g.iter_mut().for_each(|v| *v = -*v);
-    }
-    if l2 != 0.0 {
-        let wd = T::from_f64(l2);
-        g.iter_mut().zip(p).for_each(|(g, &p)| *g += wd * p);
-    }
-}
-
 /// PyTorch's `lerp_(end, weight)` for one element, with its two forms (exact at both ends).
 pub(crate) fn lerp<T: Float>(start: T, end: T, weight: T) -> T {
     if weight.abs() < T::from_f64(0.5) {

@@ -1,7 +1,7 @@
 //! Stochastic gradient descent: PyTorch's single-tensor `SGD` (momentum, dampening, Nesterov
 //! momentum, weight decay, `maximize`).
 
-use super::kernel::{check, per_float, update_elements};
+use super::kernel::{per_float, prepare, update_elements, Reading};
 use super::{non_negative, settings, Optimizer, State, Update};
 use crate::core::dtype::Float;
 use crate::core::error::{Error, Result};
@@ -87,9 +87,7 @@ impl Update for Sgd {
     }
 
     fn update(&self, param: &Tensor, grad: &Tensor, state: &mut State) -> Result<()> {
-        crate::ops::inplace::observe_write(param)?;
-        check(param, &[grad])?;
-        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        let grad = prepare(param, grad, &[])?;
         // the momentum buffer is made on the first step with momentum, as the gradient read
         let first = self.momentum != 0.0 && state.get("momentum_buffer").is_none();
         if first {
@@ -117,25 +115,18 @@ impl Sgd {
     #[allow(clippy::assign_op_pattern)] // `Float` has no compound assignment
     fn apply<T: Float>(&self, p: &mut [T], g: &[T], buf: Option<&mut [T]>, first: bool) {
         let f = T::from_f64;
-        let (l2, step) = (f(self.weight_decay), f(-self.lr));
-        let read = |p: T, g: T| {
-            let g = if self.maximize { -g } else { g };
-            if self.weight_decay != 0.0 {
-                g + l2 * p
-            } else {
-                g
-            }
-        };
+        let step = f(-self.lr);
+        let read = Reading::l2(self.maximize, self.weight_decay);
         match buf {
             None => {
                 for (p, &g) in p.iter_mut().zip(g) {
-                    *p = *p + step * read(*p, g);
+                    *p = *p + step * read.at(p, g);
                 }
             }
             Some(buf) => {
                 let (momentum, keep) = (f(self.momentum), f(1.0 - self.dampening));
                 for ((p, &g), b) in p.iter_mut().zip(g).zip(buf.iter_mut()) {
-                    let g = read(*p, g);
+                    let g = read.at(p, g);
                     *b = if first { g } else { *b * momentum + keep * g };
                     let g = if self.nesterov { g + momentum * *b } else { *b };
                     *p = *p + step * g;

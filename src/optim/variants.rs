@@ -4,8 +4,8 @@
 //! (factored second moments).
 
 use super::kernel::{
-    check, clamp, lerp, norm2, per_float, prepare, read_gradient, signum, store, update_elements,
-    values, wide, write_scalar, Reading,
+    clamp, lerp, norm2, per_float, prepare, signum, store, update_elements, values, wide,
+    write_scalar, Reading,
 };
 use super::{adam_family_checks, lr_field, non_negative, zeroed, zeros, State, Update};
 use crate::core::dtype::DType;
@@ -317,9 +317,7 @@ impl Adafactor {
         state: AdafactorState<'_>,
         step: u64,
     ) -> Result<()> {
-        crate::ops::inplace::observe_write(param)?;
-        check(param, &[grad])?;
-        let grad = crate::cpu::kernels::cast(grad, param.dtype());
+        let grad = prepare(param, grad, &[])?;
         let shape = param.shape().to_vec();
         let t = step as f64;
         let weight = t.powf(self.beta2_decay);
@@ -329,7 +327,8 @@ impl Adafactor {
             let eps1 = self.eps1.unwrap_or(wide(T::EPSILON));
             let mut p: Vec<T> = values(param)?;
             let mut g: Vec<T> = values(&grad)?;
-            read_gradient(&mut g, &p, self.maximize, 0.0);
+            let read = Reading::l2(self.maximize, 0.0);
+            g.iter_mut().zip(&p).for_each(|(g, &p)| *g = read.at(&mut { p }, *g));
             let alpha = self.eps2.max(norm2(p.iter().map(|&x| wide(x))) / numel.sqrt()) * rho;
             if self.weight_decay != 0.0 {
                 let keep = (1.0 - self.lr * self.weight_decay) as T;
