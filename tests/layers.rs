@@ -222,7 +222,6 @@ fn vector_code_and_feature_detection_live_in_cpu() {
 const LONG_FILES: &[(&str, usize)] = &[
     ("ops/nn/normalization.rs", 881),
     ("cpu/sgemm.rs", 1463),
-    ("python/functions.rs", 1388),
     ("cpu/kernels.rs", 1247),
     ("ops/reduce/reduction.rs", 1076),
     ("ops/nn/pooling.rs", 1036),
@@ -283,5 +282,38 @@ fn op_families_are_small_folders() {
     assert!(
         top_files.len() <= 6,
         "files beside the families in src/ops/: {top_files:?}"
+    );
+}
+
+/// No binding is registered by hand: `build.rs` adds every `#[pyfunction]` and `#[pyclass]` of
+/// `src/python/` to the module (Note [Bindings register themselves]); only the table macros'
+/// generated functions (`wrap_pyfunction!($name ...)`) are added where they are made.
+#[test]
+fn bindings_are_not_registered_by_hand() {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/python");
+    let mut files = Vec::new();
+    rust_files(&python, &mut files);
+    let mut manual = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (number, line) in text.lines().enumerate() {
+            let by_hand = line.contains("add_class::<")
+                || line
+                    .split("wrap_pyfunction!(")
+                    .skip(1)
+                    .any(|argument| !argument.starts_with('$'));
+            if by_hand {
+                manual.push(format!(
+                    "{}:{}: {}",
+                    file.display(),
+                    number + 1,
+                    line.trim()
+                ));
+            }
+        }
+    }
+    assert!(
+        manual.is_empty(),
+        "bindings registered by hand: {manual:#?}"
     );
 }

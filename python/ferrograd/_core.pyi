@@ -214,6 +214,8 @@ __all__ = [
     "float32",
     "float64",
     "_ArrayOwner",
+    "_PendingTensor",
+    "_SavedTensors",
     "from_dlpack",
     "from_numpy",
     "full",
@@ -1906,6 +1908,16 @@ class _ArrayOwner:
     """Keeps a tensor's elements alive for the NumPy array that views them."""
     @property
     def __array_interface__(self) -> dict[str, Any]: ...
+
+@final
+class _PendingTensor:
+    """A core tensor on its way into a new object of a Python subclass."""
+
+@final
+class _SavedTensors:
+    """A custom Function node's saved tensors while its backward runs."""
+    def __call__(self, *args: Any, **kwargs: Any) -> list[Tensor]: ...
+    def close(self) -> None: ...
 
 @overload
 def zeros(

@@ -51,26 +51,19 @@ impl Reporter for PythonReporter {
 
 /// Turns anomaly detection on or off (`check_nan`: also check backward results for NaN).
 #[pyfunction]
-fn _set_anomaly_enabled(enabled: bool, check_nan: bool) {
+pub(crate) fn _set_anomaly_enabled(enabled: bool, check_nan: bool) {
     anomaly::set_reporter(Box::new(PythonReporter));
     anomaly::set_anomaly_enabled(enabled, check_nan);
 }
 
 /// Whether anomaly detection is on.
 #[pyfunction]
-fn is_anomaly_enabled() -> bool {
+pub(crate) fn is_anomaly_enabled() -> bool {
     anomaly::is_anomaly_enabled()
 }
 
 /// Whether anomaly detection checks backward results for NaN.
 #[pyfunction]
-fn is_anomaly_check_nan_enabled() -> bool {
+pub(crate) fn is_anomaly_check_nan_enabled() -> bool {
     anomaly::is_anomaly_check_nan_enabled()
-}
-
-pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(_set_anomaly_enabled, m)?)?;
-    m.add_function(wrap_pyfunction!(is_anomaly_enabled, m)?)?;
-    m.add_function(wrap_pyfunction!(is_anomaly_check_nan_enabled, m)?)?;
-    Ok(())
 }

@@ -1,7 +1,6 @@
 //! The core tensor a Python tensor object stands for, which a few operations replace.
 //!
-//! Note [Rebinding a tensor object]
-//! ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+//! Note [Rebinding a tensor object]:
 //! PyTorch mutates a `TensorImpl`'s sizes, strides and storage in place for `x.data = y`,
 //! `set_`, `resize_`, the in-place view ops (`t_`, `transpose_`, `unsqueeze_`, ...) and
 //! `torch.utils.swap_tensors`. ferrograd's core tensors never change their layout or storage

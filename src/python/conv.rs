@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 #[pyfunction]
 #[pyo3(signature = (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups))]
 #[allow(clippy::too_many_arguments)]
-fn convolution(
+pub(crate) fn convolution(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     weight: PyRef<'_, PyTensor>,
@@ -42,7 +42,7 @@ fn convolution(
 /// `max_pool2d_with_indices` (`MaxPool2DWithIndicesBackward0`): `(values, indices)`.
 #[pyfunction]
 #[pyo3(signature = (input, kernel_size, stride, padding, dilation, ceil_mode))]
-fn max_pool2d_with_indices(
+pub(crate) fn max_pool2d_with_indices(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     kernel_size: Vec<i64>,
@@ -67,7 +67,7 @@ fn max_pool2d_with_indices(
 #[pyfunction]
 #[pyo3(signature = (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))]
 #[allow(clippy::too_many_arguments)]
-fn avg_pool2d(
+pub(crate) fn avg_pool2d(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     kernel_size: Vec<i64>,
@@ -91,7 +91,7 @@ fn avg_pool2d(
 
 /// `_adaptive_avg_pool2d` (`AdaptiveAvgPool2DBackward0`).
 #[pyfunction]
-fn adaptive_avg_pool2d(
+pub(crate) fn adaptive_avg_pool2d(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     output_size: Vec<i64>,
@@ -101,7 +101,7 @@ fn adaptive_avg_pool2d(
 
 /// `adaptive_max_pool2d` (`AdaptiveMaxPool2DBackward0`): `(values, indices)`.
 #[pyfunction]
-fn adaptive_max_pool2d(
+pub(crate) fn adaptive_max_pool2d(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     output_size: Vec<i64>,
@@ -112,7 +112,7 @@ fn adaptive_max_pool2d(
 
 /// `im2col`, PyTorch's `F.unfold` (`Im2ColBackward0`).
 #[pyfunction]
-fn im2col(
+pub(crate) fn im2col(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     kernel_size: Vec<i64>,
@@ -132,7 +132,7 @@ fn im2col(
 
 /// `col2im`, PyTorch's `F.fold` (`Col2ImBackward0`).
 #[pyfunction]
-fn col2im(
+pub(crate) fn col2im(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     output_size: Vec<i64>,
@@ -156,7 +156,7 @@ fn col2im(
 /// (`UpsampleNearest2DBackward0`, ...).
 #[pyfunction]
 #[pyo3(signature = (input, output_size, mode, align_corners, scales=None, antialias=false))]
-fn upsample(
+pub(crate) fn upsample(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     output_size: Vec<i64>,
@@ -182,17 +182,4 @@ fn upsample(
             )
         })?,
     )
-}
-
-/// Registers the functions in `_core`.
-pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(convolution, m)?)?;
-    m.add_function(wrap_pyfunction!(max_pool2d_with_indices, m)?)?;
-    m.add_function(wrap_pyfunction!(avg_pool2d, m)?)?;
-    m.add_function(wrap_pyfunction!(adaptive_avg_pool2d, m)?)?;
-    m.add_function(wrap_pyfunction!(adaptive_max_pool2d, m)?)?;
-    m.add_function(wrap_pyfunction!(im2col, m)?)?;
-    m.add_function(wrap_pyfunction!(col2im, m)?)?;
-    m.add_function(wrap_pyfunction!(upsample, m)?)?;
-    Ok(())
 }

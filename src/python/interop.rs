@@ -179,7 +179,7 @@ pub(crate) fn copy_numpy(array: &Bound<'_, PyAny>) -> PyResult<Tensor> {
 /// `from_numpy(array)`: a tensor sharing the array's memory (float32/float64/int64 arrays);
 /// arrays of other dtypes, read-only or unaligned ones are copied.
 #[pyfunction]
-fn from_numpy(array: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+pub(crate) fn from_numpy(array: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     if array.getattr("__array_interface__").is_err() || array.getattr("dtype").is_err() {
         return Err(PyTypeError::new_err(format!(
             "expected np.ndarray (got {})",
@@ -541,12 +541,4 @@ pub(crate) fn from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         }
     };
     to_object(py, t)
-}
-
-/// Registers the interop functions.
-pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<ArrayOwner>()?;
-    m.add_function(wrap_pyfunction!(from_numpy, m)?)?;
-    m.add_function(wrap_pyfunction!(from_dlpack, m)?)?;
-    Ok(())
 }

@@ -33,7 +33,11 @@ fn tuple(py: Python<'_>, items: Vec<Tensor>) -> PyResult<Py<PyAny>> {
 /// `(LU, pivots, info)` of LU with partial pivoting.
 #[pyfunction]
 #[pyo3(signature = (a, check_errors=false))]
-fn linalg_lu_factor_ex(py: Python<'_>, a: &Bound<'_, PyAny>, check_errors: bool) -> TResult {
+pub(crate) fn linalg_lu_factor_ex(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    check_errors: bool,
+) -> TResult {
     let a = tensor_arg(a, "linalg.lu_factor_ex(): argument 'A'")?;
     let (lu, p, info) = run(|| a.linalg_lu_factor_ex(check_errors))?;
     tuple(py, vec![lu, p, info])
@@ -42,7 +46,7 @@ fn linalg_lu_factor_ex(py: Python<'_>, a: &Bound<'_, PyAny>, check_errors: bool)
 /// `(inverse, info)`.
 #[pyfunction]
 #[pyo3(signature = (a, check_errors=false))]
-fn linalg_inv_ex(py: Python<'_>, a: &Bound<'_, PyAny>, check_errors: bool) -> TResult {
+pub(crate) fn linalg_inv_ex(py: Python<'_>, a: &Bound<'_, PyAny>, check_errors: bool) -> TResult {
     let a = tensor_arg(a, "linalg.inv_ex(): argument 'A'")?;
     let (x, info) = run(|| a.linalg_inv_ex(check_errors))?;
     tuple(py, vec![x, info])
@@ -50,14 +54,14 @@ fn linalg_inv_ex(py: Python<'_>, a: &Bound<'_, PyAny>, check_errors: bool) -> TR
 
 /// The determinant of each matrix.
 #[pyfunction]
-fn linalg_det(a: &Bound<'_, PyAny>) -> TResult {
+pub(crate) fn linalg_det(a: &Bound<'_, PyAny>) -> TResult {
     let a = tensor_arg(a, "linalg.det(): argument 'A'")?;
     wrap(run(|| a.linalg_det()))
 }
 
 /// `(sign, logabsdet)`.
 #[pyfunction]
-fn linalg_slogdet(py: Python<'_>, a: &Bound<'_, PyAny>) -> TResult {
+pub(crate) fn linalg_slogdet(py: Python<'_>, a: &Bound<'_, PyAny>) -> TResult {
     let a = tensor_arg(a, "linalg.slogdet(): argument 'A'")?;
     let (s, l) = run(|| a.linalg_slogdet())?;
     tuple(py, vec![s, l])
@@ -66,7 +70,7 @@ fn linalg_slogdet(py: Python<'_>, a: &Bound<'_, PyAny>) -> TResult {
 /// `(L, info)` of the Cholesky factorization.
 #[pyfunction]
 #[pyo3(signature = (a, upper=false, check_errors=false))]
-fn linalg_cholesky_ex(
+pub(crate) fn linalg_cholesky_ex(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     upper: bool,
@@ -80,7 +84,7 @@ fn linalg_cholesky_ex(
 /// `(Q, R)` of the Householder QR.
 #[pyfunction]
 #[pyo3(signature = (a, mode="reduced"))]
-fn linalg_qr(py: Python<'_>, a: &Bound<'_, PyAny>, mode: &str) -> TResult {
+pub(crate) fn linalg_qr(py: Python<'_>, a: &Bound<'_, PyAny>, mode: &str) -> TResult {
     let a = tensor_arg(a, "linalg.qr(): argument 'A'")?;
     let (q, r) = run(|| a.linalg_qr(mode))?;
     tuple(py, vec![q, r])
@@ -89,7 +93,7 @@ fn linalg_qr(py: Python<'_>, a: &Bound<'_, PyAny>, mode: &str) -> TResult {
 /// `(eigenvalues, eigenvectors)` of symmetric matrices.
 #[pyfunction]
 #[pyo3(signature = (a, uplo="L"))]
-fn linalg_eigh(py: Python<'_>, a: &Bound<'_, PyAny>, uplo: &str) -> TResult {
+pub(crate) fn linalg_eigh(py: Python<'_>, a: &Bound<'_, PyAny>, uplo: &str) -> TResult {
     let a = tensor_arg(a, "linalg.eigh(): argument 'A'")?;
     let (w, v) = run(|| a.linalg_eigh(uplo))?;
     tuple(py, vec![w, v])
@@ -98,7 +102,7 @@ fn linalg_eigh(py: Python<'_>, a: &Bound<'_, PyAny>, uplo: &str) -> TResult {
 /// `(U, S, Vh)`.
 #[pyfunction]
 #[pyo3(signature = (a, full_matrices=true))]
-fn linalg_svd(py: Python<'_>, a: &Bound<'_, PyAny>, full_matrices: bool) -> TResult {
+pub(crate) fn linalg_svd(py: Python<'_>, a: &Bound<'_, PyAny>, full_matrices: bool) -> TResult {
     let a = tensor_arg(a, "linalg.svd(): argument 'A'")?;
     let (u, s, vh) = run(|| a.linalg_svd(full_matrices))?;
     tuple(py, vec![u, s, vh])
@@ -106,7 +110,7 @@ fn linalg_svd(py: Python<'_>, a: &Bound<'_, PyAny>, full_matrices: bool) -> TRes
 
 /// `e^A`.
 #[pyfunction]
-fn linalg_matrix_exp(a: &Bound<'_, PyAny>) -> TResult {
+pub(crate) fn linalg_matrix_exp(a: &Bound<'_, PyAny>) -> TResult {
     let a = tensor_arg(a, "linalg.matrix_exp(): argument 'A'")?;
     wrap(run(|| a.linalg_matrix_exp()))
 }
@@ -114,7 +118,7 @@ fn linalg_matrix_exp(a: &Bound<'_, PyAny>) -> TResult {
 /// `(X, info)` with `AX = B` (or `XA = B`).
 #[pyfunction]
 #[pyo3(signature = (a, b, left=true, check_errors=false))]
-fn linalg_solve_ex(
+pub(crate) fn linalg_solve_ex(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
@@ -130,7 +134,7 @@ fn linalg_solve_ex(
 /// `X` with `AX = B` (or `XA = B`) for triangular `A`.
 #[pyfunction]
 #[pyo3(signature = (a, b, upper, left=true, unitriangular=false))]
-fn linalg_solve_triangular(
+pub(crate) fn linalg_solve_triangular(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
     upper: bool,
@@ -147,7 +151,7 @@ fn linalg_solve_triangular(
 /// `X` with `(L Lᴴ) X = B`.
 #[pyfunction]
 #[pyo3(signature = (b, l, upper=false))]
-fn cholesky_solve(b: &Bound<'_, PyAny>, l: &Bound<'_, PyAny>, upper: bool) -> TResult {
+pub(crate) fn cholesky_solve(b: &Bound<'_, PyAny>, l: &Bound<'_, PyAny>, upper: bool) -> TResult {
     let b = tensor_arg(b, "cholesky_solve(): argument 'input'")?;
     let l = tensor_arg(l, "cholesky_solve(): argument 'input2'")?;
     wrap(run(|| b.cholesky_solve(&l, upper)))
@@ -156,7 +160,7 @@ fn cholesky_solve(b: &Bound<'_, PyAny>, l: &Bound<'_, PyAny>, upper: bool) -> TR
 /// `(L Lᴴ)⁻¹`.
 #[pyfunction]
 #[pyo3(signature = (l, upper=false))]
-fn cholesky_inverse(l: &Bound<'_, PyAny>, upper: bool) -> TResult {
+pub(crate) fn cholesky_inverse(l: &Bound<'_, PyAny>, upper: bool) -> TResult {
     let l = tensor_arg(l, "cholesky_inverse(): argument 'input'")?;
     wrap(run(|| l.cholesky_inverse(upper)))
 }
@@ -164,7 +168,7 @@ fn cholesky_inverse(l: &Bound<'_, PyAny>, upper: bool) -> TResult {
 /// The pseudo-inverse.
 #[pyfunction]
 #[pyo3(signature = (a, atol=None, rtol=None))]
-fn linalg_pinv(a: &Bound<'_, PyAny>, atol: Option<f64>, rtol: Option<f64>) -> TResult {
+pub(crate) fn linalg_pinv(a: &Bound<'_, PyAny>, atol: Option<f64>, rtol: Option<f64>) -> TResult {
     let a = tensor_arg(a, "linalg.pinv(): argument 'input'")?;
     wrap(run(|| a.linalg_pinv(atol, rtol)))
 }
@@ -172,7 +176,7 @@ fn linalg_pinv(a: &Bound<'_, PyAny>, atol: Option<f64>, rtol: Option<f64>) -> TR
 /// `(solution, residuals, rank, singular_values)`.
 #[pyfunction]
 #[pyo3(signature = (a, b, rcond=None))]
-fn linalg_lstsq(
+pub(crate) fn linalg_lstsq(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
@@ -187,7 +191,7 @@ fn linalg_lstsq(
 /// Pairwise `p`-norm distances, pair by pair.
 #[pyfunction]
 #[pyo3(signature = (x1, x2, p=2.0))]
-fn cdist_direct(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, p: f64) -> TResult {
+pub(crate) fn cdist_direct(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, p: f64) -> TResult {
     let x1 = tensor_arg(x1, "cdist(): argument 'x1'")?;
     let x2 = tensor_arg(x2, "cdist(): argument 'x2'")?;
     wrap(run(|| x1.cdist(&x2, p)))
@@ -195,31 +199,14 @@ fn cdist_direct(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, p: f64) -> TResult
 
 /// Euclidean distances through a matrix product.
 #[pyfunction]
-fn _euclidean_dist(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>) -> TResult {
+pub(crate) fn _euclidean_dist(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>) -> TResult {
     let x1 = tensor_arg(x1, "_euclidean_dist(): argument 'x1'")?;
     let x2 = tensor_arg(x2, "_euclidean_dist(): argument 'x2'")?;
     wrap(run(|| x1.euclidean_dist(&x2)))
 }
 
-/// Adds the functions and `_LinAlgError` to the module.
-pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+/// Adds `_LinAlgError` to the module.
+pub(crate) fn add_exception(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("_LinAlgError", m.py().get_type::<LinAlgError>())?;
-    m.add_function(wrap_pyfunction!(linalg_lu_factor_ex, m)?)?;
-    m.add_function(wrap_pyfunction!(linalg_inv_ex, m)?)?;
-    m.add_function(wrap_pyfunction!(linalg_det, m)?)?;
-    m.add_function(wrap_pyfunction!(linalg_slogdet, m)?)?;
-    m.add_function(wrap_pyfunction!(linalg_cholesky_ex, m)?)?;
-    m.add_function(wrap_pyfunction!(linalg_qr, m)?)?;
-    m.add_function(wrap_pyfunction!(linalg_eigh, m)?)?;
-    m.add_function(wrap_pyfunction!(linalg_svd, m)?)?;
-    m.add_function(wrap_pyfunction!(linalg_matrix_exp, m)?)?;
-    m.add_function(wrap_pyfunction!(linalg_solve_ex, m)?)?;
-    m.add_function(wrap_pyfunction!(linalg_solve_triangular, m)?)?;
-    m.add_function(wrap_pyfunction!(cholesky_solve, m)?)?;
-    m.add_function(wrap_pyfunction!(cholesky_inverse, m)?)?;
-    m.add_function(wrap_pyfunction!(linalg_pinv, m)?)?;
-    m.add_function(wrap_pyfunction!(linalg_lstsq, m)?)?;
-    m.add_function(wrap_pyfunction!(cdist_direct, m)?)?;
-    m.add_function(wrap_pyfunction!(_euclidean_dist, m)?)?;
     Ok(())
 }

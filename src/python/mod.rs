@@ -4,7 +4,10 @@ mod anomaly;
 mod binding;
 mod conv;
 mod convert;
+mod creation;
+mod engine;
 mod functions;
+mod hooks;
 mod interop;
 mod linalg;
 mod nn;
@@ -17,6 +20,7 @@ mod profiler;
 mod random;
 mod scatter;
 mod selection;
+mod settings;
 mod sparse;
 mod subclass;
 mod tensor;
@@ -123,33 +127,20 @@ fn op_name<F>() -> String {
     format!("aten::{op}")
 }
 
+// the registration of every binding (Note [Bindings register themselves] in build.rs)
+include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
+
+// every binding of this folder, the tables' functions and the module's constants (the dtypes,
+// `default_generator`, `_LinAlgError`)
 /// The native module `ferrograd._core`.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     subclass::install();
-    m.add_class::<tensor::PyTensor>()?;
-    m.add_class::<node::PyNode>()?;
-    m.add_class::<node::PySavedTensor>()?;
-    m.add_function(wrap_pyfunction!(node::_node_class, m)?)?;
-    m.add_function(wrap_pyfunction!(out::_with_out, m)?)?;
-    m.add_function(wrap_pyfunction!(binding::_swap_tensor_impl, m)?)?;
-    m.add_function(wrap_pyfunction!(subclass::_meta_tensor, m)?)?;
-    m.add_class::<convert::PyDType>()?;
-    convert::add_dtypes(m)?;
-    functions::register(m)?;
-    sparse::register(m)?;
-    anomaly::register(m)?;
-    interop::register(m)?;
-    random::register(m)?;
-    nn::register(m)?;
-    optim::register(m)?;
-    profiler::register(m)?;
+    add_bindings(m)?;
     pointwise::functions::register(m)?;
     pointwise::unary_functions::register(m)?;
-    tensor_ops::functions::register(m)?;
-    normalization::register(m)?;
-    conv::register(m)?;
-    selection::register(m)?;
-    linalg::register(m)?;
+    convert::add_dtypes(m)?;
+    random::add_default_generator(m)?;
+    linalg::add_exception(m)?;
     Ok(())
 }

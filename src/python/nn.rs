@@ -2,6 +2,7 @@
 //! losses (`_core.<loss>(input, target, ..., reduction)`), wrapped by `nn.functional` (which adds
 //! PyTorch's argument handling, warnings and `inplace=`).
 
+use super::convert::tensor_arg;
 use super::run;
 use super::tensor::{to_object, PyTensor};
 use crate::ops::nn::loss::Reduction;
@@ -14,7 +15,7 @@ fn reduction(name: &str) -> PyResult<Reduction> {
 /// Mean squared error (`MseLossBackward0`).
 #[pyfunction]
 #[pyo3(signature = (input, target, reduction="mean"))]
-fn mse_loss(
+pub(crate) fn mse_loss(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     target: PyRef<'_, PyTensor>,
@@ -27,7 +28,7 @@ fn mse_loss(
 /// Huber loss (`HuberLossBackward0`).
 #[pyfunction]
 #[pyo3(signature = (input, target, reduction="mean", delta=1.0))]
-fn huber_loss(
+pub(crate) fn huber_loss(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     target: PyRef<'_, PyTensor>,
@@ -41,7 +42,7 @@ fn huber_loss(
 /// Smooth L1 loss (`SmoothL1LossBackward0`).
 #[pyfunction]
 #[pyo3(signature = (input, target, reduction="mean", beta=1.0))]
-fn smooth_l1_loss(
+pub(crate) fn smooth_l1_loss(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     target: PyRef<'_, PyTensor>,
@@ -58,7 +59,7 @@ fn smooth_l1_loss(
 /// Binary cross-entropy of probabilities (`BinaryCrossEntropyBackward0`).
 #[pyfunction]
 #[pyo3(signature = (input, target, weight=None, reduction="mean"))]
-fn binary_cross_entropy(
+pub(crate) fn binary_cross_entropy(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     target: PyRef<'_, PyTensor>,
@@ -76,7 +77,7 @@ fn binary_cross_entropy(
 /// Binary cross-entropy of logits (`BinaryCrossEntropyWithLogitsBackward0`).
 #[pyfunction]
 #[pyo3(signature = (input, target, weight=None, pos_weight=None, reduction="mean"))]
-fn binary_cross_entropy_with_logits(
+pub(crate) fn binary_cross_entropy_with_logits(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     target: PyRef<'_, PyTensor>,
@@ -100,7 +101,7 @@ fn binary_cross_entropy_with_logits(
 /// Negative log-likelihood of class indices (`NllLossBackward0`).
 #[pyfunction]
 #[pyo3(signature = (input, target, weight=None, reduction="mean", ignore_index=-100))]
-fn nll_loss(
+pub(crate) fn nll_loss(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     target: PyRef<'_, PyTensor>,
@@ -118,7 +119,7 @@ fn nll_loss(
 
 /// Hardtanh (`HardtanhBackward0`).
 #[pyfunction]
-fn hardtanh(
+pub(crate) fn hardtanh(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     min_val: f64,
@@ -130,7 +131,7 @@ fn hardtanh(
 /// `threshold(input, threshold, value)`: `x` where `x > threshold`, else `value`
 /// (`ThresholdBackward0`).
 #[pyfunction]
-fn threshold(
+pub(crate) fn threshold(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     threshold: f64,
@@ -142,7 +143,7 @@ fn threshold(
 /// `threshold_(input, threshold, value)`: `threshold` in place (`ThresholdBackward1`); returns
 /// `input`.
 #[pyfunction]
-fn threshold_<'py>(
+pub(crate) fn threshold_<'py>(
     input: &Bound<'py, PyTensor>,
     threshold: f64,
     value: f64,
@@ -153,31 +154,39 @@ fn threshold_<'py>(
 
 /// CELU (`CeluBackward0`).
 #[pyfunction]
-fn celu(py: Python<'_>, input: PyRef<'_, PyTensor>, alpha: f64) -> PyResult<Py<PyAny>> {
+pub(crate) fn celu(py: Python<'_>, input: PyRef<'_, PyTensor>, alpha: f64) -> PyResult<Py<PyAny>> {
     to_object(py, run(|| input.inner.celu(alpha))?)
 }
 
 /// Hard shrinkage (`HardshrinkBackward0`).
 #[pyfunction]
-fn hardshrink(py: Python<'_>, input: PyRef<'_, PyTensor>, lambd: f64) -> PyResult<Py<PyAny>> {
+pub(crate) fn hardshrink(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    lambd: f64,
+) -> PyResult<Py<PyAny>> {
     to_object(py, run(|| input.inner.hardshrink(lambd))?)
 }
 
 /// Soft shrinkage (`SoftshrinkBackward0`).
 #[pyfunction]
-fn softshrink(py: Python<'_>, input: PyRef<'_, PyTensor>, lambd: f64) -> PyResult<Py<PyAny>> {
+pub(crate) fn softshrink(
+    py: Python<'_>,
+    input: PyRef<'_, PyTensor>,
+    lambd: f64,
+) -> PyResult<Py<PyAny>> {
     to_object(py, run(|| input.inner.softshrink(lambd))?)
 }
 
 /// Gated linear unit along `dim` (`GluBackward0`).
 #[pyfunction]
-fn glu(py: Python<'_>, input: PyRef<'_, PyTensor>, dim: isize) -> PyResult<Py<PyAny>> {
+pub(crate) fn glu(py: Python<'_>, input: PyRef<'_, PyTensor>, dim: isize) -> PyResult<Py<PyAny>> {
     to_object(py, run(|| input.inner.glu(dim))?)
 }
 
 /// Parametric ReLU (`PreluKernelBackward0`).
 #[pyfunction]
-fn prelu(
+pub(crate) fn prelu(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     weight: PyRef<'_, PyTensor>,
@@ -189,7 +198,7 @@ fn prelu(
 /// in evaluation.
 #[pyfunction]
 #[pyo3(signature = (input, lower, upper, training, generator=None))]
-fn rrelu(
+pub(crate) fn rrelu(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     lower: f64,
@@ -208,7 +217,7 @@ macro_rules! activation {
     ($name:ident, $doc:literal) => {
         #[doc = $doc]
         #[pyfunction]
-        fn $name(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyAny>> {
+        pub(crate) fn $name(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyAny>> {
             to_object(py, run(|| input.inner.$name())?)
         }
     };
@@ -228,7 +237,7 @@ fn opt<'a>(t: &'a Option<PyRef<'_, PyTensor>>) -> Option<&'a crate::core::tensor
 #[pyfunction]
 #[pyo3(signature = (input, hx, cx, w_ih, w_hh, b_ih=None, b_hh=None))]
 #[allow(clippy::too_many_arguments)]
-fn lstm_cell(
+pub(crate) fn lstm_cell(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     hx: PyRef<'_, PyTensor>,
@@ -255,7 +264,7 @@ fn lstm_cell(
 #[pyfunction]
 #[pyo3(signature = (input, hx, cx, w_ih, w_hh, b_ih=None, b_hh=None))]
 #[allow(clippy::too_many_arguments)]
-fn lstm_layer(
+pub(crate) fn lstm_layer(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     hx: PyRef<'_, PyTensor>,
@@ -276,7 +285,7 @@ fn lstm_layer(
 /// One GRU step (one node, `GruCellBackward0`).
 #[pyfunction]
 #[pyo3(signature = (input, hx, w_ih, w_hh, b_ih=None, b_hh=None))]
-fn gru_cell(
+pub(crate) fn gru_cell(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     hx: PyRef<'_, PyTensor>,
@@ -297,7 +306,7 @@ fn gru_cell(
 #[pyfunction]
 #[pyo3(signature = (input, hx, w_ih, w_hh, b_ih=None, b_hh=None, relu=false))]
 #[allow(clippy::too_many_arguments)]
-fn rnn_cell(
+pub(crate) fn rnn_cell(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     hx: PyRef<'_, PyTensor>,
@@ -326,7 +335,7 @@ fn rnn_cell(
 /// [`Tensor::scaled_dot_product_attention`]); the GIL is released while it runs.
 #[pyfunction]
 #[pyo3(signature = (query, key, value, bias, is_causal, scale))]
-fn scaled_dot_product_attention(
+pub(crate) fn scaled_dot_product_attention(
     py: Python<'_>,
     query: PyRef<'_, PyTensor>,
     key: PyRef<'_, PyTensor>,
@@ -342,31 +351,81 @@ fn scaled_dot_product_attention(
     to_object(py, out)
 }
 
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(scaled_dot_product_attention, m)?)?;
-    m.add_function(wrap_pyfunction!(hardtanh, m)?)?;
-    m.add_function(wrap_pyfunction!(lstm_cell, m)?)?;
-    m.add_function(wrap_pyfunction!(lstm_layer, m)?)?;
-    m.add_function(wrap_pyfunction!(gru_cell, m)?)?;
-    m.add_function(wrap_pyfunction!(rnn_cell, m)?)?;
-    m.add_function(wrap_pyfunction!(celu, m)?)?;
-    m.add_function(wrap_pyfunction!(hardshrink, m)?)?;
-    m.add_function(wrap_pyfunction!(softshrink, m)?)?;
-    m.add_function(wrap_pyfunction!(glu, m)?)?;
-    m.add_function(wrap_pyfunction!(prelu, m)?)?;
-    m.add_function(wrap_pyfunction!(rrelu, m)?)?;
-    m.add_function(wrap_pyfunction!(selu, m)?)?;
-    m.add_function(wrap_pyfunction!(threshold, m)?)?;
-    m.add_function(wrap_pyfunction!(threshold_, m)?)?;
-    m.add_function(wrap_pyfunction!(hardsigmoid, m)?)?;
-    m.add_function(wrap_pyfunction!(hardswish, m)?)?;
-    m.add_function(wrap_pyfunction!(mish, m)?)?;
-    m.add_function(wrap_pyfunction!(logsigmoid, m)?)?;
-    m.add_function(wrap_pyfunction!(mse_loss, m)?)?;
-    m.add_function(wrap_pyfunction!(huber_loss, m)?)?;
-    m.add_function(wrap_pyfunction!(smooth_l1_loss, m)?)?;
-    m.add_function(wrap_pyfunction!(binary_cross_entropy, m)?)?;
-    m.add_function(wrap_pyfunction!(binary_cross_entropy_with_logits, m)?)?;
-    m.add_function(wrap_pyfunction!(nll_loss, m)?)?;
-    Ok(())
+/// `F.embedding`'s core: the rows of `weight` at `indices` (`EmbeddingBackward0`; no
+/// gradient for the row `padding_idx`; each row's gradient divided by its count when
+/// `scale_grad_by_freq`). The argument checks and `max_norm` are in `nn.functional`.
+#[pyfunction]
+#[pyo3(signature = (weight, indices, padding_idx=None, scale_grad_by_freq=false, sparse=false))]
+pub(crate) fn _embedding(
+    weight: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    padding_idx: Option<usize>,
+    scale_grad_by_freq: bool,
+    sparse: bool,
+) -> PyResult<Py<PyAny>> {
+    let w = tensor_arg(weight, "embedding() argument 'weight'")?;
+    let i = tensor_arg(indices, "embedding() argument 'indices'")?;
+    let out = run(|| w.embedding_as(&i, padding_idx, scale_grad_by_freq, sparse))?;
+    to_object(weight.py(), out)
+}
+
+/// `embedding_bag(weight, indices, offsets, mode, ...)` (`EmbeddingBagBackward0`): one row
+/// per bag of the weight's rows at the 1-D `indices`, cut into bags by `offsets` and reduced
+/// by `mode` (0 sum, 1 mean, 2 max). The argument order and the 2-D input are `nn.functional`'s.
+#[pyfunction]
+#[pyo3(signature = (weight, indices, offsets, mode, per_sample_weights=None, include_last_offset=false, padding_idx=None, scale_grad_by_freq=false, sparse=false))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn _embedding_bag(
+    weight: &Bound<'_, PyAny>,
+    indices: &Bound<'_, PyAny>,
+    offsets: &Bound<'_, PyAny>,
+    mode: u8,
+    per_sample_weights: Option<&Bound<'_, PyAny>>,
+    include_last_offset: bool,
+    padding_idx: Option<usize>,
+    scale_grad_by_freq: bool,
+    sparse: bool,
+) -> PyResult<Py<PyAny>> {
+    use crate::ops::nn::embedding::{BagMode, BagOptions};
+    let w = tensor_arg(weight, "embedding_bag() argument 'weight'")?;
+    let i = tensor_arg(indices, "embedding_bag() argument 'indices'")?;
+    let o = tensor_arg(offsets, "embedding_bag() argument 'offsets'")?;
+    let mode = match mode {
+        0 => BagMode::Sum,
+        1 => BagMode::Mean,
+        2 => BagMode::Max,
+        _ => {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "mode has to be one of sum, mean or max",
+            ))
+        }
+    };
+    let options = BagOptions {
+        per_sample_weights: per_sample_weights
+            .map(|p| tensor_arg(p, "embedding_bag() argument 'per_sample_weights'"))
+            .transpose()?,
+        include_last_offset,
+        padding_idx,
+        scale_grad_by_freq,
+        sparse,
+    };
+    let out = run(|| w.embedding_bag(&i, &o, mode, &options))?;
+    to_object(weight.py(), out)
+}
+
+/// `(*, C·r², H, W) → (*, C, H·r, W·r)`: `torch.pixel_shuffle` (`PixelShuffleBackward0`).
+#[pyfunction]
+pub(crate) fn pixel_shuffle(input: &Bound<'_, PyAny>, upscale_factor: i64) -> PyResult<Py<PyAny>> {
+    let x = tensor_arg(input, "pixel_shuffle(): argument 'input'")?;
+    to_object(input.py(), run(|| x.pixel_shuffle(upscale_factor))?)
+}
+
+/// `(*, C, H·r, W·r) → (*, C·r², H, W)`: `torch.pixel_unshuffle` (`PixelUnshuffleBackward0`).
+#[pyfunction]
+pub(crate) fn pixel_unshuffle(
+    input: &Bound<'_, PyAny>,
+    downscale_factor: i64,
+) -> PyResult<Py<PyAny>> {
+    let x = tensor_arg(input, "pixel_unshuffle(): argument 'input'")?;
+    to_object(input.py(), run(|| x.pixel_unshuffle(downscale_factor))?)
 }

@@ -6,7 +6,7 @@
 //! first time a node of its kind reaches Python and kept in a cache; the hot path (recording
 //! ops) never touches Python.
 
-use super::functions::{clear_hook_slots, from_py_err, hook_handle, visit_hook_slots, HookSlot};
+use super::hooks::{clear_hook_slots, from_py_err, hook_handle, visit_hook_slots, HookSlot};
 use super::run_unnamed;
 use super::tensor::{to_object, PyTensor};
 use crate::autograd::{Node, NodePostHook, NodePreHook, RawSaved};
@@ -272,14 +272,14 @@ impl PySavedTensor {
     /// Packs this saved tensor now with `pack_hook`; the backward pass reads it back through
     /// `unpack_hook` (once per saved tensor, as PyTorch).
     fn register_hooks(&self, pack_hook: Py<PyAny>, unpack_hook: Py<PyAny>) -> PyResult<()> {
-        let hook = super::functions::py_pack_hook(pack_hook, unpack_hook);
+        let hook = super::hooks::py_pack_hook(pack_hook, unpack_hook);
         run_unnamed(|| self.node.register_saved_hooks(self.index, &hook))
     }
 }
 
 /// The Python value and unpack hook of a saved tensor packed by Python hooks.
-fn packed_parts(p: &Arc<dyn crate::autograd::PackedTensor>) -> Option<&super::functions::PyPacked> {
-    p.as_any().downcast_ref::<super::functions::PyPacked>()
+fn packed_parts(p: &Arc<dyn crate::autograd::PackedTensor>) -> Option<&super::hooks::PyPacked> {
+    p.as_any().downcast_ref::<super::hooks::PyPacked>()
 }
 
 /// PyTorch's names of the saved slots of nodes whose saves are not rows of the pointwise

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 /// Layer normalization over the trailing `normalized_shape` (`NativeLayerNormBackward0`).
 #[pyfunction]
 #[pyo3(signature = (input, normalized_shape, weight=None, bias=None, eps=1e-5))]
-fn layer_norm(
+pub(crate) fn layer_norm(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     normalized_shape: Vec<i64>,
@@ -39,7 +39,7 @@ fn inner<'a>(t: &'a Option<PyRef<'_, PyTensor>>) -> Option<&'a Tensor> {
 #[pyfunction]
 #[pyo3(signature = (input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=true, momentum=0.1, eps=1e-5))]
 #[allow(clippy::too_many_arguments)]
-fn instance_norm(
+pub(crate) fn instance_norm(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     running_mean: Option<PyRef<'_, PyTensor>>,
@@ -69,7 +69,7 @@ fn instance_norm(
 #[pyfunction]
 #[pyo3(signature = (input, running_mean, running_var, weight=None, bias=None, training=false, momentum=0.1, eps=1e-5))]
 #[allow(clippy::too_many_arguments)]
-fn batch_norm(
+pub(crate) fn batch_norm(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     running_mean: Option<PyRef<'_, PyTensor>>,
@@ -99,7 +99,7 @@ fn batch_norm(
 /// Group normalization (`NativeGroupNormBackward0`).
 #[pyfunction]
 #[pyo3(signature = (input, num_groups, weight=None, bias=None, eps=1e-5))]
-fn group_norm(
+pub(crate) fn group_norm(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     num_groups: usize,
@@ -117,7 +117,7 @@ fn group_norm(
 /// RMS normalization over the trailing `normalized_shape` (PyTorch's composite graph).
 #[pyfunction]
 #[pyo3(signature = (input, normalized_shape, weight=None, eps=None))]
-fn rms_norm(
+pub(crate) fn rms_norm(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     normalized_shape: Vec<i64>,
@@ -126,14 +126,4 @@ fn rms_norm(
 ) -> PyResult<Py<PyAny>> {
     let w = weight.as_ref().map(|t| &*t.inner);
     to_object(py, run(|| input.inner.rms_norm(&normalized_shape, w, eps))?)
-}
-
-/// Adds the normalization functions to the module.
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(layer_norm, m)?)?;
-    m.add_function(wrap_pyfunction!(batch_norm, m)?)?;
-    m.add_function(wrap_pyfunction!(instance_norm, m)?)?;
-    m.add_function(wrap_pyfunction!(group_norm, m)?)?;
-    m.add_function(wrap_pyfunction!(rms_norm, m)?)?;
-    Ok(())
 }

@@ -251,7 +251,7 @@ fn run_named(name: &str, settings: &Settings, items: &mut [Item]) -> Result<()> 
 /// place). Returns, per parameter, a dict of the entries to add to its state (the tensors the
 /// rule made, such as SGD's momentum buffer on its first step), or None.
 #[pyfunction]
-fn _optim_step(
+pub(crate) fn _optim_step(
     py: Python<'_>,
     name: &str,
     params: Vec<PyRef<'_, PyTensor>>,
@@ -299,10 +299,4 @@ fn _optim_step(
             Ok(Some(dict.unbind()))
         })
         .collect()
-}
-
-/// Adds the optimizer-step function to the module.
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(_optim_step, m)?)?;
-    Ok(())
 }

@@ -109,10 +109,6 @@ macro_rules! bind_binary_ops {
 
             /// Adds the functions to the module.
             pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-                m.add_function(wrap_pyfunction!(super::polygamma, m)?)?;
-                m.add_function(wrap_pyfunction!(super::_special_i1, m)?)?;
-                m.add_function(wrap_pyfunction!(super::_special_i0e, m)?)?;
-                m.add_function(wrap_pyfunction!(super::_special_i1e, m)?)?;
                 $(m.add_function(wrap_pyfunction!($name, m)?)?;)*
                 Ok(())
             }

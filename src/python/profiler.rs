@@ -19,13 +19,13 @@ type EventTuple = (
 
 /// Starts recording events (ops called from Python, backward nodes, labelled ranges).
 #[pyfunction]
-fn _profiler_start() {
+pub(crate) fn _profiler_start() {
     profiler::start();
 }
 
 /// Stops recording; returns the events in the order they finished.
 #[pyfunction]
-fn _profiler_stop() -> Vec<EventTuple> {
+pub(crate) fn _profiler_stop() -> Vec<EventTuple> {
     profiler::stop()
         .into_iter()
         .map(|e| {
@@ -46,13 +46,13 @@ fn _profiler_stop() -> Vec<EventTuple> {
 
 /// Opens a labelled range on this thread (`record_function.__enter__`).
 #[pyfunction]
-fn _profiler_push(name: String) {
+pub(crate) fn _profiler_push(name: String) {
     profiler::push(|| name);
 }
 
 /// Closes the innermost range on this thread (`record_function.__exit__`).
 #[pyfunction]
-fn _profiler_pop() {
+pub(crate) fn _profiler_pop() {
     profiler::pop();
 }
 
@@ -60,23 +60,12 @@ fn _profiler_pop() {
 /// this thread opens takes them; `None` forgets them.
 #[pyfunction]
 #[pyo3(signature = (shapes))]
-fn _profiler_note_inputs(shapes: Option<Vec<Vec<i64>>>) {
+pub(crate) fn _profiler_note_inputs(shapes: Option<Vec<Vec<i64>>>) {
     profiler::note_input_shapes(shapes);
 }
 
 /// Whether the profiler is recording.
 #[pyfunction]
-fn _profiler_enabled() -> bool {
+pub(crate) fn _profiler_enabled() -> bool {
     profiler::is_enabled()
-}
-
-/// Adds the profiler functions to the module.
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(_profiler_start, m)?)?;
-    m.add_function(wrap_pyfunction!(_profiler_stop, m)?)?;
-    m.add_function(wrap_pyfunction!(_profiler_push, m)?)?;
-    m.add_function(wrap_pyfunction!(_profiler_pop, m)?)?;
-    m.add_function(wrap_pyfunction!(_profiler_enabled, m)?)?;
-    m.add_function(wrap_pyfunction!(_profiler_note_inputs, m)?)?;
-    Ok(())
 }

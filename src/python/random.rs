@@ -2,7 +2,7 @@
 //! functions that take `generator=` (`rand`, `randn`, `randint`, `randperm`).
 
 use super::convert::{device_arg, dtype_arg, size_args};
-use super::functions::finish;
+use super::creation::finish;
 use super::run;
 use super::tensor::PyTensor;
 use crate::core::dtype::DType;
@@ -136,7 +136,7 @@ pub(crate) fn generator_arg(gen: Option<&Bound<'_, PyAny>>) -> PyResult<Option<S
 
 /// Seeds the default generator; returns it.
 #[pyfunction]
-fn manual_seed(py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<Py<PyGenerator>> {
+pub(crate) fn manual_seed(py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<Py<PyGenerator>> {
     crate::manual_seed(seed_arg(seed)?);
     Py::new(
         py,
@@ -148,7 +148,7 @@ fn manual_seed(py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<Py<PyGenerat
 
 /// Reseeds the default generator from the operating system's randomness; returns the seed.
 #[pyfunction]
-fn seed() -> u64 {
+pub(crate) fn seed() -> u64 {
     let seed = fresh_seed();
     crate::manual_seed(seed);
     seed
@@ -156,7 +156,7 @@ fn seed() -> u64 {
 
 /// The seed the default generator's stream started from.
 #[pyfunction]
-fn initial_seed() -> u64 {
+pub(crate) fn initial_seed() -> u64 {
     default_generator().lock().initial_seed()
 }
 
@@ -165,7 +165,7 @@ macro_rules! random {
         #[doc = $doc]
         #[pyfunction]
         #[pyo3(signature = (*size, generator=None, dtype=None, device=None, requires_grad=false))]
-        fn $name(
+        pub(crate) fn $name(
             size: &Bound<'_, PyTuple>,
             generator: Option<&Bound<'_, PyAny>>,
             dtype: Option<&Bound<'_, PyAny>>,
@@ -190,7 +190,7 @@ random!(randn, randn, "Standard normal samples.");
 #[pyfunction]
 #[pyo3(signature = (*args, low=None, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=false))]
 #[allow(clippy::too_many_arguments)]
-fn randint(
+pub(crate) fn randint(
     args: &Bound<'_, PyTuple>,
     low: Option<&Bound<'_, PyAny>>,
     high: Option<&Bound<'_, PyAny>>,
@@ -235,7 +235,7 @@ fn randint(
 /// `randperm(n)`: a random permutation of `0..n` (int64 unless `dtype` says otherwise).
 #[pyfunction]
 #[pyo3(signature = (n, *, generator=None, dtype=None, device=None, requires_grad=false))]
-fn randperm(
+pub(crate) fn randperm(
     n: i64,
     generator: Option<&Bound<'_, PyAny>>,
     dtype: Option<&Bound<'_, PyAny>>,
@@ -258,7 +258,7 @@ fn randperm(
 /// `input` (or the number `p` for every element).
 #[pyfunction]
 #[pyo3(signature = (input, p=None, *, generator=None))]
-fn bernoulli(
+pub(crate) fn bernoulli(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     p: Option<f64>,
@@ -271,7 +271,7 @@ fn bernoulli(
 /// drawn with the weights in each row of `input`.
 #[pyfunction]
 #[pyo3(signature = (input, num_samples, replacement=false, *, generator=None))]
-fn multinomial(
+pub(crate) fn multinomial(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
     num_samples: i64,
@@ -287,9 +287,8 @@ fn multinomial(
     )
 }
 
-/// Adds the random functions, `Generator` and `default_generator` to the module.
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyGenerator>()?;
+/// Adds `default_generator` to the module.
+pub(crate) fn add_default_generator(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add(
         "default_generator",
         Py::new(
@@ -299,14 +298,5 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
             },
         )?,
     )?;
-    m.add_function(wrap_pyfunction!(manual_seed, m)?)?;
-    m.add_function(wrap_pyfunction!(seed, m)?)?;
-    m.add_function(wrap_pyfunction!(initial_seed, m)?)?;
-    m.add_function(wrap_pyfunction!(rand, m)?)?;
-    m.add_function(wrap_pyfunction!(randn, m)?)?;
-    m.add_function(wrap_pyfunction!(randint, m)?)?;
-    m.add_function(wrap_pyfunction!(randperm, m)?)?;
-    m.add_function(wrap_pyfunction!(bernoulli, m)?)?;
-    m.add_function(wrap_pyfunction!(multinomial, m)?)?;
     Ok(())
 }

@@ -198,10 +198,3 @@ pub(crate) fn bucketize(
     let values = search_values(input, &b)?;
     wrap(run(|| b.searchsorted(&values, right)))
 }
-
-/// Adds the functions to the module.
-pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(searchsorted, m)?)?;
-    m.add_function(wrap_pyfunction!(bucketize, m)?)?;
-    Ok(())
-}

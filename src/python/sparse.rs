@@ -22,7 +22,7 @@ fn data_arg(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
 #[pyfunction]
 #[pyo3(signature = (indices, values, size=None, *, dtype=None, device=None, pin_memory=false, requires_grad=false, check_invariants=None, is_coalesced=None))]
 #[allow(clippy::too_many_arguments)]
-fn sparse_coo_tensor(
+pub(crate) fn sparse_coo_tensor(
     indices: &Bound<'_, PyAny>,
     values: &Bound<'_, PyAny>,
     size: Option<Vec<usize>>,
@@ -178,14 +178,8 @@ impl PyTensor {
 /// `torch.sparse.mm(mat1, mat2)`: the product, a sparse `mat1`'s gradient sparse
 /// (`SparseAddmmBackward0`).
 #[pyfunction]
-fn _sparse_mm(mat1: &Bound<'_, PyAny>, mat2: &Bound<'_, PyAny>) -> TResult {
+pub(crate) fn _sparse_mm(mat1: &Bound<'_, PyAny>, mat2: &Bound<'_, PyAny>) -> TResult {
     let a = super::convert::tensor_arg(mat1, "sparse.mm() argument 'mat1'")?;
     let b = super::convert::tensor_arg(mat2, "sparse.mm() argument 'mat2'")?;
     wrap(run(|| a.sparse_mm(&b)))
-}
-
-pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(sparse_coo_tensor, m)?)?;
-    m.add_function(wrap_pyfunction!(_sparse_mm, m)?)?;
-    Ok(())
 }

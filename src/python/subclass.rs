@@ -3,8 +3,8 @@
 //! dispatch] in `core::dispatch`).
 
 use super::convert::{dtype_arg, dtype_object};
-use super::functions::{from_py_err, py_type};
 use super::tensor::{to_object, PyTensor};
+use super::{functions::py_type, hooks::from_py_err};
 use crate::core::dispatch::{self, Arg, Call};
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
@@ -23,7 +23,7 @@ pub(crate) struct PySubclass {
 
 /// A core tensor on its way into a new object of a Python subclass (through
 /// `Tensor.__new__(cls, pending)`, the only way to make an object of a Python-defined type).
-#[pyclass(frozen)]
+#[pyclass(frozen, name = "_PendingTensor", module = "ferrograd._core")]
 pub(crate) struct PendingTensor(pub(crate) Tensor);
 
 /// A new object of `cls` (a subclass of `Tensor`) for `t`, registered as `t`'s object.

@@ -28,7 +28,7 @@ pub struct PyTensor {
     registered: AtomicBool,
     /// The Python hooks registered through this object, shown to Python's cycle collector
     /// (see Note [Hooks and the cycle collector]).
-    pub(super) hooks: std::sync::Mutex<Vec<(u64, super::functions::HookSlot)>>,
+    pub(super) hooks: std::sync::Mutex<Vec<(u64, super::hooks::HookSlot)>>,
     /// The Python object last handed out as `.grad`, kept while it stands for the current
     /// gradient, so the gradient's object lives as long as the gradient does (PyTorch's
     /// PyObject preservation: `weakref.ref(x.grad)` stays alive, `id(x.grad)` is stable).
@@ -59,7 +59,7 @@ impl PyTensor {
         &self,
         py: Python<'_>,
         id: u64,
-        slot: super::functions::HookSlot,
+        slot: super::hooks::HookSlot,
     ) -> PyResult<Py<PyAny>> {
         if self.inner.is_leaf() {
             self.hooks
@@ -78,7 +78,7 @@ impl PyTensor {
         } else if let Some(edge) = self.inner.meta().grad_fn.clone() {
             super::node::keep_node_hook(&edge.node, id, slot);
         }
-        let handle = super::functions::hook_handle(py)?;
+        let handle = super::hooks::hook_handle(py)?;
         Ok(handle
             .call1((to_object(py, self.inner.clone())?, id))?
             .unbind())
@@ -374,14 +374,14 @@ impl PyTensor {
         if std::sync::Arc::strong_count(&self.inner.0) != 1 {
             return Ok(());
         }
-        super::functions::visit_hook_slots(&self.hooks, &visit)
+        super::hooks::visit_hook_slots(&self.hooks, &visit)
     }
 
     fn __clear__(&self) {
         if std::sync::Arc::strong_count(&self.inner.0) != 1 {
             return; // it reported nothing: the hooks may still run for another holder
         }
-        super::functions::clear_hook_slots(&self.hooks);
+        super::hooks::clear_hook_slots(&self.hooks);
     }
 
     /// The shape, as `ferrograd.Size`.

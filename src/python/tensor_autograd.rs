@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 impl PyTensor {
     /// Registers a hook run on this tensor's gradient; it may return a replacement.
     fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
-        let (hook, slot) = super::functions::python_hook(hook);
+        let (hook, slot) = super::hooks::python_hook(hook);
         let id = run(|| self.inner.register_hook(hook))?;
         self.keep_leaf_hook(py, id, slot)
     }
@@ -23,7 +23,7 @@ impl PyTensor {
         py: Python<'_>,
         hook: Py<PyAny>,
     ) -> PyResult<Py<PyAny>> {
-        let (hook, slot) = super::functions::python_post_accumulate_hook(hook);
+        let (hook, slot) = super::hooks::python_post_accumulate_hook(hook);
         let id = run(|| self.inner.register_post_accumulate_grad_hook(hook))?;
         self.keep_leaf_hook(py, id, slot)
     }
@@ -317,7 +317,7 @@ impl PyTensor {
         create_graph: bool,
         inputs: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        if super::functions::autograd_logging() {
+        if super::settings::autograd_logging() {
             // the engine's log is attached by autograd.backward (Python)
             let backward = py.import("ferrograd.autograd")?.getattr("backward")?;
             backward.call1((slf, gradient, retain_graph, create_graph, inputs))?;
@@ -329,10 +329,10 @@ impl PyTensor {
             _ => None,
         };
         if create_graph {
-            super::functions::warn_create_graph_cycle(py)?;
+            super::settings::warn_create_graph_cycle(py)?;
         }
         if let Some(inputs) = inputs.filter(|i| !i.is_none()) {
-            let inputs = super::functions::tensor_list(inputs, "inputs")?;
+            let inputs = super::engine::tensor_list(inputs, "inputs")?;
             let (roots, gradients) = ([me], [gradient]);
             return py.detach(move || {
                 run(|| {

@@ -3,7 +3,7 @@
 //! ferrograd refuses (`int`, `half`), `stride`, `storage_offset`, `element_size`.
 
 use super::convert::{dtype_arg, scalar_arg, size_args, tensor_from_data};
-use super::functions::finish;
+use super::creation::finish;
 use super::run;
 use super::tensor::{to_object, PyTensor};
 use crate::core::tensor::Tensor;
@@ -139,7 +139,7 @@ impl PyTensor {
     ) -> PyResult<Py<PyAny>> {
         let _ = pin_memory; // nothing to pin without a GPU
         let dtype = dtype_arg(dtype)?.unwrap_or(self.inner.dtype());
-        super::functions::strided_tensor(size, stride, dtype, layout, device, requires_grad)
+        super::creation::strided_tensor(size, stride, dtype, layout, device, requires_grad)
     }
 
     /// `fill_value` everywhere in a tensor of `size`, with this tensor's dtype.

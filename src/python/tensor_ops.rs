@@ -460,7 +460,7 @@ pub(crate) mod functions {
         super::super::convert::device_arg(device)?;
         let dtype = dtype_arg(dtype)?.unwrap_or_else(crate::core::dtype::default_float);
         let t = run(|| Tensor::eye(n, m, dtype))?;
-        super::super::functions::finish(t, requires_grad)
+        super::super::creation::finish(t, requires_grad)
     }
 
     /// `nn.functional.linear(input, weight, bias=None)`: `input @ weight.T + bias`, recorded
@@ -486,16 +486,6 @@ pub(crate) mod functions {
     pub(crate) fn svdvals(input: &Bound<'_, PyAny>) -> TResult {
         let a = tensor_arg(input, "linalg.svdvals(): argument 'A'")?;
         wrap(run(|| a.svdvals()))
-    }
-
-    /// Adds the functions to the module.
-    pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-        m.add_function(wrap_pyfunction!(linear, m)?)?;
-        m.add_function(wrap_pyfunction!(svdvals, m)?)?;
-        m.add_function(wrap_pyfunction!(remainder, m)?)?;
-        m.add_function(wrap_pyfunction!(floor_divide, m)?)?;
-        m.add_function(wrap_pyfunction!(eye, m)?)?;
-        Ok(())
     }
 }
 
