@@ -222,7 +222,6 @@ fn vector_code_and_feature_detection_live_in_cpu() {
 const LONG_FILES: &[(&str, usize)] = &[
     ("ops/nn/normalization.rs", 881),
     ("cpu/sgemm.rs", 1463),
-    ("ops/reduce/reduction.rs", 1076),
     ("ops/nn/pooling.rs", 1036),
 ];
 
