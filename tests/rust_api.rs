@@ -421,3 +421,43 @@ fn embedding_bag_from_rust() -> Result<()> {
     );
     Ok(())
 }
+
+/// Smooth values away from zero, for the normalization tests.
+fn norm_values(n: usize, phase: f64) -> Vec<f64> {
+    (0..n)
+        .map(|i| 3.0 + (1.3 * i as f64 + phase).sin())
+        .collect()
+}
+
+/// Layer norm against its definition, and its statistics.
+#[test]
+fn layer_norm_normalizes_rows() {
+    let data = norm_values(12, 0.4);
+    let x = Tensor::from_vec(data.clone(), &[3, 4]).unwrap();
+    let y = x
+        .layer_norm(&[4], None, None, 1e-5)
+        .unwrap()
+        .to_vec::<f64>()
+        .unwrap();
+    for (row, out) in data.chunks(4).zip(y.chunks(4)) {
+        let mean = row.iter().sum::<f64>() / 4.0;
+        let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / 4.0;
+        for (v, o) in row.iter().zip(out) {
+            assert!((o - (v - mean) / (var + 1e-5).sqrt()).abs() < 1e-12);
+        }
+    }
+}
+
+/// Batch norm in training writes the running statistics (unbiased variance) in place.
+#[test]
+fn batch_norm_updates_running_statistics() {
+    let x = Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 5.0], &[2, 2]).unwrap();
+    let (rm, rv) = (
+        Tensor::zeros(&[2], DType::Float64),
+        Tensor::ones(&[2], DType::Float64),
+    );
+    x.batch_norm(None, None, Some(&rm), Some(&rv), true, 0.5, 1e-5)
+        .unwrap();
+    assert_eq!(rm.to_vec::<f64>().unwrap(), vec![1.0, 1.75]);
+    assert_eq!(rv.to_vec::<f64>().unwrap(), vec![1.5, 2.75]);
+}

@@ -1,4 +1,5 @@
-//! The normalization kernels (`layer_norm`, `batch_norm`, `group_norm`, forward and backward)
+//! The normalization kernels (`layer_norm`, `batch_norm`, `group_norm`, forward and backward;
+//! `rms_norm` forward)
 //! over contiguous float32 and float64 groups: statistics in float64 (the mean, then the mean
 //! squared deviation from it while the group is in cache), then one pass over the elements.
 //! Rows run in parallel units; sums over rows go through fixed-size lane arrays, so their
@@ -712,6 +713,48 @@ pub(crate) fn group_norm_backward_kernel<T: Real>(
         .then(|| per_channel(&|s, ch| sums[s * c + ch][1] * rstd[s * groups + ch / per_group]));
     let gb = needs[2].then(|| per_channel(&|s, ch| sums[s * c + ch][0]));
     (gx, gw, gb)
+}
+
+/// `x·rsqrt(mean(x²) + eps)·w` per row of `n`, in one pass a row (no graph).
+pub(crate) fn rms_norm_kernel<T: Real>(
+    x: &[T],
+    (rows, n): (usize, usize),
+    w: Option<&[T]>,
+    eps: f64,
+) -> Vec<T> {
+    let mut out = crate::core::pool::buffer::<T>(x.len());
+    let mut unused: Vec<()> = vec![(); rows];
+    par_rows(
+        rows,
+        rows_per_unit(rows, n),
+        (&mut out, n),
+        (&mut unused, 1),
+        #[inline(always)]
+        |range, out, _| {
+            for (i, r) in range.enumerate() {
+                let row = &x[r * n..(r + 1) * n];
+                let ms = sum_map(row, |v| {
+                    let v = v.to_f64();
+                    v * v
+                }) / n as f64;
+                let scale = T::from_f64(1.0 / (ms + eps).sqrt());
+                let o = &mut out[i * n..(i + 1) * n];
+                match w {
+                    Some(w) => {
+                        for ((o, &v), &w) in o.iter_mut().zip(row).zip(w) {
+                            *o = (v * scale) * w;
+                        }
+                    }
+                    None => {
+                        for (o, &v) in o.iter_mut().zip(row) {
+                            *o = v * scale;
+                        }
+                    }
+                }
+            }
+        },
+    );
+    out
 }
 
 #[cfg(test)]

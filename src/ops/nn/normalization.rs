@@ -23,8 +23,8 @@ use crate::core::layout::{fmt_shape, gather};
 use crate::core::tensor::Tensor;
 use crate::cpu::norm::{
     batch_norm_backward_kernel, batch_norm_kernel, channel_sums, group_norm_backward_kernel,
-    group_norm_kernel, layer_norm_backward_kernel, layer_norm_kernel, par_rows, rows_per_unit,
-    sum_map, ChannelStats, Real,
+    group_norm_kernel, layer_norm_backward_kernel, layer_norm_kernel, rms_norm_kernel,
+    ChannelStats, Real,
 };
 use crate::with_float;
 
@@ -742,48 +742,6 @@ fn group_norm_backward_ops(
 
 // ----- RMS norm -----------------------------------------------------------------------------
 
-/// `x·rsqrt(mean(x²) + eps)·w` per row of `n`, in one pass a row (no graph).
-fn rms_norm_kernel<T: Real>(
-    x: &[T],
-    (rows, n): (usize, usize),
-    w: Option<&[T]>,
-    eps: f64,
-) -> Vec<T> {
-    let mut out = crate::core::pool::buffer::<T>(x.len());
-    let mut unused: Vec<()> = vec![(); rows];
-    par_rows(
-        rows,
-        rows_per_unit(rows, n),
-        (&mut out, n),
-        (&mut unused, 1),
-        #[inline(always)]
-        |range, out, _| {
-            for (i, r) in range.enumerate() {
-                let row = &x[r * n..(r + 1) * n];
-                let ms = sum_map(row, |v| {
-                    let v = v.to_f64();
-                    v * v
-                }) / n as f64;
-                let scale = T::from_f64(1.0 / (ms + eps).sqrt());
-                let o = &mut out[i * n..(i + 1) * n];
-                match w {
-                    Some(w) => {
-                        for ((o, &v), &w) in o.iter_mut().zip(row).zip(w) {
-                            *o = (v * scale) * w;
-                        }
-                    }
-                    None => {
-                        for (o, &v) in o.iter_mut().zip(row) {
-                            *o = v * scale;
-                        }
-                    }
-                }
-            }
-        },
-    );
-    out
-}
-
 /// `m + eps` recorded as PyTorch's `add(Tensor, Scalar)` (`AddBackward1`, one input).
 fn add_eps(m: &Tensor, eps: f64) -> Result<Tensor> {
     let out = no_grad(|| m.add_scalar(eps))?;
@@ -833,49 +791,5 @@ impl Tensor {
             let out = with_elements(self, |x: &[T]| rms_norm_kernel(x, (rows, n), w.as_deref(), eps));
             Tensor::from_vec(out, self.shape())
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn values(n: usize, phase: f64) -> Vec<f64> {
-        (0..n)
-            .map(|i| 3.0 + (1.3 * i as f64 + phase).sin())
-            .collect()
-    }
-
-    /// Layer norm against its definition, and its statistics.
-    #[test]
-    fn layer_norm_normalizes_rows() {
-        let data = values(12, 0.4);
-        let x = Tensor::from_vec(data.clone(), &[3, 4]).unwrap();
-        let y = x
-            .layer_norm(&[4], None, None, 1e-5)
-            .unwrap()
-            .to_vec::<f64>()
-            .unwrap();
-        for (row, out) in data.chunks(4).zip(y.chunks(4)) {
-            let mean = row.iter().sum::<f64>() / 4.0;
-            let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / 4.0;
-            for (v, o) in row.iter().zip(out) {
-                assert!((o - (v - mean) / (var + 1e-5).sqrt()).abs() < 1e-12);
-            }
-        }
-    }
-
-    /// Batch norm in training writes the running statistics (unbiased variance) in place.
-    #[test]
-    fn batch_norm_updates_running_statistics() {
-        let x = Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 5.0], &[2, 2]).unwrap();
-        let (rm, rv) = (
-            Tensor::zeros(&[2], DType::Float64),
-            Tensor::ones(&[2], DType::Float64),
-        );
-        x.batch_norm(None, None, Some(&rm), Some(&rv), true, 0.5, 1e-5)
-            .unwrap();
-        assert_eq!(rm.to_vec::<f64>().unwrap(), vec![1.0, 1.75]);
-        assert_eq!(rv.to_vec::<f64>().unwrap(), vec![1.5, 2.75]);
     }
 }
