@@ -15,6 +15,7 @@ pub mod lstm;
 pub mod moments;
 pub mod norm;
 pub mod parallel;
+pub mod pool;
 pub mod sgemm;
 #[cfg(target_arch = "x86_64")]
 pub mod sgemm_avx2;

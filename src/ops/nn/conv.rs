@@ -482,7 +482,7 @@ impl Im2Col {
     }
 }
 
-impl crate::ops::nn::pooling::Adjoint for Im2Col {
+impl crate::ops::nn::Adjoint for Im2Col {
     fn apply(&self, x: &Tensor) -> Result<Tensor> {
         let g = self.g;
         let x = dense(x);
@@ -623,7 +623,7 @@ impl Tensor {
             dilation: d,
             spatial: 2,
         };
-        crate::ops::nn::pooling::linear_op(Arc::new(Im2Col { g, batched }), self, false, None)
+        crate::ops::nn::linear_op(Arc::new(Im2Col { g, batched }), self, false, None)
     }
 
     /// `F.fold`: sums columns `(N, C·kh·kw, L)` (or `(C·kh·kw, L)`) back into an image of
@@ -709,6 +709,6 @@ impl Tensor {
             dilation: d,
             spatial: 2,
         };
-        crate::ops::nn::pooling::linear_op(Arc::new(Im2Col { g, batched }), self, true, None)
+        crate::ops::nn::linear_op(Arc::new(Im2Col { g, batched }), self, true, None)
     }
 }

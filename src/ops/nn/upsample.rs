@@ -4,13 +4,13 @@
 //! pixels are picked) and node names (`UpsampleNearest2DBackward0`,
 //! `UpsampleBicubic2DAaBackward0`, ...). Each is a separable linear map — every output
 //! position takes a few weighted taps per axis — recorded with its adjoint as gradient (see
-//! `pooling::linear_op`), so every order differentiates.
+//! `nn::linear_op`), so every order differentiates.
 
 use crate::core::dtype::{DType, Element, Float, Num};
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::{cast, map};
-use crate::ops::nn::pooling::{linear_op, Adjoint};
+use crate::ops::nn::{linear_op, Adjoint};
 use crate::ops::{dense, slice_of};
 use std::sync::Arc;
 
