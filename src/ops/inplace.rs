@@ -11,8 +11,9 @@ use crate::core::layout::fmt_shape;
 use crate::core::storage::Storage;
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::write_into;
-use crate::ops::pointwise::arithmetic::{binary, BinaryOp, Operand};
+use crate::ops::pointwise::arithmetic::{binary, BinaryOp};
 use crate::ops::shape::strided::copy_slices;
+use crate::ops::Operand;
 
 /// Called with each tensor an in-place op is about to write into (see [`set_write_observer`]).
 pub type WriteObserver = std::rc::Rc<dyn Fn(&Tensor) -> Result<()>>;

@@ -32,11 +32,30 @@ pub mod reduce;
 pub mod shape;
 pub mod sparse;
 
-pub use pointwise::arithmetic::{BinaryOp, Operand};
+pub use pointwise::arithmetic::BinaryOp;
 pub use shape::subscript::IndexItem;
 
-use crate::core::dtype::{DType, Element, Num};
+use crate::core::dtype::{DType, Element, Num, Scalar};
 use crate::core::tensor::Tensor;
+
+/// One side of a binary op: a tensor or a Python number.
+#[derive(Clone, Copy, Debug)]
+pub enum Operand<'a> {
+    /// A tensor operand.
+    Tensor(&'a Tensor),
+    /// A scalar operand (takes part in type promotion by category only).
+    Scalar(Scalar),
+}
+
+impl<'a> Operand<'a> {
+    /// The tensor, if this operand is one (as the list of an op's tensor inputs).
+    pub fn tensors(self) -> Vec<&'a Tensor> {
+        match self {
+            Operand::Tensor(t) => vec![t],
+            Operand::Scalar(_) => vec![],
+        }
+    }
+}
 
 /// Element types with the arithmetic the binary kernels need.
 pub trait Arith: Num + std::ops::Div<Output = Self> + crate::core::buffer::BufferElement {

@@ -37,7 +37,8 @@
 use crate::core::dtype::Scalar;
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
-use crate::ops::pointwise::arithmetic::{binary, BinaryOp, Operand};
+use crate::ops::pointwise::arithmetic::{binary, BinaryOp};
+use crate::ops::Operand;
 
 /// `lhs op rhs` for two tensors.
 fn tensors(op: BinaryOp, lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {

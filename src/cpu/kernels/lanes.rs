@@ -118,6 +118,19 @@ pub fn zip_lane_blocks<T: BufferElement + Copy + Default>(
     Tensor::from_vec(out, a.shape()).expect("same shape")
 }
 
+/// `block` over `a` and `b` taken as blocks of their last-dimension lanes (see
+/// the `*_lanes` kernels of [`crate::cpu::activation`]), when both are contiguous, of one shape and not 0-d: an elementwise
+/// formula too large for `map`/`zip` to inline, run compiled for wide vectors. `None`
+/// otherwise (the caller maps element by element).
+pub fn in_blocks<T: BufferElement + Copy + Default>(
+    a: &Tensor,
+    b: &Tensor,
+    block: impl Fn(&[T], &[T], &mut [T], usize) + Sync,
+) -> Option<Tensor> {
+    let fits = a.shape() == b.shape() && a.is_contiguous() && b.is_contiguous() && a.dim() > 0;
+    fits.then(|| zip_lane_blocks::<T>(a, b, a.dim() - 1, block))
+}
+
 /// `Σ xs` in sixteen partial sums (so the loop vectorizes), then added pairwise: an order
 /// fixed by the length alone.
 #[inline(always)]

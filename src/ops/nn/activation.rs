@@ -3,19 +3,17 @@
 //! the lane kernels they run are in `crate::cpu::activation`.
 
 use crate::autograd::{is_recording, record, Save};
-use crate::core::buffer::BufferElement;
 use crate::core::dtype::{DType, Element};
 use crate::core::error::{Error, Result};
 use crate::core::layout::normalize_dim;
 use crate::core::tensor::Tensor;
 use crate::cpu::activation::{
-    erf_lanes, gelu_backward_exact, gelu_grad_lanes, gelu_lanes, gelu_slope, gelu_slope_lanes,
-    in_dead_zone, log_softmax_grad_lanes, log_softmax_lanes, mish_grad_lanes, mish_lanes,
-    silu_grad_lanes, silu_lanes, softmax_grad_lanes, softmax_lanes, softplus_grad_block,
-    softplus_lanes,
+    gelu_backward_exact, gelu_grad_lanes, gelu_lanes, gelu_slope, gelu_slope_lanes, in_dead_zone,
+    log_softmax_grad_lanes, log_softmax_lanes, mish_grad_lanes, mish_lanes, silu_grad_lanes,
+    silu_lanes, softmax_grad_lanes, softmax_lanes, softplus_grad_block, softplus_lanes,
 };
 use crate::cpu::fastmath::{gelu_grad_slice, gelu_slice, gelu_slope_slice, FastMath};
-use crate::cpu::kernels::{cast, map, zip, zip_lane_blocks};
+use crate::cpu::kernels::{cast, in_blocks, map, zip, zip_lane_blocks};
 use crate::ops::float_dtype;
 use crate::ops::pointwise::unary::{bool_where, keep_where, mask_where};
 use crate::with_float;
@@ -691,19 +689,6 @@ fn gradient_for_blocks(g: &Tensor, x: &Tensor) -> Result<Tensor> {
     Ok(g)
 }
 
-/// `block` over `a` and `b` taken as blocks of their last-dimension lanes (see
-/// the `*_lanes` kernels of `crate::cpu::activation`), when both are contiguous, of one shape and not 0-d: an elementwise
-/// formula too large for `map`/`zip` to inline, run compiled for wide vectors. `None`
-/// otherwise (the caller maps element by element).
-fn in_blocks<T: BufferElement + Copy + Default>(
-    a: &Tensor,
-    b: &Tensor,
-    block: impl Fn(&[T], &[T], &mut [T], usize) + Sync,
-) -> Option<Tensor> {
-    let fits = a.shape() == b.shape() && a.is_contiguous() && b.is_contiguous() && a.dim() > 0;
-    fits.then(|| zip_lane_blocks::<T>(a, b, a.dim() - 1, block))
-}
-
 /// `kernel` over float32 `a` and `b` in blocks, as [`in_blocks`] runs a lane kernel: the
 /// float32 slice kernels of [`crate::cpu::fastmath`] (AVX2+FMA code where the CPU has it).
 /// `None` where `in_blocks` does not apply.
@@ -713,19 +698,6 @@ fn f32_blocks(
     kernel: impl Fn(&[f32], &[f32], &mut [f32]) + Sync,
 ) -> Option<Tensor> {
     in_blocks::<f32>(a, b, |a, b, out, _| kernel(a, b, out))
-}
-
-/// The error function of `x`'s elements (integers computed in float32), the forward of the
-/// unary table's `erf` row: float32 through [`crate::cpu::fastmath::erf_f32`] compiled for
-/// wide vectors (a closure of it handed to `map` stays a call per element).
-pub(crate) fn erf_forward(x: &Tensor) -> Result<Tensor> {
-    let x = crate::cpu::kernels::cast_ref(x, float_dtype(x.dtype()));
-    Ok(
-        match with_float!(x.dtype(), T => in_blocks(&x, &x, erf_lanes::<T>)) {
-            Some(out) => out,
-            None => with_float!(x.dtype(), T => map(&x, |v: T| v.fast_erf())),
-        },
-    )
 }
 
 impl Tensor {

@@ -8,6 +8,7 @@ use crate::core::error::Result;
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::{cast_ref, map, zip};
 use crate::ops::pointwise::comparison::CompareOp;
+use crate::ops::Operand;
 use crate::ops::{elem, float_dtype, result_type, Arith};
 use crate::with_num;
 
@@ -54,25 +55,6 @@ impl BinaryOp {
             BinaryOp::Mul => "mul_",
             BinaryOp::Div => "div_",
             BinaryOp::Pow => "pow_",
-        }
-    }
-}
-
-/// One side of a binary op: a tensor or a Python number.
-#[derive(Clone, Copy, Debug)]
-pub enum Operand<'a> {
-    /// A tensor operand.
-    Tensor(&'a Tensor),
-    /// A scalar operand (takes part in type promotion by category only).
-    Scalar(Scalar),
-}
-
-impl<'a> Operand<'a> {
-    /// The tensor, if this operand is one (as the list of an op's tensor inputs).
-    pub fn tensors(self) -> Vec<&'a Tensor> {
-        match self {
-            Operand::Tensor(t) => vec![t],
-            Operand::Scalar(_) => vec![],
         }
     }
 }

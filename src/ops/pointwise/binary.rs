@@ -13,7 +13,7 @@ use crate::core::error::{Error, Result};
 use crate::core::grad_mode::GradModeGuard;
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::{cast_ref, zip, zip_into};
-use crate::ops::pointwise::arithmetic::Operand;
+use crate::ops::Operand;
 use crate::ops::{float_dtype, result_type};
 use crate::with_float;
 

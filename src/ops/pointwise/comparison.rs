@@ -1,8 +1,8 @@
 //! Comparisons (`<`, `==`, ...), logic and value tests: bool tensors, never differentiable; and
 //! the elementwise `maximum`/`minimum` (PyTorch's comparison ops), which are.
 
-use crate::ops::pointwise::arithmetic::Operand;
 use crate::ops::result_type;
+use crate::ops::Operand;
 
 use crate::autograd::{is_recording, record, Save};
 use crate::core::dispatch::{intercept1, Call};

@@ -13,8 +13,8 @@ use crate::core::dtype::{DType, Scalar};
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::{cast_ref, zip};
-use crate::ops::pointwise::arithmetic::Operand;
 use crate::ops::result_type;
+use crate::ops::Operand;
 
 /// The three rounding divisions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

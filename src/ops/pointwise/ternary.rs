@@ -8,8 +8,8 @@ use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::no_grad;
 use crate::core::tensor::Tensor;
-use crate::ops::pointwise::arithmetic::Operand;
 use crate::ops::pointwise::comparison::CompareOp;
+use crate::ops::Operand;
 
 /// PyTorch's check that `other` (named `what`) has `self`'s dtype (lerp does not promote), with
 /// its message (the C++ names, lower-case: `float`, `double`).

@@ -21,8 +21,8 @@ use crate::cpu::kernels::{cast, map};
 use crate::cpu::kernels::{zip_into, zip_into_guarded};
 use crate::cpu::special;
 use crate::ops::float_dtype;
-use crate::ops::pointwise::arithmetic::Operand;
 use crate::ops::pointwise::comparison::CompareOp;
+use crate::ops::Operand;
 use crate::{with_float, with_num};
 use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, LN_2, PI};
 
@@ -105,7 +105,7 @@ macro_rules! unary_table {
             relu, relu_, "ReluBackward0", num |v| if v < T::default() { T::default() } else { v },
                 |g, y| g.threshold_backward(y);
             /// the error function
-            erf, erf_, "ErfBackward0", tensor |v| $crate::ops::nn::activation::erf_forward(v)?,
+            erf, erf_, "ErfBackward0", tensor |v| $crate::ops::pointwise::unary::erf_forward(v)?,
                 |g, x| g.mul(&x.mul(x)?.neg()?.exp()?.mul_scalar(FRAC_2_SQRT_PI)?);
             /// the complementary error function `1 - erf(x)`, accurate where `erf(x)` is near 1
             erfc, erfc_, "ErfcBackward0", float |v| T::from_f64(libm::erfc(v.to_f64())),
@@ -705,4 +705,18 @@ impl Tensor {
     pub fn nan_to_num_(&self, nan: f64, posinf: Option<f64>, neginf: Option<f64>) -> Result<()> {
         self.unary_("nan_to_num_", |x| x.nan_to_num(nan, posinf, neginf))
     }
+}
+
+/// The error function of `x`'s elements (integers computed in float32), the forward of the
+/// unary table's `erf` row: float32 through [`crate::cpu::fastmath::erf_f32`] compiled for
+/// wide vectors (a closure of it handed to `map` stays a call per element).
+pub(crate) fn erf_forward(x: &Tensor) -> Result<Tensor> {
+    let x = crate::cpu::kernels::cast_ref(x, float_dtype(x.dtype()));
+    Ok(
+        match with_float!(x.dtype(), T => crate::cpu::kernels::in_blocks(&x, &x, crate::cpu::activation::erf_lanes::<T>))
+        {
+            Some(out) => out,
+            None => with_float!(x.dtype(), T => map(&x, |v: T| v.fast_erf())),
+        },
+    )
 }

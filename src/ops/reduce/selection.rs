@@ -53,7 +53,7 @@ impl Tensor {
         let flags = cast(&self.detach(), DType::Float64)
             .compare(
                 crate::ops::pointwise::comparison::CompareOp::Ne,
-                crate::ops::pointwise::arithmetic::Operand::Scalar(crate::Scalar::Float(0.0)),
+                crate::ops::Operand::Scalar(crate::Scalar::Float(0.0)),
             )?
             .to_dtype(DType::Int64)?;
         match dims.is_empty() {

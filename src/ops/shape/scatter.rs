@@ -9,9 +9,9 @@ use crate::core::error::{Error, Result};
 use crate::core::layout::{fmt_shape, normalize_dim};
 use crate::core::tensor::Tensor;
 use crate::cpu::kernels::cast;
-use crate::ops::pointwise::arithmetic::Operand;
 use crate::ops::pointwise::comparison::{CompareOp, LogicalOp};
 use crate::ops::shape::indexing::positions;
+use crate::ops::Operand;
 
 /// How `scatter_reduce` and `index_reduce` combine a value with what is already there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
