@@ -190,7 +190,7 @@ pub fn zip_into<T: BufferElement>(
 
 /// [`zip_into`] with a fast `f` that is accurate only where `ok(src[i])`: each block of a few
 /// thousand elements holding an element outside that range takes `exact` for those elements
-/// (as [`map_fixed`] does for one input).
+/// (as [`super::map_fixed`] does for one input).
 pub fn zip_into_guarded<T: BufferElement>(
     dst: &Tensor,
     src: &Tensor,

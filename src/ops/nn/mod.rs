@@ -13,8 +13,8 @@
 //! | `loss` | losses with their own node: `mse_loss`, `huber_loss`, `smooth_l1_loss`, `binary_cross_entropy` (`_with_logits`), `nll_loss` |
 //! | `embedding` | `embedding` (rows by index) and `embedding_bag` (sums, means or maxima of bags of rows) |
 //!
-//! Pools, resampling and `unfold`/`fold` are linear maps: they implement [`Adjoint`] here and
-//! record through [`linear_op`], so every order of gradient exists.
+//! Pools, resampling and `unfold`/`fold` are linear maps: they implement `Adjoint` here and
+//! record through `linear_op`, so every order of gradient exists.
 
 pub mod activation;
 pub mod attention;
