@@ -377,6 +377,7 @@ fn ties(x: &Tensor, kept: &Tensor, nan_ties: bool) -> Result<(Tensor, Tensor)> {
 }
 
 /// `(index, value)` of the first maximum (or minimum) of a lane; NaN wins, as in PyTorch.
+#[inline]
 fn extreme<T: Element>(lane: &[T], max: bool) -> (usize, T) {
     let mut best = (0, lane[0]);
     for (i, &v) in lane.iter().enumerate().skip(1) {
