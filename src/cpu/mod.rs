@@ -9,6 +9,7 @@ pub mod bags;
 pub mod boxmuller;
 pub mod conv;
 pub mod fastmath;
+pub mod gelu;
 pub mod gemm;
 pub mod kernels;
 pub mod lstm;
@@ -17,8 +18,6 @@ pub mod norm;
 pub mod parallel;
 pub mod pool;
 pub mod sgemm;
-#[cfg(target_arch = "x86_64")]
-pub mod sgemm_avx2;
 pub mod sparse;
 pub mod special;
 mod team;

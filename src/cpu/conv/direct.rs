@@ -1,8 +1,7 @@
 //! Convolutions of groups of a channel or two (depthwise) by direct loops over the taps.
 
 use super::im2col::{compact, expand};
-use super::products::all_finite;
-use super::{ConvElement, ConvGeometry};
+use super::{all_finite, ConvElement, ConvGeometry};
 use crate::cpu::kernels::wide_variants;
 
 wide_variants!(

@@ -35,6 +35,13 @@ use crate::core::buffer::BufferElement;
 use crate::cpu::gemm::GemmElement;
 use std::cell::RefCell;
 
+/// Whether every element of `v` is finite: blocks checked whole (no exit inside a block), so
+/// the check vectorizes; it reads each image once more before the in-place products.
+pub(crate) fn all_finite<T: GemmElement>(v: &[T]) -> bool {
+    v.chunks(256)
+        .all(|block| block.iter().fold(true, |ok, x| ok & x.is_finite()))
+}
+
 /// Multiply-adds of a product below which it runs on one thread.
 pub(crate) const PARALLEL_WORK: usize = 1 << 17;
 /// Images whose weight gradients one task sums (fixed, so the sums do not depend on the

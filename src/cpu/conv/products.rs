@@ -6,7 +6,7 @@ use super::im2col::{
     clear_junk, col2im, col2im_wide_on, compact, crop_from, expand, im2col, im2col_wide_on,
     pad_into,
 };
-use super::{ConvElement, ConvGeometry, PARALLEL_WORK, WEIGHT_CHUNK};
+use super::{all_finite, ConvElement, ConvGeometry, PARALLEL_WORK, WEIGHT_CHUNK};
 use crate::cpu::gemm::{GemmElement, Mat};
 use crate::cpu::parallel;
 
@@ -108,13 +108,6 @@ impl<T: ConvElement> Drop for Scratch<T> {
             T::spare().with(|s| *s.borrow_mut() = bufs);
         }
     }
-}
-
-/// Whether every element of `v` is finite: blocks checked whole (no exit inside a block), so
-/// the check vectorizes; it reads each image once more before the in-place products.
-pub(crate) fn all_finite<T: GemmElement>(v: &[T]) -> bool {
-    v.chunks(256)
-        .all(|block| block.iter().fold(true, |ok, x| ok & x.is_finite()))
 }
 
 /// Runs `f(images, out_block, gemm_threads)` over runs of images and their blocks of `out`:

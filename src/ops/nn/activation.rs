@@ -12,7 +12,8 @@ use crate::cpu::activation::{
     log_softmax_grad_lanes, log_softmax_lanes, mish_grad_lanes, mish_lanes, silu_grad_lanes,
     silu_lanes, softmax_grad_lanes, softmax_lanes, softplus_grad_block, softplus_lanes,
 };
-use crate::cpu::fastmath::{gelu_grad_slice, gelu_slice, gelu_slope_slice, FastMath};
+use crate::cpu::fastmath::FastMath;
+use crate::cpu::gelu::{gelu_grad_slice, gelu_slice, gelu_slope_slice};
 use crate::cpu::kernels::{cast, in_blocks, map, zip, zip_lane_blocks};
 use crate::ops::float_dtype;
 use crate::ops::pointwise::unary::{bool_where, keep_where, mask_where};
@@ -690,7 +691,7 @@ fn gradient_for_blocks(g: &Tensor, x: &Tensor) -> Result<Tensor> {
 }
 
 /// `kernel` over float32 `a` and `b` in blocks, as [`in_blocks`] runs a lane kernel: the
-/// float32 slice kernels of [`crate::cpu::fastmath`] (AVX2+FMA code where the CPU has it).
+/// float32 slice kernels of [`crate::cpu::gelu`] (AVX2+FMA code where the CPU has it).
 /// `None` where `in_blocks` does not apply.
 fn f32_blocks(
     a: &Tensor,

@@ -1,0 +1,107 @@
+//! The AVX-512 register tile of the product: 14×32 micro-kernels (28 of the 32 vector
+//! registers hold the tile of `C`), one for each height and width of a tile.
+
+use super::tile::{Kernel, Tile};
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
+
+/// Rows of the AVX-512 micro-tile.
+const MR: usize = 14;
+/// Columns of the AVX-512 micro-tile (two 16-float vectors).
+const NR: usize = 32;
+
+/// The AVX-512 tile: 14×32 in 28 of the 32 registers.
+pub(super) static TILE: Tile = Tile {
+    mr: MR,
+    nr: NR,
+    kc: 384,
+    mc: 196,
+    nc: 1024,
+    kernel: |height, wide| KERNELS[usize::from(wide)][height - 1],
+    avx512: true,
+    lines: None,
+};
+
+/// The AVX-512 micro-kernels for each tile width (index 0: at most 16 columns, one vector; 1: up to
+/// 32, two) and height `1..=MR` (index `height - 1`): edge tiles cost their own rows and
+/// vectors, not a full tile's (a product with 16 columns, such as a convolution's weight
+/// gradient for 16 channels, does half the arithmetic of a full-width tile).
+const KERNELS: [[Kernel; MR]; 2] = [of_width::<1>(), of_width::<2>()];
+
+/// The micro-kernels of `V` vectors' width, by height.
+const fn of_width<const V: usize>() -> [Kernel; MR] {
+    [
+        kernel::<1, V>,
+        kernel::<2, V>,
+        kernel::<3, V>,
+        kernel::<4, V>,
+        kernel::<5, V>,
+        kernel::<6, V>,
+        kernel::<7, V>,
+        kernel::<8, V>,
+        kernel::<9, V>,
+        kernel::<10, V>,
+        kernel::<11, V>,
+        kernel::<12, V>,
+        kernel::<13, V>,
+        kernel::<14, V>,
+    ]
+}
+
+/// The micro-kernel: `c (R×width, row stride ldc) (+)= Σ_p a[p]ᵀ·b[p]` over `kc` packed steps
+/// (`a`: `MR` floats per step, of which the first `R` are used; `b`: 32 floats per step, of
+/// which the first `16·V` are used). The tile's `R×16V` sums stay in registers (28 of the 32
+/// for `R = MR`, `V = 2`); columns past `width` are masked off when stored.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn kernel<const R: usize, const V: usize>(
+    kc: usize,
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    ldc: usize,
+    width: usize,
+    accumulate: bool,
+) {
+    let mut acc = [[_mm512_setzero_ps(); V]; R];
+    for p in 0..kc {
+        let mut bv = [_mm512_setzero_ps(); V];
+        for (v, x) in bv.iter_mut().enumerate() {
+            *x = _mm512_loadu_ps(b.add(p * NR + 16 * v));
+        }
+        let ap = a.add(p * MR);
+        for (i, row) in acc.iter_mut().enumerate() {
+            let ai = _mm512_set1_ps(*ap.add(i));
+            for (sum, bx) in row.iter_mut().zip(bv) {
+                *sum = _mm512_fmadd_ps(ai, bx, *sum);
+            }
+        }
+    }
+    let mask =
+        |from: usize| (((1u32 << width.saturating_sub(from).min(16)) - 1) & 0xffff) as __mmask16;
+    for (i, row) in acc.iter().enumerate() {
+        let out = c.add(i * ldc);
+        for (v, &sum) in row.iter().enumerate() {
+            let (m, at) = (mask(16 * v), out.wrapping_add(16 * v));
+            let total = if accumulate {
+                _mm512_add_ps(sum, _mm512_maskz_loadu_ps(m, at))
+            } else {
+                sum
+            };
+            _mm512_mask_storeu_ps(at, m, total);
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn kernel<const R: usize, const V: usize>(
+    _: usize,
+    _: *const f32,
+    _: *const f32,
+    _: *mut f32,
+    _: usize,
+    _: usize,
+    _: bool,
+) {
+    unreachable!("sgemm::available() is false off x86_64")
+}
