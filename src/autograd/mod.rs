@@ -5,6 +5,7 @@ pub mod anomaly;
 mod current_task;
 mod engine;
 mod function;
+mod graph_task;
 mod node;
 mod parallel_phase;
 mod saved;
@@ -196,6 +197,11 @@ pub fn view_write_refused(t: &Tensor, indirect: bool) -> Option<crate::Error> {
 /// called with `None` when the node producing the tensor runs without a gradient for it (a
 /// sibling output of a multi-output op, such as `unbind`, was used), as PyTorch does.
 pub type Hook = Arc<dyn Fn(Option<&Tensor>) -> Result<Option<Tensor>> + Send + Sync>;
+
+/// The view ops that make a view from its base, in order, kept on the view when view replay
+/// is on (see `grad_mode::is_view_replay_enabled`): PyTorch's `ViewInfo::view_fn`, part of a
+/// tensor's autograd state. Each call's first argument, the tensor, is left out.
+pub type ViewOps = Arc<Vec<crate::core::dispatch::Call>>;
 
 /// The hooks of a leaf: `pre` see (and may replace) its gradient before it is accumulated,
 /// `post_accumulate` see the leaf after its `.grad` is written.

@@ -6,7 +6,7 @@
 //! (`task_graph::TaskSlot`), so the threads look nodes up without hashing; see `task_graph`.
 
 use super::accumulate::{Arriving, InputBuffer};
-use super::engine::{capture, GraphTask, NodeOutcome};
+use super::graph_task::{capture, GraphTask, NodeOutcome};
 use super::task_graph::{Index, ReadyQueue, TaskGraph};
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::GradModeGuard;

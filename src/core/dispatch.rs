@@ -11,26 +11,22 @@
 //!
 //! Here such a tensor is a *wrapper*: a [`Tensor`] whose storage has no elements
 //! ([`Storage::elementless`](crate::core::storage::Storage::elementless)) and that carries an
-//! opaque [`Subclass`] payload the binding owns (its class and instance state). An op that
+//! opaque [`Subclass`](crate::core::storage::Subclass) payload the binding owns (its class and instance state). An op that
 //! supports dispatch asks [`intercept`] first, with its inputs and a description of the call
 //! ([`Call`]: PyTorch's op name such as `"mul.Tensor"` and its arguments in the schema's
 //! order); when any input is a wrapper, the binding's [`Handler`] computes the outputs (under
 //! no-grad: the handler runs below autograd), and the op records its node on them exactly as
 //! on computed outputs. Every op that does not ask touches the elements, and reading or
-//! writing an elementless storage is refused with [`NoElements`] (raised as a panic payload,
+//! writing an elementless storage is refused with [`NoElements`](crate::core::storage::NoElements) (raised as a panic payload,
 //! the binding turns it into an exception naming the op): a wrapper never silently computes on
 //! missing elements.
 
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::GradModeGuard;
+use crate::core::storage::wrappers_made;
 use crate::core::tensor::Tensor;
-use std::any::Any;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
-
-/// The binding's state of a wrapper tensor (for Python: its class and instance dictionary).
-pub type Subclass = Arc<dyn Any + Send + Sync>;
+use std::sync::OnceLock;
 
 /// One argument of a dispatched call, as PyTorch's schema types it.
 #[derive(Clone)]
@@ -123,21 +119,6 @@ pub type Handler = fn(&Call) -> Result<Vec<Tensor>>;
 
 static HANDLER: OnceLock<Handler> = OnceLock::new();
 
-/// Whether a wrapper tensor was ever made in this process: until one is, no op looks at its
-/// inputs for one (the check costs one load of this flag).
-static WRAPPERS_MADE: AtomicBool = AtomicBool::new(false);
-
-/// Records that a wrapper tensor exists (its storage is being made).
-pub(crate) fn note_wrapper_made() {
-    WRAPPERS_MADE.store(true, Ordering::Relaxed);
-}
-
-/// Whether any wrapper tensor was ever made in this process.
-#[inline(always)]
-pub fn wrappers_made() -> bool {
-    WRAPPERS_MADE.load(Ordering::Relaxed)
-}
-
 /// Computes a dispatched call with a sparse COO input (the ops' sparse handler).
 pub type SparseHandler = fn(&Call) -> Result<Vec<Tensor>>;
 
@@ -152,23 +133,6 @@ pub fn set_sparse_handler(handler: SparseHandler) {
 /// Installs the binding's handler (once; later calls are ignored).
 pub fn set_handler(handler: Handler) {
     let _ = HANDLER.set(handler);
-}
-
-/// The state of a tensor on the `meta` device (PyTorch's device of shapes without values): a
-/// wrapper whose ops the binding answers by their outputs' shapes alone, never by values
-/// (Note [The meta device] in `ferrograd/_meta.py`).
-#[derive(Debug)]
-pub struct Meta;
-
-/// The panic payload of a read or write of a wrapper's (missing) elements: the binding turns
-/// it into an exception naming the op that tried.
-#[derive(Debug, Clone, Copy)]
-pub struct NoElements;
-
-/// Refuses access to the elements of an elementless storage (see [`NoElements`]).
-#[cold]
-pub(crate) fn refuse_elements() -> ! {
-    std::panic::panic_any(NoElements)
 }
 
 /// If any of `tensors` is a wrapper, the outputs of `call()` computed by the binding's handler;

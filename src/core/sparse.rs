@@ -29,7 +29,7 @@ impl Tensor {
     pub(crate) fn from_coo(parts: CooParts, shape: &[usize]) -> Result<Tensor> {
         let dtype = parts.values.dtype();
         let strides = crate::core::layout::Layout::contiguous(shape).strides;
-        let payload: crate::core::dispatch::Subclass = Arc::new(SparseCoo {
+        let payload: crate::core::storage::Subclass = Arc::new(SparseCoo {
             parts: RwLock::new(parts),
         });
         Tensor::wrapper(shape, &strides, 0, dtype, payload)
@@ -42,7 +42,7 @@ impl Tensor {
 
     /// Whether the tensor is sparse COO (`is_sparse`).
     pub fn is_sparse(&self) -> bool {
-        crate::core::dispatch::wrappers_made() && self.sparse_payload().is_some()
+        crate::core::storage::wrappers_made() && self.sparse_payload().is_some()
     }
 
     /// The indices, values and coalesced flag of a sparse tensor (the tensors are shared).

@@ -11,8 +11,44 @@ use super::dtype::DType;
 use super::error::{Error, Result};
 use super::layout::fmt_shape;
 use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::any::Any;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// The binding's state of a wrapper tensor (for Python: its class and instance dictionary).
+pub type Subclass = Arc<dyn Any + Send + Sync>;
+
+/// Whether a wrapper tensor was ever made in this process: until one is, no op looks at its
+/// inputs for one (the check costs one load of this flag).
+static WRAPPERS_MADE: AtomicBool = AtomicBool::new(false);
+
+/// Records that a wrapper tensor exists (its storage is being made).
+pub(crate) fn note_wrapper_made() {
+    WRAPPERS_MADE.store(true, Ordering::Relaxed);
+}
+
+/// Whether any wrapper tensor was ever made in this process.
+#[inline(always)]
+pub fn wrappers_made() -> bool {
+    WRAPPERS_MADE.load(Ordering::Relaxed)
+}
+
+/// The state of a tensor on the `meta` device (PyTorch's device of shapes without values): a
+/// wrapper whose ops the binding answers by their outputs' shapes alone, never by values
+/// (Note [The meta device] in `ferrograd/_meta.py`).
+#[derive(Debug)]
+pub struct Meta;
+
+/// The panic payload of a read or write of a wrapper's (missing) elements: the binding turns
+/// it into an exception naming the op that tried.
+#[derive(Debug, Clone, Copy)]
+pub struct NoElements;
+
+/// Refuses access to the elements of an elementless storage (see [`NoElements`]).
+#[cold]
+pub(crate) fn refuse_elements() -> ! {
+    std::panic::panic_any(NoElements)
+}
 
 impl Drop for Storage {
     fn drop(&mut self) {
@@ -43,7 +79,7 @@ pub struct Storage {
     /// For a wrapper tensor's storage, which has no elements (reading or writing them is
     /// refused, Note [Tensor subclasses that dispatch]): the binding's state of the wrapper (its
     /// class and instance dictionary, for Python). Boxed: one word in every storage.
-    subclass: Option<Box<crate::core::dispatch::Subclass>>,
+    subclass: Option<Box<Subclass>>,
 }
 
 impl Storage {
@@ -63,14 +99,11 @@ impl Storage {
 
     /// The storage of a wrapper tensor of `dtype`: no elements, and any read or write of them
     /// refused (Note [Tensor subclasses that dispatch]).
-    pub fn elementless(
-        dtype: crate::core::dtype::DType,
-        subclass: crate::core::dispatch::Subclass,
-    ) -> Self {
+    pub fn elementless(dtype: crate::core::dtype::DType, subclass: Subclass) -> Self {
         let empty = crate::with_any!(dtype, T => <T as crate::core::buffer::BufferElement>::into_buffer(Vec::new()));
         let mut storage = Storage::new(empty);
         storage.subclass = Some(Box::new(subclass));
-        crate::core::dispatch::note_wrapper_made();
+        note_wrapper_made();
         storage
     }
 
@@ -82,7 +115,7 @@ impl Storage {
 
     /// A wrapper tensor's binding state (see [`Storage::elementless`]).
     #[inline]
-    pub fn subclass(&self) -> Option<&crate::core::dispatch::Subclass> {
+    pub fn subclass(&self) -> Option<&Subclass> {
         self.subclass.as_deref()
     }
 
@@ -153,7 +186,7 @@ impl Storage {
     /// Shared read access. Recursive, so one thread may read the same storage twice (`x * x`).
     pub fn read(&self) -> RwLockReadGuard<'_, Buffer> {
         if self.subclass.is_some() {
-            crate::core::dispatch::refuse_elements();
+            refuse_elements();
         }
         self.owner().data.read_recursive()
     }
@@ -161,7 +194,7 @@ impl Storage {
     /// Exclusive write access. Callers must bump the version with [`Storage::bump_version`].
     pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
         if self.subclass.is_some() {
-            crate::core::dispatch::refuse_elements();
+            refuse_elements();
         }
         self.owner().data.write()
     }

@@ -73,9 +73,8 @@ pub(crate) struct AutogradMeta {
     /// Hooks of a leaf, run before and after its gradient is accumulated (non-leaf hooks live
     /// on the node); boxed, since few tensors have any and every op makes a tensor.
     pub hooks: Option<Box<crate::autograd::LeafHooks>>,
-    /// For a view made with view replay on: the view ops that make it from its base, in order
-    /// (their first argument, the tensor, left out; see `grad_mode::is_view_replay_enabled`).
-    pub view_replay: Option<Arc<Vec<crate::core::dispatch::Call>>>,
+    /// For a view made with view replay on: the view ops that make it from its base.
+    pub view_replay: Option<autograd::ViewOps>,
 }
 
 impl Drop for TensorImpl {
@@ -129,7 +128,7 @@ impl Tensor {
         strides: &[isize],
         offset: usize,
         dtype: DType,
-        subclass: crate::core::dispatch::Subclass,
+        subclass: crate::core::storage::Subclass,
     ) -> Result<Tensor> {
         if shape.len() != strides.len() {
             return Err(Error::runtime(format!(
@@ -159,7 +158,7 @@ impl Tensor {
     }
 
     /// A tensor on the `meta` device: a shape, strides and a dtype, and no elements (a wrapper
-    /// whose state is [`Meta`](crate::core::dispatch::Meta)).
+    /// whose state is [`Meta`](crate::core::storage::Meta)).
     pub fn on_meta(
         shape: &[usize],
         strides: &[isize],
@@ -171,7 +170,7 @@ impl Tensor {
             strides,
             offset,
             dtype,
-            std::sync::Arc::new(crate::core::dispatch::Meta),
+            std::sync::Arc::new(crate::core::storage::Meta),
         )
     }
 
@@ -179,14 +178,14 @@ impl Tensor {
     #[inline]
     pub fn is_meta(&self) -> bool {
         self.subclass()
-            .is_some_and(|s| s.is::<crate::core::dispatch::Meta>())
+            .is_some_and(|s| s.is::<crate::core::storage::Meta>())
     }
 
     /// The binding's state of a wrapper tensor (held by its storage, so the tensors sharing
     /// it, `detach()`ed or saved for backward, are the same wrapper); `None` for a tensor with
     /// elements.
     #[inline]
-    pub fn subclass(&self) -> Option<&crate::core::dispatch::Subclass> {
+    pub fn subclass(&self) -> Option<&crate::core::storage::Subclass> {
         self.0.storage.subclass()
     }
 
@@ -401,20 +400,6 @@ impl Tensor {
         Tensor::ones(self.shape(), self.dtype())
     }
 
-    /// [`Tensor::ones_like`], made by a wrapper tensor's class when this is one (PyTorch's
-    /// `ones_like` op, as the engine calls it for the gradient of a scalar output).
-    pub fn ones_like_dispatched(&self) -> Result<Tensor> {
-        let call = || {
-            let mut call = crate::core::dispatch::Call::new("ones_like.default", vec![self.into()]);
-            call.kwargs.push((
-                "memory_format",
-                crate::core::dispatch::Arg::Str("preserve_format"),
-            ));
-            call
-        };
-        crate::core::dispatch::intercept1(&[self], call).unwrap_or_else(|| Ok(self.ones_like()))
-    }
-
     // ----- plain accessors ----------------------------------------------------------------
 
     /// Size of each dimension.
@@ -507,30 +492,6 @@ impl Tensor {
             layout.for_each_offset(|p| out.push(data[p].to_f64()));
             out
         }))
-    }
-
-    /// The value of a one-element tensor, as a Python-like scalar of its dtype's category.
-    pub fn item(&self) -> Result<Scalar> {
-        if self.numel() != 1 {
-            return Err(Error::runtime(format!(
-                "a Tensor with {} elements cannot be converted to Scalar",
-                self.numel()
-            )));
-        }
-        let call =
-            || crate::core::dispatch::Call::new("_local_scalar_dense.default", vec![self.into()]);
-        if let Some(dispatched) = crate::core::dispatch::intercept1(&[self], call) {
-            return dispatched?.item();
-        }
-        let offset = self.0.layout.offset;
-        Ok(match self.dtype() {
-            DType::Bool => Scalar::Bool(self.read(|v: &[bool], _| v[offset])),
-            DType::Float32 => Scalar::Float(self.read(|v: &[f32], _| v[offset]) as f64),
-            DType::Float64 => Scalar::Float(self.read(|v: &[f64], _| v[offset])),
-            int => {
-                crate::with_num!(int, T => Scalar::Int(self.read(|v: &[T], _| v[offset].to_i64())))
-            }
-        })
     }
 
     /// A contiguous copy of the elements in a fresh buffer.

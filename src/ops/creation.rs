@@ -1,8 +1,11 @@
 //! Tensor factories that are not random: `arange`, `linspace` (the constant ones, `zeros`,
-//! `ones`, `full`, are constructors of the tensor itself).
+//! `ones`, `full`, are constructors of the tensor itself), and the two ops a wrapper tensor's
+//! class may answer that the engine and the bindings call on any tensor: `ones_like` (the
+//! seed of a scalar output's gradient) and `item` (PyTorch's `_local_scalar_dense`).
 
 use crate::core::buffer::BufferElement;
-use crate::core::dtype::{DType, Element};
+use crate::core::dispatch::{intercept1, Arg, Call};
+use crate::core::dtype::{DType, Element, Scalar};
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
 use crate::with_any;
@@ -70,5 +73,40 @@ impl Tensor {
             .collect();
         let mut it = values.into_iter();
         sampled(&[steps], dtype, move || it.next().unwrap_or(0.0))
+    }
+
+    /// [`Tensor::ones_like`], made by a wrapper tensor's class when this is one (PyTorch's
+    /// `ones_like` op, as the engine calls it for the gradient of a scalar output).
+    pub fn ones_like_dispatched(&self) -> Result<Tensor> {
+        let call = || {
+            let mut call = Call::new("ones_like.default", vec![self.into()]);
+            call.kwargs
+                .push(("memory_format", Arg::Str("preserve_format")));
+            call
+        };
+        intercept1(&[self], call).unwrap_or_else(|| Ok(self.ones_like()))
+    }
+
+    /// The value of a one-element tensor, as a Python-like scalar of its dtype's category.
+    pub fn item(&self) -> Result<Scalar> {
+        if self.numel() != 1 {
+            return Err(Error::runtime(format!(
+                "a Tensor with {} elements cannot be converted to Scalar",
+                self.numel()
+            )));
+        }
+        let call = || Call::new("_local_scalar_dense.default", vec![self.into()]);
+        if let Some(dispatched) = intercept1(&[self], call) {
+            return dispatched?.item();
+        }
+        let offset = self.layout().offset;
+        Ok(match self.dtype() {
+            DType::Bool => Scalar::Bool(self.read(|v: &[bool], _| v[offset])),
+            DType::Float32 => Scalar::Float(self.read(|v: &[f32], _| v[offset]) as f64),
+            DType::Float64 => Scalar::Float(self.read(|v: &[f64], _| v[offset])),
+            int => {
+                crate::with_num!(int, T => Scalar::Int(self.read(|v: &[T], _| v[offset].to_i64())))
+            }
+        })
     }
 }

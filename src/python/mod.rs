@@ -87,7 +87,7 @@ fn run_named<T>(
                 None => Ok(result),
             }
         }
-        Err(payload) if payload.is::<crate::core::dispatch::NoElements>() => {
+        Err(payload) if payload.is::<crate::core::storage::NoElements>() => {
             Err(subclass::no_elements_error(&name()))
         }
         Err(payload) => {

@@ -162,7 +162,7 @@ pub(crate) fn install() {
     dispatch::set_handler(handle);
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if !info.payload().is::<dispatch::NoElements>() {
+        if !info.payload().is::<crate::core::storage::NoElements>() {
             previous(info);
         }
     }));

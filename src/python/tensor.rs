@@ -107,7 +107,7 @@ pub(crate) fn to_object(py: Python<'_>, t: Tensor) -> PyResult<Py<PyAny>> {
             unsafe { Bound::from_borrowed_ptr(py, existing as *mut pyo3::ffi::PyObject) }.unbind(),
         );
     }
-    if crate::core::dispatch::wrappers_made() && t.subclass().is_some() {
+    if crate::core::storage::wrappers_made() && t.subclass().is_some() {
         if let Some(obj) = super::subclass::revived_object(py, &t)? {
             return Ok(obj);
         }

@@ -108,7 +108,7 @@ impl Tensor {
         if self.storage().is_elementless() {
             // a wrapper's views are made by its class (the view op dispatches); one that does not
             // would share the wrapper's state under another shape
-            crate::core::dispatch::refuse_elements();
+            crate::core::storage::refuse_elements();
         }
         // an inference tensor has no autograd metadata, so its views are not views to autograd
         // (no base: `_is_view()` is False), as PyTorch's
