@@ -50,63 +50,35 @@ impl DivisionOp {
 /// The name PyTorch gives the node of an op without a derivative.
 pub const NOT_IMPLEMENTED: &str = "NotImplemented";
 
-/// `a // b` of two floats, as PyTorch's kernel: the exact quotient `(a - fmod(a, b)) / b`,
-/// moved down by one when the remainder and the divisor differ in sign, then rounded to the
-/// nearest integer (it is one up to rounding); division by zero gives IEEE's `a / b`.
-fn floor_div_float(a: f64, b: f64) -> f64 {
-    if b == 0.0 {
+/// `a // b` of two floats in their own precision (PyTorch computes in the element type), as
+/// PyTorch's kernel: the exact quotient `(a - fmod(a, b)) / b`, moved down by one when the
+/// remainder and the divisor differ in sign, then rounded to the nearest integer (it is one up
+/// to rounding); division by zero gives IEEE's `a / b`.
+fn floor_div_float<T: num_traits::Float>(a: T, b: T) -> T {
+    let (zero, one) = (T::zero(), T::one());
+    if b == zero {
         return a / b;
     }
     let rem = a % b;
     let mut quot = (a - rem) / b;
-    if rem != 0.0 && (b < 0.0) != (rem < 0.0) {
-        quot -= 1.0;
+    if rem != zero && (b < zero) != (rem < zero) {
+        quot = quot - one;
     }
-    if quot == 0.0 {
-        return 0.0f64.copysign(a / b);
+    if quot == zero {
+        return zero.copysign(a / b);
     }
     let down = quot.floor();
-    if quot - down > 0.5 {
-        down + 1.0
+    if quot - down > one / (one + one) {
+        down + one
     } else {
         down
     }
 }
 
 /// `a % b` of two floats: `fmod` moved into the divisor's sign.
-fn remainder_float(a: f64, b: f64) -> f64 {
+fn remainder_float<T: num_traits::Float>(a: T, b: T) -> T {
     let rem = a % b;
-    if rem != 0.0 && (b < 0.0) != (rem < 0.0) {
-        rem + b
-    } else {
-        rem
-    }
-}
-
-/// The same three in float32 arithmetic (PyTorch computes in the element type).
-fn floor_div_f32(a: f32, b: f32) -> f32 {
-    if b == 0.0 {
-        return a / b;
-    }
-    let rem = a % b;
-    let mut quot = (a - rem) / b;
-    if rem != 0.0 && (b < 0.0) != (rem < 0.0) {
-        quot -= 1.0;
-    }
-    if quot == 0.0 {
-        return 0.0f32.copysign(a / b);
-    }
-    let down = quot.floor();
-    if quot - down > 0.5 {
-        down + 1.0
-    } else {
-        down
-    }
-}
-
-fn remainder_f32(a: f32, b: f32) -> f32 {
-    let rem = a % b;
-    if rem != 0.0 && (b < 0.0) != (rem < 0.0) {
+    if rem != T::zero() && (b < T::zero()) != (rem < T::zero()) {
         rem + b
     } else {
         rem
@@ -137,13 +109,13 @@ fn kernel(op: DivisionOp, a: &Tensor, b: &Tensor, dtype: DType) -> Result<Tensor
     let (a, b) = (cast_ref(a, dtype), cast_ref(b, dtype));
     match dtype {
         DType::Float64 => match op {
-            DivisionOp::FloorDivide => zip(&a, &b, floor_div_float),
-            DivisionOp::Remainder => zip(&a, &b, remainder_float),
+            DivisionOp::FloorDivide => zip(&a, &b, floor_div_float::<f64>),
+            DivisionOp::Remainder => zip(&a, &b, remainder_float::<f64>),
             DivisionOp::Fmod => zip(&a, &b, |x: f64, y: f64| x % y),
         },
         DType::Float32 => match op {
-            DivisionOp::FloorDivide => zip(&a, &b, floor_div_f32),
-            DivisionOp::Remainder => zip(&a, &b, remainder_f32),
+            DivisionOp::FloorDivide => zip(&a, &b, floor_div_float::<f32>),
+            DivisionOp::Remainder => zip(&a, &b, remainder_float::<f32>),
             DivisionOp::Fmod => zip(&a, &b, |x: f32, y: f32| x % y),
         },
         d if d.is_integer() && d != DType::Int64 => {
