@@ -95,7 +95,7 @@ impl Drop for Binding {
 }
 
 use super::convert::shape_args;
-use super::run;
+use super::errors::run;
 use super::tensor::PyTensor;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;

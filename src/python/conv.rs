@@ -3,7 +3,7 @@
 //! `_core.adaptive_max_pool2d`, `_core.im2col`, `_core.col2im`, `_core.upsample` (wrapped by
 //! `nn.functional`, which parses PyTorch's arguments).
 
-use super::run;
+use super::errors::run;
 use super::tensor::{to_object, PyTensor};
 use crate::ops::nn::conv::ConvOptions;
 use crate::ops::nn::pooling::PoolOptions;

@@ -423,12 +423,14 @@ pub(crate) fn tensor_from_data(obj: &Bound<'_, PyAny>, dtype: Option<DType>) -> 
                 )));
             }
         }
-        let t = Tensor::from_vec(flat.values, &flat.shape).map_err(super::to_py_err)?;
+        let t = Tensor::from_vec(flat.values, &flat.shape).map_err(super::errors::to_py_err)?;
         // straight from the f64 values to the requested dtype: no detour through float32
-        return t.to_dtype(dtype.unwrap_or(kind)).map_err(super::to_py_err);
+        return t
+            .to_dtype(dtype.unwrap_or(kind))
+            .map_err(super::errors::to_py_err);
     };
     Ok(match dtype {
-        Some(d) => t.to_dtype(d).map_err(super::to_py_err)?,
+        Some(d) => t.to_dtype(d).map_err(super::errors::to_py_err)?,
         None => t,
     })
 }

@@ -2,9 +2,9 @@
 //! `*_like` functions, `arange` and `linspace`.
 
 use super::convert::{dtype_arg, size_args, tensor_arg, tensor_from_data};
+use super::errors::{run, run_unnamed};
 use super::tensor::to_object;
 use super::tensor_shape::MemoryFormat;
-use super::{run, run_unnamed};
 use crate::core::dtype::DType;
 use crate::core::tensor::Tensor;
 use pyo3::prelude::*;

@@ -2,8 +2,8 @@
 //! running graph task's callbacks and queries.
 
 use super::convert::tensor_arg;
+use super::errors::run_unnamed;
 use super::hooks::from_py_err;
-use super::run_unnamed;
 use super::settings::warn_create_graph_cycle;
 use super::tensor::{to_object, PyTensor};
 use crate::autograd::GradOptions;

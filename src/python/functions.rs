@@ -3,7 +3,7 @@
 
 use super::convert::{operand_arg, tensor_arg};
 use super::engine::tensor_list;
-use super::run;
+use super::errors::run;
 use super::tensor::{to_object, PyTensor};
 use crate::core::dtype::DType;
 use crate::core::tensor::Tensor;

@@ -2,8 +2,8 @@
 //! hooks, write observers and custom `autograd.Function` nodes.
 
 use super::convert::tensor_arg;
+use super::errors::run;
 use super::functions::py_type;
-use super::run;
 use super::tensor::{to_object, PyTensor};
 use crate::autograd::{record_custom, CustomBackward, CustomCall, Hook};
 use crate::core::error::Error;
@@ -32,7 +32,7 @@ impl PySavedTensors {
                 "saved tensors can only be read while the Function's backward runs",
             )
         })?;
-        let tensors = super::run_unnamed(|| saved.unpack())?;
+        let tensors = super::errors::run_unnamed(|| saved.unpack())?;
         tensors.into_iter().map(|t| to_object(py, t)).collect()
     }
 

@@ -130,7 +130,7 @@ fn share_numpy(array: &Bound<'_, PyAny>) -> PyResult<Option<Tensor>> {
     };
     Tensor::from_foreign(elements, &shape, &strides)
         .map(Some)
-        .map_err(super::to_py_err)
+        .map_err(super::errors::to_py_err)
 }
 
 /// A NumPy array's elements as a new tensor of its own (a copy), converting dtypes we do not
@@ -165,7 +165,7 @@ pub(crate) fn copy_numpy(array: &Bound<'_, PyAny>) -> PyResult<Tensor> {
             .call_method0("tobytes")?
             .extract()?;
         let values: Vec<bool> = bytes.into_iter().map(|b| b != 0).collect();
-        return Tensor::from_vec(values, &shape).map_err(super::to_py_err);
+        return Tensor::from_vec(values, &shape).map_err(super::errors::to_py_err);
     }
     let copy = np.call_method1("array", (dense,))?; // writeable and aligned, so shareable
     let shared = share_numpy(&copy)?
@@ -173,7 +173,7 @@ pub(crate) fn copy_numpy(array: &Bound<'_, PyAny>) -> PyResult<Tensor> {
     shared
         .deep_copy()
         .reshape(&shape.iter().map(|&n| n as isize).collect::<Vec<_>>())
-        .map_err(super::to_py_err)
+        .map_err(super::errors::to_py_err)
 }
 
 /// `from_numpy(array)`: a tensor sharing the array's memory (float32/float64/int64 arrays);
@@ -523,7 +523,7 @@ pub(crate) fn from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
             if values.is_empty() {
                 Tensor::zeros(&shape, dtype)
             } else {
-                let whole = Tensor::from_vec(values, &[span]).map_err(super::to_py_err)?;
+                let whole = Tensor::from_vec(values, &[span]).map_err(super::errors::to_py_err)?;
                 let layout = crate::core::layout::Layout {
                     shape: shape.as_slice().into(),
                     strides: strides.as_slice().into(),
@@ -537,7 +537,7 @@ pub(crate) fn from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
             // until the deleter (run by `owner`) is called
             let elements = unsafe { ForeignElements::new(dtype, ptr, span, Box::new(owner)) }
                 .ok_or_else(|| PyBufferError::new_err("from_dlpack: unsupported dtype"))?;
-            Tensor::from_foreign(elements, &shape, &strides).map_err(super::to_py_err)?
+            Tensor::from_foreign(elements, &shape, &strides).map_err(super::errors::to_py_err)?
         }
     };
     to_object(py, t)

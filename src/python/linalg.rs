@@ -1,25 +1,14 @@
-//! Bindings of `crate::ops::linalg::factorizations` and `crate::ops::linalg::solvers` (the decompositions and
-//! solvers of `torch.linalg`, `cdist`) and the exception `_LinAlgError`. They return plain
-//! tuples; `ferrograd.linalg` gives them PyTorch's signatures and named tuples.
+//! Bindings of `crate::ops::linalg::factorizations` and `crate::ops::linalg::solvers` (the
+//! decompositions and solvers of `torch.linalg`, `cdist`); their failures raise
+//! `_LinAlgError` (see `errors`). They return plain tuples; `ferrograd.linalg` gives them
+//! PyTorch's signatures and named tuples.
 
 use super::convert::tensor_arg;
-use super::run;
+use super::errors::run;
 use super::tensor::{to_object, wrap, TResult};
 use crate::core::tensor::Tensor;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-
-// named as PyTorch names its class (`torch._C._LinAlgError`), which error messages show
-#[allow(non_camel_case_types)]
-mod exception {
-    pyo3::create_exception!(
-        ferrograd._core,
-        _LinAlgError,
-        pyo3::exceptions::PyRuntimeError,
-        "PyTorch's `torch.linalg.LinAlgError`: a factorization or solve failed on its input."
-    );
-}
-pub(crate) use exception::_LinAlgError as LinAlgError;
 
 /// A tuple of tensors.
 fn tuple(py: Python<'_>, items: Vec<Tensor>) -> PyResult<Py<PyAny>> {
@@ -203,10 +192,4 @@ pub(crate) fn _euclidean_dist(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>) -> T
     let x1 = tensor_arg(x1, "_euclidean_dist(): argument 'x1'")?;
     let x2 = tensor_arg(x2, "_euclidean_dist(): argument 'x2'")?;
     wrap(run(|| x1.euclidean_dist(&x2)))
-}
-
-/// Adds `_LinAlgError` to the module.
-pub(crate) fn add_exception(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("_LinAlgError", m.py().get_type::<LinAlgError>())?;
-    Ok(())
 }

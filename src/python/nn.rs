@@ -3,7 +3,7 @@
 //! PyTorch's argument handling, warnings and `inplace=`).
 
 use super::convert::tensor_arg;
-use super::run;
+use super::errors::run;
 use super::tensor::{to_object, PyTensor};
 use crate::ops::nn::loss::Reduction;
 use pyo3::prelude::*;

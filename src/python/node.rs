@@ -6,8 +6,8 @@
 //! first time a node of its kind reaches Python and kept in a cache; the hot path (recording
 //! ops) never touches Python.
 
+use super::errors::run_unnamed;
 use super::hooks::{clear_hook_slots, from_py_err, hook_handle, visit_hook_slots, HookSlot};
-use super::run_unnamed;
 use super::tensor::{to_object, PyTensor};
 use crate::autograd::{Node, NodePostHook, NodePreHook, RawSaved};
 use crate::core::tensor::Tensor;

@@ -2,7 +2,7 @@
 //! `_core.group_norm` and `_core.rms_norm`, wrapped by `nn.functional` (which adds PyTorch's
 //! Python-side argument checks).
 
-use super::run;
+use super::errors::run;
 use super::tensor::{to_object, PyTensor};
 use crate::core::tensor::Tensor;
 use pyo3::prelude::*;

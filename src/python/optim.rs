@@ -3,7 +3,7 @@
 //! the rule's typed struct, each parameter's `state[p]` dict read by PyTorch's names and
 //! updated in place, the GIL released while the core updates every parameter.
 
-use super::run;
+use super::errors::run;
 use super::tensor::{to_object, PyTensor};
 use crate::core::dtype::{DType, Scalar};
 use crate::core::error::{Error, Result};

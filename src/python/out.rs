@@ -1,6 +1,6 @@
 //! PyTorch's `out=` argument: an op's result written into a tensor the caller gives.
 
-use super::run;
+use super::errors::run;
 use super::tensor::PyTensor;
 use crate::core::grad_mode::is_grad_enabled;
 use crate::core::layout::fmt_shape;

@@ -3,8 +3,8 @@
 //! the Python method here; nothing else to write.
 
 use super::convert::{operand_arg, OwnedOperand};
+use super::errors::run;
 use super::out::with_out;
-use super::run;
 use super::tensor::{wrap, PyTensor, TResult};
 use crate::ops::pointwise::binary::operands;
 use crate::ops::Operand;

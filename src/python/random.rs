@@ -3,7 +3,7 @@
 
 use super::convert::{device_arg, dtype_arg, size_args};
 use super::creation::finish;
-use super::run;
+use super::errors::run;
 use super::tensor::PyTensor;
 use crate::core::dtype::DType;
 use crate::core::tensor::Tensor;

@@ -3,7 +3,7 @@
 //! `index_add`, with their in-place twins.
 
 use super::convert::{scalar_arg, tensor_arg};
-use super::run;
+use super::errors::run;
 use super::tensor::{wrap, PyTensor, TResult};
 use crate::core::tensor::Tensor;
 use crate::ops::shape::scatter::Reduce;

@@ -3,7 +3,7 @@
 //! `torch.bucketize`.
 
 use super::convert::{dims_arg, scalar_arg, tensor_arg};
-use super::run;
+use super::errors::run;
 use super::tensor::{to_object, wrap, PyTensor, TResult};
 use crate::core::dtype::DType;
 use crate::core::tensor::Tensor;

@@ -2,7 +2,7 @@
 //! inference modes, view replay, warnings, the engine's threading and logging.
 
 use super::convert::{dtype_arg, operand_arg};
-use super::run;
+use super::errors::run;
 use crate::core::dtype::DType;
 use pyo3::prelude::*;
 

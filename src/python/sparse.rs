@@ -2,7 +2,7 @@
 //! layout (the core's Note [Sparse COO tensors]).
 
 use super::convert::{dtype_arg, tensor_from_data};
-use super::run;
+use super::errors::run;
 use super::tensor::{wrap, PyTensor, TResult};
 use crate::core::tensor::Tensor;
 use pyo3::exceptions::{PyNotImplementedError, PyRuntimeError};

@@ -80,7 +80,7 @@ impl PyTensor {
         );
         check_tensor_class(cls)?;
         let t = data.get().inner.detach();
-        super::run(|| t.set_requires_grad(require_grad))?;
+        super::errors::run(|| t.set_requires_grad(require_grad))?;
         new_object_of(py, cls, t)
     }
 
@@ -88,7 +88,7 @@ impl PyTensor {
     /// gradients flow back through `AliasBackward0`).
     fn as_subclass(&self, py: Python<'_>, cls: &Bound<'_, PyType>) -> PyResult<Py<PyAny>> {
         check_tensor_class(cls)?;
-        let t = super::run(|| self.inner.alias())?;
+        let t = super::errors::run(|| self.inner.alias())?;
         new_object_of(py, cls, t)
     }
 
@@ -135,7 +135,7 @@ impl PyTensor {
             cls: cls.clone().unbind(),
             dict: OnceLock::new(),
         });
-        let t = super::run(|| {
+        let t = super::errors::run(|| {
             Tensor::wrapper(
                 &size,
                 &strides,
@@ -144,7 +144,7 @@ impl PyTensor {
                 state.clone(),
             )
         })?;
-        super::run(|| t.set_requires_grad(requires_grad))?;
+        super::errors::run(|| t.set_requires_grad(requires_grad))?;
         let obj = new_object_of(py, cls, t)?;
         if let Ok(dict) = obj.bind(py).getattr("__dict__") {
             if let Ok(dict) = dict.cast_into::<PyDict>() {
@@ -315,16 +315,6 @@ fn tensors_of(out: &Bound<'_, PyAny>, op: &str) -> PyResult<Vec<Tensor>> {
         .collect()
 }
 
-/// The exception for an op that read a wrapper tensor's (missing) elements: it has no
-/// dispatch rule here yet.
-pub(crate) fn no_elements_error(op: &str) -> PyErr {
-    pyo3::exceptions::PyNotImplementedError::new_err(format!(
-        "{op}: this op does not dispatch to __torch_dispatch__ in ferrograd yet, and a tensor \
-         subclass made with _make_wrapper_subclass, or a tensor on the meta device, has no \
-         elements of its own to compute on"
-    ))
-}
-
 /// `_core._meta_tensor(size, strides, dtype, requires_grad)`: a tensor on the meta device.
 #[pyfunction]
 #[pyo3(signature = (size, strides, dtype, requires_grad=false))]
@@ -336,7 +326,7 @@ pub(crate) fn _meta_tensor(
     requires_grad: bool,
 ) -> PyResult<Py<PyAny>> {
     let dtype = dtype_arg(Some(&dtype))?.unwrap_or_else(crate::core::dtype::default_float);
-    let t = super::run(|| Tensor::on_meta(&size, &strides, 0, dtype))?;
-    super::run(|| t.set_requires_grad(requires_grad))?;
+    let t = super::errors::run(|| Tensor::on_meta(&size, &strides, 0, dtype))?;
+    super::errors::run(|| t.set_requires_grad(requires_grad))?;
     to_object(py, t)
 }

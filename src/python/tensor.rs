@@ -9,7 +9,7 @@
 //! (gradients, hooks, `backward`), `tensor_ops.rs` and `tensor_new.rs`.
 
 use super::convert::{operand_arg, scalar_arg, size_object, tensor_arg, tensor_from_data};
-use super::{run, run_as};
+use super::errors::{run, run_as};
 use crate::core::dtype::{DType, Scalar};
 use crate::core::tensor::Tensor;
 use crate::ops::pointwise::comparison::CompareOp;
@@ -256,7 +256,7 @@ impl PyTensor {
 
     fn __repr__(&self) -> PyResult<String> {
         crate::autograd::refresh_view(&self.inner); // shows a regenerated (or Invalid) grad_fn
-        super::run_as("repr", || Ok(self.inner.repr()))
+        super::errors::run_as("repr", || Ok(self.inner.repr()))
     }
 
     /// Elementwise closeness `|a - b| <= atol + rtol * |b|` (a bool tensor).
@@ -397,7 +397,7 @@ impl PyTensor {
             None => size_object(py, self.inner.shape()),
             Some(d) => {
                 let d = crate::core::layout::normalize_dim(d, self.inner.dim())
-                    .map_err(super::to_py_err)?;
+                    .map_err(super::errors::to_py_err)?;
                 Ok(self
                     .inner
                     .shape()
@@ -544,25 +544,25 @@ impl PyTensor {
         let values: Vec<Py<PyAny>> = match t.dtype() {
             DType::Bool => t
                 .to_vec::<bool>()
-                .map_err(super::to_py_err)?
+                .map_err(super::errors::to_py_err)?
                 .into_iter()
                 .map(|x| scalar_to_py(py, Scalar::Bool(x)))
                 .collect::<PyResult<_>>()?,
             DType::Float32 => t
                 .to_vec::<f32>()
-                .map_err(super::to_py_err)?
+                .map_err(super::errors::to_py_err)?
                 .into_iter()
                 .map(|x| scalar_to_py(py, Scalar::Float(x as f64)))
                 .collect::<PyResult<_>>()?,
             DType::Float64 => t
                 .to_vec::<f64>()
-                .map_err(super::to_py_err)?
+                .map_err(super::errors::to_py_err)?
                 .into_iter()
                 .map(|x| scalar_to_py(py, Scalar::Float(x)))
                 .collect::<PyResult<_>>()?,
             int => crate::with_any!(int, T => t
                 .to_vec::<T>()
-                .map_err(super::to_py_err)?
+                .map_err(super::errors::to_py_err)?
                 .into_iter()
                 .map(|x| scalar_to_py(py, Scalar::Int(crate::core::dtype::Element::to_i64(x))))
                 .collect::<PyResult<_>>()?),

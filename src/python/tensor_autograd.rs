@@ -1,9 +1,9 @@
 //! `Tensor`'s autograd surface: `grad`, `grad_fn`, `requires_grad`, hooks, `backward`.
 
 use super::convert::tensor_arg;
+use super::errors::{run, run_unnamed};
 use super::node::node_object;
 use super::tensor::{refreshed_view, to_object, wrap, PyTensor, TResult};
-use super::{run, run_unnamed};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 

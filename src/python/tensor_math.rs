@@ -2,9 +2,9 @@
 //! their in-place forms), `clamp` and `where`.
 
 use super::convert::{operand_arg, scalar_arg, tensor_arg, OwnedOperand};
+use super::errors::{run, run_as};
 use super::out::with_out;
 use super::tensor::{compare, operand_tensor, to_object, wrap, PyTensor, TResult};
-use super::{run, run_as};
 use crate::core::dtype::{DType, Scalar};
 use crate::core::tensor::Tensor;
 use crate::ops::pointwise::comparison::{CompareOp, LogicalOp};

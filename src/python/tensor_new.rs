@@ -4,7 +4,7 @@
 
 use super::convert::{dtype_arg, scalar_arg, size_args, tensor_from_data};
 use super::creation::finish;
-use super::run;
+use super::errors::run;
 use super::tensor::{to_object, PyTensor};
 use crate::core::tensor::Tensor;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};

@@ -3,7 +3,7 @@
 //! `__contains__`, and their `torch.xxx` functions that are not plain method aliases.
 
 use super::convert::{dims_arg, dtype_arg, operand_arg, tensor_arg, OwnedOperand};
-use super::run;
+use super::errors::run;
 use super::tensor::{to_object, wrap, PyTensor, TResult};
 use crate::core::tensor::Tensor;
 use crate::ops::pointwise::division::{division, DivisionOp};

@@ -1,8 +1,8 @@
 //! `Tensor`'s reductions (`sum`, `mean`, `max`, `var`, ...), softmax, scans and products.
 
 use super::convert::{dims_arg, dtype_arg, tensor_arg};
+use super::errors::run;
 use super::out::with_out;
-use super::run;
 use super::tensor::{to_object, wrap, PyTensor, TResult};
 use crate::core::tensor::Tensor;
 use pyo3::exceptions::{PyTypeError, PyValueError};

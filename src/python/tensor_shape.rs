@@ -4,7 +4,7 @@
 use super::convert::{
     basic_only, dtype_arg, index_items, scalar_arg, shape_args, tensor_arg, tensor_from_data,
 };
-use super::run;
+use super::errors::run;
 use super::tensor::{to_object, wrap, PyTensor, TResult};
 use crate::core::dtype::{DType, Scalar};
 use crate::core::tensor::Tensor;

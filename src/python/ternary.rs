@@ -2,7 +2,7 @@
 //! number or tensor weight, `addcmul`, `addcdiv`, and their in-place twins.
 
 use super::convert::tensor_arg;
-use super::run;
+use super::errors::run;
 use super::tensor::{wrap, PyTensor, TResult};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
