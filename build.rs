@@ -10,7 +10,8 @@
 //! call's first argument (`activation!(selu, ...)`); the table macros, called through
 //! `unary_table!(bind_unary_ops)`, register the functions they generate themselves. A binding
 //! must be visible to the module's root (`pub(crate)` or `pub`), and two bindings may not take
-//! the same Python name: the script stops the build, naming the file and the item.
+//! the same Python name, nor the name of a table row's function: the script stops the build,
+//! naming the file and the item.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -65,7 +66,20 @@ fn main() {
         let text = std::fs::read_to_string(file).expect("a readable source file");
         scan(&file.display().to_string(), &text, module, &mut bindings);
     }
+    for table in TABLES {
+        println!("cargo:rerun-if-changed={table}");
+        let text = std::fs::read_to_string(table).expect("a readable table file");
+        for (line, name) in table_rows(&text) {
+            bindings.push(Binding {
+                kind: Kind::Function,
+                path: String::new(),
+                python_name: name,
+                origin: format!("{table}:{line} (a table row's torch function)"),
+            });
+        }
+    }
     check_unique(&bindings);
+    bindings.retain(|b| !b.path.is_empty());
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("bindings.rs");
     std::fs::write(out, render(&bindings)).expect("OUT_DIR is writable");
 }
@@ -226,6 +240,28 @@ fn named(attributes: &str) -> Option<String> {
         rest = value;
     }
     None
+}
+
+/// The derivative tables whose rows each make a `torch.xxx` function of their own (registered
+/// by the table macros, after the bindings this script adds): a binding may not take the name
+/// of a row, or the row's function would silently replace it.
+const TABLES: &[&str] = &["src/ops/pointwise/unary.rs", "src/ops/pointwise/binary.rs"];
+
+/// The rows of a derivative table, `name, name_, "NodeName" ...`: (line number, name).
+fn table_rows(text: &str) -> Vec<(usize, String)> {
+    let mut rows = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let mut parts = line.trim().splitn(3, ", ");
+        if let (Some(name), Some(twin), Some(rest)) = (parts.next(), parts.next(), parts.next()) {
+            let ident = |s: &str| {
+                !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            };
+            if ident(name) && twin == format!("{name}_") && rest.starts_with('"') {
+                rows.push((number + 1, name.to_string()));
+            }
+        }
+    }
+    rows
 }
 
 /// Stops the build when two bindings take the same Python name.
