@@ -20,6 +20,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from binding_stubs import methods_block, stubs_block
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # torch.xxx functions that are Tensor methods but not rows of the pointwise tables.
@@ -229,9 +231,12 @@ def readme_table(title: str, rows: list[tuple[str, list[str]]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def replace_block(text: str, name: str, body: str, path: Path, comment: str) -> str:
+def replace_block(
+    text: str, name: str, body: str, path: Path, comment: str, source: str = "the tables"
+) -> str:
     """``text`` with the lines between the ``<generated: name>`` markers set to ``body``
-    (markers in ``comment`` comments: ``#`` or ``<!--``)."""
+    (markers in ``comment`` comments: ``#`` or ``<!--``; ``source`` is what they say it is
+    written from)."""
     close = " -->" if comment == "<!--" else ""
     begin = f"{comment} <generated: {name}>"
     end = f"{comment} </generated: {name}>"
@@ -243,7 +248,7 @@ def replace_block(text: str, name: str, body: str, path: Path, comment: str) -> 
     if not m:
         raise SystemExit(f"{path}: markers '{begin}' ... '{end}' not found")
     indent = m.group(1)
-    note = f"{indent}{begin} written by tools/gen_surface.py from the tables{close}\n"
+    note = f"{indent}{begin} written by tools/gen_surface.py from {source}{close}\n"
     block = note + body + f"{indent}{end}{close}"
     return text[: m.start()] + block + text[m.end() :]
 
@@ -254,7 +259,13 @@ def generated() -> dict[Path, str]:
     pyi = ROOT / "python/ferrograd/_core.pyi"
     text = replace_block(pyi.read_text(), "pointwise", stub_block(rows), pyi, "    #")
     text = replace_block(text, "functions", module_function_block(rows), pyi, "#")
-    files[pyi] = replace_block(text, "__all__", module_all_block(rows), pyi, "    #")
+    text = replace_block(text, "__all__", module_all_block(rows), pyi, "    #")
+    source = "src/python/"
+    text = replace_block(text, "bindings", stubs_block(ROOT / "src/python"), pyi, "#", source)
+    for name in re.findall(r"<generated: (\w+) methods>", text):
+        block = methods_block(ROOT / "src/python", name)
+        text = replace_block(text, f"{name} methods", block, pyi, "    #", source)
+    files[pyi] = text
     init = ROOT / "python/ferrograd/__init__.py"
     text = replace_block(init.read_text(), "functions", alias_block(rows), init, "#")
     files[init] = replace_block(text, "__all__", all_block(rows), init, "#")

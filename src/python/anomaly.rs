@@ -51,6 +51,7 @@ impl Reporter for PythonReporter {
 
 /// Turns anomaly detection on or off (`check_nan`: also check backward results for NaN).
 #[pyfunction]
+#[pyo3(signature = (enabled: "bool", check_nan: "bool") -> "None")]
 pub(crate) fn _set_anomaly_enabled(enabled: bool, check_nan: bool) {
     anomaly::set_reporter(Box::new(PythonReporter));
     anomaly::set_anomaly_enabled(enabled, check_nan);
@@ -58,12 +59,14 @@ pub(crate) fn _set_anomaly_enabled(enabled: bool, check_nan: bool) {
 
 /// Whether anomaly detection is on.
 #[pyfunction]
+#[pyo3(signature = () -> "bool")]
 pub(crate) fn is_anomaly_enabled() -> bool {
     anomaly::is_anomaly_enabled()
 }
 
 /// Whether anomaly detection checks backward results for NaN.
 #[pyfunction]
+#[pyo3(signature = () -> "bool")]
 pub(crate) fn is_anomaly_check_nan_enabled() -> bool {
     anomaly::is_anomaly_check_nan_enabled()
 }

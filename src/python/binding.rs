@@ -191,7 +191,7 @@ impl PyTensor {
     }
 
     /// Makes this tensor show `source`'s elements, sizes and strides (no argument: none).
-    #[pyo3(signature = (source=None))]
+    #[pyo3(signature = (source: "Tensor | None" = None) -> "Self")]
     fn set_<'py>(
         slf: Bound<'py, Self>,
         source: Option<PyRef<'py, PyTensor>>,
@@ -204,7 +204,7 @@ impl PyTensor {
 
     /// Gives this tensor the shape `sizes` (contiguous), keeping its elements in order and
     /// growing them (with zeros) when there are too few.
-    #[pyo3(signature = (*sizes))]
+    #[pyo3(signature = (*sizes: "int | Sequence[int]") -> "Self")]
     fn resize_<'py>(
         slf: Bound<'py, Self>,
         sizes: &Bound<'py, PyTuple>,
@@ -214,6 +214,7 @@ impl PyTensor {
     }
 
     /// `resize_` to `other`'s shape.
+    #[pyo3(signature = (other: "Tensor") -> "Self")]
     fn resize_as_<'py>(
         slf: Bound<'py, Self>,
         other: PyRef<'py, PyTensor>,
@@ -222,6 +223,7 @@ impl PyTensor {
     }
 
     /// Swaps dimensions `dim0` and `dim1` in place (this tensor becomes its transpose).
+    #[pyo3(signature = (dim0: "int", dim1: "int") -> "Self")]
     fn transpose_(slf: Bound<'_, Self>, dim0: isize, dim1: isize) -> PyResult<Bound<'_, Self>> {
         Self::rebound(slf, |t| {
             t.inplace_view("transpose_", "TransposeBackward1", |t| {
@@ -232,16 +234,19 @@ impl PyTensor {
     }
 
     /// `transpose_`'s other name.
+    #[pyo3(signature = (dim0: "int", dim1: "int") -> "Self")]
     fn swapdims_(slf: Bound<'_, Self>, dim0: isize, dim1: isize) -> PyResult<Bound<'_, Self>> {
         Self::transpose_(slf, dim0, dim1)
     }
 
     /// `transpose_`'s other name.
+    #[pyo3(signature = (axis0: "int", axis1: "int") -> "Self")]
     fn swapaxes_(slf: Bound<'_, Self>, axis0: isize, axis1: isize) -> PyResult<Bound<'_, Self>> {
         Self::transpose_(slf, axis0, axis1)
     }
 
     /// Transposes this matrix (at most 2 dimensions) in place.
+    #[pyo3(signature = () -> "Self")]
     fn t_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
         Self::rebound(slf, |t| {
             t.inplace_view("t_", "TBackward1", |t| t.t()).map(Some)
@@ -249,6 +254,7 @@ impl PyTensor {
     }
 
     /// Inserts a size-1 dimension at `dim` in place.
+    #[pyo3(signature = (dim: "int") -> "Self")]
     fn unsqueeze_(slf: Bound<'_, Self>, dim: isize) -> PyResult<Bound<'_, Self>> {
         Self::rebound(slf, |t| {
             t.inplace_view("unsqueeze_", "UnsqueezeBackward1", |t| t.unsqueeze(dim))
@@ -258,7 +264,7 @@ impl PyTensor {
 
     /// A view of this tensor's storage with shape `size`, strides `stride` (in elements) and
     /// `storage_offset` (default: this tensor's).
-    #[pyo3(signature = (size, stride, storage_offset=None))]
+    #[pyo3(signature = (size: "Sequence[int]", stride: "Sequence[int]", storage_offset: "int | None" = None) -> "Tensor")]
     fn as_strided(
         &self,
         py: Python<'_>,
@@ -271,7 +277,7 @@ impl PyTensor {
     }
 
     /// `as_strided` in place: this tensor becomes that view.
-    #[pyo3(signature = (size, stride, storage_offset=None))]
+    #[pyo3(signature = (size: "Sequence[int]", stride: "Sequence[int]", storage_offset: "int | None" = None) -> "Self")]
     fn as_strided_(
         slf: Bound<'_, Self>,
         size: Vec<usize>,
@@ -284,7 +290,7 @@ impl PyTensor {
     }
 
     /// Removes size-1 dimensions (all, or only `dim`) in place.
-    #[pyo3(signature = (dim=None))]
+    #[pyo3(signature = (dim: "int | None" = None) -> "Self")]
     fn squeeze_(slf: Bound<'_, Self>, dim: Option<isize>) -> PyResult<Bound<'_, Self>> {
         let node = match dim {
             Some(_) => "SqueezeBackward4",
@@ -303,6 +309,7 @@ impl PyTensor {
 /// `torch._C._swap_tensor_impl(t1, t2)`: each object shows the other's tensor from now on
 /// (the last step of `torch.utils.swap_tensors`, which swaps the classes and `__dict__`s).
 #[pyfunction]
+#[pyo3(signature = (t1: "Tensor", t2: "Tensor") -> "None")]
 pub(crate) fn _swap_tensor_impl(t1: &Bound<'_, PyTensor>, t2: &Bound<'_, PyTensor>) {
     let (a, b) = ((*t1.get().inner).clone(), (*t2.get().inner).clone());
     release(t1, &a);

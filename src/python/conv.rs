@@ -12,8 +12,8 @@ use pyo3::prelude::*;
 
 /// PyTorch's `torch.convolution` (`ConvolutionBackward0`).
 #[pyfunction]
-#[pyo3(signature = (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups))]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (input: "Tensor", weight: "Tensor", bias: "Tensor | None", stride: "Sequence[int]", padding: "Sequence[int]", dilation: "Sequence[int]", transposed: "bool", output_padding: "Sequence[int]", groups: "int") -> "Tensor")]
 pub(crate) fn convolution(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -41,7 +41,7 @@ pub(crate) fn convolution(
 
 /// `max_pool2d_with_indices` (`MaxPool2DWithIndicesBackward0`): `(values, indices)`.
 #[pyfunction]
-#[pyo3(signature = (input, kernel_size, stride, padding, dilation, ceil_mode))]
+#[pyo3(signature = (input: "Tensor", kernel_size: "Sequence[int]", stride: "Sequence[int]", padding: "Sequence[int]", dilation: "Sequence[int]", ceil_mode: "bool") -> "tuple[Tensor, Tensor]")]
 pub(crate) fn max_pool2d_with_indices(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -65,8 +65,8 @@ pub(crate) fn max_pool2d_with_indices(
 
 /// `avg_pool2d` (`AvgPool2DBackward0`).
 #[pyfunction]
-#[pyo3(signature = (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (input: "Tensor", kernel_size: "Sequence[int]", stride: "Sequence[int]", padding: "Sequence[int]", ceil_mode: "bool", count_include_pad: "bool", divisor_override: "int | None") -> "Tensor")]
 pub(crate) fn avg_pool2d(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -91,6 +91,7 @@ pub(crate) fn avg_pool2d(
 
 /// `_adaptive_avg_pool2d` (`AdaptiveAvgPool2DBackward0`).
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor", output_size: "Sequence[int]") -> "Tensor")]
 pub(crate) fn adaptive_avg_pool2d(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -101,6 +102,7 @@ pub(crate) fn adaptive_avg_pool2d(
 
 /// `adaptive_max_pool2d` (`AdaptiveMaxPool2DBackward0`): `(values, indices)`.
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor", output_size: "Sequence[int]") -> "tuple[Tensor, Tensor]")]
 pub(crate) fn adaptive_max_pool2d(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -112,6 +114,7 @@ pub(crate) fn adaptive_max_pool2d(
 
 /// `im2col`, PyTorch's `F.unfold` (`Im2ColBackward0`).
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor", kernel_size: "Sequence[int]", dilation: "Sequence[int]", padding: "Sequence[int]", stride: "Sequence[int]") -> "Tensor")]
 pub(crate) fn im2col(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -132,6 +135,7 @@ pub(crate) fn im2col(
 
 /// `col2im`, PyTorch's `F.fold` (`Col2ImBackward0`).
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor", output_size: "Sequence[int]", kernel_size: "Sequence[int]", dilation: "Sequence[int]", padding: "Sequence[int]", stride: "Sequence[int]") -> "Tensor")]
 pub(crate) fn col2im(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -155,7 +159,7 @@ pub(crate) fn col2im(
 /// `bilinear`, `bicubic` or `trilinear`, `antialias` for bilinear and bicubic
 /// (`UpsampleNearest2DBackward0`, ...).
 #[pyfunction]
-#[pyo3(signature = (input, output_size, mode, align_corners, scales=None, antialias=false))]
+#[pyo3(signature = (input: "Tensor", output_size: "Sequence[int]", mode: "str", align_corners: "bool", scales: "Sequence[float] | None" = None, antialias: "bool" = false) -> "Tensor")]
 pub(crate) fn upsample(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,

@@ -138,6 +138,14 @@ pub(crate) fn tensor_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Tensor>
     }
 }
 
+/// Tensors from a tensor or a sequence of tensors.
+pub(crate) fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
+    if obj.cast::<PyTensor>().is_ok() {
+        return Ok(vec![tensor_arg(obj, what)?]);
+    }
+    obj.try_iter()?.map(|t| tensor_arg(&t?, what)).collect()
+}
+
 /// A Python number as a scalar operand (bool before int: `True` is an int in Python).
 pub(crate) fn scalar_arg(obj: &Bound<'_, PyAny>) -> Option<Scalar> {
     if let Ok(t) = obj.cast::<PyTensor>() {
@@ -556,6 +564,7 @@ static SIZE_TYPE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// Registers the Python `Size` class (a tuple subclass) used for `.shape`.
 #[pyfunction]
+#[pyo3(signature = (cls: "type[tuple[int, ...]]") -> "None")]
 pub(crate) fn _register_size(py: Python<'_>, cls: Py<PyAny>) {
     let _ = SIZE_TYPE.set(py, cls);
 }

@@ -25,7 +25,7 @@ pub(crate) fn finish(t: Tensor, requires_grad: bool) -> PyResult<Py<PyAny>> {
 
 /// `tensor(data, dtype=None, requires_grad=False)`: a new leaf holding a copy of `data`.
 #[pyfunction]
-#[pyo3(signature = (data, *, dtype=None, device=None, requires_grad=false))]
+#[pyo3(signature = (data: "_Data", *, dtype: "_DTypeLike | None" = None, device: "_Device | None" = None, requires_grad: "bool" = false) -> "Tensor")]
 pub(crate) fn tensor(
     data: &Bound<'_, PyAny>,
     dtype: Option<&Bound<'_, PyAny>>,
@@ -114,8 +114,8 @@ pub(crate) fn empty(
 /// `torch.empty_strided(size, stride)`: an uninitialised tensor (zero-filled here) of `size`
 /// laid out with `stride`.
 #[pyfunction]
-#[pyo3(signature = (size, stride, *, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (size: "Sequence[int]", stride: "Sequence[int]", *, dtype: "_DTypeLike | None" = None, layout: "object" = None, device: "_Device | None" = None, requires_grad: "bool" = false, pin_memory: "bool" = false) -> "Tensor")]
 pub(crate) fn empty_strided(
     size: &Bound<'_, PyAny>,
     stride: &Bound<'_, PyAny>,
@@ -150,7 +150,7 @@ pub(crate) fn strided_tensor(
 
 /// A tensor of `size` filled with `fill_value` (dtype inferred from the value when not given).
 #[pyfunction]
-#[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
+#[pyo3(signature = (size: "_Dims", fill_value: "_Number", *, dtype: "_DTypeLike | None" = None, device: "_Device | None" = None, requires_grad: "bool" = false) -> "Tensor")]
 pub(crate) fn full(
     size: &Bound<'_, PyAny>,
     fill_value: &Bound<'_, PyAny>,
@@ -230,7 +230,7 @@ like!(
 
 /// `arange(end)` or `arange(start, end, step)`; int64 when every bound is an integer.
 #[pyfunction]
-#[pyo3(signature = (start, end=None, step=None, *, dtype=None, device=None, requires_grad=false))]
+#[pyo3(signature = (start: "_Number", end: "_Number | None" = None, step: "_Number | None" = None, *, dtype: "_DTypeLike | None" = None, device: "_Device | None" = None, requires_grad: "bool" = false) -> "Tensor")]
 pub(crate) fn arange(
     start: &Bound<'_, PyAny>,
     end: Option<&Bound<'_, PyAny>>,
@@ -269,7 +269,7 @@ pub(crate) fn arange(
 
 /// `steps` evenly spaced values from `start` to `end`.
 #[pyfunction]
-#[pyo3(signature = (start, end, steps, *, dtype=None, device=None, requires_grad=false))]
+#[pyo3(signature = (start: "float", end: "float", steps: "int", *, dtype: "_DTypeLike | None" = None, device: "_Device | None" = None, requires_grad: "bool" = false) -> "Tensor")]
 pub(crate) fn linspace(
     start: f64,
     end: f64,

@@ -1,7 +1,7 @@
 //! The engine's entry points for Python: `backward`, `autograd.grad`, gradient edges, the
 //! running graph task's callbacks and queries.
 
-use super::convert::tensor_arg;
+use super::convert::{tensor_arg, tensor_list};
 use super::errors::run_unnamed;
 use super::hooks::from_py_err;
 use super::settings::warn_create_graph_cycle;
@@ -10,14 +10,6 @@ use crate::autograd::GradOptions;
 use crate::core::tensor::Tensor;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
-
-/// Tensors from a tensor or a sequence of tensors.
-pub(crate) fn tensor_list(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Tensor>> {
-    if obj.cast::<PyTensor>().is_ok() {
-        return Ok(vec![tensor_arg(obj, what)?]);
-    }
-    obj.try_iter()?.map(|t| tensor_arg(&t?, what)).collect()
-}
 
 /// Where a backward pass starts or stops: a tensor, a `GradientEdge` (a `(node, output
 /// number)` pair), or a sequence of them.
@@ -112,6 +104,7 @@ pub(crate) fn grad<'py>(
 /// The gradient edge of a tensor (`autograd.graph.get_gradient_edge`): its node (the leaf's
 /// AccumulateGrad for a leaf) and which output of it the tensor is.
 #[pyfunction]
+#[pyo3(signature = (tensor: "Tensor") -> "tuple[Node, int]")]
 pub(crate) fn _gradient_edge(
     py: Python<'_>,
     tensor: PyRef<'_, PyTensor>,
@@ -127,7 +120,7 @@ pub(crate) fn _gradient_edge(
 
 /// `autograd.grad` with respect to gradient edges `(node, output number)`.
 #[pyfunction]
-#[pyo3(signature = (outputs, edges, grad_outputs=None, retain_graph=None, create_graph=false, allow_unused=false))]
+#[pyo3(signature = (outputs: "Tensor | Sequence[Tensor]", edges: "Sequence[tuple[Node, int]]", grad_outputs: "Tensor | Sequence[Tensor | None] | None" = None, retain_graph: "bool | None" = None, create_graph: "bool" = false, allow_unused: "bool" = false) -> "tuple[Tensor | None, ...]")]
 pub(crate) fn _grad_to_edges<'py>(
     py: Python<'py>,
     outputs: &Bound<'py, PyAny>,
@@ -167,6 +160,7 @@ pub(crate) fn _grad_to_edges<'py>(
 /// Counts an in-place change of `tensor` that autograd did not see (`autograd.graph
 /// .increment_version`); inference tensors have no counter and are left alone.
 #[pyfunction]
+#[pyo3(signature = (tensor: "Tensor") -> "None")]
 pub(crate) fn _increment_version(tensor: PyRef<'_, PyTensor>) {
     if !tensor.inner.is_inference() {
         tensor.inner.storage().bump_version("increment_version");
@@ -175,7 +169,7 @@ pub(crate) fn _increment_version(tensor: PyRef<'_, PyTensor>) {
 
 /// `autograd.backward(tensors, grad_tensors, ...)`: accumulates into the leaves' `.grad`.
 #[pyfunction]
-#[pyo3(signature = (tensors, grad_tensors=None, retain_graph=None, create_graph=false, inputs=None))]
+#[pyo3(signature = (tensors: "_Tensors", grad_tensors: "Tensor | Sequence[Tensor | None] | None" = None, retain_graph: "bool | None" = None, create_graph: "bool" = false, inputs: "_Tensors | None" = None) -> "None")]
 pub(crate) fn backward(
     py: Python<'_>,
     tensors: &Bound<'_, PyAny>,
@@ -208,6 +202,7 @@ pub(crate) fn backward(
 /// `Variable._execution_engine.queue_callback(callback)`: `callback()` runs once the running
 /// backward pass has finished (refused outside one).
 #[pyfunction]
+#[pyo3(signature = (callback: "Callable[[], object]") -> "None")]
 pub(crate) fn _queue_callback(callback: Py<PyAny>) -> PyResult<()> {
     let call: crate::autograd::FinalCallback =
         Box::new(move || Python::attach(|py| callback.call0(py).map(drop).map_err(from_py_err)));
@@ -216,6 +211,7 @@ pub(crate) fn _queue_callback(callback: Py<PyAny>) -> PyResult<()> {
 
 /// The id of the backward pass running on this thread, -1 outside one.
 #[pyfunction]
+#[pyo3(signature = () -> "int")]
 pub(crate) fn _current_graph_task_id() -> i64 {
     crate::autograd::current_graph_task_id().map_or(-1, |id| id as i64)
 }
@@ -223,6 +219,7 @@ pub(crate) fn _current_graph_task_id() -> i64 {
 /// Whether a reentrant checkpoint may run its backward here: false inside a `grad()` call or a
 /// `backward(inputs=...)` (see [`crate::autograd::is_checkpoint_valid`]).
 #[pyfunction]
+#[pyo3(signature = () -> "bool")]
 pub(crate) fn _is_checkpoint_valid() -> bool {
     crate::autograd::is_checkpoint_valid()
 }
@@ -230,12 +227,14 @@ pub(crate) fn _is_checkpoint_valid() -> bool {
 /// Whether the running backward pass executes `node` (see
 /// [`crate::autograd::will_engine_execute_node`]).
 #[pyfunction]
+#[pyo3(signature = (node: "Node") -> "bool")]
 pub(crate) fn _will_engine_execute_node(node: PyRef<'_, super::node::PyNode>) -> PyResult<bool> {
     run_unnamed(|| crate::autograd::will_engine_execute_node(&node.inner))
 }
 
 /// From now on, backward passes record the nodes they execute (for `_will_engine_execute_node`).
 #[pyfunction]
+#[pyo3(signature = () -> "None")]
 pub(crate) fn _record_execution_sets() {
     crate::autograd::record_execution_sets();
 }

@@ -1,8 +1,7 @@
 //! Module-level functions of `ferrograd._core` that are not methods: `cat`, `stack`, `where`,
 //! `isin`, `var_mean`, `std_mean`, `pow`, and the registry of the package's Python types.
 
-use super::convert::{operand_arg, tensor_arg};
-use super::engine::tensor_list;
+use super::convert::{operand_arg, tensor_arg, tensor_list};
 use super::errors::run;
 use super::tensor::{to_object, PyTensor};
 use crate::core::dtype::DType;
@@ -14,7 +13,7 @@ use pyo3::types::{PyDict, PyTuple};
 
 /// Concatenates tensors along `dim`.
 #[pyfunction]
-#[pyo3(signature = (tensors, dim=0))]
+#[pyo3(signature = (tensors: "_Tensors", dim: "int" = 0) -> "Tensor")]
 pub(crate) fn cat(tensors: &Bound<'_, PyAny>, dim: isize) -> PyResult<Py<PyAny>> {
     if tensors.cast::<PyTensor>().is_ok() {
         return Err(pyo3::exceptions::PyTypeError::new_err(
@@ -33,7 +32,7 @@ pub(crate) fn cat(tensors: &Bound<'_, PyAny>, dim: isize) -> PyResult<Py<PyAny>>
 
 /// Stacks tensors along a new dimension `dim`.
 #[pyfunction]
-#[pyo3(signature = (tensors, dim=0))]
+#[pyo3(signature = (tensors: "_Tensors", dim: "int" = 0) -> "Tensor")]
 pub(crate) fn stack(tensors: &Bound<'_, PyAny>, dim: isize) -> PyResult<Py<PyAny>> {
     let ts = tensor_list(tensors, "tensors")?;
     let out = run(|| Tensor::stack(&ts, dim))?;
@@ -79,6 +78,7 @@ static PY_TYPES: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
 
 /// Registers the Python helper types defined in the package.
 #[pyfunction]
+#[pyo3(signature = (types: "dict[str, Any]") -> "None")]
 pub(crate) fn _register_types(py: Python<'_>, types: Py<PyDict>) {
     let _ = PY_TYPES.set(py, types);
 }
@@ -103,7 +103,7 @@ pub(crate) fn return_type<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'p
 /// `torch.isin(elements, test_elements, *, assume_unique=False, invert=False)`: whether each
 /// element is among the test elements (either may be a number, not both); a bool tensor.
 #[pyfunction]
-#[pyo3(signature = (elements, test_elements, *, assume_unique=false, invert=false))]
+#[pyo3(signature = (elements: "_Operand", test_elements: "_Operand", *, assume_unique: "bool" = false, invert: "bool" = false) -> "Tensor")]
 pub(crate) fn isin(
     py: Python<'_>,
     elements: &Bound<'_, PyAny>,
@@ -130,7 +130,7 @@ pub(crate) fn isin(
 /// `torch.var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None)`: the
 /// variance and the mean, one node for both.
 #[pyfunction]
-#[pyo3(signature = (input, dim=None, unbiased=None, keepdim=false, *, correction=None))]
+#[pyo3(signature = (input: "Tensor", dim: "int | Sequence[int] | None" = None, unbiased: "bool | None" = None, keepdim: "bool" = false, *, correction: "float | None" = None) -> "tuple[Tensor, Tensor]")]
 pub(crate) fn var_mean(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -146,7 +146,7 @@ pub(crate) fn var_mean(
 /// `torch.std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None)`: the
 /// standard deviation and the mean, one node for both.
 #[pyfunction]
-#[pyo3(signature = (input, dim=None, unbiased=None, keepdim=false, *, correction=None))]
+#[pyo3(signature = (input: "Tensor", dim: "int | Sequence[int] | None" = None, unbiased: "bool | None" = None, keepdim: "bool" = false, *, correction: "float | None" = None) -> "tuple[Tensor, Tensor]")]
 pub(crate) fn std_mean(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -166,6 +166,7 @@ fn pair(py: Python<'_>, (a, b): (Tensor, Tensor)) -> PyResult<Py<PyTuple>> {
 
 /// `torch.pow(input, exponent)`: a tensor to a power, or a number to a tensor's powers.
 #[pyfunction]
+#[pyo3(signature = (input: "_Operand", exponent: "_Operand") -> "Tensor")]
 pub(crate) fn pow(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,

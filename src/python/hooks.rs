@@ -36,6 +36,7 @@ impl PySavedTensors {
         tensors.into_iter().map(|t| to_object(py, t)).collect()
     }
 
+    #[pyo3(signature = () -> "None")]
     fn close(&self) {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
@@ -193,12 +194,14 @@ pub(crate) fn py_pack_hook(
 /// Installs Python `pack_hook`/`unpack_hook` for the tensors saved on this thread
 /// (`autograd.graph.saved_tensors_hooks.__enter__`).
 #[pyfunction]
+#[pyo3(signature = (pack_hook: "Any", unpack_hook: "Any") -> "None")]
 pub(crate) fn _push_saved_tensors_hooks(pack_hook: Py<PyAny>, unpack_hook: Py<PyAny>) {
     crate::autograd::push_saved_tensors_hooks(Some(py_pack_hook(pack_hook, unpack_hook)));
 }
 
 /// Removes the innermost saved-tensor hooks of this thread.
 #[pyfunction]
+#[pyo3(signature = () -> "None")]
 pub(crate) fn _pop_saved_tensors_hooks() {
     crate::autograd::pop_saved_tensors_hooks();
 }
@@ -207,7 +210,7 @@ pub(crate) fn _pop_saved_tensors_hooks() {
 /// each tensor an in-place op is about to write into (Note [Observing in-place writes]);
 /// `autograd.graph.allow_mutation_on_saved_tensors` clones saved tensors with it.
 #[pyfunction]
-#[pyo3(signature = (observer))]
+#[pyo3(signature = (observer: "Callable[[Tensor], object] | None") -> "None")]
 pub(crate) fn _set_write_observer(observer: Option<Py<PyAny>>) {
     let observer = observer.map(|f| {
         let observe: crate::ops::inplace::WriteObserver = std::rc::Rc::new(move |t: &Tensor| {

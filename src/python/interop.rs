@@ -179,6 +179,7 @@ pub(crate) fn copy_numpy(array: &Bound<'_, PyAny>) -> PyResult<Tensor> {
 /// `from_numpy(array)`: a tensor sharing the array's memory (float32/float64/int64 arrays);
 /// arrays of other dtypes, read-only or unaligned ones are copied.
 #[pyfunction]
+#[pyo3(signature = (array: "NDArray[Any]") -> "Tensor")]
 pub(crate) fn from_numpy(array: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     if array.getattr("__array_interface__").is_err() || array.getattr("dtype").is_err() {
         return Err(PyTypeError::new_err(format!(
@@ -421,6 +422,7 @@ fn our_dtype(d: DlDataType) -> PyResult<DType> {
 /// `from_dlpack(obj)`: a tensor sharing the memory of an object with `__dlpack__` (a NumPy
 /// array, a PyTorch tensor...) or of a DLPack capsule.
 #[pyfunction]
+#[pyo3(signature = (obj: "Any") -> "Tensor")]
 pub(crate) fn from_dlpack(obj: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let py = obj.py();
     if let Ok(t) = obj.cast::<PyTensor>() {

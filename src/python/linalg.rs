@@ -21,7 +21,7 @@ fn tuple(py: Python<'_>, items: Vec<Tensor>) -> PyResult<Py<PyAny>> {
 
 /// `(LU, pivots, info)` of LU with partial pivoting.
 #[pyfunction]
-#[pyo3(signature = (a, check_errors=false))]
+#[pyo3(signature = (a: "Tensor", check_errors: "bool" = false) -> "tuple[Tensor, Tensor, Tensor]")]
 pub(crate) fn linalg_lu_factor_ex(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
@@ -34,7 +34,7 @@ pub(crate) fn linalg_lu_factor_ex(
 
 /// `(inverse, info)`.
 #[pyfunction]
-#[pyo3(signature = (a, check_errors=false))]
+#[pyo3(signature = (a: "Tensor", check_errors: "bool" = false) -> "tuple[Tensor, Tensor]")]
 pub(crate) fn linalg_inv_ex(py: Python<'_>, a: &Bound<'_, PyAny>, check_errors: bool) -> TResult {
     let a = tensor_arg(a, "linalg.inv_ex(): argument 'A'")?;
     let (x, info) = run(|| a.linalg_inv_ex(check_errors))?;
@@ -43,6 +43,7 @@ pub(crate) fn linalg_inv_ex(py: Python<'_>, a: &Bound<'_, PyAny>, check_errors: 
 
 /// The determinant of each matrix.
 #[pyfunction]
+#[pyo3(signature = (a: "Tensor") -> "Tensor")]
 pub(crate) fn linalg_det(a: &Bound<'_, PyAny>) -> TResult {
     let a = tensor_arg(a, "linalg.det(): argument 'A'")?;
     wrap(run(|| a.linalg_det()))
@@ -50,6 +51,7 @@ pub(crate) fn linalg_det(a: &Bound<'_, PyAny>) -> TResult {
 
 /// `(sign, logabsdet)`.
 #[pyfunction]
+#[pyo3(signature = (a: "Tensor") -> "tuple[Tensor, Tensor]")]
 pub(crate) fn linalg_slogdet(py: Python<'_>, a: &Bound<'_, PyAny>) -> TResult {
     let a = tensor_arg(a, "linalg.slogdet(): argument 'A'")?;
     let (s, l) = run(|| a.linalg_slogdet())?;
@@ -58,7 +60,7 @@ pub(crate) fn linalg_slogdet(py: Python<'_>, a: &Bound<'_, PyAny>) -> TResult {
 
 /// `(L, info)` of the Cholesky factorization.
 #[pyfunction]
-#[pyo3(signature = (a, upper=false, check_errors=false))]
+#[pyo3(signature = (a: "Tensor", upper: "bool" = false, check_errors: "bool" = false) -> "tuple[Tensor, Tensor]")]
 pub(crate) fn linalg_cholesky_ex(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
@@ -72,7 +74,7 @@ pub(crate) fn linalg_cholesky_ex(
 
 /// `(Q, R)` of the Householder QR.
 #[pyfunction]
-#[pyo3(signature = (a, mode="reduced"))]
+#[pyo3(signature = (a: "Tensor", mode: "str" = "reduced") -> "tuple[Tensor, Tensor]")]
 pub(crate) fn linalg_qr(py: Python<'_>, a: &Bound<'_, PyAny>, mode: &str) -> TResult {
     let a = tensor_arg(a, "linalg.qr(): argument 'A'")?;
     let (q, r) = run(|| a.linalg_qr(mode))?;
@@ -81,7 +83,7 @@ pub(crate) fn linalg_qr(py: Python<'_>, a: &Bound<'_, PyAny>, mode: &str) -> TRe
 
 /// `(eigenvalues, eigenvectors)` of symmetric matrices.
 #[pyfunction]
-#[pyo3(signature = (a, uplo="L"))]
+#[pyo3(signature = (a: "Tensor", uplo: "str" = "L") -> "tuple[Tensor, Tensor]")]
 pub(crate) fn linalg_eigh(py: Python<'_>, a: &Bound<'_, PyAny>, uplo: &str) -> TResult {
     let a = tensor_arg(a, "linalg.eigh(): argument 'A'")?;
     let (w, v) = run(|| a.linalg_eigh(uplo))?;
@@ -90,7 +92,7 @@ pub(crate) fn linalg_eigh(py: Python<'_>, a: &Bound<'_, PyAny>, uplo: &str) -> T
 
 /// `(U, S, Vh)`.
 #[pyfunction]
-#[pyo3(signature = (a, full_matrices=true))]
+#[pyo3(signature = (a: "Tensor", full_matrices: "bool" = true) -> "tuple[Tensor, Tensor, Tensor]")]
 pub(crate) fn linalg_svd(py: Python<'_>, a: &Bound<'_, PyAny>, full_matrices: bool) -> TResult {
     let a = tensor_arg(a, "linalg.svd(): argument 'A'")?;
     let (u, s, vh) = run(|| a.linalg_svd(full_matrices))?;
@@ -99,6 +101,7 @@ pub(crate) fn linalg_svd(py: Python<'_>, a: &Bound<'_, PyAny>, full_matrices: bo
 
 /// `e^A`.
 #[pyfunction]
+#[pyo3(signature = (a: "Tensor") -> "Tensor")]
 pub(crate) fn linalg_matrix_exp(a: &Bound<'_, PyAny>) -> TResult {
     let a = tensor_arg(a, "linalg.matrix_exp(): argument 'A'")?;
     wrap(run(|| a.linalg_matrix_exp()))
@@ -106,7 +109,7 @@ pub(crate) fn linalg_matrix_exp(a: &Bound<'_, PyAny>) -> TResult {
 
 /// `(X, info)` with `AX = B` (or `XA = B`).
 #[pyfunction]
-#[pyo3(signature = (a, b, left=true, check_errors=false))]
+#[pyo3(signature = (a: "Tensor", b: "Tensor", left: "bool" = true, check_errors: "bool" = false) -> "tuple[Tensor, Tensor]")]
 pub(crate) fn linalg_solve_ex(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
@@ -122,7 +125,7 @@ pub(crate) fn linalg_solve_ex(
 
 /// `X` with `AX = B` (or `XA = B`) for triangular `A`.
 #[pyfunction]
-#[pyo3(signature = (a, b, upper, left=true, unitriangular=false))]
+#[pyo3(signature = (a: "Tensor", b: "Tensor", upper: "bool", left: "bool" = true, unitriangular: "bool" = false) -> "Tensor")]
 pub(crate) fn linalg_solve_triangular(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
@@ -139,7 +142,7 @@ pub(crate) fn linalg_solve_triangular(
 
 /// `X` with `(L Lᴴ) X = B`.
 #[pyfunction]
-#[pyo3(signature = (b, l, upper=false))]
+#[pyo3(signature = (b: "Tensor", l: "Tensor", upper: "bool" = false) -> "Tensor")]
 pub(crate) fn cholesky_solve(b: &Bound<'_, PyAny>, l: &Bound<'_, PyAny>, upper: bool) -> TResult {
     let b = tensor_arg(b, "cholesky_solve(): argument 'input'")?;
     let l = tensor_arg(l, "cholesky_solve(): argument 'input2'")?;
@@ -148,7 +151,7 @@ pub(crate) fn cholesky_solve(b: &Bound<'_, PyAny>, l: &Bound<'_, PyAny>, upper: 
 
 /// `(L Lᴴ)⁻¹`.
 #[pyfunction]
-#[pyo3(signature = (l, upper=false))]
+#[pyo3(signature = (l: "Tensor", upper: "bool" = false) -> "Tensor")]
 pub(crate) fn cholesky_inverse(l: &Bound<'_, PyAny>, upper: bool) -> TResult {
     let l = tensor_arg(l, "cholesky_inverse(): argument 'input'")?;
     wrap(run(|| l.cholesky_inverse(upper)))
@@ -156,7 +159,7 @@ pub(crate) fn cholesky_inverse(l: &Bound<'_, PyAny>, upper: bool) -> TResult {
 
 /// The pseudo-inverse.
 #[pyfunction]
-#[pyo3(signature = (a, atol=None, rtol=None))]
+#[pyo3(signature = (a: "Tensor", atol: "float | None" = None, rtol: "float | None" = None) -> "Tensor")]
 pub(crate) fn linalg_pinv(a: &Bound<'_, PyAny>, atol: Option<f64>, rtol: Option<f64>) -> TResult {
     let a = tensor_arg(a, "linalg.pinv(): argument 'input'")?;
     wrap(run(|| a.linalg_pinv(atol, rtol)))
@@ -164,7 +167,7 @@ pub(crate) fn linalg_pinv(a: &Bound<'_, PyAny>, atol: Option<f64>, rtol: Option<
 
 /// `(solution, residuals, rank, singular_values)`.
 #[pyfunction]
-#[pyo3(signature = (a, b, rcond=None))]
+#[pyo3(signature = (a: "Tensor", b: "Tensor", rcond: "float | None" = None) -> "tuple[Tensor, Tensor, Tensor, Tensor]")]
 pub(crate) fn linalg_lstsq(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
@@ -179,7 +182,7 @@ pub(crate) fn linalg_lstsq(
 
 /// Pairwise `p`-norm distances, pair by pair.
 #[pyfunction]
-#[pyo3(signature = (x1, x2, p=2.0))]
+#[pyo3(signature = (x1: "Tensor", x2: "Tensor", p: "float" = 2.0) -> "Tensor")]
 pub(crate) fn cdist_direct(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, p: f64) -> TResult {
     let x1 = tensor_arg(x1, "cdist(): argument 'x1'")?;
     let x2 = tensor_arg(x2, "cdist(): argument 'x2'")?;
@@ -188,6 +191,7 @@ pub(crate) fn cdist_direct(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>, p: f64)
 
 /// Euclidean distances through a matrix product.
 #[pyfunction]
+#[pyo3(signature = (x1: "Tensor", x2: "Tensor") -> "Tensor")]
 pub(crate) fn _euclidean_dist(x1: &Bound<'_, PyAny>, x2: &Bound<'_, PyAny>) -> TResult {
     let x1 = tensor_arg(x1, "_euclidean_dist(): argument 'x1'")?;
     let x2 = tensor_arg(x2, "_euclidean_dist(): argument 'x2'")?;

@@ -14,7 +14,7 @@ fn reduction(name: &str) -> PyResult<Reduction> {
 
 /// Mean squared error (`MseLossBackward0`).
 #[pyfunction]
-#[pyo3(signature = (input, target, reduction="mean"))]
+#[pyo3(signature = (input: "Tensor", target: "Tensor", reduction: "str" = "mean") -> "Tensor")]
 pub(crate) fn mse_loss(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -27,7 +27,7 @@ pub(crate) fn mse_loss(
 
 /// Huber loss (`HuberLossBackward0`).
 #[pyfunction]
-#[pyo3(signature = (input, target, reduction="mean", delta=1.0))]
+#[pyo3(signature = (input: "Tensor", target: "Tensor", reduction: "str" = "mean", delta: "float" = 1.0) -> "Tensor")]
 pub(crate) fn huber_loss(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -41,7 +41,7 @@ pub(crate) fn huber_loss(
 
 /// Smooth L1 loss (`SmoothL1LossBackward0`).
 #[pyfunction]
-#[pyo3(signature = (input, target, reduction="mean", beta=1.0))]
+#[pyo3(signature = (input: "Tensor", target: "Tensor", reduction: "str" = "mean", beta: "float" = 1.0) -> "Tensor")]
 pub(crate) fn smooth_l1_loss(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -58,7 +58,7 @@ pub(crate) fn smooth_l1_loss(
 
 /// Binary cross-entropy of probabilities (`BinaryCrossEntropyBackward0`).
 #[pyfunction]
-#[pyo3(signature = (input, target, weight=None, reduction="mean"))]
+#[pyo3(signature = (input: "Tensor", target: "Tensor", weight: "Tensor | None" = None, reduction: "str" = "mean") -> "Tensor")]
 pub(crate) fn binary_cross_entropy(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -76,7 +76,7 @@ pub(crate) fn binary_cross_entropy(
 
 /// Binary cross-entropy of logits (`BinaryCrossEntropyWithLogitsBackward0`).
 #[pyfunction]
-#[pyo3(signature = (input, target, weight=None, pos_weight=None, reduction="mean"))]
+#[pyo3(signature = (input: "Tensor", target: "Tensor", weight: "Tensor | None" = None, pos_weight: "Tensor | None" = None, reduction: "str" = "mean") -> "Tensor")]
 pub(crate) fn binary_cross_entropy_with_logits(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -119,6 +119,7 @@ pub(crate) fn nll_loss(
 
 /// Hardtanh (`HardtanhBackward0`).
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor", min_val: "float", max_val: "float") -> "Tensor")]
 pub(crate) fn hardtanh(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -131,6 +132,7 @@ pub(crate) fn hardtanh(
 /// `threshold(input, threshold, value)`: `x` where `x > threshold`, else `value`
 /// (`ThresholdBackward0`).
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor", threshold: "float", value: "float") -> "Tensor")]
 pub(crate) fn threshold(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -143,6 +145,7 @@ pub(crate) fn threshold(
 /// `threshold_(input, threshold, value)`: `threshold` in place (`ThresholdBackward1`); returns
 /// `input`.
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor", threshold: "float", value: "float") -> "Tensor")]
 pub(crate) fn threshold_<'py>(
     input: &Bound<'py, PyTensor>,
     threshold: f64,
@@ -154,12 +157,14 @@ pub(crate) fn threshold_<'py>(
 
 /// CELU (`CeluBackward0`).
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor", alpha: "float") -> "Tensor")]
 pub(crate) fn celu(py: Python<'_>, input: PyRef<'_, PyTensor>, alpha: f64) -> PyResult<Py<PyAny>> {
     to_object(py, run(|| input.inner.celu(alpha))?)
 }
 
 /// Hard shrinkage (`HardshrinkBackward0`).
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor", lambd: "float") -> "Tensor")]
 pub(crate) fn hardshrink(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -170,6 +175,7 @@ pub(crate) fn hardshrink(
 
 /// Soft shrinkage (`SoftshrinkBackward0`).
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor", lambd: "float") -> "Tensor")]
 pub(crate) fn softshrink(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -180,12 +186,14 @@ pub(crate) fn softshrink(
 
 /// Gated linear unit along `dim` (`GluBackward0`).
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor", dim: "int") -> "Tensor")]
 pub(crate) fn glu(py: Python<'_>, input: PyRef<'_, PyTensor>, dim: isize) -> PyResult<Py<PyAny>> {
     to_object(py, run(|| input.inner.glu(dim))?)
 }
 
 /// Parametric ReLU (`PreluKernelBackward0`).
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor", weight: "Tensor") -> "Tensor")]
 pub(crate) fn prelu(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -197,7 +205,7 @@ pub(crate) fn prelu(
 /// Randomized leaky ReLU (`RreluWithNoiseBackward0`): random slopes in training, their mean
 /// in evaluation.
 #[pyfunction]
-#[pyo3(signature = (input, lower, upper, training, generator=None))]
+#[pyo3(signature = (input: "Tensor", lower: "float", upper: "float", training: "bool", generator: "Any | None" = None) -> "Tensor")]
 pub(crate) fn rrelu(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -235,8 +243,8 @@ fn opt<'a>(t: &'a Option<PyRef<'_, PyTensor>>) -> Option<&'a crate::core::tensor
 
 /// One LSTM step: `(h', c')` (one node, `LstmCellBackward0`).
 #[pyfunction]
-#[pyo3(signature = (input, hx, cx, w_ih, w_hh, b_ih=None, b_hh=None))]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (input: "Tensor", hx: "Tensor", cx: "Tensor", w_ih: "Tensor", w_hh: "Tensor", b_ih: "Tensor | None" = None, b_hh: "Tensor | None" = None) -> "tuple[Tensor, Tensor]")]
 pub(crate) fn lstm_cell(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -262,8 +270,8 @@ pub(crate) fn lstm_cell(
 
 /// An LSTM layer over a `[steps, batch, input]` sequence: `(output, h_n, c_n)` (one node).
 #[pyfunction]
-#[pyo3(signature = (input, hx, cx, w_ih, w_hh, b_ih=None, b_hh=None))]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (input: "Tensor", hx: "Tensor", cx: "Tensor", w_ih: "Tensor", w_hh: "Tensor", b_ih: "Tensor | None" = None, b_hh: "Tensor | None" = None) -> "tuple[Tensor, Tensor, Tensor]")]
 pub(crate) fn lstm_layer(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -284,7 +292,7 @@ pub(crate) fn lstm_layer(
 
 /// One GRU step (one node, `GruCellBackward0`).
 #[pyfunction]
-#[pyo3(signature = (input, hx, w_ih, w_hh, b_ih=None, b_hh=None))]
+#[pyo3(signature = (input: "Tensor", hx: "Tensor", w_ih: "Tensor", w_hh: "Tensor", b_ih: "Tensor | None" = None, b_hh: "Tensor | None" = None) -> "Tensor")]
 pub(crate) fn gru_cell(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -304,8 +312,8 @@ pub(crate) fn gru_cell(
 
 /// One Elman RNN step with tanh or relu (one node).
 #[pyfunction]
-#[pyo3(signature = (input, hx, w_ih, w_hh, b_ih=None, b_hh=None, relu=false))]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (input: "Tensor", hx: "Tensor", w_ih: "Tensor", w_hh: "Tensor", b_ih: "Tensor | None" = None, b_hh: "Tensor | None" = None, relu: "bool" = false) -> "Tensor")]
 pub(crate) fn rnn_cell(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -334,7 +342,7 @@ pub(crate) fn rnn_cell(
 /// over the same leading dims, `bias` an additive float mask (see
 /// [`Tensor::scaled_dot_product_attention`]); the GIL is released while it runs.
 #[pyfunction]
-#[pyo3(signature = (query, key, value, bias, is_causal, scale))]
+#[pyo3(signature = (query: "Tensor", key: "Tensor", value: "Tensor", bias: "Tensor | None", is_causal: "bool", scale: "float") -> "Tensor")]
 pub(crate) fn scaled_dot_product_attention(
     py: Python<'_>,
     query: PyRef<'_, PyTensor>,
@@ -355,7 +363,7 @@ pub(crate) fn scaled_dot_product_attention(
 /// gradient for the row `padding_idx`; each row's gradient divided by its count when
 /// `scale_grad_by_freq`). The argument checks and `max_norm` are in `nn.functional`.
 #[pyfunction]
-#[pyo3(signature = (weight, indices, padding_idx=None, scale_grad_by_freq=false, sparse=false))]
+#[pyo3(signature = (weight: "Tensor", indices: "Tensor", padding_idx: "int | None" = None, scale_grad_by_freq: "bool" = false, sparse: "bool" = false) -> "Tensor")]
 pub(crate) fn _embedding(
     weight: &Bound<'_, PyAny>,
     indices: &Bound<'_, PyAny>,
@@ -373,8 +381,8 @@ pub(crate) fn _embedding(
 /// per bag of the weight's rows at the 1-D `indices`, cut into bags by `offsets` and reduced
 /// by `mode` (0 sum, 1 mean, 2 max). The argument order and the 2-D input are `nn.functional`'s.
 #[pyfunction]
-#[pyo3(signature = (weight, indices, offsets, mode, per_sample_weights=None, include_last_offset=false, padding_idx=None, scale_grad_by_freq=false, sparse=false))]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (weight: "Tensor", indices: "Tensor", offsets: "Tensor", mode: "int", per_sample_weights: "Tensor | None" = None, include_last_offset: "bool" = false, padding_idx: "int | None" = None, scale_grad_by_freq: "bool" = false, sparse: "bool" = false) -> "Tensor")]
 pub(crate) fn _embedding_bag(
     weight: &Bound<'_, PyAny>,
     indices: &Bound<'_, PyAny>,
@@ -415,6 +423,7 @@ pub(crate) fn _embedding_bag(
 
 /// `(*, C·r², H, W) → (*, C, H·r, W·r)`: `torch.pixel_shuffle` (`PixelShuffleBackward0`).
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor", upscale_factor: "int") -> "Tensor")]
 pub(crate) fn pixel_shuffle(input: &Bound<'_, PyAny>, upscale_factor: i64) -> PyResult<Py<PyAny>> {
     let x = tensor_arg(input, "pixel_shuffle(): argument 'input'")?;
     to_object(input.py(), run(|| x.pixel_shuffle(upscale_factor))?)
@@ -422,6 +431,7 @@ pub(crate) fn pixel_shuffle(input: &Bound<'_, PyAny>, upscale_factor: i64) -> Py
 
 /// `(*, C, H·r, W·r) → (*, C·r², H, W)`: `torch.pixel_unshuffle` (`PixelUnshuffleBackward0`).
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor", downscale_factor: "int") -> "Tensor")]
 pub(crate) fn pixel_unshuffle(
     input: &Bound<'_, PyAny>,
     downscale_factor: i64,

@@ -113,6 +113,7 @@ pub(crate) fn forget_node_hook(node: &Node, id: u64) {
 /// `_node_class(name)`: the class of the nodes named `name` (a custom Function's
 /// `_backward_cls`).
 #[pyfunction]
+#[pyo3(signature = (name: "str") -> "type[Node]")]
 pub(crate) fn _node_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
     node_class(py, name)
 }
@@ -271,6 +272,7 @@ impl PySavedTensor {
 
     /// Packs this saved tensor now with `pack_hook`; the backward pass reads it back through
     /// `unpack_hook` (once per saved tensor, as PyTorch).
+    #[pyo3(signature = (pack_hook: "Callable[[Tensor], Any]", unpack_hook: "Callable[[Any], Tensor]") -> "None")]
     fn register_hooks(&self, pack_hook: Py<PyAny>, unpack_hook: Py<PyAny>) -> PyResult<()> {
         let hook = super::hooks::py_pack_hook(pack_hook, unpack_hook);
         run_unnamed(|| self.node.register_saved_hooks(self.index, &hook))
@@ -435,17 +437,20 @@ impl PyNode {
     }
 
     /// The node's name (`MulBackward0`; `torch::autograd::AccumulateGrad` for a leaf's node).
+    #[pyo3(signature = () -> "str")]
     fn name(&self) -> String {
         qualified_name(self.inner.name())
     }
 
     /// The node's creation number: later nodes run first among those ready together (an
     /// AccumulateGrad's is 2**64 - 1, so it runs as soon as it is ready).
+    #[pyo3(signature = () -> "int")]
     fn _sequence_nr(&self) -> u64 {
         self.inner.seq_nr()
     }
 
     /// Renumbers the node, moving it in the order the engine runs the nodes ready together.
+    #[pyo3(signature = (sequence_nr: "int") -> "None")]
     fn _set_sequence_nr(&self, sequence_nr: u64) {
         self.inner.set_seq_nr(sequence_nr)
     }
@@ -493,6 +498,7 @@ impl PyNode {
 
     /// Registers `hook(grad_inputs, grad_outputs)`, run after the node computed the gradients
     /// of its inputs; it may return replacements for them. Returns a removable handle.
+    #[pyo3(signature = (hook: "Callable[[_Grads, _Grads], Sequence[Tensor | None] | None]") -> "RemovableHandle")]
     fn register_hook(slf: &Bound<'_, Self>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let id = crate::autograd::next_hook_id();
@@ -517,6 +523,7 @@ impl PyNode {
 
     /// Registers `hook(grad_outputs)`, run before the node on its incoming gradients; it may
     /// return replacements for them. Returns a removable handle.
+    #[pyo3(signature = (hook: "Callable[[_Grads], Sequence[Tensor | None] | None]") -> "RemovableHandle")]
     fn register_prehook(slf: &Bound<'_, Self>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let id = crate::autograd::next_hook_id();
@@ -540,6 +547,7 @@ impl PyNode {
     }
 
     /// Removes a hook registered on this node (used by the handle).
+    #[pyo3(signature = (id: "int") -> "None")]
     fn _remove_hook(&self, id: u64) {
         self.inner.remove_node_hook(id);
         forget_node_hook(&self.inner, id);

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 
 /// Layer normalization over the trailing `normalized_shape` (`NativeLayerNormBackward0`).
 #[pyfunction]
-#[pyo3(signature = (input, normalized_shape, weight=None, bias=None, eps=1e-5))]
+#[pyo3(signature = (input: "Tensor", normalized_shape: "Sequence[int]", weight: "Tensor | None" = None, bias: "Tensor | None" = None, eps: "float" = 1e-5) -> "Tensor")]
 pub(crate) fn layer_norm(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -37,8 +37,8 @@ fn inner<'a>(t: &'a Option<PyRef<'_, PyTensor>>) -> Option<&'a Tensor> {
 /// eps)`: each sample's channel normalized over its spatial positions (see
 /// [`Tensor::instance_norm`]).
 #[pyfunction]
-#[pyo3(signature = (input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=true, momentum=0.1, eps=1e-5))]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (input: "Tensor", running_mean: "Tensor | None" = None, running_var: "Tensor | None" = None, weight: "Tensor | None" = None, bias: "Tensor | None" = None, use_input_stats: "bool" = true, momentum: "float" = 0.1, eps: "float" = 1e-5) -> "Tensor")]
 pub(crate) fn instance_norm(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -67,8 +67,8 @@ pub(crate) fn instance_norm(
 /// Batch normalization per channel, updating given running statistics in training
 /// (`NativeBatchNormBackward0`).
 #[pyfunction]
-#[pyo3(signature = (input, running_mean, running_var, weight=None, bias=None, training=false, momentum=0.1, eps=1e-5))]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (input: "Tensor", running_mean: "Tensor | None", running_var: "Tensor | None", weight: "Tensor | None" = None, bias: "Tensor | None" = None, training: "bool" = false, momentum: "float" = 0.1, eps: "float" = 1e-5) -> "Tensor")]
 pub(crate) fn batch_norm(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -98,7 +98,7 @@ pub(crate) fn batch_norm(
 
 /// Group normalization (`NativeGroupNormBackward0`).
 #[pyfunction]
-#[pyo3(signature = (input, num_groups, weight=None, bias=None, eps=1e-5))]
+#[pyo3(signature = (input: "Tensor", num_groups: "int", weight: "Tensor | None" = None, bias: "Tensor | None" = None, eps: "float" = 1e-5) -> "Tensor")]
 pub(crate) fn group_norm(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -116,7 +116,7 @@ pub(crate) fn group_norm(
 
 /// RMS normalization over the trailing `normalized_shape` (PyTorch's composite graph).
 #[pyfunction]
-#[pyo3(signature = (input, normalized_shape, weight=None, eps=None))]
+#[pyo3(signature = (input: "Tensor", normalized_shape: "Sequence[int]", weight: "Tensor | None" = None, eps: "float | None" = None) -> "Tensor")]
 pub(crate) fn rms_norm(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,

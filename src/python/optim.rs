@@ -251,6 +251,7 @@ fn run_named(name: &str, settings: &Settings, items: &mut [Item]) -> Result<()> 
 /// place). Returns, per parameter, a dict of the entries to add to its state (the tensors the
 /// rule made, such as SGD's momentum buffer on its first step), or None.
 #[pyfunction]
+#[pyo3(signature = (name: "str", params: "list[Tensor]", grads: "list[Tensor]", states: "list[dict[str, Any]]", hyper: "dict[str, float]") -> "list[dict[str, Tensor] | None]")]
 pub(crate) fn _optim_step(
     py: Python<'_>,
     name: &str,

@@ -65,6 +65,7 @@ pub(crate) fn with_out(
 /// `compute()` is called and its result copied into `out` (when given), with the refusals of
 /// [`with_out`] (an input requiring grad, a shape or dtype `out` cannot take).
 #[pyfunction]
+#[pyo3(signature = (op: "str", out: "Tensor | None", inputs: "Sequence[Any]", compute: "Callable[[], Any]") -> "Any")]
 pub(crate) fn _with_out(
     py: Python<'_>,
     op: &str,

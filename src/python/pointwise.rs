@@ -130,6 +130,7 @@ fn operand(obj: &Bound<'_, PyAny>, op: &str) -> PyResult<OwnedOperand> {
 
 /// `torch.polygamma(n, input)`: the `n`-th derivative of digamma (PyTorch puts `n` first).
 #[pyfunction]
+#[pyo3(signature = (n: "int", input: "Tensor") -> "Tensor")]
 pub(crate) fn polygamma(n: i64, input: &Bound<'_, PyAny>) -> TResult {
     let x = super::convert::tensor_arg(input, "polygamma(): argument 'input'")?;
     wrap(run(|| x.polygamma(n)))
@@ -137,6 +138,7 @@ pub(crate) fn polygamma(n: i64, input: &Bound<'_, PyAny>) -> TResult {
 
 /// `torch.special.i1(input)`: the modified Bessel function of the first kind of order 1.
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor") -> "Tensor")]
 pub(crate) fn _special_i1(input: &Bound<'_, PyAny>) -> TResult {
     let x = super::convert::tensor_arg(input, "special_i1(): argument 'input'")?;
     wrap(run(|| x.special_i1()))
@@ -144,6 +146,7 @@ pub(crate) fn _special_i1(input: &Bound<'_, PyAny>) -> TResult {
 
 /// `torch.special.i0e(input)`: `e^{-|x|} i0(x)`.
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor") -> "Tensor")]
 pub(crate) fn _special_i0e(input: &Bound<'_, PyAny>) -> TResult {
     let x = super::convert::tensor_arg(input, "special_i0e(): argument 'input'")?;
     wrap(run(|| x.special_i0e()))
@@ -151,6 +154,7 @@ pub(crate) fn _special_i0e(input: &Bound<'_, PyAny>) -> TResult {
 
 /// `torch.special.i1e(input)`: `e^{-|x|} i1(x)`.
 #[pyfunction]
+#[pyo3(signature = (input: "Tensor") -> "Tensor")]
 pub(crate) fn _special_i1e(input: &Bound<'_, PyAny>) -> TResult {
     let x = super::convert::tensor_arg(input, "special_i1e(): argument 'input'")?;
     wrap(run(|| x.special_i1e()))
@@ -162,24 +166,26 @@ crate::binary_table!(bind_binary_ops);
 #[pymethods]
 impl PyTensor {
     /// The `n`-th derivative of digamma, elementwise.
+    #[pyo3(signature = (n: "int") -> "Tensor")]
     fn polygamma(&self, n: i64) -> TResult {
         wrap(run(|| self.inner.polygamma(n)))
     }
 
     /// In-place `polygamma`.
+    #[pyo3(signature = (n: "int") -> "Self")]
     fn polygamma_(slf: Bound<'_, Self>, n: i64) -> PyResult<Bound<'_, Self>> {
         run(|| slf.get().inner.polygamma_(n))?;
         Ok(slf)
     }
 
     /// `log(x / (1 - x))`, with `x` clamped to `[eps, 1 - eps]` when `eps` is given.
-    #[pyo3(signature = (eps=None))]
+    #[pyo3(signature = (eps: "float | None" = None) -> "Tensor")]
     fn logit(&self, eps: Option<f64>) -> TResult {
         wrap(run(|| self.inner.logit(eps)))
     }
 
     /// In-place `logit`.
-    #[pyo3(signature = (eps=None))]
+    #[pyo3(signature = (eps: "float | None" = None) -> "Self")]
     fn logit_(slf: Bound<'_, Self>, eps: Option<f64>) -> PyResult<Bound<'_, Self>> {
         run(|| slf.get().inner.logit_(eps))?;
         Ok(slf)

@@ -19,12 +19,14 @@ type EventTuple = (
 
 /// Starts recording events (ops called from Python, backward nodes, labelled ranges).
 #[pyfunction]
+#[pyo3(signature = () -> "None")]
 pub(crate) fn _profiler_start() {
     profiler::start();
 }
 
 /// Stops recording; returns the events in the order they finished.
 #[pyfunction]
+#[pyo3(signature = () -> "list[tuple[str, float, float, float, int, int, int, int, list[list[int]] | None]]")]
 pub(crate) fn _profiler_stop() -> Vec<EventTuple> {
     profiler::stop()
         .into_iter()
@@ -46,12 +48,14 @@ pub(crate) fn _profiler_stop() -> Vec<EventTuple> {
 
 /// Opens a labelled range on this thread (`record_function.__enter__`).
 #[pyfunction]
+#[pyo3(signature = (name: "str") -> "None")]
 pub(crate) fn _profiler_push(name: String) {
     profiler::push(|| name);
 }
 
 /// Closes the innermost range on this thread (`record_function.__exit__`).
 #[pyfunction]
+#[pyo3(signature = () -> "None")]
 pub(crate) fn _profiler_pop() {
     profiler::pop();
 }
@@ -59,13 +63,14 @@ pub(crate) fn _profiler_pop() {
 /// Notes the argument shapes of the op about to be called (`record_shapes`): the next event
 /// this thread opens takes them; `None` forgets them.
 #[pyfunction]
-#[pyo3(signature = (shapes))]
+#[pyo3(signature = (shapes: "list[list[int]] | None") -> "None")]
 pub(crate) fn _profiler_note_inputs(shapes: Option<Vec<Vec<i64>>>) {
     profiler::note_input_shapes(shapes);
 }
 
 /// Whether the profiler is recording.
 #[pyfunction]
+#[pyo3(signature = () -> "bool")]
 pub(crate) fn _profiler_enabled() -> bool {
     profiler::is_enabled()
 }

@@ -68,6 +68,7 @@ impl PyGenerator {
     }
 
     /// Reseeds this generator; returns it.
+    #[pyo3(signature = (seed: "int") -> "Self")]
     fn manual_seed<'py>(
         slf: Bound<'py, Self>,
         seed: &Bound<'py, PyAny>,
@@ -78,6 +79,7 @@ impl PyGenerator {
     }
 
     /// Reseeds from the operating system's randomness; returns the seed.
+    #[pyo3(signature = () -> "int")]
     fn seed(&self) -> u64 {
         let seed = fresh_seed();
         *self.inner.lock() = Generator::new(seed);
@@ -85,11 +87,13 @@ impl PyGenerator {
     }
 
     /// The seed the current stream started from.
+    #[pyo3(signature = () -> "int")]
     fn initial_seed(&self) -> u64 {
         self.inner.lock().initial_seed()
     }
 
     /// The generator's state as an int64 tensor (pass it to `set_state`).
+    #[pyo3(signature = () -> "Tensor")]
     fn get_state(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let words = self.inner.lock().state();
         let n = words.len();
@@ -98,6 +102,7 @@ impl PyGenerator {
     }
 
     /// Restores a state from `get_state`; returns the generator.
+    #[pyo3(signature = (state: "Tensor") -> "Self")]
     fn set_state<'py>(
         slf: Bound<'py, Self>,
         state: PyRef<'py, PyTensor>,
@@ -136,6 +141,7 @@ pub(crate) fn generator_arg(gen: Option<&Bound<'_, PyAny>>) -> PyResult<Option<S
 
 /// Seeds the default generator; returns it.
 #[pyfunction]
+#[pyo3(signature = (seed: "int") -> "Generator")]
 pub(crate) fn manual_seed(py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<Py<PyGenerator>> {
     crate::manual_seed(seed_arg(seed)?);
     Py::new(
@@ -148,6 +154,7 @@ pub(crate) fn manual_seed(py: Python<'_>, seed: &Bound<'_, PyAny>) -> PyResult<P
 
 /// Reseeds the default generator from the operating system's randomness; returns the seed.
 #[pyfunction]
+#[pyo3(signature = () -> "int")]
 pub(crate) fn seed() -> u64 {
     let seed = fresh_seed();
     crate::manual_seed(seed);
@@ -156,6 +163,7 @@ pub(crate) fn seed() -> u64 {
 
 /// The seed the default generator's stream started from.
 #[pyfunction]
+#[pyo3(signature = () -> "int")]
 pub(crate) fn initial_seed() -> u64 {
     default_generator().lock().initial_seed()
 }
@@ -188,8 +196,8 @@ random!(randn, randn, "Standard normal samples.");
 /// `randint(high, size)` or `randint(low, high, size)`: integers uniform in `[low, high)`
 /// (int64 unless `dtype` says otherwise).
 #[pyfunction]
-#[pyo3(signature = (*args, low=None, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=false))]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (*args: "int | Sequence[int]", low: "int | None" = None, high: "int | None" = None, size: "Sequence[int] | None" = None, generator: "Generator | None" = None, dtype: "_DTypeLike | None" = None, device: "_Device | None" = None, requires_grad: "bool" = false) -> "Tensor")]
 pub(crate) fn randint(
     args: &Bound<'_, PyTuple>,
     low: Option<&Bound<'_, PyAny>>,
@@ -234,7 +242,7 @@ pub(crate) fn randint(
 
 /// `randperm(n)`: a random permutation of `0..n` (int64 unless `dtype` says otherwise).
 #[pyfunction]
-#[pyo3(signature = (n, *, generator=None, dtype=None, device=None, requires_grad=false))]
+#[pyo3(signature = (n: "int", *, generator: "Generator | None" = None, dtype: "_DTypeLike | None" = None, device: "_Device | None" = None, requires_grad: "bool" = false) -> "Tensor")]
 pub(crate) fn randperm(
     n: i64,
     generator: Option<&Bound<'_, PyAny>>,
@@ -257,7 +265,7 @@ pub(crate) fn randperm(
 /// `bernoulli(input, p=None, *, generator=None)`: 0/1 samples with the probabilities in
 /// `input` (or the number `p` for every element).
 #[pyfunction]
-#[pyo3(signature = (input, p=None, *, generator=None))]
+#[pyo3(signature = (input: "Tensor", p: "float | None" = None, *, generator: "Generator | None" = None) -> "Tensor")]
 pub(crate) fn bernoulli(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -270,7 +278,7 @@ pub(crate) fn bernoulli(
 /// `multinomial(input, num_samples, replacement=False, *, generator=None)`: class indices
 /// drawn with the weights in each row of `input`.
 #[pyfunction]
-#[pyo3(signature = (input, num_samples, replacement=false, *, generator=None))]
+#[pyo3(signature = (input: "Tensor", num_samples: "int", replacement: "bool" = false, *, generator: "Generator | None" = None) -> "Tensor")]
 pub(crate) fn multinomial(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,

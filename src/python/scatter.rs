@@ -95,7 +95,7 @@ fn in_place<'py>(
 #[pymethods]
 impl PyTensor {
     /// A copy with `src`'s elements (or `value`) written at `index` along `dim`.
-    #[pyo3(signature = (dim, index, src=None, *, value=None))]
+    #[pyo3(signature = (dim: "int", index: "Tensor", src: "Tensor | float | None" = None, *, value: "float | None" = None) -> "Tensor")]
     fn scatter(
         &self,
         dim: isize,
@@ -108,7 +108,7 @@ impl PyTensor {
         wrap(run(|| scatter_with(&self.inner, dim, &index, &source)))
     }
     /// In-place `scatter`.
-    #[pyo3(signature = (dim, index, src=None, *, value=None))]
+    #[pyo3(signature = (dim: "int", index: "Tensor", src: "Tensor | float | None" = None, *, value: "float | None" = None) -> "Self")]
     fn scatter_<'py>(
         slf: Bound<'py, Self>,
         dim: isize,
@@ -127,12 +127,14 @@ impl PyTensor {
         })
     }
     /// A copy with `src` added at `index` along `dim`.
+    #[pyo3(signature = (dim: "int", index: "Tensor", src: "Tensor") -> "Tensor")]
     fn scatter_add(&self, dim: isize, index: &Bound<'_, PyAny>, src: &Bound<'_, PyAny>) -> TResult {
         let index = tensor_arg(index, "scatter_add() argument 'index'")?;
         let src = tensor_arg(src, "scatter_add() argument 'src'")?;
         wrap(run(|| self.inner.scatter_add(dim, &index, &src)))
     }
     /// In-place `scatter_add`.
+    #[pyo3(signature = (dim: "int", index: "Tensor", src: "Tensor") -> "Self")]
     fn scatter_add_<'py>(
         slf: Bound<'py, Self>,
         dim: isize,
@@ -147,7 +149,7 @@ impl PyTensor {
     }
     /// A copy with `src` combined by `reduce` ("sum", "prod", "mean", "amax", "amin") at
     /// `index` along `dim`.
-    #[pyo3(signature = (dim, index, src, reduce, *, include_self=true))]
+    #[pyo3(signature = (dim: "int", index: "Tensor", src: "Tensor", reduce: "str", *, include_self: "bool" = true) -> "Tensor")]
     fn scatter_reduce(
         &self,
         dim: isize,
@@ -165,7 +167,7 @@ impl PyTensor {
         }))
     }
     /// In-place `scatter_reduce`.
-    #[pyo3(signature = (dim, index, src, reduce, *, include_self=true))]
+    #[pyo3(signature = (dim: "int", index: "Tensor", src: "Tensor", reduce: "str", *, include_self: "bool" = true) -> "Self")]
     fn scatter_reduce_<'py>(
         slf: Bound<'py, Self>,
         dim: isize,
@@ -183,7 +185,7 @@ impl PyTensor {
     }
     /// A copy with the slices of `source` combined by `reduce` ("prod", "mean", "amax",
     /// "amin") into the slices `index` along `dim`.
-    #[pyo3(signature = (dim, index, source, reduce, *, include_self=true))]
+    #[pyo3(signature = (dim: "int", index: "Tensor", source: "Tensor", reduce: "str", *, include_self: "bool" = true) -> "Tensor")]
     fn index_reduce(
         &self,
         dim: isize,
@@ -202,7 +204,7 @@ impl PyTensor {
         }))
     }
     /// In-place `index_reduce`.
-    #[pyo3(signature = (dim, index, source, reduce, *, include_self=true))]
+    #[pyo3(signature = (dim: "int", index: "Tensor", source: "Tensor", reduce: "str", *, include_self: "bool" = true) -> "Self")]
     fn index_reduce_<'py>(
         slf: Bound<'py, Self>,
         dim: isize,
@@ -220,6 +222,7 @@ impl PyTensor {
         })
     }
     /// A copy with the slices of `source` written at the slices `index` along `dim`.
+    #[pyo3(signature = (dim: "int", index: "Tensor", source: "Tensor") -> "Tensor")]
     fn index_copy(
         &self,
         dim: isize,
@@ -231,6 +234,7 @@ impl PyTensor {
         wrap(run(|| self.inner.index_copy(dim, &index, &source)))
     }
     /// In-place `index_copy`.
+    #[pyo3(signature = (dim: "int", index: "Tensor", source: "Tensor") -> "Self")]
     fn index_copy_<'py>(
         slf: Bound<'py, Self>,
         dim: isize,
@@ -244,6 +248,7 @@ impl PyTensor {
         })
     }
     /// A copy with the slices `index` along `dim` set to `value`.
+    #[pyo3(signature = (dim: "int", index: "Tensor", value: "float | Tensor") -> "Tensor")]
     fn index_fill(
         &self,
         dim: isize,
@@ -256,6 +261,7 @@ impl PyTensor {
         wrap(run(|| self.inner.index_fill(d, &index, value)))
     }
     /// In-place `index_fill`.
+    #[pyo3(signature = (dim: "int", index: "Tensor", value: "float | Tensor") -> "Self")]
     fn index_fill_<'py>(
         slf: Bound<'py, Self>,
         dim: isize,
@@ -269,7 +275,7 @@ impl PyTensor {
     }
     /// A copy with `alpha` times the slices of `source` added at the slices `index` along
     /// `dim`.
-    #[pyo3(signature = (dim, index, source, *, alpha=1.0))]
+    #[pyo3(signature = (dim: "int", index: "Tensor", source: "Tensor", *, alpha: "float" = 1.0) -> "Tensor")]
     fn index_add(
         &self,
         dim: isize,
@@ -284,7 +290,7 @@ impl PyTensor {
         }))
     }
     /// In-place `index_add`.
-    #[pyo3(signature = (dim, index, source, *, alpha=1.0))]
+    #[pyo3(signature = (dim: "int", index: "Tensor", source: "Tensor", *, alpha: "float" = 1.0) -> "Self")]
     fn index_add_<'py>(
         slf: Bound<'py, Self>,
         dim: isize,

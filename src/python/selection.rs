@@ -57,23 +57,25 @@ impl PyTensor {
         Ok(PyTuple::new(py, parts)?.into_any().unbind())
     }
     /// The indices of the nonzero elements, one row each (`nonzero()`).
+    #[pyo3(signature = () -> "Tensor")]
     fn argwhere(&self) -> TResult {
         wrap(run(|| self.inner.nonzero()))
     }
     /// How many elements are nonzero (over `dim`, an int or a tuple, when given), as int64.
-    #[pyo3(signature = (dim=None))]
+    #[pyo3(signature = (dim: "int | Sequence[int] | None" = None) -> "Tensor")]
     fn count_nonzero(&self, dim: Option<&Bound<'_, PyAny>>) -> TResult {
         let dims = dims_arg(dim)?;
         wrap(run(|| self.inner.count_nonzero(&dims)))
     }
     /// The elements where `mask` is true, as a 1-D tensor.
+    #[pyo3(signature = (mask: "Tensor") -> "Tensor")]
     fn masked_select(&self, mask: &Bound<'_, PyAny>) -> TResult {
         let mask = tensor_arg(mask, "masked_select(): argument 'mask'")?;
         wrap(run(|| self.inner.masked_select(&mask)))
     }
     /// The values at `indices` along `dim` (`gather` with `indices` broadcast against this
     /// tensor); without `dim`, over the flattened tensor.
-    #[pyo3(signature = (indices, dim=None))]
+    #[pyo3(signature = (indices: "Tensor", dim: "int | None" = None) -> "Tensor")]
     fn take_along_dim(&self, indices: &Bound<'_, PyAny>, dim: Option<isize>) -> TResult {
         let idx = tensor_arg(indices, "take_along_dim(): argument 'indices'")?;
         if idx.dtype() != DType::Int64 {
@@ -140,7 +142,7 @@ fn refuse_int32(out_int32: bool) -> PyResult<()> {
 /// `torch.searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
 /// sorter=None)`: where each value would go to keep the rows sorted.
 #[pyfunction]
-#[pyo3(signature = (sorted_sequence, input, *, out_int32=false, right=false, side=None, sorter=None))]
+#[pyo3(signature = (sorted_sequence: "Tensor", input: "Tensor | float", *, out_int32: "bool" = false, right: "bool" = false, side: "str | None" = None, sorter: "Tensor | None" = None) -> "Tensor")]
 pub(crate) fn searchsorted(
     sorted_sequence: &Bound<'_, PyAny>,
     input: &Bound<'_, PyAny>,
@@ -180,7 +182,7 @@ pub(crate) fn searchsorted(
 /// `torch.bucketize(input, boundaries, *, out_int32=False, right=False)`: the bucket of each
 /// value among the 1-D sorted `boundaries`.
 #[pyfunction]
-#[pyo3(signature = (input, boundaries, *, out_int32=false, right=false))]
+#[pyo3(signature = (input: "Tensor | float", boundaries: "Tensor", *, out_int32: "bool" = false, right: "bool" = false) -> "Tensor")]
 pub(crate) fn bucketize(
     input: &Bound<'_, PyAny>,
     boundaries: &Bound<'_, PyAny>,

@@ -20,8 +20,8 @@ fn data_arg(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
 /// at `indices` (one row per sparse dimension); without `size`, each sparse dimension is one
 /// more than its largest index.
 #[pyfunction]
-#[pyo3(signature = (indices, values, size=None, *, dtype=None, device=None, pin_memory=false, requires_grad=false, check_invariants=None, is_coalesced=None))]
 #[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (indices: "Any", values: "Any", size: "Sequence[int] | None" = None, *, dtype: "_DTypeLike | None" = None, device: "_Device | None" = None, pin_memory: "bool" = false, requires_grad: "bool" = false, check_invariants: "bool | None" = None, is_coalesced: "bool | None" = None) -> "Tensor")]
 pub(crate) fn sparse_coo_tensor(
     indices: &Bound<'_, PyAny>,
     values: &Bound<'_, PyAny>,
@@ -77,7 +77,7 @@ impl PyTensor {
         self.inner.is_sparse()
     }
     /// The dense tensor of a sparse one (a dense tensor is returned as is).
-    #[pyo3(signature = (dtype=None, *, masked_grad=None))]
+    #[pyo3(signature = (dtype: "_DTypeLike | None" = None, *, masked_grad: "bool | None" = None) -> "Tensor")]
     fn to_dense(&self, dtype: Option<&Bound<'_, PyAny>>, masked_grad: Option<bool>) -> TResult {
         let _ = masked_grad;
         let dtype = dtype_arg(dtype)?;
@@ -91,7 +91,7 @@ impl PyTensor {
     }
     /// The sparse COO tensor of a dense one: its first `sparse_dim` dimensions sparse (all by
     /// default; `dense_dim` counts the others), slices of zeros not stored.
-    #[pyo3(signature = (sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None))]
+    #[pyo3(signature = (sparse_dim: "int | None" = None, *, layout: "Any" = None, blocksize: "Any" = None, dense_dim: "int | None" = None) -> "Tensor")]
     fn to_sparse(
         &self,
         sparse_dim: Option<isize>,
@@ -124,26 +124,32 @@ impl PyTensor {
         wrap(run(|| self.inner.to_sparse_dims(sparse_dim as usize)))
     }
     /// `to_sparse_coo()`: the same as `to_sparse()`.
+    #[pyo3(signature = () -> "Tensor")]
     fn to_sparse_coo(&self) -> TResult {
         wrap(run(|| self.inner.to_sparse()))
     }
     /// The coalesced form of a sparse tensor: indices sorted, duplicates summed.
+    #[pyo3(signature = () -> "Tensor")]
     fn coalesce(&self) -> TResult {
         wrap(run(|| self.inner.coalesce()))
     }
     /// Whether a sparse tensor's indices are sorted and distinct.
+    #[pyo3(signature = () -> "bool")]
     fn is_coalesced(&self) -> PyResult<bool> {
         run(|| self.inner.is_coalesced())
     }
     /// The indices of a sparse tensor, `sparse_dim x nnz` (uncoalesced ones too).
+    #[pyo3(signature = () -> "Tensor")]
     fn _indices(&self) -> TResult {
         wrap(run(|| self.inner.sparse_indices()))
     }
     /// The stored values of a sparse tensor (uncoalesced ones too).
+    #[pyo3(signature = () -> "Tensor")]
     fn _values(&self) -> TResult {
         wrap(run(|| self.inner.sparse_values()))
     }
     /// The indices of a coalesced sparse tensor.
+    #[pyo3(signature = () -> "Tensor")]
     fn indices(&self) -> TResult {
         if !run(|| self.inner.is_coalesced())? {
             return Err(PyRuntimeError::new_err(
@@ -153,22 +159,27 @@ impl PyTensor {
         wrap(run(|| self.inner.sparse_indices()))
     }
     /// The stored values of a coalesced sparse tensor (differentiable).
+    #[pyo3(signature = () -> "Tensor")]
     fn values(&self) -> TResult {
         wrap(run(|| self.inner.coalesced_values()))
     }
     /// The number of stored elements of a sparse tensor.
+    #[pyo3(signature = () -> "int")]
     fn _nnz(&self) -> PyResult<usize> {
         run(|| self.inner.nnz())
     }
     /// The number of sparse dimensions (0 for a dense tensor).
+    #[pyo3(signature = () -> "int")]
     fn sparse_dim(&self) -> usize {
         self.inner.sparse_dim()
     }
     /// The number of dense dimensions (all of a dense tensor's).
+    #[pyo3(signature = () -> "int")]
     fn dense_dim(&self) -> usize {
         self.inner.dim() - self.inner.sparse_dim()
     }
     /// This tensor's values at the stored positions of the sparse tensor `mask`.
+    #[pyo3(signature = (mask: "Tensor") -> "Tensor")]
     fn sparse_mask(&self, mask: &Bound<'_, PyAny>) -> TResult {
         let mask = super::convert::tensor_arg(mask, "sparse_mask() argument 'mask'")?;
         wrap(run(|| self.inner.sparse_mask(&mask)))
@@ -178,6 +189,7 @@ impl PyTensor {
 /// `torch.sparse.mm(mat1, mat2)`: the product, a sparse `mat1`'s gradient sparse
 /// (`SparseAddmmBackward0`).
 #[pyfunction]
+#[pyo3(signature = (mat1: "Tensor", mat2: "Tensor") -> "Tensor")]
 pub(crate) fn _sparse_mm(mat1: &Bound<'_, PyAny>, mat2: &Bound<'_, PyAny>) -> TResult {
     let a = super::convert::tensor_arg(mat1, "sparse.mm() argument 'mat1'")?;
     let b = super::convert::tensor_arg(mat2, "sparse.mm() argument 'mat2'")?;

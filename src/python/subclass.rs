@@ -86,6 +86,7 @@ impl PyTensor {
 
     /// `x.as_subclass(cls)`: this tensor as an object of `cls` (an alias sharing its elements;
     /// gradients flow back through `AliasBackward0`).
+    #[pyo3(signature = (cls: "type[Any]") -> "Any")]
     fn as_subclass(&self, py: Python<'_>, cls: &Bound<'_, PyType>) -> PyResult<Py<PyAny>> {
         check_tensor_class(cls)?;
         let t = super::errors::run(|| self.inner.alias())?;
@@ -317,7 +318,7 @@ fn tensors_of(out: &Bound<'_, PyAny>, op: &str) -> PyResult<Vec<Tensor>> {
 
 /// `_core._meta_tensor(size, strides, dtype, requires_grad)`: a tensor on the meta device.
 #[pyfunction]
-#[pyo3(signature = (size, strides, dtype, requires_grad=false))]
+#[pyo3(signature = (size: "list[int]", strides: "list[int]", dtype: "Any", requires_grad: "bool" = false) -> "Tensor")]
 pub(crate) fn _meta_tensor(
     py: Python<'_>,
     size: Vec<usize>,

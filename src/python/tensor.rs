@@ -243,6 +243,7 @@ impl PyTensor {
     }
 
     /// Makes this object the one returned for its tensor (for objects created by subclasses).
+    #[pyo3(signature = () -> "None")]
     fn _register(slf: &Bound<'_, Self>) {
         let me = slf.get();
         if me.inner.0.binding_object.load(Ordering::Acquire).is_null() {
@@ -260,14 +261,14 @@ impl PyTensor {
     }
 
     /// Elementwise closeness `|a - b| <= atol + rtol * |b|` (a bool tensor).
-    #[pyo3(signature = (other, rtol=1e-05, atol=1e-08, equal_nan=false))]
+    #[pyo3(signature = (other: "Tensor", rtol: "float" = 1e-05, atol: "float" = 1e-08, equal_nan: "bool" = false) -> "Tensor")]
     fn isclose(&self, other: &Bound<'_, PyAny>, rtol: f64, atol: f64, equal_nan: bool) -> TResult {
         let o = tensor_arg(other, "isclose() argument 'other'")?;
         wrap(run(|| self.inner.isclose(&o, rtol, atol, equal_nan)))
     }
 
     /// Whether every element is close (see `isclose`).
-    #[pyo3(signature = (other, rtol=1e-05, atol=1e-08, equal_nan=false))]
+    #[pyo3(signature = (other: "Tensor", rtol: "float" = 1e-05, atol: "float" = 1e-08, equal_nan: "bool" = false) -> "bool")]
     fn allclose(
         &self,
         other: &Bound<'_, PyAny>,
@@ -280,6 +281,7 @@ impl PyTensor {
     }
 
     /// Whether `other` has the same shape and equal elements.
+    #[pyo3(signature = (other: "Tensor") -> "bool")]
     fn equal(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
         let o = tensor_arg(other, "equal() argument 'other'")?;
         run(|| self.inner.equal(&o))
@@ -411,6 +413,7 @@ impl PyTensor {
     }
 
     /// Number of dimensions.
+    #[pyo3(signature = () -> "int")]
     fn dim(&self) -> usize {
         self.inner.dim()
     }
@@ -422,11 +425,13 @@ impl PyTensor {
     }
 
     /// Number of elements.
+    #[pyo3(signature = () -> "int")]
     fn numel(&self) -> usize {
         self.inner.numel()
     }
 
     /// Number of elements.
+    #[pyo3(signature = () -> "int")]
     fn nelement(&self) -> usize {
         self.inner.numel()
     }
@@ -482,14 +487,14 @@ impl PyTensor {
     }
 
     /// Always False: no accelerator to pin memory for.
-    #[pyo3(signature = (device=None))]
+    #[pyo3(signature = (device: "Any" = None) -> "bool")]
     fn is_pinned(&self, device: Option<&Bound<'_, PyAny>>) -> bool {
         let _ = device;
         false
     }
 
     /// Refused as PyTorch without an accelerator refuses it.
-    #[pyo3(signature = (device=None))]
+    #[pyo3(signature = (device: "Any" = None) -> "None")]
     fn pin_memory(&self, device: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         let _ = device;
         Err(PyRuntimeError::new_err(
@@ -498,7 +503,7 @@ impl PyTensor {
     }
 
     /// Refused as PyTorch built without CUDA refuses it.
-    #[pyo3(signature = (device=None, non_blocking=false, memory_format=None))]
+    #[pyo3(signature = (device: "Any" = None, non_blocking: "bool" = false, memory_format: "Any" = None) -> "None")]
     fn cuda(
         &self,
         device: Option<&Bound<'_, PyAny>>,
@@ -512,16 +517,19 @@ impl PyTensor {
     }
 
     /// Whether the dtype is float32 or float64.
+    #[pyo3(signature = () -> "bool")]
     fn is_floating_point(&self) -> bool {
         self.inner.dtype().is_floating_point()
     }
 
     /// The value of a one-element tensor as a Python number.
+    #[pyo3(signature = () -> "_Scalar")]
     fn item(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         scalar_to_py(py, run(|| self.inner.item())?)
     }
 
     /// Nested Python lists of the elements.
+    #[pyo3(signature = () -> "Any")]
     fn tolist(slf: &Bound<'_, Self>, py: Python<'_>) -> PyResult<Py<PyAny>> {
         fn build(py: Python<'_>, values: &[Py<PyAny>], shape: &[usize]) -> PyResult<Py<PyAny>> {
             if shape.is_empty() {
@@ -573,7 +581,7 @@ impl PyTensor {
 
     /// A NumPy array sharing the tensor's memory (refused while it requires grad, unless
     /// `force`).
-    #[pyo3(signature = (*, force=false))]
+    #[pyo3(signature = (*, force: "bool" = false) -> "NDArray[Any]")]
     fn numpy<'py>(&self, py: Python<'py>, force: bool) -> PyResult<Bound<'py, PyAny>> {
         super::interop::to_numpy(py, &self.inner, force)
     }
@@ -636,6 +644,7 @@ impl PyTensor {
     }
 
     /// The address of the first element (shared memory reports the same address on both sides).
+    #[pyo3(signature = () -> "int")]
     fn data_ptr(&self) -> usize {
         self.inner.data_ptr() as usize
     }

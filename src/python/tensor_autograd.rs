@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 #[pymethods]
 impl PyTensor {
     /// Registers a hook run on this tensor's gradient; it may return a replacement.
+    #[pyo3(signature = (hook: "_Hook") -> "RemovableHandle")]
     fn register_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<Py<PyAny>> {
         let (hook, slot) = super::hooks::python_hook(hook);
         let id = run(|| self.inner.register_hook(hook))?;
@@ -18,6 +19,7 @@ impl PyTensor {
 
     /// Registers `hook(tensor)`, called after a backward pass accumulates this leaf's `.grad`;
     /// returns a handle whose `remove()` unregisters it.
+    #[pyo3(signature = (hook: "Any") -> "Any")]
     fn register_post_accumulate_grad_hook(
         &self,
         py: Python<'_>,
@@ -29,6 +31,7 @@ impl PyTensor {
     }
 
     /// Removes a hook registered with `register_hook` (used by the handle).
+    #[pyo3(signature = (id: "int") -> "None")]
     fn _remove_hook(&self, id: u64) {
         self.inner.remove_hook(id);
         let mut hooks = self.hooks.lock().unwrap_or_else(|e| e.into_inner());
@@ -57,7 +60,7 @@ impl PyTensor {
     }
 
     /// Sets `requires_grad` in place and returns this tensor.
-    #[pyo3(signature = (requires_grad=true))]
+    #[pyo3(signature = (requires_grad: "bool" = true) -> "Self")]
     fn requires_grad_(slf: Bound<'_, Self>, requires_grad: bool) -> PyResult<Bound<'_, Self>> {
         run(|| slf.get().inner.set_requires_grad(requires_grad))?;
         Ok(slf)
@@ -182,10 +185,12 @@ impl PyTensor {
         Ok(self.inner.version())
     }
     /// Whether this tensor is a view of another (has a `_base`).
+    #[pyo3(signature = () -> "bool")]
     fn _is_view(&self) -> bool {
         self.inner.base().is_some()
     }
     /// Whether this is an inference tensor (made in `inference_mode`).
+    #[pyo3(signature = () -> "bool")]
     fn is_inference(&self) -> bool {
         self.inner.is_inference()
     }
@@ -295,20 +300,23 @@ impl PyTensor {
             .unbind())
     }
     /// Keeps `.grad` for this non-leaf after backward.
+    #[pyo3(signature = () -> "None")]
     fn retain_grad(&self) -> PyResult<()> {
         run(|| self.inner.retain_grad())
     }
     /// A new tensor sharing the data, with no history.
+    #[pyo3(signature = () -> "Tensor")]
     fn detach(&self) -> TResult {
         wrap(Ok(self.inner.detach()))
     }
     /// Detaches this tensor from its history in place.
+    #[pyo3(signature = () -> "Self")]
     fn detach_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
         run(|| slf.get().inner.detach_())?;
         Ok(slf)
     }
     /// Computes gradients of this tensor with respect to the graph leaves.
-    #[pyo3(signature = (gradient=None, retain_graph=None, create_graph=false, inputs=None))]
+    #[pyo3(signature = (gradient: "Tensor | None" = None, retain_graph: "bool | None" = None, create_graph: "bool" = false, inputs: "_Tensors | None" = None) -> "None")]
     fn backward(
         slf: &Bound<'_, Self>,
         py: Python<'_>,
@@ -332,7 +340,7 @@ impl PyTensor {
             super::settings::warn_create_graph_cycle(py)?;
         }
         if let Some(inputs) = inputs.filter(|i| !i.is_none()) {
-            let inputs = super::engine::tensor_list(inputs, "inputs")?;
+            let inputs = super::convert::tensor_list(inputs, "inputs")?;
             let (roots, gradients) = ([me], [gradient]);
             return py.detach(move || {
                 run(|| {

@@ -131,37 +131,43 @@ impl PyTensor {
     }
 
     /// `self < other` elementwise, as a bool tensor (`torch.lt`).
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn lt(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         compare_method(py, &self.inner, CompareOp::Lt, other)
     }
 
     /// `self <= other` elementwise, as a bool tensor (`torch.le`).
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn le(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         compare_method(py, &self.inner, CompareOp::Le, other)
     }
 
     /// `self > other` elementwise, as a bool tensor (`torch.gt`).
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn gt(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         compare_method(py, &self.inner, CompareOp::Gt, other)
     }
 
     /// `self >= other` elementwise, as a bool tensor (`torch.ge`).
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn ge(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         compare_method(py, &self.inner, CompareOp::Ge, other)
     }
 
     /// `self == other` elementwise, as a bool tensor (`torch.eq`).
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn eq(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         compare_method(py, &self.inner, CompareOp::Eq, other)
     }
 
     /// `self != other` elementwise, as a bool tensor (`torch.ne`).
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn ne(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         compare_method(py, &self.inner, CompareOp::Ne, other)
     }
 
     /// `self + alpha * other`.
-    #[pyo3(signature = (other, *, alpha=None, out=None))]
+    #[pyo3(signature = (other: "_Operand", *, alpha: "float | None" = None, out: "Tensor | None" = None) -> "Tensor")]
     fn add(
         slf: &Bound<'_, Self>,
         other: &Bound<'_, PyAny>,
@@ -173,7 +179,7 @@ impl PyTensor {
     }
 
     /// `self - alpha * other`.
-    #[pyo3(signature = (other, *, alpha=None, out=None))]
+    #[pyo3(signature = (other: "_Operand", *, alpha: "float | None" = None, out: "Tensor | None" = None) -> "Tensor")]
     fn sub(
         slf: &Bound<'_, Self>,
         other: &Bound<'_, PyAny>,
@@ -185,7 +191,7 @@ impl PyTensor {
     }
 
     /// `self * other`.
-    #[pyo3(signature = (other, *, out=None))]
+    #[pyo3(signature = (other: "_Operand", *, out: "Tensor | None" = None) -> "Tensor")]
     fn mul(
         slf: &Bound<'_, Self>,
         other: &Bound<'_, PyAny>,
@@ -196,7 +202,7 @@ impl PyTensor {
     }
 
     /// `self / other`.
-    #[pyo3(signature = (other, *, out=None))]
+    #[pyo3(signature = (other: "_Operand", *, out: "Tensor | None" = None) -> "Tensor")]
     fn div(
         slf: &Bound<'_, Self>,
         other: &Bound<'_, PyAny>,
@@ -207,7 +213,7 @@ impl PyTensor {
     }
 
     /// `self ** exponent`.
-    #[pyo3(signature = (exponent, *, out=None))]
+    #[pyo3(signature = (exponent: "_Operand", *, out: "Tensor | None" = None) -> "Tensor")]
     fn pow(
         slf: &Bound<'_, Self>,
         exponent: &Bound<'_, PyAny>,
@@ -218,7 +224,7 @@ impl PyTensor {
     }
 
     /// In-place `self += alpha * other`.
-    #[pyo3(signature = (other, *, alpha=None))]
+    #[pyo3(signature = (other: "_Operand", *, alpha: "float | None" = None) -> "Self")]
     fn add_<'py>(
         slf: Bound<'py, Self>,
         other: &Bound<'py, PyAny>,
@@ -229,7 +235,7 @@ impl PyTensor {
     }
 
     /// In-place `self -= alpha * other`.
-    #[pyo3(signature = (other, *, alpha=None))]
+    #[pyo3(signature = (other: "_Operand", *, alpha: "float | None" = None) -> "Self")]
     fn sub_<'py>(
         slf: Bound<'py, Self>,
         other: &Bound<'py, PyAny>,
@@ -240,18 +246,21 @@ impl PyTensor {
     }
 
     /// In-place `self *= other`.
+    #[pyo3(signature = (other: "_Operand") -> "Self")]
     fn mul_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
         inplace(BinaryOp::Mul, &slf.get().inner, other)?;
         Ok(slf)
     }
 
     /// In-place `self /= other`.
+    #[pyo3(signature = (other: "_Operand") -> "Self")]
     fn div_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
         inplace(BinaryOp::Div, &slf.get().inner, other)?;
         Ok(slf)
     }
 
     /// In-place `self **= exponent`.
+    #[pyo3(signature = (exponent: "_Operand") -> "Self")]
     fn pow_<'py>(
         slf: Bound<'py, Self>,
         exponent: &Bound<'py, PyAny>,
@@ -261,12 +270,14 @@ impl PyTensor {
     }
 
     /// Sets every element to 0.
+    #[pyo3(signature = () -> "Self")]
     fn zero_(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
         run(|| slf.get().inner.zero_())?;
         Ok(slf)
     }
 
     /// Sets every element to `value` (a number, or a 0-d tensor whose gradient is the sum).
+    #[pyo3(signature = (value: "_Operand") -> "Self")]
     fn fill_<'py>(slf: Bound<'py, Self>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
         if let Ok(t) = value.cast::<PyTensor>() {
             run(|| slf.get().inner.fill_tensor_(&t.get().inner))?;
@@ -279,6 +290,7 @@ impl PyTensor {
     }
 
     /// Copies `src` into this tensor (broadcasting, converting the dtype).
+    #[pyo3(signature = (src: "Tensor") -> "Self")]
     fn copy_<'py>(slf: Bound<'py, Self>, src: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
         let src = tensor_arg(src, "copy_() argument 'src'")?;
         run(|| slf.get().inner.copy_(&src))?;
@@ -286,7 +298,7 @@ impl PyTensor {
     }
 
     /// Fills with normal samples.
-    #[pyo3(signature = (mean=0.0, std=1.0, *, generator=None))]
+    #[pyo3(signature = (mean: "float" = 0.0, std: "float" = 1.0, *, generator: "Generator | None" = None) -> "Self")]
     fn normal_<'py>(
         slf: Bound<'py, Self>,
         mean: f64,
@@ -299,7 +311,7 @@ impl PyTensor {
     }
 
     /// Fills with uniform samples in `[from, to)`.
-    #[pyo3(signature = (from_=0.0, to=1.0, *, generator=None))]
+    #[pyo3(signature = (from_: "float" = 0.0, to: "float" = 1.0, *, generator: "Generator | None" = None) -> "Self")]
     fn uniform_<'py>(
         slf: Bound<'py, Self>,
         from_: f64,
@@ -313,7 +325,7 @@ impl PyTensor {
 
     /// 0/1 samples with this tensor's probabilities (or the number `p` for every element), as
     /// `torch.bernoulli(self, p)`.
-    #[pyo3(signature = (p=None, *, generator=None))]
+    #[pyo3(signature = (p: "float | None" = None, *, generator: "Generator | None" = None) -> "Tensor")]
     pub(crate) fn bernoulli(
         &self,
         py: Python<'_>,
@@ -332,7 +344,7 @@ impl PyTensor {
         to_object(py, t)
     }
     /// Fills with 1 with probability `p` (a number or a tensor of probabilities), else 0.
-    #[pyo3(signature = (p=None, *, generator=None))]
+    #[pyo3(signature = (p: "float | Tensor | None" = None, *, generator: "Generator | None" = None) -> "Self")]
     fn bernoulli_<'py>(
         slf: Bound<'py, Self>,
         p: Option<&Bound<'py, PyAny>>,
@@ -367,7 +379,7 @@ impl PyTensor {
     }
 
     /// Fills with random integers: `random_()`, `random_(to)` or `random_(from, to)`.
-    #[pyo3(signature = (from_=None, to=None, *, generator=None))]
+    #[pyo3(signature = (from_: "int | None" = None, to: "int | None" = None, *, generator: "Generator | None" = None) -> "Self")]
     fn random_<'py>(
         slf: Bound<'py, Self>,
         from_: Option<i64>,
@@ -385,6 +397,7 @@ impl PyTensor {
 
     /// `self` where `condition`, else `other`.
     #[pyo3(name = "where")]
+    #[pyo3(signature = (condition: "Tensor", other: "_Operand") -> "Tensor")]
     fn where_method(&self, condition: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>) -> TResult {
         let cond = tensor_arg(condition, "where() argument 'condition'")?;
         let other = operand_tensor(other, self.inner.dtype())?;
@@ -392,19 +405,21 @@ impl PyTensor {
     }
 
     /// Elementwise maximum.
+    #[pyo3(signature = (other: "Tensor") -> "Tensor")]
     fn maximum(&self, other: &Bound<'_, PyAny>) -> TResult {
         let o = tensor_arg(other, "maximum() argument 'other'")?;
         wrap(run(|| self.inner.maximum(&o)))
     }
 
     /// Elementwise minimum.
+    #[pyo3(signature = (other: "Tensor") -> "Tensor")]
     fn minimum(&self, other: &Bound<'_, PyAny>) -> TResult {
         let o = tensor_arg(other, "minimum() argument 'other'")?;
         wrap(run(|| self.inner.minimum(&o)))
     }
 
     /// Limits values to `[min, max]`.
-    #[pyo3(signature = (min=None, max=None))]
+    #[pyo3(signature = (min: "_Operand | None" = None, max: "_Operand | None" = None) -> "Tensor")]
     fn clamp(&self, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> TResult {
         let (min, max) = (bound_arg(min, "min")?, bound_arg(max, "max")?);
         let (min, max) = (
@@ -415,35 +430,39 @@ impl PyTensor {
     }
 
     /// `max(x, min)` (`ClampMinBackward0`).
+    #[pyo3(signature = (min: "float") -> "Tensor")]
     fn clamp_min(&self, min: f64) -> TResult {
         wrap(run(|| self.inner.clamp_min(min)))
     }
 
     /// `min(x, max)` (`ClampMaxBackward0`).
+    #[pyo3(signature = (max: "float") -> "Tensor")]
     fn clamp_max(&self, max: f64) -> TResult {
         wrap(run(|| self.inner.clamp_max(max)))
     }
 
     /// In-place `clamp_min`.
+    #[pyo3(signature = (min: "float") -> "Self")]
     fn clamp_min_(slf: Bound<'_, Self>, min: f64) -> PyResult<Bound<'_, Self>> {
         run(|| slf.get().inner.unary_("clamp_min_", |x| x.clamp_min(min)))?;
         Ok(slf)
     }
 
     /// In-place `clamp_max`.
+    #[pyo3(signature = (max: "float") -> "Self")]
     fn clamp_max_(slf: Bound<'_, Self>, max: f64) -> PyResult<Bound<'_, Self>> {
         run(|| slf.get().inner.unary_("clamp_max_", |x| x.clamp_max(max)))?;
         Ok(slf)
     }
 
     /// Alias of `clamp`.
-    #[pyo3(signature = (min=None, max=None))]
+    #[pyo3(signature = (min: "_Operand | None" = None, max: "_Operand | None" = None) -> "Tensor")]
     fn clip(&self, min: Option<&Bound<'_, PyAny>>, max: Option<&Bound<'_, PyAny>>) -> TResult {
         self.clamp(min, max)
     }
 
     /// In-place `clamp`.
-    #[pyo3(signature = (min=None, max=None))]
+    #[pyo3(signature = (min: "float | None" = None, max: "float | None" = None) -> "Self")]
     fn clamp_(
         slf: Bound<'_, Self>,
         min: Option<f64>,
@@ -454,75 +473,85 @@ impl PyTensor {
     }
 
     /// NaN test (bool tensor).
+    #[pyo3(signature = () -> "Tensor")]
     fn isnan(&self) -> TResult {
         wrap(run(|| self.inner.isnan()))
     }
 
     /// Sign-bit test (bool tensor): true for negative numbers, `-0.0` and negative NaN.
+    #[pyo3(signature = () -> "Tensor")]
     fn signbit(&self) -> TResult {
         wrap(run(|| self.inner.signbit()))
     }
 
     /// ±inf test (bool tensor).
+    #[pyo3(signature = () -> "Tensor")]
     fn isinf(&self) -> TResult {
         wrap(run(|| self.inner.isinf()))
     }
 
     /// Finiteness test (bool tensor).
+    #[pyo3(signature = () -> "Tensor")]
     fn isfinite(&self) -> TResult {
         wrap(run(|| self.inner.isfinite()))
     }
 
     /// `x²`.
+    #[pyo3(signature = () -> "Tensor")]
     fn square(&self) -> TResult {
         wrap(run(|| self.inner.square()))
     }
 
     /// GELU (`approximate="none"` or `"tanh"`).
-    #[pyo3(signature = (approximate="none"))]
+    #[pyo3(signature = (approximate: "Literal['none', 'tanh']" = "none") -> "Tensor")]
     fn gelu(&self, approximate: &str) -> TResult {
         wrap(run(|| self.inner.gelu(approximate)))
     }
 
     /// SiLU, `x·σ(x)`.
+    #[pyo3(signature = () -> "Tensor")]
     fn silu(&self) -> TResult {
         wrap(run(|| self.inner.silu()))
     }
 
     /// Softplus.
-    #[pyo3(signature = (beta=1.0, threshold=20.0))]
+    #[pyo3(signature = (beta: "float" = 1.0, threshold: "float" = 20.0) -> "Tensor")]
     fn softplus(&self, beta: f64, threshold: f64) -> TResult {
         wrap(run(|| self.inner.softplus(beta, threshold)))
     }
 
     /// Leaky ReLU.
-    #[pyo3(signature = (negative_slope=0.01))]
+    #[pyo3(signature = (negative_slope: "float" = 0.01) -> "Tensor")]
     fn leaky_relu(&self, negative_slope: f64) -> TResult {
         wrap(run(|| self.inner.leaky_relu(negative_slope)))
     }
 
     /// ELU.
-    #[pyo3(signature = (alpha=1.0))]
+    #[pyo3(signature = (alpha: "float" = 1.0) -> "Tensor")]
     fn elu(&self, alpha: f64) -> TResult {
         wrap(run(|| self.inner.elu(alpha)))
     }
 
     /// Logical and of bool tensors (or truthiness of numbers).
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn logical_and(&self, other: &Bound<'_, PyAny>) -> TResult {
         logical(&self.inner, other, LogicalOp::And)
     }
 
     /// Logical or.
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn logical_or(&self, other: &Bound<'_, PyAny>) -> TResult {
         logical(&self.inner, other, LogicalOp::Or)
     }
 
     /// Logical exclusive or.
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn logical_xor(&self, other: &Bound<'_, PyAny>) -> TResult {
         logical(&self.inner, other, LogicalOp::Xor)
     }
 
     /// Logical not.
+    #[pyo3(signature = () -> "Tensor")]
     fn logical_not(&self) -> TResult {
         wrap(run(|| self.inner.logical_not()))
     }
@@ -537,6 +566,7 @@ impl PyTensor {
     }
 
     /// `~x` as a method: logical not for bool, the bitwise complement for integers.
+    #[pyo3(signature = () -> "Tensor")]
     fn bitwise_not(&self) -> TResult {
         wrap(run(|| self.inner.bitwise_not()))
     }
@@ -552,26 +582,31 @@ impl PyTensor {
     }
 
     /// `self << other` elementwise, for integer tensors.
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn bitwise_left_shift(&self, other: &Bound<'_, PyAny>) -> TResult {
         self.__lshift__(other)
     }
 
     /// `self >> other` elementwise (arithmetic shift), for integer tensors.
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn bitwise_right_shift(&self, other: &Bound<'_, PyAny>) -> TResult {
         self.__rshift__(other)
     }
 
     /// Bitwise and of integer tensors (logical and of bool ones).
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn bitwise_and(&self, other: &Bound<'_, PyAny>) -> TResult {
         bitwise(&self.inner, other, LogicalOp::And)
     }
 
     /// Bitwise or of integer tensors (logical or of bool ones).
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn bitwise_or(&self, other: &Bound<'_, PyAny>) -> TResult {
         bitwise(&self.inner, other, LogicalOp::Or)
     }
 
     /// Bitwise exclusive or of integer tensors (logical xor of bool ones).
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn bitwise_xor(&self, other: &Bound<'_, PyAny>) -> TResult {
         bitwise(&self.inner, other, LogicalOp::Xor)
     }
@@ -589,7 +624,7 @@ impl PyTensor {
     }
 
     /// True if any element is true (non-zero).
-    #[pyo3(signature = (dim=None, keepdim=false))]
+    #[pyo3(signature = (dim: "int | None" = None, keepdim: "bool" = false) -> "Tensor")]
     fn any(&self, dim: Option<isize>, keepdim: bool) -> TResult {
         wrap(run(|| match dim {
             None => self.inner.any(),
@@ -598,7 +633,7 @@ impl PyTensor {
     }
 
     /// True if every element is true (non-zero).
-    #[pyo3(signature = (dim=None, keepdim=false))]
+    #[pyo3(signature = (dim: "int | None" = None, keepdim: "bool" = false) -> "Tensor")]
     fn all(&self, dim: Option<isize>, keepdim: bool) -> TResult {
         wrap(run(|| match dim {
             None => self.inner.all(),

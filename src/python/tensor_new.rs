@@ -27,7 +27,7 @@ fn missing(what: &str) -> PyErr {
 impl PyTensor {
     /// A new tensor holding `data` (copied), with this tensor's dtype unless `dtype` is
     /// given.
-    #[pyo3(signature = (data, *, dtype=None, device=None, requires_grad=false))]
+    #[pyo3(signature = (data: "_Data", *, dtype: "_DTypeLike | None" = None, device: "_Device | None" = None, requires_grad: "bool" = false) -> "Tensor")]
     fn new_tensor(
         &self,
         py: Python<'_>,
@@ -56,7 +56,8 @@ impl PyTensor {
     /// Legacy `x.new(...)`, with this tensor's dtype: `new(*sizes)` or `new(torch.Size)` an
     /// uninitialized tensor of that shape (zeros in ferrograd), `new(data)` a tensor of `data`
     /// (a list or tuple), `new()` an empty one.
-    #[pyo3(name = "new", signature = (*args))]
+    #[pyo3(name = "new")]
+    #[pyo3(signature = (*args: "Any") -> "Tensor")]
     fn legacy_new(&self, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
         let dtype = self.inner.dtype();
         let data = match args.len() {
@@ -88,7 +89,7 @@ impl PyTensor {
     }
 
     /// Zeros of `size`, with this tensor's dtype unless `dtype` is given.
-    #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
+    #[pyo3(signature = (*size: "Any", dtype: "_DTypeLike | None" = None, device: "_Device | None" = None, requires_grad: "bool" = false) -> "Tensor")]
     fn new_zeros(
         &self,
         size: &Bound<'_, PyTuple>,
@@ -100,7 +101,7 @@ impl PyTensor {
     }
 
     /// Ones of `size`, with this tensor's dtype unless `dtype` is given.
-    #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
+    #[pyo3(signature = (*size: "Any", dtype: "_DTypeLike | None" = None, device: "_Device | None" = None, requires_grad: "bool" = false) -> "Tensor")]
     fn new_ones(
         &self,
         size: &Bound<'_, PyTuple>,
@@ -112,7 +113,7 @@ impl PyTensor {
     }
 
     /// An uninitialized tensor of `size` (zeros in ferrograd), with this tensor's dtype.
-    #[pyo3(signature = (*size, dtype=None, device=None, requires_grad=false))]
+    #[pyo3(signature = (*size: "Any", dtype: "_DTypeLike | None" = None, device: "_Device | None" = None, requires_grad: "bool" = false) -> "Tensor")]
     fn new_empty(
         &self,
         size: &Bound<'_, PyTuple>,
@@ -125,8 +126,8 @@ impl PyTensor {
 
     /// An uninitialized tensor of `size` laid out with `stride` (zeros in ferrograd), with this
     /// tensor's dtype unless `dtype` is given.
-    #[pyo3(signature = (size, stride, *, dtype=None, layout=None, device=None, requires_grad=false, pin_memory=false))]
     #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (size: "Sequence[int]", stride: "Sequence[int]", *, dtype: "_DTypeLike | None" = None, layout: "object" = None, device: "_Device | None" = None, requires_grad: "bool" = false, pin_memory: "bool" = false) -> "Tensor")]
     fn new_empty_strided(
         &self,
         size: &Bound<'_, PyAny>,
@@ -143,7 +144,7 @@ impl PyTensor {
     }
 
     /// `fill_value` everywhere in a tensor of `size`, with this tensor's dtype.
-    #[pyo3(signature = (size, fill_value, *, dtype=None, device=None, requires_grad=false))]
+    #[pyo3(signature = (size: "Sequence[int]", fill_value: "_Number", *, dtype: "_DTypeLike | None" = None, device: "_Device | None" = None, requires_grad: "bool" = false) -> "Tensor")]
     fn new_full(
         &self,
         size: &Bound<'_, PyAny>,
@@ -191,13 +192,13 @@ impl PyTensor {
     }
 
     /// Converts to int32.
-    #[pyo3(signature = (memory_format=None))]
+    #[pyo3(signature = (memory_format: "Any" = None) -> "Tensor")]
     fn int(&self, py: Python<'_>, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         self.converted(py, crate::DType::Int32, memory_format)
     }
 
     /// Converts to int16.
-    #[pyo3(signature = (memory_format=None))]
+    #[pyo3(signature = (memory_format: "Any" = None) -> "Tensor")]
     fn short(
         &self,
         py: Python<'_>,
@@ -207,7 +208,7 @@ impl PyTensor {
     }
 
     /// Converts to int8.
-    #[pyo3(signature = (memory_format=None))]
+    #[pyo3(signature = (memory_format: "Any" = None) -> "Tensor")]
     fn char(
         &self,
         py: Python<'_>,
@@ -217,7 +218,7 @@ impl PyTensor {
     }
 
     /// Converts to uint8.
-    #[pyo3(signature = (memory_format=None))]
+    #[pyo3(signature = (memory_format: "Any" = None) -> "Tensor")]
     fn byte(
         &self,
         py: Python<'_>,
@@ -227,14 +228,14 @@ impl PyTensor {
     }
 
     /// `half()` would be float16, which ferrograd lacks: refused (use `float()`).
-    #[pyo3(signature = (memory_format=None))]
+    #[pyo3(signature = (memory_format: "Any" = None) -> "Tensor")]
     fn half(&self, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let _ = memory_format;
         Err(missing("float16 (`.half()`; `.float()` gives float32)"))
     }
 
     /// Steps in elements between neighbours along each dimension (or along `dim`).
-    #[pyo3(signature = (dim=None))]
+    #[pyo3(signature = (dim: "int | None" = None) -> "Any")]
     fn stride(&self, py: Python<'_>, dim: Option<isize>) -> PyResult<Py<PyAny>> {
         let strides: Vec<isize> = self.inner.layout().strides.to_vec();
         match dim {
@@ -247,12 +248,13 @@ impl PyTensor {
     }
 
     /// Position of the first element in the storage, in elements.
+    #[pyo3(signature = () -> "int")]
     fn storage_offset(&self) -> usize {
         self.inner.layout().offset
     }
 
     /// Fills with exponential samples of rate `lambd`.
-    #[pyo3(signature = (lambd=1.0, *, generator=None))]
+    #[pyo3(signature = (lambd: "float" = 1.0, *, generator: "Generator | None" = None) -> "Self")]
     fn exponential_<'py>(
         slf: Bound<'py, Self>,
         lambd: f64,
@@ -264,7 +266,7 @@ impl PyTensor {
     }
 
     /// Class indices drawn with the weights in each row (`torch.multinomial`).
-    #[pyo3(signature = (num_samples, replacement=false, *, generator=None))]
+    #[pyo3(signature = (num_samples: "int", replacement: "bool" = false, *, generator: "Generator | None" = None) -> "Tensor")]
     fn multinomial(
         &self,
         py: Python<'_>,
@@ -282,6 +284,7 @@ impl PyTensor {
     }
 
     /// Bytes per element.
+    #[pyo3(signature = () -> "int")]
     fn element_size(&self) -> usize {
         self.inner.dtype().size()
     }

@@ -78,6 +78,7 @@ fn ints(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
 #[pymethods]
 impl PyTensor {
     /// `self // other`, rounded toward negative infinity (no derivative, as PyTorch).
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn floor_divide(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> TResult {
         let o = division_operand(other, "floor_divide")?;
         let op = DivisionOp::FloorDivide;
@@ -88,6 +89,7 @@ impl PyTensor {
     }
 
     /// In-place `floor_divide`.
+    #[pyo3(signature = (other: "_Operand") -> "Self")]
     fn floor_divide_<'py>(
         slf: Bound<'py, Self>,
         other: &Bound<'py, PyAny>,
@@ -102,6 +104,7 @@ impl PyTensor {
     }
 
     /// `self % other`, with the sign of `other` (Python's modulus).
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn remainder(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> TResult {
         let o = division_operand(other, "remainder")?;
         let op = DivisionOp::Remainder;
@@ -112,6 +115,7 @@ impl PyTensor {
     }
 
     /// In-place `remainder`.
+    #[pyo3(signature = (other: "_Operand") -> "Self")]
     fn remainder_<'py>(
         slf: Bound<'py, Self>,
         other: &Bound<'py, PyAny>,
@@ -126,6 +130,7 @@ impl PyTensor {
     }
 
     /// `fmod(self, other)`, with the sign of `self` (C's `fmod`).
+    #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn fmod(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> TResult {
         let o = division_operand(other, "fmod")?;
         let op = DivisionOp::Fmod;
@@ -136,6 +141,7 @@ impl PyTensor {
     }
 
     /// In-place `fmod`.
+    #[pyo3(signature = (other: "_Operand") -> "Self")]
     fn fmod_<'py>(slf: Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
         let o = division_operand(other, "fmod_")?;
         run(|| slf.get().inner.division_(DivisionOp::Fmod, o.as_operand()))?;
@@ -193,62 +199,65 @@ impl PyTensor {
     }
 
     /// The lower triangle of the last two dimensions (on and below the `diagonal`-th diagonal).
-    #[pyo3(signature = (diagonal=0))]
+    #[pyo3(signature = (diagonal: "int" = 0) -> "Tensor")]
     fn tril(&self, diagonal: i64) -> TResult {
         wrap(run(|| self.inner.tril(diagonal)))
     }
 
     /// The upper triangle of the last two dimensions (on and above the `diagonal`-th diagonal).
-    #[pyo3(signature = (diagonal=0))]
+    #[pyo3(signature = (diagonal: "int" = 0) -> "Tensor")]
     fn triu(&self, diagonal: i64) -> TResult {
         wrap(run(|| self.inner.triu(diagonal)))
     }
 
     /// In-place `tril`.
-    #[pyo3(signature = (diagonal=0))]
+    #[pyo3(signature = (diagonal: "int" = 0) -> "Self")]
     fn tril_(slf: Bound<'_, Self>, diagonal: i64) -> PyResult<Bound<'_, Self>> {
         run(|| slf.get().inner.tril_(diagonal))?;
         Ok(slf)
     }
 
     /// In-place `triu`.
-    #[pyo3(signature = (diagonal=0))]
+    #[pyo3(signature = (diagonal: "int" = 0) -> "Self")]
     fn triu_(slf: Bound<'_, Self>, diagonal: i64) -> PyResult<Bound<'_, Self>> {
         run(|| slf.get().inner.triu_(diagonal))?;
         Ok(slf)
     }
 
     /// A 1-D tensor as the `diagonal`-th diagonal of a square matrix, or a matrix's diagonal.
-    #[pyo3(signature = (diagonal=0))]
+    #[pyo3(signature = (diagonal: "int" = 0) -> "Tensor")]
     fn diag(&self, diagonal: i64) -> TResult {
         wrap(run(|| self.inner.diag(diagonal)))
     }
 
     /// The `offset`-th diagonal of dims `dim1` and `dim2` (a view, the diagonal last).
-    #[pyo3(signature = (offset=0, dim1=0, dim2=1))]
+    #[pyo3(signature = (offset: "int" = 0, dim1: "int" = 0, dim2: "int" = 1) -> "Tensor")]
     fn diagonal(&self, offset: i64, dim1: isize, dim2: isize) -> TResult {
         wrap(run(|| self.inner.diagonal(offset, dim1, dim2)))
     }
 
     /// The sum of a matrix's main diagonal.
+    #[pyo3(signature = () -> "Tensor")]
     fn trace(&self) -> TResult {
         wrap(run(|| self.inner.trace()))
     }
 
     /// Running product along `dim` (computed in `dtype` when given).
-    #[pyo3(signature = (dim, *, dtype=None))]
+    #[pyo3(signature = (dim: "int", *, dtype: "_DTypeLike | None" = None) -> "Tensor")]
     fn cumprod(&self, dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> TResult {
         let dtype = dtype_arg(dtype)?;
         wrap(run(|| self.inner.cumprod_as(dim, dtype)))
     }
 
     /// In-place `cumprod`.
+    #[pyo3(signature = (dim: "int") -> "Self")]
     fn cumprod_(slf: Bound<'_, Self>, dim: isize) -> PyResult<Bound<'_, Self>> {
         run(|| slf.get().inner.cumprod_(dim))?;
         Ok(slf)
     }
 
     /// In-place `cumsum`.
+    #[pyo3(signature = (dim: "int") -> "Self")]
     fn cumsum_(slf: Bound<'_, Self>, dim: isize) -> PyResult<Bound<'_, Self>> {
         run(|| slf.get().inner.cumsum_(dim))?;
         Ok(slf)
@@ -343,7 +352,7 @@ impl PyTensor {
 
     /// The cross product of 3-vectors along `dim` (the first dimension of size 3 when absent,
     /// with PyTorch's deprecation warning).
-    #[pyo3(signature = (other, dim=None))]
+    #[pyo3(signature = (other: "Tensor", dim: "int | None" = None) -> "Tensor")]
     fn cross(&self, py: Python<'_>, other: &Bound<'_, PyAny>, dim: Option<isize>) -> TResult {
         let o = tensor_arg(other, "cross(): argument 'other'")?;
         let d = cross_dim(py, &self.inner, &o, dim)?;
@@ -352,7 +361,7 @@ impl PyTensor {
 
     /// The elements shifted circularly by `shifts` along `dims` (the flattened tensor when
     /// `dims` is empty).
-    #[pyo3(signature = (shifts, dims=None))]
+    #[pyo3(signature = (shifts: "int | Sequence[int]", dims: "int | Sequence[int] | None" = None) -> "Tensor")]
     fn roll(&self, shifts: &Bound<'_, PyAny>, dims: Option<&Bound<'_, PyAny>>) -> TResult {
         let shifts = ints(shifts)?;
         let dims = dims_arg(dims)?;
@@ -360,6 +369,7 @@ impl PyTensor {
     }
 
     /// The tensor expanded to `size` (PyTorch's `broadcast_to`: `expand`).
+    #[pyo3(signature = (size: "int | Sequence[int]") -> "Tensor")]
     fn broadcast_to(&self, size: &Bound<'_, PyAny>) -> TResult {
         let shape: Vec<isize> = if let Ok(n) = size.extract::<isize>() {
             vec![n]
@@ -372,7 +382,7 @@ impl PyTensor {
     }
 
     /// `beta · self + alpha · (mat1 @ mat2)`.
-    #[pyo3(signature = (mat1, mat2, *, beta=1.0, alpha=1.0))]
+    #[pyo3(signature = (mat1: "Tensor", mat2: "Tensor", *, beta: "float" = 1.0, alpha: "float" = 1.0) -> "Tensor")]
     fn addmm(
         &self,
         mat1: &Bound<'_, PyAny>,
@@ -386,7 +396,7 @@ impl PyTensor {
     }
 
     /// `beta · self + alpha · (mat @ vec)`.
-    #[pyo3(signature = (mat, vec, *, beta=1.0, alpha=1.0))]
+    #[pyo3(signature = (mat: "Tensor", vec: "Tensor", *, beta: "float" = 1.0, alpha: "float" = 1.0) -> "Tensor")]
     fn addmv(
         &self,
         mat: &Bound<'_, PyAny>,
@@ -400,7 +410,7 @@ impl PyTensor {
     }
 
     /// `beta · self + alpha · (batch1 @ batch2)` for 3-D batches.
-    #[pyo3(signature = (batch1, batch2, *, beta=1.0, alpha=1.0))]
+    #[pyo3(signature = (batch1: "Tensor", batch2: "Tensor", *, beta: "float" = 1.0, alpha: "float" = 1.0) -> "Tensor")]
     fn baddbmm(
         &self,
         batch1: &Bound<'_, PyAny>,
@@ -437,19 +447,21 @@ pub(crate) mod functions {
 
     /// `torch.remainder(input, other)`: Python's modulus, either side may be a number.
     #[pyfunction]
+    #[pyo3(signature = (input: "_Operand", other: "_Operand") -> "Tensor")]
     pub(crate) fn remainder(input: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>) -> TResult {
         division_fn(DivisionOp::Remainder, "remainder", input, other)
     }
 
     /// `torch.floor_divide(input, other)`: the quotient rounded down, either side a number.
     #[pyfunction]
+    #[pyo3(signature = (input: "_Operand", other: "_Operand") -> "Tensor")]
     pub(crate) fn floor_divide(input: &Bound<'_, PyAny>, other: &Bound<'_, PyAny>) -> TResult {
         division_fn(DivisionOp::FloorDivide, "floor_divide", input, other)
     }
 
     /// `torch.eye(n, m=None)`: the identity matrix (ones on the main diagonal).
     #[pyfunction]
-    #[pyo3(signature = (n, m=None, *, dtype=None, device=None, requires_grad=false))]
+    #[pyo3(signature = (n: "int", m: "int | None" = None, *, dtype: "_DTypeLike | None" = None, device: "_Device | None" = None, requires_grad: "bool" = false) -> "Tensor")]
     pub(crate) fn eye(
         n: i64,
         m: Option<i64>,
@@ -466,7 +478,7 @@ pub(crate) mod functions {
     /// `nn.functional.linear(input, weight, bias=None)`: `input @ weight.T + bias`, recorded
     /// as PyTorch records it (`AddmmBackward0` for a 2-D input with a bias).
     #[pyfunction]
-    #[pyo3(signature = (input, weight, bias=None))]
+    #[pyo3(signature = (input: "Tensor", weight: "Tensor", bias: "Tensor | None" = None) -> "Tensor")]
     pub(crate) fn linear(
         input: &Bound<'_, PyAny>,
         weight: &Bound<'_, PyAny>,
@@ -483,6 +495,7 @@ pub(crate) mod functions {
 
     /// `linalg.svdvals(A)`: the singular values of each matrix, descending.
     #[pyfunction]
+    #[pyo3(signature = (input: "Tensor") -> "Tensor")]
     pub(crate) fn svdvals(input: &Bound<'_, PyAny>) -> TResult {
         let a = tensor_arg(input, "linalg.svdvals(): argument 'A'")?;
         wrap(run(|| a.svdvals()))
@@ -492,19 +505,21 @@ pub(crate) mod functions {
 #[pymethods]
 impl PyTensor {
     /// `(values, indices)` of the running maximum along `dim` (`CummaxBackward0`).
+    #[pyo3(signature = (dim: "int") -> "cummax_result")]
     fn cummax(&self, py: Python<'_>, dim: isize) -> PyResult<Py<PyAny>> {
         let pair = run(|| self.inner.cummax(dim))?;
         values_indices(py, "cummax", pair)
     }
 
     /// `(values, indices)` of the running minimum along `dim` (`CumminBackward0`).
+    #[pyo3(signature = (dim: "int") -> "cummin_result")]
     fn cummin(&self, py: Python<'_>, dim: isize) -> PyResult<Py<PyAny>> {
         let pair = run(|| self.inner.cummin(dim))?;
         values_indices(py, "cummin", pair)
     }
 
     /// `(min, max)` over `dim`, or over all elements (`AminmaxBackward0`).
-    #[pyo3(signature = (*, dim=None, keepdim=false))]
+    #[pyo3(signature = (*, dim: "int | None" = None, keepdim: "bool" = false) -> "aminmax_result")]
     fn aminmax(&self, py: Python<'_>, dim: Option<isize>, keepdim: bool) -> PyResult<Py<PyAny>> {
         let (lo, hi) = run(|| self.inner.aminmax(dim, keepdim))?;
         let cls = super::functions::return_type(py, "aminmax")?;
@@ -514,7 +529,7 @@ impl PyTensor {
     }
 
     /// Sum with NaN counted as 0, of all elements or over `dim` (`NansumBackward0`).
-    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+    #[pyo3(signature = (dim: "int | Sequence[int] | None" = None, keepdim: "bool" = false, *, dtype: "_DType | None" = None) -> "Tensor")]
     fn nansum(
         &self,
         dim: Option<&Bound<'_, PyAny>>,
@@ -533,25 +548,27 @@ impl PyTensor {
     }
 
     /// `ln(eˣ + eʸ)` elementwise, without overflow (`LogaddexpBackward0`).
+    #[pyo3(signature = (other: "Tensor") -> "Tensor")]
     fn logaddexp(&self, other: &Bound<'_, PyAny>) -> TResult {
         let o = tensor_arg(other, "logaddexp(): argument 'other'")?;
         wrap(run(|| self.inner.logaddexp(&o)))
     }
 
     /// `log₂(2ˣ + 2ʸ)` elementwise, without overflow (`Logaddexp2Backward0`).
+    #[pyo3(signature = (other: "Tensor") -> "Tensor")]
     fn logaddexp2(&self, other: &Bound<'_, PyAny>) -> TResult {
         let o = tensor_arg(other, "logaddexp2(): argument 'other'")?;
         wrap(run(|| self.inner.logaddexp2(&o)))
     }
 
     /// NaN, `+inf` and `-inf` replaced by finite numbers (`NanToNumBackward0`).
-    #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
+    #[pyo3(signature = (nan: "float" = 0.0, posinf: "float | None" = None, neginf: "float | None" = None) -> "Tensor")]
     fn nan_to_num(&self, nan: f64, posinf: Option<f64>, neginf: Option<f64>) -> TResult {
         wrap(run(|| self.inner.nan_to_num(nan, posinf, neginf)))
     }
 
     /// In-place `nan_to_num`.
-    #[pyo3(signature = (nan=0.0, posinf=None, neginf=None))]
+    #[pyo3(signature = (nan: "float" = 0.0, posinf: "float | None" = None, neginf: "float | None" = None) -> "Self")]
     fn nan_to_num_(
         slf: Bound<'_, Self>,
         nan: f64,

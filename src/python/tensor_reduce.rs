@@ -50,7 +50,7 @@ impl PyTensor {
 
     /// Mean of all elements, or over `dim` (NumPy's `axis=` and `keepdims=` accepted, as
     /// PyTorch accepts them).
-    #[pyo3(signature = (dim=None, keepdim=false, *, axis=None, keepdims=None))]
+    #[pyo3(signature = (dim: "_Dims | None" = None, keepdim: "bool" = false, *, axis: "_Dims | None" = None, keepdims: "bool | None" = None) -> "Tensor")]
     fn mean(
         &self,
         dim: Option<&Bound<'_, PyAny>>,
@@ -70,7 +70,7 @@ impl PyTensor {
     }
 
     /// The p-norm (default 2, the Frobenius/Euclidean norm) of all elements or over `dim`.
-    #[pyo3(signature = (p=None, dim=None, keepdim=false, dtype=None))]
+    #[pyo3(signature = (p: "float | Literal['fro'] | None" = None, dim: "_Dims | None" = None, keepdim: "bool" = false, dtype: "_DTypeLike | None" = None) -> "Tensor")]
     fn norm(
         &self,
         p: Option<&Bound<'_, PyAny>>,
@@ -95,7 +95,7 @@ impl PyTensor {
     }
 
     /// Matrix product with PyTorch's `matmul` rules for 1-D and 2-D operands.
-    #[pyo3(signature = (other, *, out=None))]
+    #[pyo3(signature = (other: "Tensor", *, out: "Tensor | None" = None) -> "Tensor")]
     fn matmul(
         slf: &Bound<'_, Self>,
         other: &Bound<'_, PyAny>,
@@ -107,7 +107,7 @@ impl PyTensor {
     }
 
     /// Matrix-matrix product.
-    #[pyo3(signature = (mat2, *, out=None))]
+    #[pyo3(signature = (mat2: "Tensor", *, out: "Tensor | None" = None) -> "Tensor")]
     fn mm(
         slf: &Bound<'_, Self>,
         mat2: &Bound<'_, PyAny>,
@@ -119,39 +119,42 @@ impl PyTensor {
     }
 
     /// Matrix-vector product.
+    #[pyo3(signature = (vec: "Tensor") -> "Tensor")]
     fn mv(&self, vec: &Bound<'_, PyAny>) -> TResult {
         let o = tensor_arg(vec, "mv() argument 'vec'")?;
         wrap(run(|| self.inner.mv(&o)))
     }
 
     /// Inner product of 1-D tensors.
+    #[pyo3(signature = (other: "Tensor") -> "Tensor")]
     fn dot(&self, other: &Bound<'_, PyAny>) -> TResult {
         let o = tensor_arg(other, "dot() argument 'tensor'")?;
         wrap(run(|| self.inner.dot(&o)))
     }
 
     /// Outer product of 1-D tensors.
+    #[pyo3(signature = (vec2: "Tensor") -> "Tensor")]
     fn outer(&self, vec2: &Bound<'_, PyAny>) -> TResult {
         let o = tensor_arg(vec2, "outer() argument 'vec2'")?;
         wrap(run(|| self.inner.outer(&o)))
     }
 
     /// Softmax along `dim`.
-    #[pyo3(signature = (dim, dtype=None))]
+    #[pyo3(signature = (dim: "int", dtype: "_DTypeLike | None" = None) -> "Tensor")]
     fn softmax(&self, dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> TResult {
         let x = cast_arg(&self.inner, dtype)?;
         wrap(run(|| x.softmax(dim)))
     }
 
     /// Log-softmax along `dim`.
-    #[pyo3(signature = (dim, dtype=None))]
+    #[pyo3(signature = (dim: "int", dtype: "_DTypeLike | None" = None) -> "Tensor")]
     fn log_softmax(&self, dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> TResult {
         let x = cast_arg(&self.inner, dtype)?;
         wrap(run(|| x.log_softmax(dim)))
     }
 
     /// Product of all elements, or along `dim`.
-    #[pyo3(signature = (dim=None, keepdim=false, *, dtype=None))]
+    #[pyo3(signature = (dim: "int | None" = None, keepdim: "bool" = false, *, dtype: "_DTypeLike | None" = None) -> "Tensor")]
     fn prod(&self, dim: Option<isize>, keepdim: bool, dtype: Option<&Bound<'_, PyAny>>) -> TResult {
         let x = cast_arg(&self.inner, dtype)?;
         wrap(run(|| match dim {
@@ -183,33 +186,33 @@ impl PyTensor {
     }
 
     /// Maximum over `dim` (an int or a tuple; all when omitted).
-    #[pyo3(signature = (dim=None, keepdim=false))]
+    #[pyo3(signature = (dim: "_Dims | None" = None, keepdim: "bool" = false) -> "Tensor")]
     fn amax(&self, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> TResult {
         let dims = dims_arg(dim)?;
         wrap(run(|| self.inner.amax(&dims, keepdim)))
     }
 
     /// Minimum over `dim` (an int or a tuple; all when omitted).
-    #[pyo3(signature = (dim=None, keepdim=false))]
+    #[pyo3(signature = (dim: "_Dims | None" = None, keepdim: "bool" = false) -> "Tensor")]
     fn amin(&self, dim: Option<&Bound<'_, PyAny>>, keepdim: bool) -> TResult {
         let dims = dims_arg(dim)?;
         wrap(run(|| self.inner.amin(&dims, keepdim)))
     }
 
     /// Index of the maximum.
-    #[pyo3(signature = (dim=None, keepdim=false))]
+    #[pyo3(signature = (dim: "int | None" = None, keepdim: "bool" = false) -> "Tensor")]
     fn argmax(&self, dim: Option<isize>, keepdim: bool) -> TResult {
         wrap(run(|| self.inner.argmax(dim, keepdim)))
     }
 
     /// Index of the minimum.
-    #[pyo3(signature = (dim=None, keepdim=false))]
+    #[pyo3(signature = (dim: "int | None" = None, keepdim: "bool" = false) -> "Tensor")]
     fn argmin(&self, dim: Option<isize>, keepdim: bool) -> TResult {
         wrap(run(|| self.inner.argmin(dim, keepdim)))
     }
 
     /// Variance (unbiased by default; `correction` overrides `unbiased`).
-    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
+    #[pyo3(signature = (dim: "_Dims | None" = None, unbiased: "bool | None" = None, keepdim: "bool" = false, *, correction: "float | None" = None) -> "Tensor")]
     fn var(
         &self,
         dim: Option<&Bound<'_, PyAny>>,
@@ -222,7 +225,7 @@ impl PyTensor {
     }
 
     /// Standard deviation (unbiased by default; `correction` overrides `unbiased`).
-    #[pyo3(signature = (dim=None, unbiased=None, keepdim=false, *, correction=None))]
+    #[pyo3(signature = (dim: "_Dims | None" = None, unbiased: "bool | None" = None, keepdim: "bool" = false, *, correction: "float | None" = None) -> "Tensor")]
     fn std(
         &self,
         dim: Option<&Bound<'_, PyAny>>,
@@ -235,21 +238,21 @@ impl PyTensor {
     }
 
     /// `log Σ exp` over `dim`, computed stably.
-    #[pyo3(signature = (dim, keepdim=false))]
+    #[pyo3(signature = (dim: "_Dims", keepdim: "bool" = false) -> "Tensor")]
     fn logsumexp(&self, dim: &Bound<'_, PyAny>, keepdim: bool) -> TResult {
         let dims = dims_arg(Some(dim))?;
         wrap(run(|| self.inner.logsumexp(&dims, keepdim)))
     }
 
     /// Running sum along `dim`.
-    #[pyo3(signature = (dim, *, dtype=None))]
+    #[pyo3(signature = (dim: "int", *, dtype: "_DTypeLike | None" = None) -> "Tensor")]
     fn cumsum(&self, dim: isize, dtype: Option<&Bound<'_, PyAny>>) -> TResult {
         let x = cast_arg(&self.inner, dtype)?;
         wrap(run(|| x.cumsum(dim)))
     }
 
     /// Batched matrix product of 3-D tensors.
-    #[pyo3(signature = (mat2, *, out=None))]
+    #[pyo3(signature = (mat2: "Tensor", *, out: "Tensor | None" = None) -> "Tensor")]
     fn bmm(
         slf: &Bound<'_, Self>,
         mat2: &Bound<'_, PyAny>,

@@ -38,6 +38,7 @@ impl PyTensor {
     }
 
     /// Transpose of a 2-D tensor.
+    #[pyo3(signature = () -> "Tensor")]
     fn t(&self) -> TResult {
         wrap(run(|| self.inner.t()))
     }
@@ -78,6 +79,7 @@ impl PyTensor {
     }
 
     /// Swaps two dimensions.
+    #[pyo3(signature = (dim0: "int", dim1: "int") -> "Tensor")]
     fn transpose(&self, dim0: isize, dim1: isize) -> TResult {
         wrap(run(|| self.inner.transpose(dim0, dim1)))
     }
@@ -97,6 +99,7 @@ impl PyTensor {
     }
 
     /// Views as `other`'s shape.
+    #[pyo3(signature = (other: "Tensor") -> "Tensor")]
     fn view_as(&self, other: &Bound<'_, PyAny>) -> TResult {
         let o = tensor_arg(other, "view_as() argument 'other'")?;
         let shape: Vec<isize> = o.shape().iter().map(|&s| s as isize).collect();
@@ -104,6 +107,7 @@ impl PyTensor {
     }
 
     /// Reshapes to `other`'s shape.
+    #[pyo3(signature = (other: "Tensor") -> "Tensor")]
     fn reshape_as(&self, other: &Bound<'_, PyAny>) -> TResult {
         let o = tensor_arg(other, "reshape_as() argument 'other'")?;
         let shape: Vec<isize> = o.shape().iter().map(|&s| s as isize).collect();
@@ -111,12 +115,13 @@ impl PyTensor {
     }
 
     /// Inserts a size-1 dimension.
+    #[pyo3(signature = (dim: "int") -> "Tensor")]
     fn unsqueeze(&self, dim: isize) -> TResult {
         wrap(run(|| self.inner.unsqueeze(dim)))
     }
 
     /// Removes size-1 dimensions (all, or only `dim`).
-    #[pyo3(signature = (dim=None))]
+    #[pyo3(signature = (dim: "int | None" = None) -> "Tensor")]
     fn squeeze(&self, dim: Option<isize>) -> TResult {
         wrap(run(|| match dim {
             Some(d) => self.inner.squeeze_dim(d),
@@ -132,6 +137,7 @@ impl PyTensor {
     }
 
     /// Broadcasts to `other`'s shape.
+    #[pyo3(signature = (other: "Tensor") -> "Tensor")]
     fn expand_as(&self, other: &Bound<'_, PyAny>) -> TResult {
         let o = tensor_arg(other, "expand_as() argument 'other'")?;
         let shape: Vec<isize> = o.shape().iter().map(|&s| s as isize).collect();
@@ -139,18 +145,20 @@ impl PyTensor {
     }
 
     /// `x.select(dim, index)`.
+    #[pyo3(signature = (dim: "int", index: "int") -> "Tensor")]
     fn select(&self, dim: isize, index: isize) -> TResult {
         wrap(run(|| self.inner.select(dim, index)))
     }
 
     /// `length` elements of `dim` starting at `start`.
+    #[pyo3(signature = (dim: "int", start: "int", length: "int") -> "Tensor")]
     fn narrow(&self, dim: isize, start: isize, length: isize) -> TResult {
         wrap(run(|| self.inner.narrow(dim, start, length)))
     }
 
     /// A copy with its own storage, differentiable, laid out as this tensor (PyTorch's
     /// `preserve_format`) or in `memory_format`.
-    #[pyo3(signature = (*, memory_format=None))]
+    #[pyo3(signature = (*, memory_format: "Any" = None) -> "Tensor")]
     fn clone(&self, memory_format: Option<&Bound<'_, PyAny>>) -> TResult {
         let format = like_format(memory_format, self.inner.dim())?;
         let t = &self.inner;
@@ -163,7 +171,7 @@ impl PyTensor {
 
     /// This tensor if contiguous, else a contiguous copy (with `memory_format`, in that
     /// order: `torch.channels_last` for 4-D, `torch.channels_last_3d` for 5-D).
-    #[pyo3(signature = (memory_format=None))]
+    #[pyo3(signature = (memory_format: "Any" = None) -> "Tensor")]
     fn contiguous(&self, memory_format: Option<&Bound<'_, PyAny>>) -> TResult {
         match memory_format_arg(memory_format, self.inner.dim())? {
             MemoryFormat::Contiguous => wrap(run(|| self.inner.contiguous())),
@@ -178,13 +186,14 @@ impl PyTensor {
 
     /// Whether the strides suggest a channels-last layout (PyTorch's `suggest_memory_format`),
     /// which decides the layout of a convolution's or a pool's result.
+    #[pyo3(signature = () -> "bool")]
     fn _suggests_channels_last(&self) -> bool {
         self.inner.suggests_channels_last()
     }
 
     /// Whether elements are dense and row-major (or, with `memory_format`, dense in that
     /// order).
-    #[pyo3(signature = (memory_format=None))]
+    #[pyo3(signature = (memory_format: "Any" = None) -> "bool")]
     fn is_contiguous(&self, memory_format: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
         Ok(match memory_format {
             None => self.inner.is_contiguous(),
@@ -279,32 +288,38 @@ impl PyTensor {
     }
 
     /// Converts to float32.
+    #[pyo3(signature = () -> "Tensor")]
     fn float(&self) -> TResult {
         wrap(run(|| self.inner.to_dtype(DType::Float32)))
     }
 
     /// Converts to float64.
+    #[pyo3(signature = () -> "Tensor")]
     fn double(&self) -> TResult {
         wrap(run(|| self.inner.to_dtype(DType::Float64)))
     }
 
     /// Converts to int64.
+    #[pyo3(signature = () -> "Tensor")]
     fn long(&self) -> TResult {
         wrap(run(|| self.inner.to_dtype(DType::Int64)))
     }
 
     /// Converts to bool.
+    #[pyo3(signature = () -> "Tensor")]
     fn bool(&self) -> TResult {
         wrap(run(|| self.inner.to_dtype(DType::Bool)))
     }
 
     /// Converts to `other`'s dtype.
+    #[pyo3(signature = (other: "Tensor") -> "Tensor")]
     fn type_as(&self, other: &Bound<'_, PyAny>) -> TResult {
         let o = tensor_arg(other, "type_as() argument 'other'")?;
         wrap(run(|| self.inner.to_dtype(o.dtype())))
     }
 
     /// This tensor on the CPU (the only device).
+    #[pyo3(signature = () -> "Self")]
     fn cpu(slf: Bound<'_, Self>) -> Bound<'_, Self> {
         slf
     }
@@ -323,7 +338,7 @@ impl PyTensor {
     }
 
     /// Splits into pieces of `split_size_or_sections` (an int, or a list of sizes) along `dim`.
-    #[pyo3(signature = (split_size_or_sections, dim=0))]
+    #[pyo3(signature = (split_size_or_sections: "int | Sequence[int]", dim: "int" = 0) -> "tuple[Tensor, ...]")]
     fn split(
         &self,
         py: Python<'_>,
@@ -346,7 +361,7 @@ impl PyTensor {
     }
 
     /// Splits into pieces of the given sizes along `dim` (views; `SplitWithSizesBackward0`).
-    #[pyo3(signature = (split_sizes, dim=0))]
+    #[pyo3(signature = (split_sizes: "Sequence[int]", dim: "int" = 0) -> "tuple[Tensor, ...]")]
     fn split_with_sizes(
         &self,
         py: Python<'_>,
@@ -357,7 +372,7 @@ impl PyTensor {
     }
 
     /// `split` whose pieces autograd does not treat as views (in-place writes are not checked).
-    #[pyo3(signature = (split_size, dim=0))]
+    #[pyo3(signature = (split_size: "int", dim: "int" = 0) -> "tuple[Tensor, ...]")]
     fn unsafe_split(&self, py: Python<'_>, split_size: usize, dim: isize) -> PyResult<Py<PyAny>> {
         let parts = run(|| {
             self.inner
@@ -367,7 +382,7 @@ impl PyTensor {
     }
 
     /// `split_with_sizes` whose pieces autograd does not treat as views.
-    #[pyo3(signature = (split_sizes, dim=0))]
+    #[pyo3(signature = (split_sizes: "Sequence[int]", dim: "int" = 0) -> "tuple[Tensor, ...]")]
     fn unsafe_split_with_sizes(
         &self,
         py: Python<'_>,
@@ -384,7 +399,7 @@ impl PyTensor {
     }
 
     /// `chunk` whose pieces autograd does not treat as views.
-    #[pyo3(signature = (chunks, dim=0))]
+    #[pyo3(signature = (chunks: "int", dim: "int" = 0) -> "tuple[Tensor, ...]")]
     fn unsafe_chunk(&self, py: Python<'_>, chunks: usize, dim: isize) -> PyResult<Py<PyAny>> {
         let parts = run(|| {
             self.inner
@@ -394,7 +409,7 @@ impl PyTensor {
     }
 
     /// `chunks` nearly equal pieces along `dim`.
-    #[pyo3(signature = (chunks, dim=0))]
+    #[pyo3(signature = (chunks: "int", dim: "int" = 0) -> "tuple[Tensor, ...]")]
     fn chunk(&self, py: Python<'_>, chunks: i64, dim: isize) -> PyResult<Py<PyAny>> {
         if chunks <= 0 {
             return Err(PyRuntimeError::new_err(format!(
@@ -405,7 +420,7 @@ impl PyTensor {
     }
 
     /// The slices along `dim`.
-    #[pyo3(signature = (dim=0))]
+    #[pyo3(signature = (dim: "int" = 0) -> "tuple[Tensor, ...]")]
     fn unbind(&self, py: Python<'_>, dim: isize) -> PyResult<Py<PyAny>> {
         tensor_tuple(py, run(|| self.inner.unbind(dim))?)
     }
@@ -438,19 +453,21 @@ impl PyTensor {
 
     /// Values of `self` at `index` along `dim` (with `sparse_grad=True`, the gradient is a
     /// sparse COO tensor).
-    #[pyo3(signature = (dim, index, *, sparse_grad=false))]
+    #[pyo3(signature = (dim: "int", index: "Tensor", *, sparse_grad: "bool" = false) -> "Tensor")]
     fn gather(&self, dim: isize, index: &Bound<'_, PyAny>, sparse_grad: bool) -> TResult {
         let index = tensor_arg(index, "gather() argument 'index'")?;
         wrap(run(|| self.inner.gather_as(dim, &index, sparse_grad)))
     }
 
     /// Slices `index` of dimension `dim`.
+    #[pyo3(signature = (dim: "int", index: "Tensor") -> "Tensor")]
     fn index_select(&self, dim: isize, index: &Bound<'_, PyAny>) -> TResult {
         let index = tensor_arg(index, "index_select() argument 'index'")?;
         wrap(run(|| self.inner.index_select(dim, &index)))
     }
 
     /// Elements replaced by `value` where `mask` is true.
+    #[pyo3(signature = (mask: "Tensor", value: "_Operand") -> "Tensor")]
     fn masked_fill(&self, mask: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> TResult {
         let mask = tensor_arg(mask, "masked_fill() argument 'mask'")?;
         if let Ok(t) = value.cast::<PyTensor>() {
@@ -462,6 +479,7 @@ impl PyTensor {
     }
 
     /// In-place `masked_fill`.
+    #[pyo3(signature = (mask: "Tensor", value: "_Operand") -> "Self")]
     fn masked_fill_<'py>(
         slf: Bound<'py, Self>,
         mask: &Bound<'py, PyAny>,

@@ -34,6 +34,7 @@ fn weight_arg(weight: &Bound<'_, PyAny>, op: &str) -> PyResult<Weight> {
 #[pymethods]
 impl PyTensor {
     /// `self + weight · (end - self)` (`weight` a number or a tensor).
+    #[pyo3(signature = (end: "Tensor", weight: "float | Tensor") -> "Tensor")]
     fn lerp(&self, end: &Bound<'_, PyAny>, weight: &Bound<'_, PyAny>) -> TResult {
         let end = tensor_arg(end, "lerp(): argument 'end'")?;
         wrap(match weight_arg(weight, "lerp")? {
@@ -43,6 +44,7 @@ impl PyTensor {
     }
 
     /// In-place `lerp`.
+    #[pyo3(signature = (end: "Tensor", weight: "float | Tensor") -> "Self")]
     fn lerp_<'py>(
         slf: Bound<'py, Self>,
         end: &Bound<'py, PyAny>,
@@ -58,7 +60,7 @@ impl PyTensor {
     }
 
     /// `self + value · tensor1 · tensor2`.
-    #[pyo3(signature = (tensor1, tensor2, *, value=1.0))]
+    #[pyo3(signature = (tensor1: "Tensor", tensor2: "Tensor", *, value: "float" = 1.0) -> "Tensor")]
     fn addcmul(
         &self,
         tensor1: &Bound<'_, PyAny>,
@@ -71,7 +73,7 @@ impl PyTensor {
     }
 
     /// In-place `addcmul`.
-    #[pyo3(signature = (tensor1, tensor2, *, value=1.0))]
+    #[pyo3(signature = (tensor1: "Tensor", tensor2: "Tensor", *, value: "float" = 1.0) -> "Self")]
     fn addcmul_<'py>(
         slf: Bound<'py, Self>,
         tensor1: &Bound<'py, PyAny>,
@@ -85,7 +87,7 @@ impl PyTensor {
     }
 
     /// `self + value · tensor1 / tensor2`.
-    #[pyo3(signature = (tensor1, tensor2, *, value=1.0))]
+    #[pyo3(signature = (tensor1: "Tensor", tensor2: "Tensor", *, value: "float" = 1.0) -> "Tensor")]
     fn addcdiv(
         &self,
         tensor1: &Bound<'_, PyAny>,
@@ -98,7 +100,7 @@ impl PyTensor {
     }
 
     /// In-place `addcdiv`.
-    #[pyo3(signature = (tensor1, tensor2, *, value=1.0))]
+    #[pyo3(signature = (tensor1: "Tensor", tensor2: "Tensor", *, value: "float" = 1.0) -> "Self")]
     fn addcdiv_<'py>(
         slf: Bound<'py, Self>,
         tensor1: &Bound<'py, PyAny>,
