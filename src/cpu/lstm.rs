@@ -38,6 +38,116 @@ impl Gate for f64 {
     }
 }
 
+/// The arithmetic of the LSTM cell's formulas, written once ([`lstm_activation`],
+/// [`lstm_cell_update`], [`lstm_cell_update_grad`]) and run on two kinds of values: the
+/// kernels' elements (`f32`, `f64`, through [`Gate`]; `Error` is `Infallible`, so the `?`s
+/// compile away and the loops still vectorize) and tensors (the differentiable cell of
+/// `ops/nn/recurrent.rs`, each step an op, so its backward differentiates again).
+pub(crate) trait CellMath: Sized {
+    /// What a step can fail with.
+    type Error;
+    /// `self + other`.
+    fn plus(&self, other: &Self) -> Result<Self, Self::Error>;
+    /// `self · other`.
+    fn times(&self, other: &Self) -> Result<Self, Self::Error>;
+    /// `1 - self`.
+    fn one_minus(&self) -> Result<Self, Self::Error>;
+    /// The logistic sigmoid.
+    fn sigmoid_of(&self) -> Result<Self, Self::Error>;
+    /// The hyperbolic tangent.
+    fn tanh_of(&self) -> Result<Self, Self::Error>;
+}
+
+impl<T: Gate> CellMath for T {
+    type Error = std::convert::Infallible;
+    #[inline(always)]
+    fn plus(&self, other: &T) -> Result<T, Self::Error> {
+        Ok(*self + *other)
+    }
+    #[inline(always)]
+    fn times(&self, other: &T) -> Result<T, Self::Error> {
+        Ok(*self * *other)
+    }
+    #[inline(always)]
+    fn one_minus(&self) -> Result<T, Self::Error> {
+        Ok(T::from_f64(1.0) - *self)
+    }
+    #[inline(always)]
+    fn sigmoid_of(&self) -> Result<T, Self::Error> {
+        Ok(self.sigmoid())
+    }
+    #[inline(always)]
+    fn tanh_of(&self) -> Result<T, Self::Error> {
+        Ok(self.tanh_gate())
+    }
+}
+
+/// The function of gate `gate` of PyTorch's order `[i, f, g, o]` (sigmoid, sigmoid, tanh,
+/// sigmoid) applied to its pre-activation `x`.
+#[inline(always)]
+pub(crate) fn lstm_activation<T: CellMath>(gate: usize, x: &T) -> Result<T, T::Error> {
+    if gate == 2 {
+        x.tanh_of()
+    } else {
+        x.sigmoid_of()
+    }
+}
+
+/// The LSTM cell update from its gates `[i, f, g, o]` and cell state `c`: `c' = f·c + i·g`,
+/// `h' = o·tanh(c')`. Returns `(c', tanh(c'), h')`.
+#[inline(always)]
+pub(crate) fn lstm_cell_update<T: CellMath>(gates: [&T; 4], c: &T) -> Result<[T; 3], T::Error> {
+    let [i, f, g, o] = gates;
+    let c_new = f.times(c)?.plus(&i.times(g)?)?;
+    let tc = c_new.tanh_of()?;
+    let h_new = o.times(&tc)?;
+    Ok([c_new, tc, h_new])
+}
+
+/// The derivative of [`lstm_activation`] and [`lstm_cell_update`] together: from the gates,
+/// `tanh(c')`, the cell state before the step `c` and the gradients `dh` of `h'` and `dc` of
+/// `c'`, the gradients of the gate pre-activations `[di, df, dg, do]` and of `c`.
+#[inline(always)]
+pub(crate) fn lstm_cell_update_grad<T: CellMath>(
+    gates: [&T; 4],
+    tc: &T,
+    c: &T,
+    dh: &T,
+    dc: &T,
+) -> Result<([T; 4], T), T::Error> {
+    let [i, f, g, o] = gates;
+    // the whole gradient reaching c': its own and, through h' = o·tanh(c'), dh's
+    let dct = dc.plus(&dh.times(o)?.times(&tanh_slope(tc)?)?)?;
+    let d_gates = [
+        dct.times(g)?.times(&sigmoid_slope(i)?)?,
+        dct.times(c)?.times(&sigmoid_slope(f)?)?,
+        dct.times(i)?.times(&tanh_slope(g)?)?,
+        dh.times(tc)?.times(&sigmoid_slope(o)?)?,
+    ];
+    Ok((d_gates, dct.times(f)?))
+}
+
+/// The sigmoid's slope from its value `y`: `y·(1 - y)`.
+#[inline(always)]
+fn sigmoid_slope<T: CellMath>(y: &T) -> Result<T, T::Error> {
+    y.times(&y.one_minus()?)
+}
+
+/// The hyperbolic tangent's slope from its value `y`: `1 - y²`.
+#[inline(always)]
+fn tanh_slope<T: CellMath>(y: &T) -> Result<T, T::Error> {
+    y.times(y)?.one_minus()
+}
+
+/// The value of a kernel's formula (its `Error` is `Infallible`).
+#[inline(always)]
+fn sure<V>(r: Result<V, std::convert::Infallible>) -> V {
+    match r {
+        Ok(v) => v,
+        Err(never) => match never {},
+    }
+}
+
 /// One LSTM step's elementwise part over a batch: `gates = pre + proj` (rows of `4H`), each
 /// gate's function, then the new cell and hidden states written over `c` and `h`.
 pub(crate) struct LstmCells<'a, T> {
@@ -58,21 +168,14 @@ pub(crate) fn lstm_cells_body<T: Gate>(s: LstmCells<'_, T>) {
         s.c.chunks_exact_mut(hidden)
             .zip(s.h.chunks_exact_mut(hidden));
     for (((row, p), q), (cb, hb)) in rows.zip(s.proj.chunks_exact(g4)).zip(states) {
-        // pre-activations, then each gate's function over its contiguous quarter
+        // pre-activations, then the gates and states from them
         add_rows(row, p, q);
-        let (ifs, rest) = row.split_at_mut(2 * hidden);
-        let (gs, os) = rest.split_at_mut(hidden);
-        // plain loops (an iterator adapter's fold is not inlined into the vectorized variant)
-        for v in ifs.iter_mut() {
-            *v = v.sigmoid();
+        for (gate, quarter) in row.chunks_exact_mut(hidden).enumerate() {
+            activate(gate, quarter);
         }
-        for v in os.iter_mut() {
-            *v = v.sigmoid();
-        }
-        for v in gs.iter_mut() {
-            *v = v.tanh_gate();
-        }
-        let (is, fs) = ifs.split_at(hidden);
+        let (is, rest) = row.split_at(hidden);
+        let (fs, rest) = rest.split_at(hidden);
+        let (gs, os) = rest.split_at(hidden);
         lstm_cell_row(is, fs, gs, os, cb, hb);
     }
 }
@@ -84,6 +187,16 @@ pub(crate) fn add_rows<T: Gate>(out: &mut [T], a: &[T], b: &[T]) {
     let (a, b) = (&a[..n], &b[..n]);
     for k in 0..n {
         out[k] = a[k] + b[k];
+    }
+}
+
+/// Gate `gate`'s function over its pre-activations, in place.
+#[inline(always)]
+fn activate<T: Gate>(gate: usize, xs: &mut [T]) {
+    // plain loops (an iterator adapter's fold is not inlined into the vectorized variant)
+    for slot in xs.iter_mut() {
+        let x = *slot;
+        *slot = sure(lstm_activation(gate, &x));
     }
 }
 
@@ -101,9 +214,10 @@ pub(crate) fn lstm_cell_row<T: Gate>(
     let n = c.len();
     let (is, fs, gs, os, h) = (&is[..n], &fs[..n], &gs[..n], &os[..n], &mut h[..n]);
     for k in 0..n {
-        let cell = fs[k] * c[k] + is[k] * gs[k];
+        let (i, f, g, o, c_old) = (is[k], fs[k], gs[k], os[k], c[k]);
+        let [cell, _, hidden] = sure(lstm_cell_update([&i, &f, &g, &o], &c_old));
         c[k] = cell;
-        h[k] = os[k] * cell.tanh_gate();
+        h[k] = hidden;
     }
 }
 
@@ -152,7 +266,9 @@ pub(crate) fn lstm_cell_grads_body<T: Gate>(s: LstmCellGrads<'_, T>) {
 /// state after and before the step, the output gradient and the hidden state's gradient; `dc`
 /// goes from the next step's cell gradient to this one's. Separate slices as arguments tell the
 /// compiler they do not overlap, so the loop vectorizes.
-/// (One argument per slice: slices gathered into arrays lose that, and the loop stays scalar.)
+/// (One argument per slice: slices gathered into arrays lose that, and the loop stays scalar.
+/// Likewise the elements are copied into locals before the shared formula gets references:
+/// references into the slices made the loop run its scalar version, 3x slower.)
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lstm_cell_grad_row<T: Gate>(
@@ -171,20 +287,22 @@ pub(crate) fn lstm_cell_grad_row<T: Gate>(
     dc: &mut [T],
 ) {
     let n = dc.len();
-    let one = T::from_f64(1.0);
     let (is, fs, gs, os) = (&is[..n], &fs[..n], &gs[..n], &os[..n]);
     let (cells, before, d_step, dh) = (&cells[..n], &before[..n], &d_step[..n], &dh[..n]);
     let (di, df, dgg, dos) = (&mut di[..n], &mut df[..n], &mut dgg[..n], &mut dos[..n]);
     for k in 0..n {
         let (i, f, g, o) = (is[k], fs[k], gs[k], os[k]);
-        let tc = cells[k].tanh_gate();
+        let (tc, c, dc_next) = (cells[k].tanh_gate(), before[k], dc[k]);
         let dht = dh[k] + d_step[k];
-        let dct = dc[k] + dht * o * (one - tc * tc);
-        di[k] = dct * g * i * (one - i);
-        df[k] = dct * before[k] * f * (one - f);
-        dgg[k] = dct * i * (one - g * g);
-        dos[k] = dht * tc * o * (one - o);
-        dc[k] = dct * f;
+        let ([a, b, c, d], dc_prev) = sure(lstm_cell_update_grad(
+            [&i, &f, &g, &o],
+            &tc,
+            &c,
+            &dht,
+            &dc_next,
+        ));
+        (di[k], df[k], dgg[k], dos[k]) = (a, b, c, d);
+        dc[k] = dc_prev;
     }
 }
 

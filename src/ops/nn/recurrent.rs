@@ -3,7 +3,8 @@
 //! with ops (so it differentiates again), instead of the dozen small nodes a composed cell
 //! records. Gate orders and formulas are PyTorch's (`LSTMCell`: i, f, g, o; `GRUCell`: r, z, n
 //! with `r` applied to the hidden projection including its bias). The fused LSTM layer runs the
-//! kernels of `crate::cpu::lstm`.
+//! kernels of `crate::cpu::lstm`; the LSTM cell's formulas and their derivative are written once
+//! there ([`CellMath`]) and run here on tensors.
 
 use crate::autograd::{is_recording, record, record_multi, Save};
 use crate::core::buffer::BufferElement;
@@ -12,7 +13,10 @@ use crate::core::grad_mode::{is_grad_enabled, no_grad};
 use crate::core::pool;
 use crate::core::tensor::Tensor;
 use crate::cpu::gemm::Mat;
-use crate::cpu::lstm::{lstm_backward, lstm_forward, product, PARALLEL_PRODUCT};
+use crate::cpu::lstm::{
+    lstm_activation, lstm_backward, lstm_cell_update, lstm_cell_update_grad, lstm_forward, product,
+    CellMath, PARALLEL_PRODUCT,
+};
 use crate::ops::pointwise::division::NOT_IMPLEMENTED;
 
 /// `x @ w.T + b` for a cell's input or hidden projection.
@@ -91,12 +95,10 @@ fn lstm_gates(
     b: [Option<&Tensor>; 2],
 ) -> Result<([Tensor; 5], Tensor, Tensor)> {
     let gates = project(x, w[0], b[0])?.add(&project(h, w[1], b[1])?)?;
-    let chunks = gates.chunk(4, 1)?;
-    let (i, f) = (chunks[0].sigmoid()?, chunks[1].sigmoid()?);
-    let (g, o) = (chunks[2].tanh()?, chunks[3].sigmoid()?);
-    let c_new = f.mul(c)?.add(&i.mul(&g)?)?;
-    let tc = c_new.tanh()?;
-    let h_new = o.mul(&tc)?;
+    let pre = gates.chunk(4, 1)?;
+    let act = |k: usize| lstm_activation(k, &pre[k]);
+    let [i, f, g, o] = [act(0)?, act(1)?, act(2)?, act(3)?];
+    let [c_new, tc, h_new] = lstm_cell_update([&i, &f, &g, &o], c)?;
     Ok(([i, f, g, o, tc], h_new, c_new))
 }
 
@@ -115,6 +117,42 @@ fn gru_gates(
     // h' = (1 - z)·n + z·h = n + z·(h - n)
     let h_new = n.add(&z.mul(&h.sub(&n)?)?)?;
     Ok(([r, z, n, gh[2].clone()], h_new))
+}
+
+/// A cell's input gradients `grads`, then those of the biases that are given (`has_bias`:
+/// `b_ih`, `b_hh`), in the order of the node's inputs.
+fn with_bias_grads(
+    mut grads: Vec<Option<Tensor>>,
+    has_bias: (bool, bool),
+    [d_ih, d_hh]: [Tensor; 2],
+) -> Vec<Option<Tensor>> {
+    if has_bias.0 {
+        grads.push(Some(d_ih));
+    }
+    if has_bias.1 {
+        grads.push(Some(d_hh));
+    }
+    grads
+}
+
+/// The arithmetic of the LSTM cell's shared formulas (`crate::cpu::lstm`) as ops.
+impl CellMath for Tensor {
+    type Error = Error;
+    fn plus(&self, other: &Tensor) -> Result<Tensor> {
+        self.add(other)
+    }
+    fn times(&self, other: &Tensor) -> Result<Tensor> {
+        self.mul(other)
+    }
+    fn one_minus(&self) -> Result<Tensor> {
+        self.rsub_scalar(1.0)
+    }
+    fn sigmoid_of(&self) -> Result<Tensor> {
+        self.sigmoid()
+    }
+    fn tanh_of(&self) -> Result<Tensor> {
+        self.tanh()
+    }
 }
 
 /// A bias saved when given (a placeholder keeps the positions otherwise).
@@ -182,29 +220,13 @@ impl Tensor {
                 };
                 let zeros = || i.zeros_like();
                 let dh = ctx.grad_opt(0).cloned().unwrap_or_else(zeros);
-                let dc_in = ctx.grad_opt(1).cloned().unwrap_or_else(zeros);
-                // dc = dc' + dh · o · (1 - tanh²(c'))
-                let dc = dc_in.add(&dh.mul(o)?.mul(&tc.mul(tc)?.rsub_scalar(1.0)?)?)?;
-                let sig = |y: &Tensor| y.mul(&y.rsub_scalar(1.0)?);
-                let d_gates = Tensor::cat(
-                    &[
-                        dc.mul(g)?.mul(&sig(i)?)?,
-                        dc.mul(c)?.mul(&sig(f)?)?,
-                        dc.mul(i)?.mul(&g.mul(g)?.rsub_scalar(1.0)?)?,
-                        dh.mul(tc)?.mul(&sig(o)?)?,
-                    ],
-                    1,
-                )?;
+                let dc = ctx.grad_opt(1).cloned().unwrap_or_else(zeros);
+                let (d_pre, dc_prev) = lstm_cell_update_grad([i, f, g, o], tc, c, &dh, &dc)?;
+                let d_gates = Tensor::cat(&d_pre, 1)?;
                 let [dx, dhp, dwi, dwh, dbi, dbh] =
                     projection_grads(&d_gates, &d_gates, x, h, w_ih, w_hh)?;
-                let mut grads = vec![Some(dx), Some(dhp), Some(dc.mul(f)?), Some(dwi), Some(dwh)];
-                if has_bias.0 {
-                    grads.push(Some(dbi));
-                }
-                if has_bias.1 {
-                    grads.push(Some(dbh));
-                }
-                Ok(grads)
+                let grads = vec![Some(dx), Some(dhp), Some(dc_prev), Some(dwi), Some(dwh)];
+                Ok(with_bias_grads(grads, has_bias, [dbi, dbh]))
             }),
         );
         let mut outs = outs.into_iter();
@@ -270,14 +292,8 @@ impl Tensor {
                 let d_gh = Tensor::cat(&[dr, dz, dn.mul(r)?], 1)?;
                 let [dx, dhp, dwi, dwh, dbi, dbh] =
                     projection_grads(&d_gi, &d_gh, x, h, w_ih, w_hh)?;
-                let mut grads = vec![Some(dx), Some(dhp.add(&dh.mul(z)?)?), Some(dwi), Some(dwh)];
-                if has_bias.0 {
-                    grads.push(Some(dbi));
-                }
-                if has_bias.1 {
-                    grads.push(Some(dbh));
-                }
-                Ok(grads)
+                let grads = vec![Some(dx), Some(dhp.add(&dh.mul(z)?)?), Some(dwi), Some(dwh)];
+                Ok(with_bias_grads(grads, has_bias, [dbi, dbh]))
             }),
         );
         outs.into_iter()
@@ -342,14 +358,8 @@ impl Tensor {
                 };
                 let [dx, dhp, dwi, dwh, dbi, dbh] =
                     projection_grads(&d_pre, &d_pre, x, h, w_ih, w_hh)?;
-                let mut grads = vec![Some(dx), Some(dhp), Some(dwi), Some(dwh)];
-                if has_bias.0 {
-                    grads.push(Some(dbi));
-                }
-                if has_bias.1 {
-                    grads.push(Some(dbh));
-                }
-                Ok(grads)
+                let grads = vec![Some(dx), Some(dhp), Some(dwi), Some(dwh)];
+                Ok(with_bias_grads(grads, has_bias, [dbi, dbh]))
             }),
         );
         outs.into_iter()
@@ -515,19 +525,14 @@ impl Tensor {
                         }));
                         let d_pre = Tensor::from_vec(d_pre, &[sb, g4])?;
                         let db = no_grad(|| d_pre.sum_dims(&[0], false))?;
-                        let mut grads = vec![
+                        let grads = vec![
                             Some(Tensor::from_vec(dx, &[steps, batch, input])?),
                             Some(Tensor::from_vec(dh0, &[batch, hidden])?),
                             Some(Tensor::from_vec(dc0, &[batch, hidden])?),
                             Some(Tensor::from_vec(dwi, &[g4, input])?),
                             Some(Tensor::from_vec(dwh, &[g4, hidden])?),
                         ];
-                        if has_bias.0 {
-                            grads.push(Some(db.clone()));
-                        }
-                        if has_bias.1 {
-                            grads.push(Some(db));
-                        }
+                        let grads = with_bias_grads(grads, has_bias, [db.clone(), db]);
                         if !is_recording(&[x, w_ih, w_hh]) {
                             return Ok(grads);
                         }
