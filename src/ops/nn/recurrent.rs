@@ -4,7 +4,7 @@
 //! records. Gate orders and formulas are PyTorch's (`LSTMCell`: i, f, g, o; `GRUCell`: r, z, n
 //! with `r` applied to the hidden projection including its bias). The fused LSTM layer runs the
 //! kernels of `crate::cpu::lstm`; the LSTM cell's formulas and their derivative are written once
-//! there ([`CellMath`]) and run here on tensors.
+//! there (`crate::cpu::lstm::CellMath`) and run here on tensors.
 
 use crate::autograd::{is_recording, record, record_multi, Save};
 use crate::core::buffer::BufferElement;
