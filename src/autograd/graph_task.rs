@@ -5,7 +5,7 @@
 use super::accumulate::{accumulate_grad, Grads, InputBuffer, PartGrad};
 use super::current_task::TaskContext;
 use super::node::{Node, NodeKind};
-use super::task_graph::Index;
+use super::task_slot::Index;
 use crate::core::error::Result;
 use crate::core::layout::{same_shape, Layout};
 use crate::core::tensor::Tensor;

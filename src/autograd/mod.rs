@@ -10,6 +10,7 @@ mod node;
 mod parallel_phase;
 mod saved;
 mod task_graph;
+mod task_slot;
 
 pub use current_task::{
     current_graph_task_id, is_checkpoint_valid, is_multithreading_enabled, queue_callback,
@@ -20,9 +21,10 @@ pub use engine::{
     GradOptions, Root,
 };
 pub use function::{record_custom, CustomBackward, CustomCall};
+pub(crate) use node::release_iteratively;
 pub use node::{
-    BackwardCtx, BackwardFn, Edge, Grad, InputMeta, Node, NodeKind, NodePostHook, NodePreHook,
-    PartFunction, SavedTensors,
+    BackwardCtx, BackwardFn, Edge, Grad, Hook, InputMeta, Node, NodeKind, NodePostHook,
+    NodePreHook, PartFunction, SavedTensors,
 };
 pub use parallel_phase::parallel_phases_started;
 pub use saved::{
@@ -35,7 +37,6 @@ use crate::core::grad_mode::is_grad_enabled;
 use crate::core::layout::Part;
 use crate::core::tensor::Tensor;
 use smallvec::SmallVec;
-use std::cell::RefCell;
 use std::sync::Arc;
 
 /// What an op keeps for its backward formula.
@@ -193,11 +194,6 @@ pub fn view_write_refused(t: &Tensor, indirect: bool) -> Option<crate::Error> {
     Some(crate::Error::runtime(message))
 }
 
-/// A tensor hook: sees the gradient flowing into a tensor and may return a replacement. It is
-/// called with `None` when the node producing the tensor runs without a gradient for it (a
-/// sibling output of a multi-output op, such as `unbind`, was used), as PyTorch does.
-pub type Hook = Arc<dyn Fn(Option<&Tensor>) -> Result<Option<Tensor>> + Send + Sync>;
-
 /// The view ops that make a view from its base, in order, kept on the view when view replay
 /// is on (see `grad_mode::is_view_replay_enabled`): PyTorch's `ViewInfo::view_fn`, part of a
 /// tensor's autograd state. Each call's first argument, the tensor, is left out.
@@ -302,11 +298,12 @@ impl Tensor {
     }
 }
 
-/// The edge gradients of `tensor` flow into: its grad_fn, or its AccumulateGrad if it is a leaf that requires grad.
+/// The edge gradients of `tensor` flow into: its grad_fn, or its AccumulateGrad if it is a
+/// leaf that requires grad. A view whose base was written in place gets its history made
+/// again first ([`refresh_view`]).
 pub fn gradient_edge(tensor: &Tensor) -> Option<Edge> {
     refresh_view(tensor);
-    let mut meta = tensor.meta();
-    if let Some(edge) = &meta.grad_fn {
+    if let Some(edge) = &tensor.meta().grad_fn {
         if edge.node.name() == INVALID_VIEW {
             // PyTorch raises when such a view's grad_fn is asked for: at the op using it
             let message = edge.node.try_metadata();
@@ -315,20 +312,8 @@ pub fn gradient_edge(tensor: &Tensor) -> Option<Edge> {
                 saved::refuse_op(crate::Error::runtime(message.clone()));
             }
         }
-        return Some(edge.clone());
     }
-    if !meta.requires_grad {
-        return None;
-    }
-    let node = match meta.accumulator.upgrade() {
-        Some(node) => node,
-        None => {
-            let node = Arc::new(Node::accumulate_grad(tensor.clone()));
-            meta.accumulator = Arc::downgrade(&node);
-            node
-        }
-    };
-    Some(Edge { node, input_nr: 0 })
+    node::current_edge(tensor)
 }
 
 /// Attaches a node named `name` with formula `backward` to the fresh output `out` of an op on `inputs`.
@@ -546,84 +531,4 @@ fn attach<Outs: AsMut<[Tensor]> + AsRef<[Tensor]>>(
         input_nr: slot(rest.len()),
     });
     outs
-}
-
-thread_local! {
-    /// Nodes waiting to be freed, and whether a release loop is already draining them on this thread.
-    static RELEASE_QUEUE: RefCell<(bool, Vec<Arc<Node>>)> = const { RefCell::new((false, Vec::new())) };
-}
-
-/// Frees a tensor's history without recursion: the nodes go onto a per-thread queue drained by a loop.
-pub(crate) fn release_iteratively(node: Option<Arc<Node>>, grad: Option<Tensor>) {
-    release_edges(node.map(|node| Edge { node, input_nr: 0 }), grad);
-}
-
-/// Queues `edges`' nodes and the histories of `tensors` for release, and drains the queue unless a
-/// loop further up this thread's stack is already doing so.
-pub(crate) fn release_edges(
-    edges: impl IntoIterator<Item = impl Into<Option<Edge>>>,
-    tensors: impl IntoIterator<Item = Tensor>,
-) {
-    // Nodes someone else still holds are just let go here; only last references are queued.
-    let mut nodes: SmallVec<[Arc<Node>; 4]> = SmallVec::new();
-    let mut keep_last = |node: Arc<Node>| {
-        if Arc::strong_count(&node) == 1 {
-            nodes.push(node);
-        }
-    };
-    for edge in edges.into_iter().filter_map(Into::into) {
-        keep_last(edge.node);
-    }
-    for t in tensors {
-        // Only the last handle of a tensor owns its history; otherwise dropping it is shallow.
-        if let Some(mut inner) = Arc::into_inner(t.0) {
-            let meta = inner.meta.get_mut();
-            if let Some(e) = meta.grad_fn.take() {
-                keep_last(e.node);
-            }
-            if let Some(g) = meta.grad.take() {
-                if let Some(mut g) = Arc::into_inner(g.0) {
-                    if let Some(e) = g.meta.get_mut().grad_fn.take() {
-                        keep_last(e.node);
-                    }
-                }
-            }
-        }
-    }
-    if nodes.is_empty() {
-        return;
-    }
-    let drained_here = RELEASE_QUEUE.try_with(|q| {
-        let mut q = q.borrow_mut();
-        q.1.extend(nodes.drain(..));
-        let already = q.0;
-        q.0 = true;
-        !already
-    });
-    match drained_here {
-        Ok(true) => {
-            // Each popped node's Drop pushes its children and returns at once.
-            let mut released = 0usize;
-            while let Some(node) = RELEASE_QUEUE.with(|q| q.borrow_mut().1.pop()) {
-                drop(node);
-                released += 1;
-            }
-            RELEASE_QUEUE.with(|q| q.borrow_mut().0 = false);
-            if released >= RETURN_MEMORY_AFTER {
-                return_free_memory();
-            }
-        }
-        Ok(false) => {}
-        Err(_) => drop(nodes), // thread teardown: plain drop
-    }
-}
-
-/// Freeing a graph this large (in nodes) hands the freed heap back to the operating system.
-const RETURN_MEMORY_AFTER: usize = 100_000;
-
-/// Returns freed memory to the OS: the buffer pool's and the allocator's free blocks of a
-/// freed graph, so the process shrinks back after a deep chain.
-fn return_free_memory() {
-    crate::core::pool::clear();
-    crate::cpu::allocator::return_free_memory();
 }

@@ -7,7 +7,8 @@
 
 use super::accumulate::{Arriving, InputBuffer};
 use super::graph_task::{capture, GraphTask, NodeOutcome};
-use super::task_graph::{Index, ReadyQueue, TaskGraph};
+use super::task_graph::{ReadyQueue, TaskGraph};
+use super::task_slot::Index;
 use crate::core::error::{Error, Result};
 use crate::core::grad_mode::GradModeGuard;
 use crate::core::tensor::Tensor;

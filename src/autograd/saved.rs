@@ -170,7 +170,7 @@ fn saved(original: &Tensor, kept: &Tensor, input: bool) -> Saved {
     match pack_hook() {
         Some(pack) => {
             let edge = if input {
-                super::gradient_edge(original)
+                super::node::current_edge(original)
             } else {
                 None
             };
@@ -412,7 +412,7 @@ impl SavedVariable {
             false => pack_checked(pack, &kept)?,
         };
         let edge = if input {
-            super::gradient_edge(&kept)
+            super::node::current_edge(&kept)
         } else {
             None
         };

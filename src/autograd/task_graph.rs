@@ -10,15 +10,13 @@
 
 use super::accumulate::{Arriving, InputBuffer, PartGrad};
 use super::node::{Edge, Node};
+use super::task_slot::Index;
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
 use smallvec::SmallVec;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
-
-/// A node's number within one graph task.
-pub(super) type Index = u32;
 
 const NO_BUFFER: u32 = u32::MAX;
 
@@ -45,33 +43,6 @@ impl std::hash::Hasher for AddressHasher {
 }
 
 type AddressMap = HashMap<usize, Index, std::hash::BuildHasherDefault<AddressHasher>>;
-
-/// The slot a graph task writes into each node it numbers (see the module docs).
-#[derive(Default)]
-pub(crate) struct TaskSlot(AtomicU64);
-
-impl TaskSlot {
-    fn get(&self, tag: u32) -> Option<Index> {
-        let v = self.0.load(Ordering::Acquire);
-        ((v >> 32) as u32 == tag).then_some(v as u32)
-    }
-
-    fn claim(&self, tag: u32, index: Index) -> bool {
-        let v = ((tag as u64) << 32) | index as u64;
-        self.0
-            .compare_exchange(0, v, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok()
-    }
-
-    /// Empties the slot if `tag` holds it; says whether it did.
-    fn release(&self, tag: u32) -> bool {
-        let held = self.get(tag).is_some();
-        if held {
-            self.0.store(0, Ordering::Release);
-        }
-        held
-    }
-}
 
 /// The nodes of one graph task, their remaining dependency counts and pending input buffers.
 pub(super) struct TaskGraph {
@@ -430,10 +401,7 @@ mod tests {
         }
         // slots are emptied when a task ends, so a later task claims them again
         drop(first);
-        assert!(second
-            .nodes
-            .iter()
-            .all(|n| n.task_slot.0.load(Ordering::Relaxed) == 0));
+        assert!(second.nodes.iter().all(|n| n.task_slot.is_free()));
         let third = TaskGraph::build(std::iter::once(&root));
         assert!(third.foreign.is_empty());
         assert_eq!(third.held, 4);

@@ -7,13 +7,18 @@ use crate::core::error::Result;
 use crate::core::tensor::{Tensor, TensorImpl};
 use std::sync::{Arc, Weak};
 
+/// A tensor hook: sees the gradient flowing into a tensor and may return a replacement. It is
+/// called with `None` when the node producing the tensor runs without a gradient for it (a
+/// sibling output of a multi-output op, such as `unbind`, was used), as PyTorch does.
+pub type Hook = Arc<dyn Fn(Option<&Tensor>) -> Result<Option<Tensor>> + Send + Sync>;
+
 /// The rarely used parts of a node.
 #[derive(Default)]
 pub(super) struct Extras {
     /// Non-leaf outputs that `retain_grad()`: (output number, the tensor).
     pub(super) retained: Vec<(usize, Weak<TensorImpl>)>,
     /// Tensor hooks on the outputs: (handle id, output number, hook).
-    pub(super) pre_hooks: Vec<(u64, usize, crate::autograd::Hook)>,
+    pub(super) pre_hooks: Vec<(u64, usize, Hook)>,
     /// Hooks on the node itself, run on all its incoming gradients after the tensor hooks.
     pub(super) node_pre_hooks: Vec<(u64, NodePreHook)>,
     /// Hooks run after the node's formula, on (gradients of the inputs, incoming gradients).
@@ -38,7 +43,7 @@ impl Node {
         self.extras.get_or_init(Box::default).lock()
     }
 
-    pub(crate) fn add_pre_hook(&self, id: u64, output_nr: usize, hook: crate::autograd::Hook) {
+    pub(crate) fn add_pre_hook(&self, id: u64, output_nr: usize, hook: Hook) {
         self.extras_mut().pre_hooks.push((id, output_nr, hook));
     }
 

@@ -1,7 +1,9 @@
-//! Graph nodes: a backward function, the edges to the nodes of its inputs, and its saved tensors.
+//! Graph nodes: a backward function, the edges to the nodes of its inputs, and its saved tensors;
+//! a tensor's current edge; and the release queue that frees a graph without recursion (a
+//! node's `Drop` queues its children).
 
 use super::saved::SavedVariable;
-use super::task_graph::TaskSlot;
+use super::task_slot::TaskSlot;
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::layout::{fmt_shape, is_expandable_to, same_shape, Part};
@@ -9,10 +11,12 @@ use crate::core::tensor::Tensor;
 use parking_lot::Mutex;
 use smallvec::SmallVec;
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::sync::{Arc, OnceLock};
 
 mod extras;
 use extras::Extras;
+pub use extras::Hook;
 
 /// Points at input `input_nr` of `node` (for a tensor's `grad_fn`: output `input_nr` of the node that made it).
 #[derive(Clone)]
@@ -533,12 +537,12 @@ impl Node {
     }
 
     /// Saved slot `i` as it is held (Python's `grad_fn._raw_saved_<name>.data`).
-    pub fn saved_raw(&self, i: usize) -> Result<super::RawSaved> {
+    pub fn saved_raw(&self, i: usize) -> Result<super::saved::RawSaved> {
         self.saved[i].raw()
     }
 
     /// Packs saved slot `i` with `pack` (Python's `_raw_saved_<name>.register_hooks`).
-    pub fn register_saved_hooks(&self, i: usize, pack: &super::PackHook) -> Result<()> {
+    pub fn register_saved_hooks(&self, i: usize, pack: &super::saved::PackHook) -> Result<()> {
         self.saved[i].register_hooks(pack)
     }
 
@@ -571,6 +575,28 @@ impl Node {
     }
 }
 
+/// The edge gradients of `tensor` flow into as its history stands (no view is made again: see
+/// `autograd::gradient_edge`): its grad_fn, or its AccumulateGrad, made on first use, if it is
+/// a leaf that requires grad.
+pub(crate) fn current_edge(tensor: &Tensor) -> Option<Edge> {
+    let mut meta = tensor.meta();
+    if let Some(edge) = &meta.grad_fn {
+        return Some(edge.clone());
+    }
+    if !meta.requires_grad {
+        return None;
+    }
+    let node = match meta.accumulator.upgrade() {
+        Some(node) => node,
+        None => {
+            let node = Arc::new(Node::accumulate_grad(tensor.clone()));
+            meta.accumulator = Arc::downgrade(&node);
+            node
+        }
+    };
+    Some(Edge { node, input_nr: 0 })
+}
+
 impl Drop for Node {
     fn drop(&mut self) {
         let edges = std::mem::take(&mut self.next_edges);
@@ -586,7 +612,7 @@ impl Drop for Node {
             NodeKind::Function(_) | NodeKind::Part(_) => None,
         };
         let saved: SmallVec<[Tensor; 2]> = self.saved.iter().filter_map(|s| s.take()).collect();
-        super::release_edges(edges, saved.into_iter().chain(variable));
+        release_edges(edges, saved.into_iter().chain(variable));
     }
 }
 
@@ -603,4 +629,84 @@ fn replace_grads(grads: &mut [Option<Tensor>], new: Grads, what: &str) -> Result
         *slot = g;
     }
     Ok(())
+}
+
+thread_local! {
+    /// Nodes waiting to be freed, and whether a release loop is already draining them on this thread.
+    static RELEASE_QUEUE: RefCell<(bool, Vec<Arc<Node>>)> = const { RefCell::new((false, Vec::new())) };
+}
+
+/// Frees a tensor's history without recursion: the nodes go onto a per-thread queue drained by a loop.
+pub(crate) fn release_iteratively(node: Option<Arc<Node>>, grad: Option<Tensor>) {
+    release_edges(node.map(|node| Edge { node, input_nr: 0 }), grad);
+}
+
+/// Queues `edges`' nodes and the histories of `tensors` for release, and drains the queue unless a
+/// loop further up this thread's stack is already doing so.
+pub(crate) fn release_edges(
+    edges: impl IntoIterator<Item = impl Into<Option<Edge>>>,
+    tensors: impl IntoIterator<Item = Tensor>,
+) {
+    // Nodes someone else still holds are just let go here; only last references are queued.
+    let mut nodes: SmallVec<[Arc<Node>; 4]> = SmallVec::new();
+    let mut keep_last = |node: Arc<Node>| {
+        if Arc::strong_count(&node) == 1 {
+            nodes.push(node);
+        }
+    };
+    for edge in edges.into_iter().filter_map(Into::into) {
+        keep_last(edge.node);
+    }
+    for t in tensors {
+        // Only the last handle of a tensor owns its history; otherwise dropping it is shallow.
+        if let Some(mut inner) = Arc::into_inner(t.0) {
+            let meta = inner.meta.get_mut();
+            if let Some(e) = meta.grad_fn.take() {
+                keep_last(e.node);
+            }
+            if let Some(g) = meta.grad.take() {
+                if let Some(mut g) = Arc::into_inner(g.0) {
+                    if let Some(e) = g.meta.get_mut().grad_fn.take() {
+                        keep_last(e.node);
+                    }
+                }
+            }
+        }
+    }
+    if nodes.is_empty() {
+        return;
+    }
+    let drained_here = RELEASE_QUEUE.try_with(|q| {
+        let mut q = q.borrow_mut();
+        q.1.extend(nodes.drain(..));
+        let already = q.0;
+        q.0 = true;
+        !already
+    });
+    match drained_here {
+        Ok(true) => {
+            // Each popped node's Drop pushes its children and returns at once.
+            let mut released = 0usize;
+            while let Some(node) = RELEASE_QUEUE.with(|q| q.borrow_mut().1.pop()) {
+                drop(node);
+                released += 1;
+            }
+            RELEASE_QUEUE.with(|q| q.borrow_mut().0 = false);
+            if released >= RETURN_MEMORY_AFTER {
+                return_free_memory();
+            }
+        }
+        Ok(false) => {}
+        Err(_) => drop(nodes), // thread teardown: plain drop
+    }
+}
+
+/// Freeing a graph this large (in nodes) hands the freed heap back to the operating system.
+const RETURN_MEMORY_AFTER: usize = 100_000;
+
+/// Returns freed memory to the OS: the buffer pool's and the allocator's free blocks of a
+/// freed graph, so the process shrinks back after a deep chain.
+fn return_free_memory() {
+    crate::core::pool::clear();
+    crate::cpu::allocator::return_free_memory();
 }
