@@ -406,26 +406,34 @@ pub trait Float: Num + num_traits::Float + std::ops::Div<Output = Self> {}
 impl Float for f32 {}
 impl Float for f64 {}
 
+/// The `match` of [`with_float!`], [`with_num!`] and [`with_any!`]: an arm per listed dtype
+/// running `$body` with `$T` bound to its Rust type, then the arms given after the list.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! match_dtype {
+    ($dtype:expr, $T:ident => $body:expr, [$($variant:ident: $ty:ty),*] $($rest:tt)*) => {
+        match $dtype {
+            $($crate::DType::$variant => {
+                type $T = $ty;
+                $body
+            })*
+            $($rest)*
+        }
+    };
+}
+
 /// Runs `$body` with `$T` bound to the Rust type of a floating dtype; other dtypes are an error.
 #[macro_export]
 macro_rules! with_float {
     ($dtype:expr, $T:ident => $body:expr) => {
-        match $dtype {
-            $crate::DType::Float32 => {
-                type $T = f32;
-                $body
-            }
-            $crate::DType::Float64 => {
-                type $T = f64;
-                $body
-            }
+        $crate::match_dtype!($dtype, $T => $body, [Float32: f32, Float64: f64]
             other => {
                 return Err($crate::Error::runtime(format!(
                     "this operation needs a floating point tensor, got {}",
                     other.name()
                 )))
             }
-        }
+        )
     };
 }
 
@@ -433,41 +441,14 @@ macro_rules! with_float {
 #[macro_export]
 macro_rules! with_num {
     ($dtype:expr, $T:ident => $body:expr) => {
-        match $dtype {
-            $crate::DType::UInt8 => {
-                type $T = u8;
-                $body
-            }
-            $crate::DType::Int8 => {
-                type $T = i8;
-                $body
-            }
-            $crate::DType::Int16 => {
-                type $T = i16;
-                $body
-            }
-            $crate::DType::Int32 => {
-                type $T = i32;
-                $body
-            }
-            $crate::DType::Int64 => {
-                type $T = i64;
-                $body
-            }
-            $crate::DType::Float32 => {
-                type $T = f32;
-                $body
-            }
-            $crate::DType::Float64 => {
-                type $T = f64;
-                $body
-            }
+        $crate::match_dtype!($dtype, $T => $body,
+            [UInt8: u8, Int8: i8, Int16: i16, Int32: i32, Int64: i64, Float32: f32, Float64: f64]
             $crate::DType::Bool => {
                 return Err($crate::Error::runtime(
                     "this arithmetic operation is not supported for bool tensors; convert with .long() or .float() first",
                 ))
             }
-        }
+        )
     };
 }
 
@@ -475,39 +456,8 @@ macro_rules! with_num {
 #[macro_export]
 macro_rules! with_any {
     ($dtype:expr, $T:ident => $body:expr) => {
-        match $dtype {
-            $crate::DType::Bool => {
-                type $T = bool;
-                $body
-            }
-            $crate::DType::UInt8 => {
-                type $T = u8;
-                $body
-            }
-            $crate::DType::Int8 => {
-                type $T = i8;
-                $body
-            }
-            $crate::DType::Int16 => {
-                type $T = i16;
-                $body
-            }
-            $crate::DType::Int32 => {
-                type $T = i32;
-                $body
-            }
-            $crate::DType::Int64 => {
-                type $T = i64;
-                $body
-            }
-            $crate::DType::Float32 => {
-                type $T = f32;
-                $body
-            }
-            $crate::DType::Float64 => {
-                type $T = f64;
-                $body
-            }
-        }
+        $crate::match_dtype!($dtype, $T => $body,
+            [Bool: bool, UInt8: u8, Int8: i8, Int16: i16, Int32: i32, Int64: i64, Float32: f32, Float64: f64]
+        )
     };
 }
