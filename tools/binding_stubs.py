@@ -13,6 +13,17 @@ the ``Tensor`` class's methods of those names would shadow) and the doc comment 
 pyo3 reads the signature, so the stub says what the function takes; ``mypy.stubtest`` checks
 it against the built module. ``tools/gen_surface.py`` writes the stubs between the
 ``<generated: bindings>`` markers; a binding without types keeps a hand-written stub.
+
+pyo3 refuses a signature on a special method (``__add__``) and a getter has none, so there a
+comment line above the method gives the stub's signature, as it follows the name:
+
+    // stub: (self, other: _Operand, /) -> Tensor
+    fn __add__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+
+``// stub __lt__: ...`` names the Python method where one Rust method serves several
+(``__richcmp__``), and text after the signature (``  # type: ignore[override]``) is kept.
+A getter's ``// stub: -> Tensor`` makes a property, a setter's ``// stub: (self, value: T) ->
+None`` its setter, and ``// stub deleter: (self) -> None`` there its deleter.
 """
 
 from __future__ import annotations
@@ -37,6 +48,10 @@ class Binding:
     doc: list[str]
     origin: str
     static: bool = False
+    decorator: str | None = None  # ``property`` or ``name.setter``
+    trailer: str = ""  # a comment after the signature: ``  # type: ignore[override]``
+
+STUB_COMMENT = re.compile(r"// stub(?: (\w+))?: (.*)$")
 
 
 def split_top(text: str, sep: str = ",") -> list[str]:
@@ -156,7 +171,40 @@ def name_of(attributes: str, fn_name: str) -> str:
     return m.group(1) if m else fn_name
 
 
-SKIPPED_METHOD_ATTRIBUTES = ("#[getter", "#[setter", "#[new", "#[classmethod", "#[classattr")
+SKIPPED_METHOD_ATTRIBUTES = ("#[new", "#[classmethod", "#[classattr")
+
+
+def commented_stubs(block: list[str], fn_name: str, doc: list[str], origin: str) -> list[Binding]:
+    """The stubs that ``// stub`` comment lines of a method's ``block`` give (see the module
+    docs)."""
+    found = []
+    getter = next((t for t in block if t.startswith(("#[getter", "#[setter"))), None)
+    for line in block:
+        m = STUB_COMMENT.match(line)
+        if m is None:
+            continue
+        signature, _, trailer = m.group(2).partition("  #")
+        params_text, _, returns = signature.rpartition("->")
+        params = split_top(params_text.strip()[1:-1]) if params_text.strip() else ["self"]
+        name, decorator = m.group(1) or fn_name, None
+        if getter is not None:
+            named = re.search(r"\((\w+)\)", getter)
+            name = named.group(1) if named else fn_name.removeprefix("get_").removeprefix("set_")
+            decorator = "property" if getter.startswith("#[getter") else f"{name}.setter"
+            if m.group(1) == "deleter":  # a setter taking None also serves `del`
+                decorator = f"{name}.deleter"
+        found.append(
+            Binding(
+                name=name,
+                params=[BUILTINS.sub(r"builtins.\1", p.strip()) for p in params],
+                returns=python_type(returns.strip()) if returns.strip() else "None",
+                doc=doc,
+                origin=origin,
+                decorator=decorator,
+                trailer=f"  #{trailer}" if trailer else "",
+            )
+        )
+    return found
 
 
 def class_names(src: Path) -> dict[str, str]:
@@ -164,7 +212,11 @@ def class_names(src: Path) -> dict[str, str]:
     names = {}
     for path in sorted(src.glob("*.rs")):
         text = path.read_text()
-        pattern = r"#\[pyclass\(([^\]]*)\)\]\s*(?:pub(?:\([a-z]+\))? )?struct (\w+)"
+        # the attributes, other attributes (`#[derive(...)]`), the struct
+        pattern = (
+            r"#\[pyclass\(([^\]]*)\)\]\s*(?:#\[[^\]]*\]\s*)*"
+            r"(?:pub(?:\([a-z]+\))? )?struct (\w+)"
+        )
         for m in re.finditer(pattern, text):
             name = re.search(r'\bname\s*=\s*"(\w+)"', m.group(1))
             names[m.group(2)] = name.group(1) if name else m.group(2)
@@ -173,8 +225,9 @@ def class_names(src: Path) -> dict[str, str]:
 
 def rust_methods(src: Path) -> dict[str, list[Binding]]:
     """Every typed method of the ``#[pymethods]`` blocks of ``src``'s files, by class (the
-    Python name), in the order of the files and their lines. Getters, setters, constructors
-    and the special methods keep hand-written stubs; a static method's stub says so."""
+    Python name), in the order of the files and their lines. Getters, setters and special
+    methods have stubs where a ``// stub`` comment gives them (see the module docs);
+    constructors keep hand-written ones; a static method's stub says so."""
     classes = class_names(src)
     found: dict[str, list[Binding]] = {}
     for path in sorted(src.glob("*.rs")):
@@ -189,14 +242,20 @@ def rust_methods(src: Path) -> dict[str, list[Binding]]:
             if owner is None or not re.match(r"\s+(pub(\([a-z]+\))? )?fn \w+", line):
                 continue
             first = i
-            while lines[first - 1].strip().startswith(("///", "#[")):
+            while lines[first - 1].strip().startswith(("///", "#[", "// stub")):
                 first -= 1
             block = [text.strip() for text in lines[first:i]]
-            attributes = " ".join(t for t in block if not t.startswith("///"))
+            attributes = " ".join(t for t in block if not t.startswith("//"))
             if any(t.startswith(SKIPPED_METHOD_ATTRIBUTES) for t in block):
                 continue
             fn_name = re.search(r"\bfn (\w+)", line).group(1)
             name = name_of(attributes, fn_name)
+            doc = [t[4:] if t.startswith("/// ") else "" for t in block if t.startswith("///")]
+            origin = f"{path.name}:{i + 1}"
+            commented = commented_stubs(block, name, doc, origin)
+            if commented or any(t.startswith(("#[getter", "#[setter")) for t in block):
+                found.setdefault(owner, []).extend(commented)
+                continue
             if name.startswith("__") and name.endswith("__"):
                 continue
             typed = typed_signature(attributes)
@@ -204,14 +263,13 @@ def rust_methods(src: Path) -> dict[str, list[Binding]]:
                 continue
             params, returns = typed
             static = "#[staticmethod]" in block
-            doc = [t[4:] if t.startswith("/// ") else "" for t in block if t.startswith("///")]
             found.setdefault(owner, []).append(
                 Binding(
                     name=name,
                     params=params if static else ["self", *params],
                     returns=returns,
                     doc=doc,
-                    origin=f"{path.name}:{i + 1}",
+                    origin=origin,
                     static=static,
                 )
             )
@@ -288,8 +346,11 @@ def stub(binding: Binding, indent: str = "") -> str:
     else:
         head = [f"{indent}def {binding.name}("] + [f"{indent}    {p}," for p in binding.params]
         head.append(f"{indent}) -> {binding.returns}:")
+    head[-1] += binding.trailer
     if binding.static:
         head.insert(0, f"{indent}@staticmethod")
+    if binding.decorator:
+        head.insert(0, f"{indent}@{binding.decorator}")
     # a type too long for one line is left long rather than cut
     head = [line if len(line) <= 100 else f"{line}  # noqa: E501" for line in head]
     return "\n".join(head + docstring(binding.doc, indent + "    ")) + "\n"
@@ -300,6 +361,20 @@ def stubs_block(src: Path) -> str:
     return "\n".join(stub(b) for b in rust_bindings(src))
 
 
+def with_accessors_together(bindings: list[Binding]) -> list[Binding]:
+    """``bindings`` with each property's setter and deleter right after its getter (a type
+    checker wants them together; the Rust methods may stand apart)."""
+    accessor = [b.decorator is not None and b.decorator != "property" for b in bindings]
+    ordered = [b for b, a in zip(bindings, accessor, strict=True) if not a]
+    # setters before deleters, each after what its property has so far
+    for b in sorted((b for b, a in zip(bindings, accessor, strict=True) if a),
+                    key=lambda b: b.decorator.endswith("deleter")):  # fmt: skip
+        at = max(i for i, o in enumerate(ordered) if o.name == b.name and o.decorator)
+        ordered.insert(at + 1, b)
+    return ordered
+
+
 def methods_block(src: Path, class_name: str) -> str:
     """The stubs of the typed methods of ``class_name``, indented for its class body."""
-    return "\n".join(stub(b, "    ") for b in rust_methods(src).get(class_name, []))
+    found = with_accessors_together(rust_methods(src).get(class_name, []))
+    return "\n".join(stub(b, "    ") for b in found)

@@ -3,9 +3,9 @@
 The blocks between ``<generated: ...>`` markers are written by ``tools/gen_surface.py``: the
 pointwise ops from the derivative tables, and every binding whose ``#[pyo3(signature = ...)]``
 gives each parameter and the result a Python type, from that signature and its Rust doc comment
-(``tools/binding_stubs.py``). The rest (special methods, properties, overloads, the bindings
-without typed signatures) is written by hand. ``python -m mypy.stubtest ferrograd._core``
-compares this file with the built module.
+(``tools/binding_stubs.py``), and the special methods and properties from the ``// stub``
+comments above them. The rest (overloads, the bindings without typed signatures) is written by
+hand. ``python -m mypy.stubtest ferrograd._core`` compares this file with the built module.
 
 The module defines dtype constants named ``float``, ``bool``, ``long`` and ``double``, and
 ``Tensor`` has methods with those names, so builtin types are always spelled ``builtins.X`` here.
@@ -295,21 +295,27 @@ __all__ = [
 @final
 class dtype:
     """`torch.float32` and friends."""
+    # <generated: dtype methods> written by tools/gen_surface.py from src/python/
+    def __reduce__(self) -> Any:
+        """Pickling: by name, rebuilt as the module attribute (`ferrograd.float32`)."""
 
     @property
     def is_floating_point(self) -> builtins.bool:
         """True for float32 and float64."""
+
     @property
     def is_signed(self) -> builtins.bool:
         """True for the dtypes that hold negative values (not bool, not uint8)."""
+
     @property
     def is_complex(self) -> builtins.bool:
         """False: ferrograd has no complex dtypes yet."""
+
     @property
     def itemsize(self) -> builtins.int:
         """Bytes per element."""
-    def __reduce__(self) -> Any:
-        """Pickling: by name, rebuilt as the module attribute (`ferrograd.float32`)."""
+    # </generated: dtype methods>
+
     def __eq__(self, other: object, /) -> builtins.bool: ...
     def __hash__(self) -> builtins.int: ...
 
@@ -336,15 +342,17 @@ class SavedTensor:
 
     def __new__(cls) -> SavedTensor:
         """Made only from a node's `_raw_saved_<name>`, as PyTorch's."""
+
+    # <generated: SavedTensor methods> written by tools/gen_surface.py from src/python/
     @property
     def data(self) -> Any:
         """What is kept: a pack hook's value, the saved input itself, or a saved output without
         its history; `None` where nothing was saved."""
+
     @property
     def unpack_hook(self) -> Callable[[Any], Tensor] | None:
         """The unpack hook of a packed saved tensor, else `None`."""
 
-    # <generated: SavedTensor methods> written by tools/gen_surface.py from src/python/
     def register_hooks(
         self,
         pack_hook: Callable[[Tensor], Any],
@@ -359,25 +367,16 @@ class Node:
     """A node of the backward graph; every node kind (`MulBackward0`, `AccumulateGrad`, ...) is
     a subclass of its own, made by ferrograd."""
 
+
+    # <generated: Node methods> written by tools/gen_surface.py from src/python/
     def __dir__(self) -> list[builtins.str]:
         """The attributes, with the node's `_saved_<name>` and `_raw_saved_<name>` ones (graph
         drawers list them)."""
+
     def __call__(self, *grads: Tensor | None) -> Any:
         """`grad_fn(*grads)`: the node's formula on one gradient per output of its op; the
         gradient of its one input, or a tuple of one per input."""
-    @property
-    def next_functions(self) -> tuple[tuple[Node | None, builtins.int], ...]:
-        """`((node, input_nr), ...)` for each input; `(None, 0)` where an input needs no gradient."""  # noqa: E501
-    @property
-    def variable(self) -> Tensor:
-        """The leaf tensor of an `AccumulateGrad` node."""
-    @property
-    def metadata(self) -> builtins.dict[Any, Any]:
-        """A dict kept with the node, for the user's own data (empty at first)."""
-    def __eq__(self, other: object, /) -> builtins.bool: ...
-    def __hash__(self) -> builtins.int: ...
 
-    # <generated: Node methods> written by tools/gen_surface.py from src/python/
     def name(self) -> builtins.str:
         """The node's name (`MulBackward0`; `torch::autograd::AccumulateGrad` for a leaf's node)."""
 
@@ -387,6 +386,19 @@ class Node:
 
     def _set_sequence_nr(self, sequence_nr: builtins.int) -> None:
         """Renumbers the node, moving it in the order the engine runs the nodes ready together."""
+
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, builtins.int], ...]:
+        """`((node, input_nr), ...)` for each input; `(None, 0)` where an input needs no gradient.
+        """
+
+    @property
+    def variable(self) -> Tensor:
+        """The leaf tensor of an `AccumulateGrad` node."""
+
+    @property
+    def metadata(self) -> dict[Any, Any]:
+        """A dict kept with the node, for the user's own data (empty at first)."""
 
     def register_hook(
         self,
@@ -404,6 +416,12 @@ class Node:
 
     def _remove_hook(self, id: builtins.int) -> None:
         """Removes a hook registered on this node (used by the handle)."""
+
+    def __eq__(self, other: builtins.object, /) -> builtins.bool:
+        ...
+
+    def __hash__(self) -> builtins.int:
+        ...
     # </generated: Node methods>
 
 # ----- tensors -----------------------------------------------------------------------------------
@@ -431,31 +449,8 @@ class Tensor:
 
     # ----- Python protocols ----------------------------------------------------------------------
 
-    def __len__(self) -> builtins.int: ...
-    def __iter__(self) -> Iterator[Tensor]: ...
-    def __hash__(self) -> builtins.int: ...
-    def __bool__(self) -> builtins.bool: ...
-    def __float__(self) -> builtins.float: ...
-    def __int__(self) -> builtins.int: ...
-    def __index__(self) -> builtins.int: ...
-    def __getitem__(self, index: _Index, /) -> Tensor: ...
-    def __setitem__(self, index: _Index, value: _Data, /) -> None: ...
     # `numpy.asarray(tensor)`: the array of `numpy()`, sharing memory (converted for `dtype`,
     # copied when `copy` is true).
-    def __array__(
-        self, dtype: DTypeLike | None = None, copy: builtins.bool | None = None
-    ) -> NDArray[Any]: ...
-    def __dlpack__(
-        self,
-        *,
-        stream: Any | None = None,
-        max_version: tuple[builtins.int, builtins.int] | None = None,
-        dl_device: Any | None = None,
-        copy: builtins.bool | None = None,
-    ) -> Any:
-        """A DLPack capsule sharing the tensor's memory (CPU; refused while it requires grad)."""
-    def __dlpack_device__(self) -> tuple[builtins.int, builtins.int]:
-        """`(device type, device id)` of the DLPack protocol: `(1, 0)`, the CPU."""
 
     # ----- elementwise functions -----------------------------------------------------------------
 
@@ -626,62 +621,6 @@ class Tensor:
         """In-place `atan2`."""
     # </generated: pointwise>
 
-    # ----- activations ---------------------------------------------------------------------------
-
-    # ----- operators -----------------------------------------------------------------------------
-
-    def __add__(self, other: _Operand, /) -> Tensor: ...
-    def __radd__(self, other: _Operand, /) -> Tensor: ...
-    def __sub__(self, other: _Operand, /) -> Tensor: ...
-    def __rsub__(self, other: _Operand, /) -> Tensor: ...
-    def __mul__(self, other: _Operand, /) -> Tensor: ...
-    def __rmul__(self, other: _Operand, /) -> Tensor: ...
-    def __truediv__(self, other: _Operand, /) -> Tensor: ...
-    def __rtruediv__(self, other: _Operand, /) -> Tensor: ...
-    def __pow__(self, other: _Operand, modulo: None = None, /) -> Tensor: ...
-    def __rpow__(self, other: _Operand, modulo: None = None, /) -> Tensor: ...
-    def __matmul__(self, other: Tensor, /) -> Tensor: ...
-    def __rmatmul__(self, other: Tensor, /) -> Tensor: ...
-    def __neg__(self) -> Tensor: ...
-    def __pos__(self) -> Self: ...
-    def __abs__(self) -> Tensor: ...
-    # The in-place operators modify this tensor and give it back (pyo3 returns `self`).
-    def __iadd__(self, other: _Operand, /) -> Self: ...
-    def __isub__(self, other: _Operand, /) -> Self: ...
-    def __imul__(self, other: _Operand, /) -> Self: ...
-    def __itruediv__(self, other: _Operand, /) -> Self: ...
-    # (no `modulo` at runtime, unlike `__pow__`, hence the ignore)
-    def __ipow__(self, other: _Operand, /) -> Self: ...  # type: ignore[misc]
-    # Comparisons are elementwise and give bool tensors.
-    def __lt__(self, other: _Operand, /) -> Tensor: ...
-    def __le__(self, other: _Operand, /) -> Tensor: ...
-    def __gt__(self, other: _Operand, /) -> Tensor: ...
-    def __ge__(self, other: _Operand, /) -> Tensor: ...
-    def __eq__(self, other: object, /) -> Tensor:  # type: ignore[override]
-        ...
-    def __ne__(self, other: object, /) -> Tensor:  # type: ignore[override]
-        ...
-    # Logical ops on the truthiness of the elements (bool results, for every dtype); `~` takes
-    # bool tensors only. pyo3 also exposes the reflected slots, but they only handle a tensor on
-    # the left (`True & x` raises TypeError), hence `other: Tensor` there.
-    def __invert__(self) -> Tensor: ...
-    @property
-    def is_sparse(self) -> builtins.bool:
-        """Whether the tensor is a sparse COO tensor."""
-    def __lshift__(self, other: _Operand, /) -> Tensor: ...
-    def __rlshift__(self, other: Tensor, /) -> Tensor: ...
-    def __rshift__(self, other: _Operand, /) -> Tensor: ...
-    def __rrshift__(self, other: Tensor, /) -> Tensor: ...
-    def __and__(self, other: _Operand, /) -> Tensor: ...
-    def __rand__(self, other: Tensor, /) -> Tensor: ...
-    def __or__(self, other: _Operand, /) -> Tensor: ...
-    def __ror__(self, other: Tensor, /) -> Tensor: ...
-    def __xor__(self, other: _Operand, /) -> Tensor: ...
-    def __rxor__(self, other: Tensor, /) -> Tensor: ...
-
-    # ----- arithmetic methods --------------------------------------------------------------------
-
-    # ----- selection, clamping and logical functions ---------------------------------------------
 
     def type(self, dtype: Any = None, non_blocking: builtins.bool = False) -> Any:
         """`type()`: the legacy type name (`'torch.FloatTensor'`); `type(dtype)` or
@@ -719,14 +658,6 @@ class Tensor:
 
     # ----- rounding divisions, fused products, triangles, sorting --------------------------------
 
-    def __floordiv__(self, other: _Operand, /) -> Tensor: ...
-    def __rfloordiv__(self, other: _Operand, /) -> Tensor: ...
-    def __mod__(self, other: _Operand, /) -> Tensor: ...
-    def __rmod__(self, other: _Operand, /) -> Tensor: ...
-    def __ifloordiv__(self, other: _Operand, /) -> Self: ...
-    def __imod__(self, other: _Operand, /) -> Self: ...
-    def __contains__(self, element: object, /) -> builtins.bool:
-        """`element in self`: whether any element equals `element` (a number or a tensor)."""
     def sort(
         self,
         dim: builtins.int = ...,
@@ -787,19 +718,6 @@ class Tensor:
 
     # ----- views and copies ----------------------------------------------------------------------
 
-    @property
-    def T(self) -> Tensor:
-        """The transpose (`x.T`), for tensors of at most 2 dimensions."""
-    @property
-    def mT(self) -> Tensor:
-        """The last two dimensions swapped (`x.mT`), for matrices and batches of them."""
-    @property
-    def mH(self) -> Tensor:
-        """The conjugate transpose of the last two dimensions (`x.mH`): `mT` for real tensors."""
-    @property
-    def H(self) -> Tensor:
-        """The conjugate transpose of a matrix (`x.H`): its transpose for real tensors; a 0-d
-        tensor comes back as it is, with PyTorch's deprecation warning."""
     @overload
     def view(self, shape: Sequence[builtins.int], /) -> Tensor:
         """A view with another shape (contiguous tensors)."""
@@ -876,12 +794,17 @@ class Tensor:
     # PyTorch's alias names (ferrograd._aliases: the same methods), the namespace's
     # linear-algebra functions and `repeat_interleave` as methods, and the complex-number API
     # as it answers for real tensors (ferrograd._realness)
+    # <generated: Tensor aliases> written by tools/gen_surface.py from ferrograd._aliases
     def multiply(self, other: _Operand, *, out: Tensor | None = None) -> Tensor:
         """Alias of `mul` (PyTorch's second name; the same method)."""
     def multiply_(self, other: _Operand) -> Self:
         """Alias of `mul_` (PyTorch's second name; the same method)."""
     def subtract(
-        self, other: _Operand, *, alpha: builtins.float | None = None, out: Tensor | None = None
+        self,
+        other: _Operand,
+        *,
+        alpha: builtins.float | None = None,
+        out: Tensor | None = None,
     ) -> Tensor:
         """Alias of `sub` (PyTorch's second name; the same method)."""
     def subtract_(self, other: _Operand, *, alpha: builtins.float | None = None) -> Self:
@@ -946,6 +869,7 @@ class Tensor:
         """Alias of `trunc_` (PyTorch's second name; the same method)."""
     def ger(self, vec2: Tensor) -> Tensor:
         """Alias of `outer` (PyTorch's second name; the same method)."""
+    # </generated: Tensor aliases>
     def clip_(self, min: builtins.float | None = None, max: builtins.float | None = None) -> Self:
         """Alias of `clamp_` (PyTorch's second name; the same method)."""
     def sgn_(self) -> Self:
@@ -1041,23 +965,11 @@ class Tensor:
 
     # ----- data access ---------------------------------------------------------------------------
 
-    @property
-    def shape(self) -> tuple[builtins.int, ...]:
-        """The shape, as `ferrograd.Size`."""
     @overload
     def size(self, dim: None = None) -> tuple[builtins.int, ...]:
         """The shape, or the size of dimension `dim`."""
     @overload
     def size(self, dim: builtins.int) -> builtins.int: ...
-    @property
-    def ndim(self) -> builtins.int:
-        """Number of dimensions."""
-    @property
-    def dtype(self) -> _DType:
-        """Element type."""
-    @property
-    def device(self) -> Any:
-        """Always `device(type='cpu')`."""
     @staticmethod
     def _make_wrapper_subclass(
         cls: builtins.type[Any],
@@ -1091,86 +1003,9 @@ class Tensor:
     @property
     def layout(self) -> Any:
         """The memory layout: ``torch.strided`` (set by ``ferrograd._layout``)."""
-    @property
-    def is_cuda(self) -> builtins.bool:
-        """Always False."""
-    @property
-    def is_xpu(self) -> builtins.bool:
-        """Always False (no XPU device)."""
-    @property
-    def is_mps(self) -> builtins.bool:
-        """Always False (no MPS device)."""
-    @property
-    def is_meta(self) -> builtins.bool:
-        """Whether this tensor is on the meta device (a shape and dtype without values)."""
 
     # ----- autograd ------------------------------------------------------------------------------
 
-    @property
-    def requires_grad(self) -> builtins.bool:
-        """Whether gradients are computed for this tensor."""
-    @requires_grad.setter
-    def requires_grad(self, value: builtins.bool) -> None: ...
-    @property
-    def grad(self) -> Tensor | None:
-        """The accumulated gradient, or None."""
-    @grad.setter
-    def grad(self, value: Tensor | None) -> None: ...
-    @grad.deleter
-    def grad(self) -> None: ...
-    @property
-    def _grad(self) -> Tensor | None:
-        """The accumulated gradient, or None, without `grad`'s warning for a non-leaf tensor
-        (PyTorch's `_grad`)."""
-    @_grad.setter
-    def _grad(self, value: Tensor | None) -> None: ...
-    @property
-    def grad_fn(self) -> Node | None:
-        """The node that created this tensor, or None for leaves."""
-    @property
-    def volatile(self) -> builtins.bool:
-        """Always False, with PyTorch's warning (`volatile` was removed; use `no_grad`)."""
-    @property
-    def _grad_fn(self) -> Node | None:
-        """The node that created this tensor (`grad_fn`'s other name, as PyTorch's)."""
-    @_grad_fn.setter
-    def _grad_fn(self, value: None) -> None: ...
-    @property
-    def _backward_hooks(self) -> Any:
-        """The legacy dictionary of gradient hooks (`None` until one is set), as PyTorch's
-        `_backward_hooks` (kept by `ferrograd._hooks`, outside the instance dictionary)."""
-    @_backward_hooks.setter
-    def _backward_hooks(self, hooks: Any) -> None: ...
-    @_backward_hooks.deleter
-    def _backward_hooks(self) -> None: ...
-    @property
-    def is_leaf(self) -> builtins.bool:
-        """True for tensors not produced by a recorded operation."""
-    @property
-    def retains_grad(self) -> builtins.bool:
-        """Whether `retain_grad()` was called."""
-    @property
-    def _version(self) -> builtins.int:
-        """Number of in-place modifications of the storage (inference tensors have no counter)."""
-    @property
-    def output_nr(self) -> builtins.int:
-        """Which output of `grad_fn` this tensor is."""
-    @property
-    def _base(self) -> Tensor | None:
-        """The tensor this is a view of, or None."""
-    @property
-    def data(self) -> Tensor:
-        """A tensor sharing the data, detached from the graph, with a version counter of its own
-        (autograd does not see writes through it)."""
-    @data.setter
-    def data(self, value: Tensor) -> None: ...
-    def __format__(self, spec: str, /) -> str:
-        """`format(t, spec)`, as PyTorch: a 0-d tensor (of this exact class) formats its value
-        (`f"{loss:.4f}"`); anything else formats as `object` does (only an empty spec)."""
-    def __reduce_ex__(self, _protocol: SupportsIndex, /) -> Any:
-        """Pickling: the values, dtype, shape, `requires_grad` and class (not the graph)."""
-    def __deepcopy__(self, memo: Any) -> Any:
-        """`copy.deepcopy`: a new leaf with copied values, `requires_grad` and `.grad`."""
 
     # <generated: Tensor methods> written by tools/gen_surface.py from src/python/
     def set_(self, source: Tensor | None = None) -> Self:
@@ -1353,6 +1188,10 @@ class Tensor:
         """The values at `indices` along `dim` (`gather` with `indices` broadcast against this
         tensor); without `dim`, over the flattened tensor."""
 
+    @property
+    def is_sparse(self) -> builtins.bool:
+        """Whether the tensor is a sparse COO tensor."""
+
     def to_dense(
         self,
         dtype: _DTypeLike | None = None,
@@ -1433,7 +1272,40 @@ class Tensor:
     def equal(self, other: Tensor) -> builtins.bool:
         """Whether `other` has the same shape and equal elements."""
 
+    def __format__(self, spec: builtins.str, /) -> builtins.str:
+        """`format(t, spec)`, as PyTorch: a 0-d tensor (of this exact class) formats its value
+        (`f"{loss:.4f}"`); anything else formats as `object` does (only an empty spec)."""
+
+    def __len__(self) -> builtins.int:
+        ...
+
+    def __iter__(self) -> Iterator[Tensor]:
+        ...
+
+    def __hash__(self) -> builtins.int:
+        ...
+
+    def __bool__(self) -> builtins.bool:
+        ...
+
+    def __float__(self) -> builtins.float:
+        ...
+
+    def __int__(self) -> builtins.int:
+        ...
+
+    def __index__(self) -> builtins.int:
+        ...
+
+    @property
+    def shape(self) -> tuple[builtins.int, ...]:
+        """The shape, as `ferrograd.Size`."""
+
     def dim(self) -> builtins.int:
+        """Number of dimensions."""
+
+    @property
+    def ndim(self) -> builtins.int:
         """Number of dimensions."""
 
     def numel(self) -> builtins.int:
@@ -1441,6 +1313,30 @@ class Tensor:
 
     def nelement(self) -> builtins.int:
         """Number of elements."""
+
+    @property
+    def dtype(self) -> _DType:
+        """Element type."""
+
+    @property
+    def device(self) -> Any:
+        """`device(type='cpu')`, or `device(type='meta')` for a tensor on the meta device."""
+
+    @property
+    def is_meta(self) -> builtins.bool:
+        """Whether this tensor is on the meta device (a shape and dtype without values)."""
+
+    @property
+    def is_cuda(self) -> builtins.bool:
+        """Always False."""
+
+    @property
+    def is_xpu(self) -> builtins.bool:
+        """Always False (no XPU device)."""
+
+    @property
+    def is_mps(self) -> builtins.bool:
+        """Always False (no MPS device)."""
 
     def is_pinned(self, device: Any = None) -> builtins.bool:
         """Always False: no accelerator to pin memory for."""
@@ -1469,6 +1365,27 @@ class Tensor:
         """A NumPy array sharing the tensor's memory (refused while it requires grad, unless
         `force`)."""
 
+    def __array__(
+        self,
+        dtype: DTypeLike | None = None,
+        copy: builtins.bool | None = None,
+    ) -> NDArray[Any]:
+        """`np.asarray(t)`: the shared array of `numpy()` (converted when `dtype` is given, copied
+        when `copy` is true)."""
+
+    def __dlpack__(
+        self,
+        *,
+        stream: Any | None = None,
+        max_version: tuple[builtins.int, builtins.int] | None = None,
+        dl_device: Any | None = None,
+        copy: builtins.bool | None = None,
+    ) -> Any:
+        """A DLPack capsule sharing the tensor's memory (CPU; refused while it requires grad)."""
+
+    def __dlpack_device__(self) -> tuple[builtins.int, builtins.int]:
+        """`(device type, device id)` of the DLPack protocol: `(1, 0)`, the CPU."""
+
     def data_ptr(self) -> builtins.int:
         """The address of the first element (shared memory reports the same address on both sides).
         """
@@ -1483,14 +1400,115 @@ class Tensor:
     def _remove_hook(self, id: builtins.int) -> None:
         """Removes a hook registered with `register_hook` (used by the handle)."""
 
+    @property
+    def requires_grad(self) -> builtins.bool:
+        """Whether gradients are computed for this tensor."""
+
+    @requires_grad.setter
+    def requires_grad(self, value: builtins.bool) -> None:
+        ...
+
     def requires_grad_(self, requires_grad: builtins.bool = True) -> Self:
         """Sets `requires_grad` in place and returns this tensor."""
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The accumulated gradient, or None."""
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        ...
+
+    @grad.deleter
+    def grad(self) -> None:
+        ...
+
+    @property
+    def _grad(self) -> Tensor | None:
+        """The accumulated gradient, or None, without `grad`'s warning for a non-leaf tensor
+        (PyTorch's `_grad`)."""
+
+    @_grad.setter
+    def _grad(self, value: Tensor | None) -> None:
+        """Sets the gradient, as `grad =` does."""
+
+    @property
+    def grad_fn(self) -> Node | None:
+        """The node that created this tensor, or None for leaves."""
+
+    @property
+    def is_leaf(self) -> builtins.bool:
+        """True for tensors not produced by a recorded operation."""
+
+    @property
+    def retains_grad(self) -> builtins.bool:
+        """Whether `retain_grad()` was called."""
+
+    @property
+    def _version(self) -> builtins.int:
+        """Number of in-place modifications of the storage (inference tensors have no counter)."""
 
     def _is_view(self) -> builtins.bool:
         """Whether this tensor is a view of another (has a `_base`)."""
 
     def is_inference(self) -> builtins.bool:
         """Whether this is an inference tensor (made in `inference_mode`)."""
+
+    @property
+    def volatile(self) -> builtins.bool:
+        """Always False, with PyTorch's warning (`volatile` was removed; use `no_grad`)."""
+
+    @property
+    def output_nr(self) -> builtins.int:
+        """Which output of `grad_fn` this tensor is."""
+
+    @property
+    def _base(self) -> Tensor | None:
+        """The tensor this is a view of, or None."""
+
+    @property
+    def data(self) -> Tensor:
+        """A tensor sharing the data, detached from the graph, with a version counter of its own
+        (autograd does not see writes through it)."""
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        """`x.data = y`: from now on `x` shows `y`'s elements (shared), keeping its identity,
+        autograd state and version counter; autograd does not see the change. When `y` has
+        `x`'s shape, strides and dtype, `y`'s values are written into `x`'s elements instead,
+        so graphs recorded before still accumulate into `x` (see [`Tensor::set_data`])."""
+
+    @property
+    def _grad_fn(self) -> Node | None:
+        """The node that created this tensor (`grad_fn`'s other name, as PyTorch's)."""
+
+    @_grad_fn.setter
+    def _grad_fn(self, value: None) -> None:
+        """`x._grad_fn = None` detaches the tensor in place; other values and `del` are refused,
+        as PyTorch's."""
+
+    @property
+    def _backward_hooks(self) -> Any:
+        """The legacy dictionary of gradient hooks (`None` until one is set), as PyTorch's
+        `_backward_hooks` (kept by `ferrograd._hooks`, outside the instance dictionary)."""
+
+    @_backward_hooks.setter
+    def _backward_hooks(self, hooks: Any) -> None:
+        """`x._backward_hooks = hooks`: as PyTorch's, a leaf that requires grad calls the
+        dictionary's hooks (in order, each may replace the gradient) before accumulating; on
+        other tensors the dictionary is only kept (hooks go through `register_hook`)."""
+
+    @_backward_hooks.deleter
+    def _backward_hooks(self) -> None:
+        """`x._backward_hooks = hooks`: as PyTorch's, a leaf that requires grad calls the
+        dictionary's hooks (in order, each may replace the gradient) before accumulating; on
+        other tensors the dictionary is only kept (hooks go through `register_hook`)."""
+
+    def __reduce_ex__(self, _protocol: SupportsIndex, /) -> Any:
+        """Pickling: the values, dtype, shape, `requires_grad` and class (not the graph)."""
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        """`copy.deepcopy`: a new leaf with copied values, `requires_grad` and `.grad`."""
 
     def retain_grad(self) -> None:
         """Keeps `.grad` for this non-leaf after backward."""
@@ -1695,8 +1713,23 @@ class Tensor:
     def logical_not(self) -> Tensor:
         """Logical not."""
 
+    def __invert__(self) -> Tensor:
+        ...
+
     def bitwise_not(self) -> Tensor:
         """`~x` as a method: logical not for bool, the bitwise complement for integers."""
+
+    def __lshift__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __rlshift__(self, other: Tensor, /) -> Tensor:
+        ...
+
+    def __rshift__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __rrshift__(self, other: Tensor, /) -> Tensor:
+        ...
 
     def bitwise_left_shift(self, other: _Operand) -> Tensor:
         """`self << other` elementwise, for integer tensors."""
@@ -1712,6 +1745,24 @@ class Tensor:
 
     def bitwise_xor(self, other: _Operand) -> Tensor:
         """Bitwise exclusive or of integer tensors (logical xor of bool ones)."""
+
+    def __and__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __rand__(self, other: Tensor, /) -> Tensor:
+        ...
+
+    def __or__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __ror__(self, other: Tensor, /) -> Tensor:
+        ...
+
+    def __xor__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __rxor__(self, other: Tensor, /) -> Tensor:
+        ...
 
     def any(self, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> Tensor:
         """True if any element is true (non-zero)."""
@@ -1828,6 +1879,84 @@ class Tensor:
     def element_size(self) -> builtins.int:
         """Bytes per element."""
 
+    def __add__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __radd__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __sub__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __rsub__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __mul__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __rmul__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __truediv__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __rtruediv__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __pow__(self, other: _Operand, modulo: None = None, /) -> Tensor:
+        ...
+
+    def __rpow__(self, other: _Operand, modulo: None = None, /) -> Tensor:
+        ...
+
+    def __matmul__(self, other: Tensor, /) -> Tensor:
+        ...
+
+    def __rmatmul__(self, other: Tensor, /) -> Tensor:
+        ...
+
+    def __neg__(self) -> Tensor:
+        ...
+
+    def __pos__(self) -> Self:
+        ...
+
+    def __abs__(self) -> Tensor:
+        ...
+
+    def __iadd__(self, other: _Operand, /) -> Self:
+        ...
+
+    def __isub__(self, other: _Operand, /) -> Self:
+        ...
+
+    def __imul__(self, other: _Operand, /) -> Self:
+        ...
+
+    def __itruediv__(self, other: _Operand, /) -> Self:
+        ...
+
+    def __ipow__(self, other: _Operand, /) -> Self:  # type: ignore[misc]
+        ...
+
+    def __lt__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __le__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __gt__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __ge__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __eq__(self, other: builtins.object, /) -> Tensor:  # type: ignore[override]
+        ...
+
+    def __ne__(self, other: builtins.object, /) -> Tensor:  # type: ignore[override]
+        ...
+
     def floor_divide(self, other: _Operand) -> Tensor:
         """`self // other`, rounded toward negative infinity (no derivative, as PyTorch)."""
 
@@ -1845,6 +1974,27 @@ class Tensor:
 
     def fmod_(self, other: _Operand) -> Self:
         """In-place `fmod`."""
+
+    def __floordiv__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __rfloordiv__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __mod__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __rmod__(self, other: _Operand, /) -> Tensor:
+        ...
+
+    def __ifloordiv__(self, other: _Operand, /) -> Self:
+        ...
+
+    def __imod__(self, other: _Operand, /) -> Self:
+        ...
+
+    def __contains__(self, element: builtins.object, /) -> builtins.bool:
+        """`element in self`: whether any element equals `element` (a number or a tensor)."""
 
     def tril(self, diagonal: builtins.int = 0) -> Tensor:
         """The lower triangle of the last two dimensions (on and below the `diagonal`-th diagonal).
@@ -2064,8 +2214,31 @@ class Tensor:
     def bmm(self, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
         """Batched matrix product of 3-D tensors."""
 
+    def __getitem__(self, index: _Index, /) -> Tensor:
+        ...
+
+    def __setitem__(self, index: _Index, value: _Data, /) -> None:
+        ...
+
     def t(self) -> Tensor:
         """Transpose of a 2-D tensor."""
+
+    @property
+    def T(self) -> Tensor:
+        """The transpose (`x.T`), for tensors of at most 2 dimensions: the dimensions reversed."""
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two dimensions swapped (`x.mT`), for matrices and batches of them."""
+
+    @property
+    def mH(self) -> Tensor:
+        """The conjugate transpose of the last two dimensions (`x.mH`): `mT` for real tensors."""
+
+    @property
+    def H(self) -> Tensor:
+        """The conjugate transpose of a matrix (`x.H`): its transpose for real tensors; a 0-d
+        tensor comes back as it is, with PyTorch's deprecation warning."""
 
     def transpose(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
         """Swaps two dimensions."""
@@ -2203,8 +2376,11 @@ class Tensor:
 @final
 class _ArrayOwner:
     """Keeps a tensor's elements alive for the NumPy array that views them."""
+    # <generated: _ArrayOwner methods> written by tools/gen_surface.py from src/python/
     @property
-    def __array_interface__(self) -> dict[str, Any]: ...
+    def __array_interface__(self) -> dict[builtins.str, Any]:
+        """The array interface (version 3) of the tensor's elements, in place."""
+    # </generated: _ArrayOwner methods>
 
 @final
 class _PendingTensor:
@@ -2213,9 +2389,11 @@ class _PendingTensor:
 @final
 class _SavedTensors:
     """A custom Function node's saved tensors while its backward runs."""
-    def __call__(self, *args: Any, **kwargs: Any) -> list[Tensor]: ...
 
     # <generated: _SavedTensors methods> written by tools/gen_surface.py from src/python/
+    def __call__(self, *args: Any, **kwargs: Any) -> list[Tensor]:
+        ...
+
     def close(self) -> None:
         ...
     # </generated: _SavedTensors methods>
@@ -2375,9 +2553,6 @@ class Generator:
     """`torch.Generator`: a random stream of its own, seeded independently of the global one."""
 
     def __new__(cls, device: _Device | None = None) -> Self: ...
-    @property
-    def device(self) -> Any:
-        """Always `device(type='cpu')`."""
 
     # <generated: Generator methods> written by tools/gen_surface.py from src/python/
     def manual_seed(self, seed: builtins.int) -> Self:
@@ -2394,6 +2569,10 @@ class Generator:
 
     def set_state(self, state: Tensor) -> Self:
         """Restores a state from `get_state`; returns the generator."""
+
+    @property
+    def device(self) -> Any:
+        """Always `device(type='cpu')`."""
     # </generated: Generator methods>
 
 default_generator: Generator

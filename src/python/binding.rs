@@ -161,6 +161,7 @@ impl PyTensor {
     /// `x`'s shape, strides and dtype, `y`'s values are written into `x`'s elements instead,
     /// so graphs recorded before still accumulate into `x` (see [`Tensor::set_data`]).
     #[setter(data)]
+    // stub: (self, value: Tensor) -> None
     fn set_data_attr(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let src = value
             .cast::<PyTensor>()

@@ -31,6 +31,7 @@ impl PyDType {
     }
 
     /// Pickling: by name, rebuilt as the module attribute (`ferrograd.float32`).
+    // stub: (self) -> Any
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (&'static str,))> {
         let by_name = py
             .import("ferrograd._serialization")?
@@ -40,24 +41,28 @@ impl PyDType {
 
     /// True for float32 and float64.
     #[getter]
+    // stub: -> bool
     fn is_floating_point(&self) -> bool {
         self.inner.is_floating_point()
     }
 
     /// True for the dtypes that hold negative values (not bool, not uint8).
     #[getter]
+    // stub: -> bool
     fn is_signed(&self) -> bool {
         self.inner.is_signed()
     }
 
     /// False: ferrograd has no complex dtypes yet.
     #[getter]
+    // stub: -> bool
     fn is_complex(&self) -> bool {
         false
     }
 
     /// Bytes per element.
     #[getter]
+    // stub: -> int
     fn itemsize(&self) -> usize {
         self.inner.size()
     }

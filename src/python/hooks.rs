@@ -25,6 +25,7 @@ pub(crate) struct PySavedTensors(std::sync::Mutex<Option<crate::autograd::SavedT
 
 #[pymethods]
 impl PySavedTensors {
+    // stub: (self, *args: Any, **kwargs: Any) -> list[Tensor]
     fn __call__(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
         let guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let saved = guard.as_ref().ok_or_else(|| {

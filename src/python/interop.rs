@@ -43,6 +43,7 @@ fn typestr(dtype: DType) -> &'static str {
 impl ArrayOwner {
     /// The array interface (version 3) of the tensor's elements, in place.
     #[getter]
+    // stub: -> dict[str, Any]
     fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let t = &self.tensor;
         let size = t.dtype().size() as isize;

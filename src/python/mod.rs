@@ -28,6 +28,7 @@ mod tensor;
 mod tensor_autograd;
 mod tensor_math;
 mod tensor_new;
+mod tensor_operators;
 mod tensor_ops;
 mod tensor_reduce;
 mod tensor_shape;

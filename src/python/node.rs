@@ -249,6 +249,7 @@ impl PySavedTensor {
     /// What is kept: a pack hook's value, the saved input itself, or a saved output without
     /// its history; `None` where nothing was saved.
     #[getter]
+    // stub: -> Any
     fn data(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match run_unnamed(|| self.node.saved_raw(self.index))? {
             RawSaved::Tensor(t) => to_object(py, t),
@@ -261,6 +262,7 @@ impl PySavedTensor {
 
     /// The unpack hook of a packed saved tensor, else `None`.
     #[getter]
+    // stub: -> Callable[[Any], Tensor] | None
     fn unpack_hook(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match run_unnamed(|| self.node.saved_raw(self.index))? {
             RawSaved::Packed(p) => {
@@ -384,6 +386,7 @@ impl PyNode {
 
     /// The attributes, with the node's `_saved_<name>` and `_raw_saved_<name>` ones (graph
     /// drawers list them).
+    // stub: (self) -> list[str]
     fn __dir__(slf: &Bound<'_, Self>) -> PyResult<Vec<String>> {
         let base = py_object_dir(slf)?;
         let node = &slf.get().inner;
@@ -416,6 +419,7 @@ impl PyNode {
     /// `grad_fn(*grads)`: the node's formula on one gradient per output of its op; the
     /// gradient of its one input, or a tuple of one per input.
     #[pyo3(signature = (*grads))]
+    // stub: (self, *grads: Tensor | None) -> Any
     fn __call__(
         &self,
         py: Python<'_>,
@@ -457,6 +461,7 @@ impl PyNode {
 
     /// `((node, input_nr), ...)` for each input; `(None, 0)` where an input needs no gradient.
     #[getter]
+    // stub: -> tuple[tuple[Node | None, int], ...]
     fn next_functions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let items = self
             .inner
@@ -475,6 +480,7 @@ impl PyNode {
 
     /// The leaf tensor of an `AccumulateGrad` node.
     #[getter]
+    // stub: -> Tensor
     fn variable(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let v = self.inner.variable().cloned().ok_or_else(|| {
             pyo3::exceptions::PyAttributeError::new_err(format!(
@@ -487,6 +493,7 @@ impl PyNode {
 
     /// A dict kept with the node, for the user's own data (empty at first).
     #[getter]
+    // stub: -> dict[Any, Any]
     fn metadata(&self, py: Python<'_>) -> PyResult<Py<PyDict>> {
         let data = py_data(&self.inner)
             .ok_or_else(|| PyRuntimeError::new_err("node metadata of another kind"))?;
@@ -592,12 +599,14 @@ impl PyNode {
         }
     }
 
+    // stub: (self, other: object, /) -> bool
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
             .cast::<PyNode>()
             .is_ok_and(|o| Arc::ptr_eq(&self.inner, &o.get().inner))
     }
 
+    // stub: (self) -> int
     fn __hash__(&self) -> isize {
         Arc::as_ptr(&self.inner) as isize
     }

@@ -115,6 +115,7 @@ impl PyGenerator {
 
     /// Always `device(type='cpu')`.
     #[getter]
+    // stub: -> Any
     fn device(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         Ok(py
             .import("ferrograd")?

@@ -73,6 +73,7 @@ fn inferred_size(indices: &Tensor, values: &Tensor) -> crate::Result<Vec<usize>>
 impl PyTensor {
     /// Whether the tensor is a sparse COO tensor.
     #[getter]
+    // stub: -> bool
     fn is_sparse(&self) -> bool {
         self.inner.is_sparse()
     }

@@ -289,6 +289,7 @@ impl PyTensor {
 
     /// `format(t, spec)`, as PyTorch: a 0-d tensor (of this exact class) formats its value
     /// (`f"{loss:.4f}"`); anything else formats as `object` does (only an empty spec).
+    // stub: (self, spec: str, /) -> str
     fn __format__(slf: &Bound<'_, Self>, spec: &str) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let exact = slf.get_type().is(py.get_type::<PyTensor>());
@@ -300,6 +301,7 @@ impl PyTensor {
         Ok(object.call_method1("__format__", (slf, spec))?.unbind())
     }
 
+    // stub: (self) -> int
     fn __len__(&self) -> PyResult<usize> {
         self.inner
             .shape()
@@ -308,6 +310,7 @@ impl PyTensor {
             .ok_or_else(|| PyTypeError::new_err("len() of a 0-d tensor"))
     }
 
+    // stub: (self) -> Iterator[Tensor]
     fn __iter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         if self.inner.dim() == 0 {
             return Err(PyTypeError::new_err("iteration over a 0-d tensor"));
@@ -320,10 +323,12 @@ impl PyTensor {
         Ok(PyTuple::new(py, rows)?.try_iter()?.into_any().unbind())
     }
 
+    // stub: (self) -> int
     fn __hash__(slf: &Bound<'_, Self>) -> isize {
         slf.as_ptr() as isize
     }
 
+    // stub: (self) -> bool
     fn __bool__(&self) -> PyResult<bool> {
         if self.inner.numel() == 0 {
             return Err(PyRuntimeError::new_err(
@@ -339,10 +344,12 @@ impl PyTensor {
         Ok(run(|| self.inner.item())?.to_f64() != 0.0)
     }
 
+    // stub: (self) -> float
     fn __float__(&self) -> PyResult<f64> {
         Ok(run(|| self.inner.python_scalar())?.to_f64())
     }
 
+    // stub: (self) -> int
     fn __int__(&self) -> PyResult<i64> {
         let v = run(|| self.inner.python_scalar())?.to_f64();
         if v.is_nan() {
@@ -356,6 +363,7 @@ impl PyTensor {
         Ok(v as i64)
     }
 
+    // stub: (self) -> int
     fn __index__(&self) -> PyResult<i64> {
         if self.inner.dtype().is_floating_point() || self.inner.numel() != 1 {
             return Err(PyTypeError::new_err(
@@ -388,6 +396,7 @@ impl PyTensor {
 
     /// The shape, as `ferrograd.Size`.
     #[getter]
+    // stub: -> tuple[int, ...]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         size_object(py, self.inner.shape())
     }
@@ -420,6 +429,7 @@ impl PyTensor {
 
     /// Number of dimensions.
     #[getter]
+    // stub: -> int
     fn ndim(&self) -> usize {
         self.inner.dim()
     }
@@ -438,12 +448,14 @@ impl PyTensor {
 
     /// Element type.
     #[getter]
+    // stub: -> _DType
     fn dtype(&self, py: Python<'_>) -> PyResult<Py<super::convert::PyDType>> {
         super::convert::dtype_object(py, self.inner.dtype())
     }
 
     /// `device(type='cpu')`, or `device(type='meta')` for a tensor on the meta device.
     #[getter]
+    // stub: -> Any
     fn device(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         static CPU: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
         static META: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
@@ -464,24 +476,28 @@ impl PyTensor {
 
     /// Whether this tensor is on the meta device (a shape and dtype without values).
     #[getter]
+    // stub: -> bool
     fn is_meta(&self) -> bool {
         self.inner.is_meta()
     }
 
     /// Always False.
     #[getter]
+    // stub: -> bool
     fn is_cuda(&self) -> bool {
         false
     }
 
     /// Always False (no XPU device).
     #[getter]
+    // stub: -> bool
     fn is_xpu(&self) -> bool {
         false
     }
 
     /// Always False (no MPS device).
     #[getter]
+    // stub: -> bool
     fn is_mps(&self) -> bool {
         false
     }
@@ -589,6 +605,7 @@ impl PyTensor {
     /// `np.asarray(t)`: the shared array of `numpy()` (converted when `dtype` is given, copied
     /// when `copy` is true).
     #[pyo3(signature = (dtype=None, copy=None))]
+    // stub: (self, dtype: DTypeLike | None = None, copy: bool | None = None) -> NDArray[Any]
     fn __array__<'py>(
         &self,
         py: Python<'py>,
@@ -612,6 +629,7 @@ impl PyTensor {
 
     /// A DLPack capsule sharing the tensor's memory (CPU; refused while it requires grad).
     #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
+    // stub: (self, *, stream: Any | None = None, max_version: tuple[int, int] | None = None, dl_device: Any | None = None, copy: bool | None = None) -> Any
     fn __dlpack__(
         &self,
         py: Python<'_>,
@@ -639,6 +657,7 @@ impl PyTensor {
     }
 
     /// `(device type, device id)` of the DLPack protocol: `(1, 0)`, the CPU.
+    // stub: (self) -> tuple[int, int]
     fn __dlpack_device__(&self) -> (i32, i32) {
         (1, 0)
     }

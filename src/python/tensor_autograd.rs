@@ -43,12 +43,14 @@ impl PyTensor {
 
     /// Whether gradients are computed for this tensor.
     #[getter]
+    // stub: -> bool
     fn get_requires_grad(&self) -> bool {
         crate::autograd::refresh_view(&self.inner); // (an Invalid view still answers, as PyTorch)
         self.inner.requires_grad()
     }
 
     #[setter(requires_grad)]
+    // stub: (self, value: bool) -> None
     fn set_requires_grad_attr(&self, value: bool) -> PyResult<()> {
         run(|| self.inner.set_requires_grad(value))
     }
@@ -68,6 +70,7 @@ impl PyTensor {
 
     /// The accumulated gradient, or None.
     #[getter]
+    // stub: -> Tensor | None
     fn get_grad(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         // (as PyTorch: only when the gradient is unset; one assigned to a non-leaf is read
         // without a warning)
@@ -91,12 +94,14 @@ github.com/pytorch/pytorch/pull/30531 for more information.",
     /// The accumulated gradient, or None, without `grad`'s warning for a non-leaf tensor
     /// (PyTorch's `_grad`).
     #[getter(_grad)]
+    // stub: -> Tensor | None
     fn get_grad_unchecked(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         self.grad_value(py)
     }
 
     /// Sets the gradient, as `grad =` does.
     #[setter(_grad)]
+    // stub: (self, value: Tensor | None) -> None
     fn set_grad_unchecked(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         self.set_grad_attr(value)
     }
@@ -130,6 +135,8 @@ impl PyTensor {
 #[pymethods]
 impl PyTensor {
     #[setter(grad)]
+    // stub: (self, value: Tensor | None) -> None
+    // stub deleter: (self) -> None
     fn set_grad_attr(&self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         let g = match value {
             None => None,
@@ -156,6 +163,7 @@ impl PyTensor {
     }
     /// The node that created this tensor, or None for leaves.
     #[getter]
+    // stub: -> Node | None
     fn grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         refreshed_view(&self.inner)?;
         self.inner
@@ -165,17 +173,20 @@ impl PyTensor {
     }
     /// True for tensors not produced by a recorded operation.
     #[getter]
+    // stub: -> bool
     fn is_leaf(&self) -> PyResult<bool> {
         refreshed_view(&self.inner)?;
         Ok(self.inner.is_leaf())
     }
     /// Whether `retain_grad()` was called.
     #[getter]
+    // stub: -> bool
     fn retains_grad(&self) -> bool {
         self.inner.retains_grad()
     }
     /// Number of in-place modifications of the storage (inference tensors have no counter).
     #[getter]
+    // stub: -> int
     fn _version(&self) -> PyResult<u64> {
         if self.inner.is_inference() {
             return Err(PyRuntimeError::new_err(
@@ -196,6 +207,7 @@ impl PyTensor {
     }
     /// Always False, with PyTorch's warning (`volatile` was removed; use `no_grad`).
     #[getter]
+    // stub: -> bool
     fn volatile(&self, py: Python<'_>) -> PyResult<bool> {
         let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
         PyErr::warn(
@@ -208,11 +220,13 @@ impl PyTensor {
     }
     /// Which output of `grad_fn` this tensor is.
     #[getter]
+    // stub: -> int
     fn output_nr(&self) -> usize {
         self.inner.output_nr()
     }
     /// The tensor this is a view of, or None.
     #[getter]
+    // stub: -> Tensor | None
     fn _base(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         self.inner
             .base()
@@ -223,6 +237,7 @@ impl PyTensor {
     /// A tensor sharing the data, detached from the graph, with a version counter of its own
     /// (autograd does not see writes through it).
     #[getter]
+    // stub: -> Tensor
     fn data(&self) -> TResult {
         wrap(Ok(self.inner.data_alias()))
     }
@@ -235,12 +250,14 @@ impl PyTensor {
     }
     /// The node that created this tensor (`grad_fn`'s other name, as PyTorch's).
     #[getter]
+    // stub: -> Node | None
     fn _grad_fn(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         self.grad_fn(py)
     }
     /// `x._grad_fn = None` detaches the tensor in place; other values and `del` are refused,
     /// as PyTorch's.
     #[setter(_grad_fn)]
+    // stub: (self, value: None) -> None
     fn set_grad_fn_attr(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
         match value.is_none() {
             true => run(|| self.inner.detach_()),
@@ -257,6 +274,7 @@ impl PyTensor {
     /// The legacy dictionary of gradient hooks (`None` until one is set), as PyTorch's
     /// `_backward_hooks` (kept by `ferrograd._hooks`, outside the instance dictionary).
     #[getter(_backward_hooks)]
+    // stub: -> Any
     fn backward_hooks_dict(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         let hooks = slf.py().import("ferrograd._hooks")?;
         Ok(hooks.call_method1("legacy_hooks", (slf,))?.unbind())
@@ -265,6 +283,8 @@ impl PyTensor {
     /// dictionary's hooks (in order, each may replace the gradient) before accumulating; on
     /// other tensors the dictionary is only kept (hooks go through `register_hook`).
     #[setter(_backward_hooks)]
+    // stub: (self, hooks: Any) -> None
+    // stub deleter: (self) -> None
     fn set_backward_hooks_dict(slf: &Bound<'_, Self>, hooks: &Bound<'_, PyAny>) -> PyResult<()> {
         let module = slf.py().import("ferrograd._hooks")?;
         module.call_method1("set_legacy_hooks", (slf, hooks))?;
@@ -288,11 +308,13 @@ impl PyTensor {
         run(|| self.inner.set_grad(None))
     }
     /// Pickling: the values, dtype, shape, `requires_grad` and class (not the graph).
+    // stub: (self, _protocol: SupportsIndex, /) -> Any
     fn __reduce_ex__(slf: &Bound<'_, Self>, _protocol: i32) -> PyResult<Py<PyAny>> {
         let helpers = slf.py().import("ferrograd._serialization")?;
         Ok(helpers.call_method1("reduce_tensor", (slf,))?.unbind())
     }
     /// `copy.deepcopy`: a new leaf with copied values, `requires_grad` and `.grad`.
+    // stub: (self, memo: Any) -> Any
     fn __deepcopy__(slf: &Bound<'_, Self>, memo: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let helpers = slf.py().import("ferrograd._serialization")?;
         Ok(helpers

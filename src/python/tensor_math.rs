@@ -1,5 +1,6 @@
-//! `Tensor`'s arithmetic, comparison, logical and bitwise methods and operators (with
-//! their in-place forms), `clamp` and `where`.
+//! `Tensor`'s arithmetic, comparison, logical and bitwise methods (with their in-place forms),
+//! the bitwise operators, `clamp` and `where` (the arithmetic and comparison operators:
+//! `tensor_operators.rs`).
 
 use super::convert::{operand_arg, scalar_arg, tensor_arg, OwnedOperand};
 use super::errors::{run, run_as};
@@ -9,127 +10,11 @@ use crate::core::dtype::{DType, Scalar};
 use crate::core::tensor::Tensor;
 use crate::ops::pointwise::comparison::{CompareOp, LogicalOp};
 use crate::ops::{pointwise::arithmetic::binary, BinaryOp, Operand};
-use pyo3::basic::CompareOp as PyCompareOp;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
 #[pymethods]
 impl PyTensor {
-    fn __add__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        arith(py, BinaryOp::Add, &self.inner, o, false)
-    }
-
-    fn __radd__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        arith(py, BinaryOp::Add, &self.inner, o, true)
-    }
-
-    fn __sub__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        arith(py, BinaryOp::Sub, &self.inner, o, false)
-    }
-
-    fn __rsub__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        arith(py, BinaryOp::Sub, &self.inner, o, true)
-    }
-
-    fn __mul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        arith(py, BinaryOp::Mul, &self.inner, o, false)
-    }
-
-    fn __rmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        arith(py, BinaryOp::Mul, &self.inner, o, true)
-    }
-
-    fn __truediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        arith(py, BinaryOp::Div, &self.inner, o, false)
-    }
-
-    fn __rtruediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        arith(py, BinaryOp::Div, &self.inner, o, true)
-    }
-
-    fn __pow__(
-        &self,
-        py: Python<'_>,
-        o: &Bound<'_, PyAny>,
-        _modulo: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        arith(py, BinaryOp::Pow, &self.inner, o, false)
-    }
-
-    fn __rpow__(
-        &self,
-        py: Python<'_>,
-        o: &Bound<'_, PyAny>,
-        _modulo: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        arith(py, BinaryOp::Pow, &self.inner, o, true)
-    }
-
-    fn __matmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let Ok(other) = o.cast::<PyTensor>() else {
-            return Ok(py.NotImplemented());
-        };
-        let out = run(|| self.inner.matmul(&other.get().inner))?;
-        to_object(py, out)
-    }
-
-    fn __rmatmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let Ok(other) = o.cast::<PyTensor>() else {
-            return Ok(py.NotImplemented());
-        };
-        let out = run(|| other.get().inner.matmul(&self.inner))?;
-        to_object(py, out)
-    }
-
-    fn __neg__(&self) -> TResult {
-        self.neg()
-    }
-
-    fn __pos__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
-        slf
-    }
-
-    fn __abs__(&self) -> TResult {
-        self.abs()
-    }
-
-    fn __iadd__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace(BinaryOp::Add, &self.inner, o)
-    }
-
-    fn __isub__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace(BinaryOp::Sub, &self.inner, o)
-    }
-
-    fn __imul__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace(BinaryOp::Mul, &self.inner, o)
-    }
-
-    fn __itruediv__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
-        inplace(BinaryOp::Div, &self.inner, o)
-    }
-
-    fn __ipow__(&self, o: &Bound<'_, PyAny>, _modulo: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        inplace(BinaryOp::Pow, &self.inner, o)
-    }
-
-    fn __richcmp__(
-        &self,
-        py: Python<'_>,
-        o: &Bound<'_, PyAny>,
-        op: PyCompareOp,
-    ) -> PyResult<Py<PyAny>> {
-        let op = match op {
-            PyCompareOp::Lt => CompareOp::Lt,
-            PyCompareOp::Le => CompareOp::Le,
-            PyCompareOp::Gt => CompareOp::Gt,
-            PyCompareOp::Ge => CompareOp::Ge,
-            PyCompareOp::Eq => CompareOp::Eq,
-            PyCompareOp::Ne => CompareOp::Ne,
-        };
-        compare(py, &self.inner, op, o)
-    }
-
     /// `self < other` elementwise, as a bool tensor (`torch.lt`).
     #[pyo3(signature = (other: "_Operand") -> "Tensor")]
     fn lt(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -556,6 +441,7 @@ impl PyTensor {
         wrap(run(|| self.inner.logical_not()))
     }
 
+    // stub: (self) -> Tensor
     fn __invert__(&self) -> TResult {
         if self.inner.dtype().is_floating_point() {
             return Err(PyTypeError::new_err(
@@ -571,11 +457,17 @@ impl PyTensor {
         wrap(run(|| self.inner.bitwise_not()))
     }
 
+    // pyo3 also exposes the reflected slots of the bitwise operators, but they take a tensor
+    // on the left only (`True & x` raises TypeError), hence `other: Tensor` in their stubs
+    // stub: (self, other: _Operand, /) -> Tensor
+    // stub __rlshift__: (self, other: Tensor, /) -> Tensor
     fn __lshift__(&self, other: &Bound<'_, PyAny>) -> TResult {
         let o = operand_tensor(other, self.inner.dtype())?;
         wrap(run(|| self.inner.shift(&o, true)))
     }
 
+    // stub: (self, other: _Operand, /) -> Tensor
+    // stub __rrshift__: (self, other: Tensor, /) -> Tensor
     fn __rshift__(&self, other: &Bound<'_, PyAny>) -> TResult {
         let o = operand_tensor(other, self.inner.dtype())?;
         wrap(run(|| self.inner.shift(&o, false)))
@@ -611,14 +503,20 @@ impl PyTensor {
         bitwise(&self.inner, other, LogicalOp::Xor)
     }
 
+    // stub: (self, other: _Operand, /) -> Tensor
+    // stub __rand__: (self, other: Tensor, /) -> Tensor
     fn __and__(&self, other: &Bound<'_, PyAny>) -> TResult {
         bitwise(&self.inner, other, LogicalOp::And)
     }
 
+    // stub: (self, other: _Operand, /) -> Tensor
+    // stub __ror__: (self, other: Tensor, /) -> Tensor
     fn __or__(&self, other: &Bound<'_, PyAny>) -> TResult {
         bitwise(&self.inner, other, LogicalOp::Or)
     }
 
+    // stub: (self, other: _Operand, /) -> Tensor
+    // stub __rxor__: (self, other: Tensor, /) -> Tensor
     fn __xor__(&self, other: &Bound<'_, PyAny>) -> TResult {
         bitwise(&self.inner, other, LogicalOp::Xor)
     }
@@ -719,7 +617,7 @@ pub(super) fn logical(t: &Tensor, other: &Bound<'_, PyAny>, op: LogicalOp) -> TR
 }
 
 /// `self op other` for a dunder: NotImplemented when `other` is neither tensor nor number.
-fn arith(
+pub(super) fn arith(
     py: Python<'_>,
     op: BinaryOp,
     lhs: &Tensor,
@@ -739,7 +637,9 @@ fn arith(
     to_object(py, out)
 }
 
-fn inplace(op: BinaryOp, t: &Tensor, other: &Bound<'_, PyAny>) -> PyResult<()> {
+/// `t op= other` for an in-place operator or method: a TypeError when `other` is neither
+/// tensor nor number.
+pub(super) fn inplace(op: BinaryOp, t: &Tensor, other: &Bound<'_, PyAny>) -> PyResult<()> {
     let o = operand_arg(other).ok_or_else(|| {
         PyTypeError::new_err(format!(
             "unsupported operand type for in-place {}: {}",

@@ -148,22 +148,27 @@ impl PyTensor {
         Ok(slf)
     }
 
+    // stub: (self, other: _Operand, /) -> Tensor
     fn __floordiv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         division_dunder(py, DivisionOp::FloorDivide, &self.inner, o, false)
     }
 
+    // stub: (self, other: _Operand, /) -> Tensor
     fn __rfloordiv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         division_dunder(py, DivisionOp::FloorDivide, &self.inner, o, true)
     }
 
+    // stub: (self, other: _Operand, /) -> Tensor
     fn __mod__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         division_dunder(py, DivisionOp::Remainder, &self.inner, o, false)
     }
 
+    // stub: (self, other: _Operand, /) -> Tensor
     fn __rmod__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         division_dunder(py, DivisionOp::Remainder, &self.inner, o, true)
     }
 
+    // stub: (self, other: _Operand, /) -> Self
     fn __ifloordiv__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
         let o = division_operand(o, "floor_divide_")?;
         run(|| {
@@ -172,12 +177,14 @@ impl PyTensor {
         })
     }
 
+    // stub: (self, other: _Operand, /) -> Self
     fn __imod__(&self, o: &Bound<'_, PyAny>) -> PyResult<()> {
         let o = division_operand(o, "remainder_")?;
         run(|| self.inner.division_(DivisionOp::Remainder, o.as_operand()))
     }
 
     /// `element in self`: whether any element equals `element` (a number or a tensor).
+    // stub: (self, element: object, /) -> bool
     fn __contains__(&self, element: &Bound<'_, PyAny>) -> PyResult<bool> {
         let Some(o) = operand_arg(element) else {
             return Err(PyRuntimeError::new_err(format!(

@@ -14,6 +14,7 @@ use pyo3::types::PyTuple;
 
 #[pymethods]
 impl PyTensor {
+    // stub: (self, index: _Index, /) -> Tensor
     fn __getitem__(&self, index: &Bound<'_, PyAny>) -> TResult {
         let items = index_items(index)?;
         match basic_only(&items) {
@@ -25,6 +26,7 @@ impl PyTensor {
         }
     }
 
+    // stub: (self, index: _Index, value: _Data, /) -> None
     fn __setitem__(&self, index: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let items = index_items(index)?;
         let src = match value.cast::<PyTensor>() {
@@ -45,18 +47,21 @@ impl PyTensor {
 
     /// The transpose (`x.T`), for tensors of at most 2 dimensions: the dimensions reversed.
     #[getter(T)]
+    // stub: -> Tensor
     fn transposed(&self) -> TResult {
         wrap(run(|| self.inner.reversed_dims()))
     }
 
     /// The last two dimensions swapped (`x.mT`), for matrices and batches of them.
     #[getter(mT)]
+    // stub: -> Tensor
     fn matrix_transposed(&self) -> TResult {
         wrap(run(|| self.inner.matrix_transpose("mT")))
     }
 
     /// The conjugate transpose of the last two dimensions (`x.mH`): `mT` for real tensors.
     #[getter(mH)]
+    // stub: -> Tensor
     fn matrix_adjoint_batched(&self) -> TResult {
         wrap(run(|| self.inner.matrix_transpose("mH")))
     }
@@ -64,6 +69,7 @@ impl PyTensor {
     /// The conjugate transpose of a matrix (`x.H`): its transpose for real tensors; a 0-d
     /// tensor comes back as it is, with PyTorch's deprecation warning.
     #[getter(H)]
+    // stub: -> Tensor
     fn adjoint(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         if slf.get().inner.dim() == 0 {
