@@ -303,17 +303,16 @@ impl Tensor {
 /// again first ([`refresh_view`]).
 pub fn gradient_edge(tensor: &Tensor) -> Option<Edge> {
     refresh_view(tensor);
-    if let Some(edge) = &tensor.meta().grad_fn {
-        if edge.node.name() == INVALID_VIEW {
-            // PyTorch raises when such a view's grad_fn is asked for: at the op using it
-            let message = edge.node.try_metadata();
-            let message = message.as_deref().and_then(|m| m.downcast_ref::<String>());
-            if let Some(message) = message {
-                saved::refuse_op(crate::Error::runtime(message.clone()));
-            }
+    let edge = node::current_edge(tensor)?;
+    if edge.node.name() == INVALID_VIEW {
+        // PyTorch raises when such a view's grad_fn is asked for: at the op using it
+        let message = edge.node.try_metadata();
+        let message = message.as_deref().and_then(|m| m.downcast_ref::<String>());
+        if let Some(message) = message {
+            saved::refuse_op(crate::Error::runtime(message.clone()));
         }
     }
-    node::current_edge(tensor)
+    Some(edge)
 }
 
 /// Attaches a node named `name` with formula `backward` to the fresh output `out` of an op on `inputs`.
