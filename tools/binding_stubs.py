@@ -23,7 +23,19 @@ comment line above the method gives the stub's signature, as it follows the name
 ``// stub __lt__: ...`` names the Python method where one Rust method serves several
 (``__richcmp__``), and text after the signature (``  # type: ignore[override]``) is kept.
 A getter's ``// stub: -> Tensor`` makes a property, a setter's ``// stub: (self, value: T) ->
-None`` its setter, and ``// stub deleter: (self) -> None`` there its deleter.
+None`` its setter, and ``// stub deleter: (self) -> None`` there its deleter. The same comments
+serve where a signature cannot say what a binding takes: several for one name are its
+overloads (``max()``, ``max(dim)``, ``max(other)``), and a constructor (``#[new]``) or a
+binding without types gets its stub from them. A long signature goes on over the following
+comment lines while its parentheses are open::
+
+    // stub: (
+    //     outputs: _Tensors,
+    //     inputs: _Tensors,
+    // ) -> tuple[Tensor, ...]
+
+A ``#[pyfunction]`` written inside a ``macro_rules!`` (``fn $name``) gets a stub for each call of
+the macro in its file, named by the call's first argument, documented by its string arguments.
 """
 
 from __future__ import annotations
@@ -174,37 +186,67 @@ def name_of(attributes: str, fn_name: str) -> str:
 SKIPPED_METHOD_ATTRIBUTES = ("#[new", "#[classmethod", "#[classattr")
 
 
-def commented_stubs(block: list[str], fn_name: str, doc: list[str], origin: str) -> list[Binding]:
-    """The stubs that ``// stub`` comment lines of a method's ``block`` give (see the module
-    docs)."""
-    found = []
-    getter = next((t for t in block if t.startswith(("#[getter", "#[setter"))), None)
-    for line in block:
+def stub_comments(block: list[str]) -> list[tuple[str | None, str]]:
+    """The ``// stub`` comments of ``block`` (its lines, stripped): each as the Python name it
+    gives (or None) and its text, a signature whose parentheses are still open going on over
+    the comment lines that follow."""
+    found: list[tuple[str | None, str]] = []
+    for i, line in enumerate(block):
         m = STUB_COMMENT.match(line)
         if m is None:
             continue
-        signature, _, trailer = m.group(2).partition("  #")
+        text = m.group(2)
+        for more in block[i + 1 :]:
+            if text.count("(") <= text.count(")") or not more.startswith("//"):
+                break
+            more = more[2:].strip()
+            text += more if text.endswith("(") or more.startswith(")") else " " + more
+        found.append((m.group(1), text.replace(",)", ")")))
+    return found
+
+
+def commented_stubs(block: list[str], fn_name: str, doc: list[str], origin: str) -> list[Binding]:
+    """The stubs that ``// stub`` comment lines of a binding's ``block`` give (see the module
+    docs); several for one name are its overloads."""
+    found = []
+    getter = next((t for t in block if t.startswith(("#[getter", "#[setter"))), None)
+    kind = next((t[2:-1] for t in block if t in ("#[staticmethod]", "#[classmethod]")), None)
+    comments = stub_comments(block)
+    names = [named or fn_name for named, _ in comments]
+    for number, (named, text) in enumerate(comments):
+        overloads = getter is None and names.count(named or fn_name) > 1
+        signature, _, trailer = text.partition("  #")
         params_text, _, returns = signature.rpartition("->")
         params = split_top(params_text.strip()[1:-1]) if params_text.strip() else ["self"]
-        name, decorator = m.group(1) or fn_name, None
+        name, decorator = named or fn_name, "overload" if overloads else kind
         if getter is not None:
-            named = re.search(r"\((\w+)\)", getter)
-            name = named.group(1) if named else fn_name.removeprefix("get_").removeprefix("set_")
+            found_name = re.search(r"\((\w+)\)", getter)
+            plain = fn_name.removeprefix("get_").removeprefix("set_")
+            name = found_name.group(1) if found_name else plain
             decorator = "property" if getter.startswith("#[getter") else f"{name}.setter"
-            if m.group(1) == "deleter":  # a setter taking None also serves `del`
+            if named == "deleter":  # a setter taking None also serves `del`
                 decorator = f"{name}.deleter"
         found.append(
             Binding(
                 name=name,
                 params=[BUILTINS.sub(r"builtins.\1", p.strip()) for p in params],
                 returns=python_type(returns.strip()) if returns.strip() else "None",
-                doc=doc,
+                doc=doc if names.index(named or fn_name) == number else [],
                 origin=origin,
                 decorator=decorator,
                 trailer=f"  #{trailer}" if trailer else "",
+                static=kind == "staticmethod" and overloads,
             )
         )
     return found
+
+
+def item_start(lines: list[str], i: int) -> int:
+    """The first line of the doc comment, attributes and comments above line ``i`` of a Rust
+    file (an attribute may span lines): up to the blank line or the end of the item before."""
+    while i > 0 and lines[i - 1].strip() and not lines[i - 1].rstrip().endswith(("}", "{", ";")):
+        i -= 1
+    return i
 
 
 def class_names(src: Path) -> dict[str, str]:
@@ -241,15 +283,14 @@ def rust_methods(src: Path) -> dict[str, list[Binding]]:
                 owner = None
             if owner is None or not re.match(r"\s+(pub(\([a-z]+\))? )?fn \w+", line):
                 continue
-            first = i
-            while lines[first - 1].strip().startswith(("///", "#[", "// stub")):
-                first -= 1
+            first = item_start(lines, i)
             block = [text.strip() for text in lines[first:i]]
             attributes = " ".join(t for t in block if not t.startswith("//"))
-            if any(t.startswith(SKIPPED_METHOD_ATTRIBUTES) for t in block):
+            skipped = any(t.startswith(SKIPPED_METHOD_ATTRIBUTES) for t in block)
+            if skipped and not stub_comments(block):
                 continue
-            fn_name = re.search(r"\bfn (\w+)", line).group(1)
-            name = name_of(attributes, fn_name)
+            fn_name = re.search(r"\bfn (?:r#)?(\w+)", line).group(1)
+            name = "__new__" if "#[new]" in block else name_of(attributes, fn_name)
             doc = [t[4:] if t.startswith("/// ") else "" for t in block if t.startswith("///")]
             origin = f"{path.name}:{i + 1}"
             commented = commented_stubs(block, name, doc, origin)
@@ -276,42 +317,51 @@ def rust_methods(src: Path) -> dict[str, list[Binding]]:
     return found
 
 
+def macro_calls(text: str, macro: str) -> list[tuple[str, list[str]]]:
+    """Each call ``macro!(name, ..., "doc")`` of ``text``: its first argument, the binding's
+    name, and its string arguments, the binding's doc comment."""
+    calls = re.finditer(rf"^{macro}!\(\s*(\w+),(.*?)\);$", text, re.MULTILINE | re.DOTALL)
+    return [(m.group(1), re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2))) for m in calls]
+
+
+def binding_stubs(block: list[str], name: str, doc: list[str], origin: str) -> list[Binding]:
+    """The stubs of one ``#[pyfunction]`` named ``name``, from the lines of its attributes and
+    comments (``block``): its ``// stub`` comments, else its typed signature, else none."""
+    commented = commented_stubs(block, name, doc, origin)
+    attributes = " ".join(t for t in block if not t.startswith("//"))
+    typed = typed_signature(attributes)
+    if commented or typed is None:
+        return commented
+    params, returns = typed
+    return [Binding(name=name, params=params, returns=returns, doc=doc, origin=origin)]
+
+
 def rust_bindings(src: Path) -> list[Binding]:
-    """Every typed ``#[pyfunction]`` of the files of ``src`` (macro bodies left out)."""
+    """Every ``#[pyfunction]`` of the files of ``src`` that is typed or has ``// stub``
+    comments; one written in a ``macro_rules!`` (``fn $name``) for each call of the macro."""
     found = []
     for path in sorted(src.glob("*.rs")):
-        lines = path.read_text().splitlines()
+        text = path.read_text()
+        lines = text.splitlines()
         for i, line in enumerate(lines):
             if line.strip() != "#[pyfunction]":
                 continue
-            doc_start = i
-            while doc_start > 0 and lines[doc_start - 1].strip().startswith(("///", "#[")):
-                doc_start -= 1
-            doc = [
-                text.strip()[4:] if text.strip().startswith("/// ") else ""
-                for text in lines[doc_start:i]
-                if text.strip().startswith("///")
-            ]
+            doc_start = item_start(lines, i)
             end = i + 1
             while end < len(lines) and not re.search(r"\bfn \$?\w+", lines[end]):
                 end += 1
             fn = re.search(r"\bfn (\$?\w+)", lines[end]) if end < len(lines) else None
-            if fn is None or fn.group(1).startswith("$"):
+            if fn is None:
                 continue
-            attributes = " ".join(text.strip() for text in lines[i + 1 : end])
-            typed = typed_signature(attributes)
-            if typed is None:
-                continue
-            params, returns = typed
-            found.append(
-                Binding(
-                    name=name_of(attributes, fn.group(1)),
-                    params=params,
-                    returns=returns,
-                    doc=doc,
-                    origin=f"{path.name}:{i + 1}",
-                )
-            )
+            block = [text.strip() for text in lines[doc_start:end]]
+            doc = [t[4:] if t.startswith("/// ") else "" for t in block if t.startswith("///")]
+            attributes = " ".join(t for t in block if not t.startswith("//"))
+            calls = [(name_of(attributes, fn.group(1)), doc)]
+            if fn.group(1).startswith("$"):
+                macro = [m for m in re.findall(r"macro_rules! (\w+)", "\n".join(lines[:i]))]
+                calls = macro_calls(text, macro[-1]) if macro else []
+            for name, doc in calls:
+                found += binding_stubs(block, name, doc, f"{path.name}:{i + 1}")
     return found
 
 
@@ -346,6 +396,9 @@ def stub(binding: Binding, indent: str = "") -> str:
     else:
         head = [f"{indent}def {binding.name}("] + [f"{indent}    {p}," for p in binding.params]
         head.append(f"{indent}) -> {binding.returns}:")
+    body = docstring(binding.doc, indent + "    ")
+    if body == [f"{indent}    ..."]:  # no docstring: `def f() -> T: ...` on the last line
+        head[-1], body = head[-1] + " ...", []
     head[-1] += binding.trailer
     if binding.static:
         head.insert(0, f"{indent}@staticmethod")
@@ -353,7 +406,7 @@ def stub(binding: Binding, indent: str = "") -> str:
         head.insert(0, f"{indent}@{binding.decorator}")
     # a type too long for one line is left long rather than cut
     head = [line if len(line) <= 100 else f"{line}  # noqa: E501" for line in head]
-    return "\n".join(head + docstring(binding.doc, indent + "    ")) + "\n"
+    return "\n".join(head + body) + "\n"
 
 
 def stubs_block(src: Path) -> str:
@@ -364,7 +417,7 @@ def stubs_block(src: Path) -> str:
 def with_accessors_together(bindings: list[Binding]) -> list[Binding]:
     """``bindings`` with each property's setter and deleter right after its getter (a type
     checker wants them together; the Rust methods may stand apart)."""
-    accessor = [b.decorator is not None and b.decorator != "property" for b in bindings]
+    accessor = [(b.decorator or "").endswith((".setter", ".deleter")) for b in bindings]
     ordered = [b for b, a in zip(bindings, accessor, strict=True) if not a]
     # setters before deleters, each after what its property has so far
     for b in sorted((b for b, a in zip(bindings, accessor, strict=True) if a),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+from collections.abc import Sequence
 
 from . import _core
 from ._core import Tensor
@@ -182,7 +183,9 @@ def _dim(d, ndim):
     return d % builtins.max(ndim, 1)
 
 
-def movedim(input, source, destination):
+def movedim(
+    input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]
+) -> Tensor:
     """The dimensions ``source`` moved to ``destination`` (the others keep their order): a
     permutation view."""
     src = [source] if isinstance(source, int) else list(source)
@@ -199,18 +202,18 @@ def movedim(input, source, destination):
         raise RuntimeError(f"movedim: repeated dim in `source` ({src})")
     if len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim: repeated dim in `destination` ({dst})")
-    order = [None] * n
+    placed: list[int | None] = [None] * n
     for s, d in zip(src, dst):
-        order[d] = s
+        placed[d] = s
     rest = iter(d for d in range(n) if d not in src)
-    order = [next(rest) if o is None else o for o in order]
+    order = [next(rest) if o is None else o for o in placed]
     return input.permute(*order)
 
 
 moveaxis = movedim
 
 
-def swapaxes(input, axis0, axis1):
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
     """Alias of ``transpose``."""
     return input.transpose(axis0, axis1)
 
@@ -218,7 +221,13 @@ def swapaxes(input, axis0, axis1):
 swapdims = swapaxes
 
 
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+def repeat_interleave(
+    input: Tensor,
+    repeats: Tensor | int | None = None,
+    dim: int | None = None,
+    *,
+    output_size: int | None = None,
+) -> Tensor:
     """Each element (or slice along ``dim``) repeated ``repeats`` times in place; without
     ``dim`` the flattened input. An int count expands a new dimension and copies it out (so the
     graph is PyTorch's: ``ViewBackward0`` over ``CloneBackward0`` over ``ExpandBackward0``); a
@@ -260,14 +269,14 @@ def _repeated_indices(counts):
     return _core.tensor(flat, dtype=_core.int64) if flat else _core.zeros(0, dtype=_core.int64)
 
 
-def flipud(input):
+def flipud(input: Tensor) -> Tensor:
     """Reversed along dim 0."""
     if input.dim() < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return input.flip(0)
 
 
-def fliplr(input):
+def fliplr(input: Tensor) -> Tensor:
     """Reversed along dim 1."""
     if input.dim() < 2:
         raise RuntimeError("Input must be >= 2-d.")
@@ -279,12 +288,12 @@ def rot90(input, k=1, dims=(0, 1)):
     return input.rot90(k, list(dims))
 
 
-def ravel(input):
+def ravel(input: Tensor) -> Tensor:
     """The elements as one dimension (a view when possible)."""
     return input.reshape(-1)
 
 
-def unflatten(input, dim, sizes):
+def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Dimension ``dim`` split into ``sizes`` (one of them may be -1)."""
     sizes = list(sizes)
     if not sizes:
@@ -313,7 +322,7 @@ def unflatten(input, dim, sizes):
     return input.reshape(*shape[:d], *sizes, *shape[d + 1 :])
 
 
-def tile(input, dims):
+def tile(input: Tensor, dims: int | Sequence[int]) -> Tensor:
     """``input`` repeated ``dims[i]`` times along each dimension (missing leading ``dims``
     taken as 1)."""
     dims = [dims] if isinstance(dims, int) else list(dims)
@@ -322,12 +331,14 @@ def tile(input, dims):
     return input.repeat(*dims)
 
 
-def msort(input):
+def msort(input: Tensor) -> Tensor:
     """Sorted along dim 0 (the values of ``sort(dim=0)``)."""
     return input.sort(0).values
 
 
-def tensor_split(input, indices_or_sections, dim=0):
+def tensor_split(
+    input: Tensor, indices_or_sections: Tensor | int | Sequence[int], dim: int = 0
+) -> tuple[Tensor, ...]:
     """Views splitting ``dim``: into ``n`` nearly equal parts (the first ``size % n`` one
     longer) when given a number, else at the given indices."""
     if input.dim() == 0:
@@ -337,10 +348,8 @@ def tensor_split(input, indices_or_sections, dim=0):
     d = _dim(dim, input.dim())
     size = input.shape[d]
     if isinstance(indices_or_sections, Tensor):
-        if indices_or_sections.dim() == 0:
-            indices_or_sections = indices_or_sections.item()
-        else:
-            indices_or_sections = indices_or_sections.tolist()
+        # a 0-d tensor gives its int, another its list of ints
+        indices_or_sections = indices_or_sections.tolist()  # type: ignore[assignment]
     if isinstance(indices_or_sections, int):
         n = indices_or_sections
         if n <= 0:
@@ -375,22 +384,28 @@ def _split_along(input, sections, dim, name, min_dims):
     return tensor_split(input, sections, dim)
 
 
-def hsplit(input, indices_or_sections):
+def hsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
     """``tensor_split`` along dim 1 (dim 0 of a 1-D tensor), whole parts only."""
     return _split_along(input, indices_or_sections, 1 if input.dim() > 1 else 0, "hsplit", 1)
 
 
-def vsplit(input, indices_or_sections):
+def vsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
     """``tensor_split`` along dim 0, whole parts only (at least 2-D)."""
     return _split_along(input, indices_or_sections, 0, "vsplit", 2)
 
 
-def dsplit(input, indices_or_sections):
+def dsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
     """``tensor_split`` along dim 2, whole parts only (at least 3-D)."""
     return _split_along(input, indices_or_sections, 2, "dsplit", 3)
 
 
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(
+    input: Tensor,
+    n: int = 1,
+    dim: int = -1,
+    prepend: Tensor | None = None,
+    append: Tensor | None = None,
+) -> Tensor:
     """The ``n``-th forward difference along ``dim`` (``prepend``/``append`` joined first):
     ``x[1:] - x[:-1]``, repeated (``logical_xor`` for bool)."""
     if input.dim() == 0:
@@ -414,7 +429,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return x
 
 
-def kron(input, other):
+def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product: every element of ``input`` times all of ``other``, as blocks."""
     n = builtins.max(input.dim(), other.dim())
     a = [1] * (n - input.dim()) + list(input.shape)
@@ -460,7 +475,7 @@ def tensordot(a, b, dims=2, out=None):
     return left.mm(right).reshape(*shape)
 
 
-def inner(input, other, *, out=None):
+def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The sum of products over the last dimension of both (a product when either is 0-d)."""
     if input.dim() == 0 or other.dim() == 0:
         return input * other
@@ -495,7 +510,7 @@ def _weight_norm(v, g, dim=0):
     return v * (g / norm_except_dim(v, 2, dim))
 
 
-def module_load(self, other, assign=False):
+def module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
     """What ``load_state_dict`` puts in this parameter or buffer's place when
     ``torch.__future__.set_swap_module_params_on_conversion(True)`` is on (it is then swapped
     in with ``torch.utils.swap_tensors``): ``other`` detached if ``assign``, else this tensor

@@ -1,11 +1,12 @@
 """Type stubs for ``ferrograd._core``, the native module built from ``src/python/*.rs``.
 
 The blocks between ``<generated: ...>`` markers are written by ``tools/gen_surface.py``: the
-pointwise ops from the derivative tables, and every binding whose ``#[pyo3(signature = ...)]``
-gives each parameter and the result a Python type, from that signature and its Rust doc comment
-(``tools/binding_stubs.py``), and the special methods and properties from the ``// stub``
-comments above them. The rest (overloads, the bindings without typed signatures) is written by
-hand. ``python -m mypy.stubtest ferrograd._core`` compares this file with the built module.
+pointwise ops from the derivative tables; every binding from its typed ``#[pyo3(signature =
+...)]`` or the ``// stub`` comments above it (special methods, properties, overloads), with its
+Rust doc comment as docstring (``tools/binding_stubs.py``); the ``Tensor`` methods written in
+Python from their annotations (``tools/python_method_stubs.py``); ``__all__``. Written by hand:
+this header's vocabulary (imports, type aliases), the class headers and the module's constants.
+``python -m mypy.stubtest ferrograd._core`` compares this file with the built module.
 
 The module defines dtype constants named ``float``, ``bool``, ``long`` and ``double``, and
 ``Tensor`` has methods with those names, so builtin types are always spelled ``builtins.X`` here.
@@ -35,6 +36,7 @@ from ._hooks import (
     sort_result,
     topk_result,
 )
+from ._linalg_functions import slogdet_result
 
 if sys.version_info >= (3, 10):
     from types import EllipsisType
@@ -71,223 +73,223 @@ _Grads: TypeAlias = tuple[Tensor | None, ...]
 _FunctionGrads: TypeAlias = Tensor | tuple[Tensor | None, ...] | None
 
 __all__ = [
-    # <generated: __all__> written by tools/gen_surface.py from the tables
-    "neg",
-    "abs",
-    "exp",
-    "exp2",
-    "expm1",
-    "log",
-    "log2",
-    "log10",
-    "log1p",
-    "sqrt",
-    "rsqrt",
-    "reciprocal",
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "sinh",
-    "cosh",
-    "tanh",
-    "asinh",
-    "acosh",
-    "atanh",
-    "sigmoid",
-    "relu",
-    "erf",
-    "erfc",
-    "erfinv",
-    "lgamma",
-    "digamma",
-    "i0",
-    "sign",
-    "floor",
-    "ceil",
-    "round",
-    "trunc",
-    "frac",
-    "xlogy",
-    "hypot",
-    "atan2",
-    # </generated: __all__>
-    "can_cast",
-    "sparse_coo_tensor",
-    "_sparse_mm",
-    "int",
-    "int16",
-    "int32",
-    "int8",
-    "promote_types",
-    "result_type",
-    "short",
-    "uint8",
+    # <generated: __all__> written by tools/gen_surface.py from this file
     "Generator",
     "Node",
     "SavedTensor",
     "Tensor",
+    "_ArrayOwner",
+    "_LinAlgError",
+    "_PendingTensor",
+    "_SavedTensors",
+    "_current_graph_task_id",
     "_embedding",
     "_embedding_bag",
-    "_with_out",
-    "_special_i0e",
-    "_meta_tensor",
-    "_special_i1",
-    "_special_i1e",
-    "pixel_shuffle",
-    "pixel_unshuffle",
+    "_euclidean_dist",
     "_get_default_dtype",
     "_get_printoptions",
+    "_grad_to_edges",
+    "_gradient_edge",
+    "_increment_version",
+    "_is_checkpoint_valid",
+    "_is_view_replay_enabled",
+    "_is_warn_always_enabled",
+    "_meta_tensor",
+    "_node_class",
     "_optim_step",
-    "_set_default_dtype",
-    "_set_printoptions",
     "_pop_saved_tensors_hooks",
-    "_push_saved_tensors_hooks",
-    "_set_write_observer",
     "_profiler_enabled",
     "_profiler_note_inputs",
     "_profiler_pop",
     "_profiler_push",
     "_profiler_start",
     "_profiler_stop",
-    "_record_function",
-    "_node_class",
-    "_swap_tensor_impl",
+    "_push_saved_tensors_hooks",
     "_queue_callback",
-    "_current_graph_task_id",
-    "_is_checkpoint_valid",
-    "isin",
-    "_will_engine_execute_node",
     "_record_execution_sets",
-    "is_multithreading_enabled",
-    "_set_autograd_logging",
-    "_set_multithreading_enabled",
-    "_set_warn_always",
-    "_gradient_edge",
-    "_grad_to_edges",
-    "_increment_version",
-    "_set_anomaly_enabled",
-    "is_anomaly_enabled",
-    "is_anomaly_check_nan_enabled",
-    "_set_inference_mode",
-    "_restore_inference_mode",
-    "is_inference_mode_enabled",
-    "_is_warn_always_enabled",
+    "_record_function",
     "_register_size",
     "_register_types",
+    "_restore_inference_mode",
+    "_set_anomaly_enabled",
+    "_set_autograd_logging",
+    "_set_default_dtype",
     "_set_grad_enabled",
+    "_set_inference_mode",
+    "_set_multithreading_enabled",
+    "_set_printoptions",
     "_set_view_replay_enabled",
-    "_is_view_replay_enabled",
+    "_set_warn_always",
+    "_set_write_observer",
+    "_sparse_mm",
+    "_special_i0e",
+    "_special_i1",
+    "_special_i1e",
+    "_swap_tensor_impl",
+    "_will_engine_execute_node",
+    "_with_out",
+    "abs",
+    "acos",
+    "acosh",
     "adaptive_avg_pool2d",
     "adaptive_max_pool2d",
-    "avg_pool2d",
-    "col2im",
-    "convolution",
-    "im2col",
-    "max_pool2d_with_indices",
-    "upsample",
-    "scaled_dot_product_attention",
     "arange",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "avg_pool2d",
     "backward",
     "batch_norm",
-    "instance_norm",
     "bernoulli",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "bool",
+    "bucketize",
+    "can_cast",
     "cat",
+    "cdist_direct",
+    "ceil",
     "celu",
-    "glu",
-    "hardshrink",
-    "prelu",
-    "rrelu",
-    "softshrink",
+    "cholesky_inverse",
+    "cholesky_solve",
+    "col2im",
+    "convolution",
+    "cos",
+    "cosh",
     "default_generator",
+    "digamma",
     "double",
     "dtype",
     "empty",
     "empty_strided",
+    "erf",
+    "erfc",
+    "erfinv",
+    "exp",
+    "exp2",
+    "expm1",
     "eye",
-    "searchsorted",
-    "bucketize",
     "float",
-    "floor_divide",
     "float32",
     "float64",
-    "_ArrayOwner",
-    "_PendingTensor",
-    "_SavedTensors",
+    "floor",
+    "floor_divide",
+    "frac",
     "from_dlpack",
     "from_numpy",
     "full",
     "get_num_threads",
+    "glu",
     "grad",
     "group_norm",
     "gru_cell",
+    "hardshrink",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
     "huber_loss",
+    "hypot",
+    "i0",
+    "im2col",
     "initial_seed",
+    "instance_norm",
+    "int",
+    "int16",
+    "int32",
     "int64",
+    "int8",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "is_multithreading_enabled",
+    "isin",
     "layer_norm",
+    "lgamma",
+    "linalg_cholesky_ex",
+    "linalg_det",
+    "linalg_eigh",
+    "linalg_inv_ex",
+    "linalg_lstsq",
+    "linalg_lu_factor_ex",
+    "linalg_matrix_exp",
+    "linalg_pinv",
+    "linalg_qr",
+    "linalg_slogdet",
+    "linalg_solve_ex",
+    "linalg_solve_triangular",
+    "linalg_svd",
     "linear",
     "linspace",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
     "logsigmoid",
+    "long",
     "lstm_cell",
     "lstm_layer",
-    "long",
     "manual_seed",
+    "max_pool2d_with_indices",
     "mish",
-    "multinomial",
     "mse_loss",
+    "multinomial",
+    "neg",
     "nll_loss",
-    "polygamma",
-    "pow",
-    "var_mean",
-    "std_mean",
     "ones",
     "ones_like",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "polygamma",
+    "pow",
+    "prelu",
+    "promote_types",
     "rand",
-    "rms_norm",
-    "rnn_cell",
     "randint",
     "randn",
     "randperm",
+    "reciprocal",
+    "relu",
     "remainder",
+    "result_type",
+    "rms_norm",
+    "rnn_cell",
+    "round",
+    "rrelu",
+    "rsqrt",
+    "scaled_dot_product_attention",
+    "searchsorted",
     "seed",
     "selu",
+    "set_num_threads",
+    "short",
+    "sigmoid",
+    "sign",
+    "sin",
+    "sinh",
+    "smooth_l1_loss",
+    "softshrink",
+    "sparse_coo_tensor",
+    "sqrt",
+    "stack",
+    "std_mean",
+    "svdvals",
+    "tan",
+    "tanh",
+    "tensor",
     "threshold",
     "threshold_",
-    "set_num_threads",
-    "smooth_l1_loss",
-    "svdvals",
-    "_LinAlgError",
-    "linalg_lu_factor_ex",
-    "linalg_inv_ex",
-    "linalg_det",
-    "linalg_slogdet",
-    "linalg_cholesky_ex",
-    "linalg_qr",
-    "linalg_eigh",
-    "linalg_svd",
-    "linalg_matrix_exp",
-    "linalg_solve_ex",
-    "linalg_solve_triangular",
-    "cholesky_solve",
-    "cholesky_inverse",
-    "linalg_pinv",
-    "linalg_lstsq",
-    "cdist_direct",
-    "_euclidean_dist",
-    "stack",
-    "tensor",
+    "trunc",
+    "uint8",
+    "upsample",
+    "var_mean",
     "where",
+    "xlogy",
     "zeros",
     "zeros_like",
+    # </generated: __all__>
 ]
 
 # ----- dtypes ------------------------------------------------------------------------------------
@@ -340,10 +342,11 @@ class SavedTensor:
     """One saved slot of a node, as held (PyTorch's `torch._C._autograd.SavedTensor`, from
     `grad_fn._raw_saved_<name>`): its packed value and hooks, and `register_hooks`."""
 
+
+    # <generated: SavedTensor methods> written by tools/gen_surface.py from src/python/
     def __new__(cls) -> SavedTensor:
         """Made only from a node's `_raw_saved_<name>`, as PyTorch's."""
 
-    # <generated: SavedTensor methods> written by tools/gen_surface.py from src/python/
     @property
     def data(self) -> Any:
         """What is kept: a pack hook's value, the saved input itself, or a saved output without
@@ -417,11 +420,9 @@ class Node:
     def _remove_hook(self, id: builtins.int) -> None:
         """Removes a hook registered on this node (used by the handle)."""
 
-    def __eq__(self, other: builtins.object, /) -> builtins.bool:
-        ...
+    def __eq__(self, other: builtins.object, /) -> builtins.bool: ...
 
-    def __hash__(self) -> builtins.int:
-        ...
+    def __hash__(self) -> builtins.int: ...
     # </generated: Node methods>
 
 # ----- tensors -----------------------------------------------------------------------------------
@@ -431,21 +432,6 @@ class Node:
 class Tensor:
     """A multi-dimensional array that records operations for automatic differentiation."""
 
-    def __new__(cls, *args: Any, requires_grad: builtins.bool | None = None) -> Self:
-        """`Tensor(data)`: default-dtype data from a sequence, or a leaf sharing another tensor's
-        data; legacy `Tensor(*sizes)`: a tensor of that shape (zeros)."""
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        """Registers the object a subclass makes as its tensor's (set by `overrides.py`)."""
-    @classmethod
-    def __torch_function__(
-        cls,
-        func: Callable[..., Any],
-        types: tuple[type, ...],
-        args: tuple[Any, ...] = (),
-        kwargs: dict[str, Any] | None = None,
-    ) -> Any:
-        """The default `__torch_function__` (set by `overrides.py`): `func` with the protocol off
-        for subclasses, its tensors returned as `cls`."""
 
     # ----- Python protocols ----------------------------------------------------------------------
 
@@ -622,175 +608,15 @@ class Tensor:
     # </generated: pointwise>
 
 
-    def type(self, dtype: Any = None, non_blocking: builtins.bool = False) -> Any:
-        """`type()`: the legacy type name (`'torch.FloatTensor'`); `type(dtype)` or
-        `type('torch.DoubleTensor')`: the tensor converted."""
 
     # ----- reductions and linear algebra ---------------------------------------------------------
 
-    def sum(
-        self,
-        dim: _Dims | None = None,
-        keepdim: builtins.bool = False,
-        *,
-        dtype: _DTypeLike | None = None,
-        axis: _Dims | None = None,
-        keepdims: builtins.bool | None = None,
-    ) -> Tensor:
-        """Sum of all elements, or over `dim` (NumPy's `axis=` and `keepdims=` accepted, as
-        PyTorch accepts them)."""
-    # `max()`: a 0-d tensor; `max(dim)`: the named tuple `(values, indices)`; `max(other)`: the
-    # elementwise maximum (`keepdim` is then ignored). Likewise `min`.
-    @overload
-    def max(self, dim: None = None, keepdim: builtins.bool = False) -> Tensor:
-        """Maximum of all elements, or `(values, indices)` along `dim`, or the elementwise maximum with a tensor."""  # noqa: E501
-    @overload
-    def max(self, dim: builtins.int, keepdim: builtins.bool = False) -> max_result: ...
-    @overload
-    def max(self, dim: Tensor, keepdim: builtins.bool = False) -> Tensor: ...
-    @overload
-    def min(self, dim: None = None, keepdim: builtins.bool = False) -> Tensor:
-        """Minimum of all elements, or `(values, indices)` along `dim`, or the elementwise minimum with a tensor."""  # noqa: E501
-    @overload
-    def min(self, dim: builtins.int, keepdim: builtins.bool = False) -> min_result: ...
-    @overload
-    def min(self, dim: Tensor, keepdim: builtins.bool = False) -> Tensor: ...
 
     # ----- rounding divisions, fused products, triangles, sorting --------------------------------
 
-    def sort(
-        self,
-        dim: builtins.int = ...,
-        descending: builtins.bool = False,
-        *,
-        stable: builtins.bool | None = None,
-    ) -> sort_result:
-        """`(values, indices)` sorted along `dim` (`stable` keeps equal elements in order)."""
-    def argsort(
-        self,
-        dim: builtins.int = ...,
-        descending: builtins.bool = False,
-        *,
-        stable: builtins.bool = False,
-    ) -> Tensor:
-        """The indices that sort the tensor along `dim`."""
-    def topk(
-        self,
-        k: builtins.int,
-        dim: builtins.int = ...,
-        largest: builtins.bool = True,
-        sorted: builtins.bool = True,
-    ) -> topk_result:
-        """The `k` largest (or smallest) elements along `dim` and their indices."""
-    def kthvalue(
-        self, k: builtins.int, dim: builtins.int = ..., keepdim: builtins.bool = False
-    ) -> kthvalue_result:
-        """The `k`-th smallest element along `dim` and its index."""
-    @overload
-    def median(self, dim: None = None, keepdim: builtins.bool = False) -> Tensor:
-        """The lower median of all elements, or `(values, indices)` along `dim`."""
-    @overload
-    def median(self, dim: builtins.int, keepdim: builtins.bool = False) -> median_result: ...
-    @overload
-    def nanmedian(self, dim: None = None, keepdim: builtins.bool = False) -> Tensor:
-        """The lower median of the non-NaN elements, or `(values, indices)` along `dim`."""
-    @overload
-    def nanmedian(self, dim: builtins.int, keepdim: builtins.bool = False) -> nanmedian_result: ...
-    def mode(self, dim: builtins.int = ..., keepdim: builtins.bool = False) -> mode_result:
-        """The most frequent value along `dim` and an index of it."""
-    @overload
-    def unique(
-        self,
-        sorted: builtins.bool = True,
-        return_inverse: Literal[False] = False,
-        return_counts: Literal[False] = False,
-        dim: builtins.int | None = None,
-    ) -> Tensor:
-        """The distinct elements (or slices along `dim`), sorted; with the inverse indices and the counts when asked for."""  # noqa: E501
-    @overload
-    def unique(
-        self,
-        sorted: builtins.bool = True,
-        return_inverse: builtins.bool = False,
-        return_counts: builtins.bool = False,
-        dim: builtins.int | None = None,
-    ) -> Tensor | tuple[Tensor, ...]: ...
 
     # ----- views and copies ----------------------------------------------------------------------
 
-    @overload
-    def view(self, shape: Sequence[builtins.int], /) -> Tensor:
-        """A view with another shape (contiguous tensors)."""
-    @overload
-    def view(self, *shape: builtins.int) -> Tensor: ...
-    @overload
-    def reshape(self, shape: Sequence[builtins.int], /) -> Tensor:
-        """The same elements with another shape (a view when possible)."""
-    @overload
-    def reshape(self, *shape: builtins.int) -> Tensor: ...
-    @overload
-    def permute(self, dims: Sequence[builtins.int], /) -> Tensor:
-        """Reorders dimensions (a view)."""
-    @overload
-    def permute(self, *dims: builtins.int) -> Tensor: ...
-    # `end_dim` defaults to -1 (the runtime signature shows a negative default as `...`).
-    def flatten(self, start_dim: builtins.int = 0, end_dim: builtins.int = ...) -> Tensor:
-        """Merges dims `start_dim..=end_dim` into one."""
-    @overload
-    def expand(self, sizes: Sequence[builtins.int], /) -> Tensor:
-        """Broadcasts to a larger shape without copying."""
-    @overload
-    def expand(self, *sizes: builtins.int) -> Tensor: ...
-    # composed in Python (ferrograd._composites), installed as methods: their first
-    # parameter is PyTorch's `input`
-    def diff(
-        input,
-        n: builtins.int = 1,
-        dim: builtins.int = -1,
-        prepend: Tensor | None = None,
-        append: Tensor | None = None,
-    ) -> Tensor:
-        """The `n`-th forward difference along `dim`."""
-    def dsplit(input, indices_or_sections: Any) -> tuple[Tensor, ...]:
-        """`tensor_split` along dim 2, whole parts only."""
-    def fliplr(input) -> Tensor:
-        """Reversed along dim 1."""
-    def flipud(input) -> Tensor:
-        """Reversed along dim 0."""
-    def hsplit(input, indices_or_sections: Any) -> tuple[Tensor, ...]:
-        """`tensor_split` along dim 1 (dim 0 of a 1-D tensor), whole parts only."""
-    def inner(input, other: Tensor, *, out: Tensor | None = None) -> Tensor:
-        """The sum of products over the last dimension of both."""
-    def kron(input, other: Tensor) -> Tensor:
-        """The Kronecker product."""
-    def moveaxis(input, source: Any, destination: Any) -> Tensor:
-        """Alias of `movedim`."""
-    def movedim(input, source: Any, destination: Any) -> Tensor:
-        """The dimensions `source` moved to `destination` (a permutation view)."""
-    def share_memory_(self) -> Tensor:
-        """Moves this tensor's values into shared memory; returns it."""
-    def is_shared(self) -> builtins.bool:
-        """Whether this tensor's values live in shared memory."""
-    def module_load(self, other: Tensor, assign: builtins.bool = False) -> Tensor:
-        """What `load_state_dict` swaps into this parameter's place under
-        `set_swap_module_params_on_conversion(True)`: `other` detached if `assign`, else this
-        tensor with `other`'s values copied in, detached."""
-    def msort(input) -> Tensor:
-        """Sorted along dim 0."""
-    def ravel(input) -> Tensor:
-        """The elements as one dimension."""
-    def swapaxes(input, axis0: builtins.int, axis1: builtins.int) -> Tensor:
-        """Alias of `transpose`."""
-    def swapdims(input, axis0: builtins.int, axis1: builtins.int) -> Tensor:
-        """Alias of `transpose`."""
-    def tensor_split(input, indices_or_sections: Any, dim: builtins.int = 0) -> tuple[Tensor, ...]:
-        """Views splitting `dim` into nearly equal parts or at indices."""
-    def tile(input, dims: Any) -> Tensor:
-        """Repeated along each dimension (missing leading counts taken as 1)."""
-    def unflatten(input, dim: builtins.int, sizes: Sequence[builtins.int]) -> Tensor:
-        """Dimension `dim` split into `sizes`."""
-    def vsplit(input, indices_or_sections: Any) -> tuple[Tensor, ...]:
-        """`tensor_split` along dim 0, whole parts only."""
     # PyTorch's alias names (ferrograd._aliases: the same methods), the namespace's
     # linear-algebra functions and `repeat_interleave` as methods, and the complex-number API
     # as it answers for real tensors (ferrograd._realness)
@@ -870,40 +696,186 @@ class Tensor:
     def ger(self, vec2: Tensor) -> Tensor:
         """Alias of `outer` (PyTorch's second name; the same method)."""
     # </generated: Tensor aliases>
+
+    # <generated: Tensor Python methods> written by tools/gen_surface.py from the imported ferrograd
+    @classmethod
+    def __torch_function__(
+        cls,
+        func: Callable[..., Any],
+        types: tuple[builtins.type, ...],
+        args: tuple[Any, ...] = ...,
+        kwargs: dict[builtins.str, Any] | None = None,
+    ) -> Any:
+        """``Tensor.__torch_function__``: runs ``func`` with the protocol off for subclasses and
+        returns its tensors as instances of ``cls``."""
+
+    @classmethod
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """``Tensor.__init_subclass__``: a class defining ``__torch_dispatch__`` without its own
+        ``__torch_function__`` leaves the protocol (PyTorch does this when it makes the class)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """``Tensor.__init__``: an object a subclass makes (``MyTensor(data)``) becomes the one
+        returned for its tensor, as PyTorch keeps one Python object per tensor, so a result that
+        is that tensor (a ``__torch_function__`` returning it through a custom Function) comes
+        back as the subclass instance."""
+
+    def diff(
+        input,
+        n: builtins.int = 1,
+        dim: builtins.int = -1,
+        prepend: Tensor | None = None,
+        append: Tensor | None = None,
+    ) -> Tensor:
+        """The ``n``-th forward difference along ``dim`` (``prepend``/``append`` joined first):
+        ``x[1:] - x[:-1]``, repeated (``logical_xor`` for bool)."""
+
+    def dsplit(
+        input,
+        indices_or_sections: builtins.int | Sequence[builtins.int],
+    ) -> tuple[Tensor, ...]:
+        """``tensor_split`` along dim 2, whole parts only (at least 3-D)."""
+
+    def fliplr(input) -> Tensor:
+        """Reversed along dim 1."""
+
+    def flipud(input) -> Tensor:
+        """Reversed along dim 0."""
+
+    def hsplit(
+        input,
+        indices_or_sections: builtins.int | Sequence[builtins.int],
+    ) -> tuple[Tensor, ...]:
+        """``tensor_split`` along dim 1 (dim 0 of a 1-D tensor), whole parts only."""
+
+    def inner(input, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+        """The sum of products over the last dimension of both (a product when either is 0-d)."""
+
+    def kron(input, other: Tensor) -> Tensor:
+        """The Kronecker product: every element of ``input`` times all of ``other``, as blocks."""
+
+    def moveaxis(
+        input,
+        source: builtins.int | Sequence[builtins.int],
+        destination: builtins.int | Sequence[builtins.int],
+    ) -> Tensor:
+        """The dimensions ``source`` moved to ``destination`` (the others keep their order): a
+        permutation view."""
+
+    def movedim(
+        input,
+        source: builtins.int | Sequence[builtins.int],
+        destination: builtins.int | Sequence[builtins.int],
+    ) -> Tensor:
+        """The dimensions ``source`` moved to ``destination`` (the others keep their order): a
+        permutation view."""
+
+    def module_load(self, other: Tensor, assign: builtins.bool = False) -> Tensor:
+        """What ``load_state_dict`` puts in this parameter or buffer's place when
+        ``torch.__future__.set_swap_module_params_on_conversion(True)`` is on (it is then swapped
+        in with ``torch.utils.swap_tensors``): ``other`` detached if ``assign``, else this tensor
+        with ``other``'s values copied in, detached. Subclasses override it to load differently."""
+
+    def msort(input) -> Tensor:
+        """Sorted along dim 0 (the values of ``sort(dim=0)``)."""
+
+    def ravel(input) -> Tensor:
+        """The elements as one dimension (a view when possible)."""
+
+    def repeat_interleave(
+        input,
+        repeats: Tensor | builtins.int | None = None,
+        dim: builtins.int | None = None,
+        *,
+        output_size: builtins.int | None = None,
+    ) -> Tensor:
+        """Each element (or slice along ``dim``) repeated ``repeats`` times in place; without
+        ``dim`` the flattened input. An int count expands a new dimension and copies it out (so the
+        graph is PyTorch's: ``ViewBackward0`` over ``CloneBackward0`` over ``ExpandBackward0``); a
+        tensor of counts selects the rows (``IndexSelectBackward0``). With ``repeats`` alone
+        (``torch.repeat_interleave(counts)``), the indices ``0, 1, ...`` each repeated."""
+
+    def swapaxes(input, axis0: builtins.int, axis1: builtins.int) -> Tensor:
+        """Alias of ``transpose``."""
+
+    def swapdims(input, axis0: builtins.int, axis1: builtins.int) -> Tensor:
+        """Alias of ``transpose``."""
+
+    def tensor_split(
+        input,
+        indices_or_sections: Tensor | builtins.int | Sequence[builtins.int],
+        dim: builtins.int = 0,
+    ) -> tuple[Tensor, ...]:
+        """Views splitting ``dim``: into ``n`` nearly equal parts (the first ``size % n`` one
+        longer) when given a number, else at the given indices."""
+
+    def tile(input, dims: builtins.int | Sequence[builtins.int]) -> Tensor:
+        """``input`` repeated ``dims[i]`` times along each dimension (missing leading ``dims``
+        taken as 1)."""
+
+    def unflatten(input, dim: builtins.int, sizes: Sequence[builtins.int]) -> Tensor:
+        """Dimension ``dim`` split into ``sizes`` (one of them may be -1)."""
+
+    def vsplit(
+        input,
+        indices_or_sections: builtins.int | Sequence[builtins.int],
+    ) -> tuple[Tensor, ...]:
+        """``tensor_split`` along dim 0, whole parts only (at least 2-D)."""
+
     def clip_(self, min: builtins.float | None = None, max: builtins.float | None = None) -> Self:
         """Alias of `clamp_` (PyTorch's second name; the same method)."""
-    def sgn_(self) -> Self:
-        """Alias of `sign_` (PyTorch's second name; the same method)."""
+
+    def det(input) -> Tensor:
+        """The determinant of each square matrix (``linalg.det``)."""
+
+    def logdet(input) -> Tensor:
+        """The logarithm of each determinant: NaN for a negative one, ``-inf`` for zero (PyTorch's
+        composition of ``slogdet`` and ``where``)."""
+
+    def slogdet(input) -> slogdet_result:
+        """``(sign, logabsdet)`` of each determinant (``linalg.slogdet``)."""
+
+    def inverse(input, *, out: Tensor | None = None) -> Tensor:
+        """The inverse of each square matrix (``linalg.inv``)."""
+
+    def matrix_power(input, n: builtins.int) -> Tensor:
+        """``input`` to the integer power ``n`` (``linalg.matrix_power``)."""
+
+    def is_complex(input) -> builtins.bool:
+        """Whether the tensor's dtype is complex: never, for now."""
+
     def conj(input) -> Tensor:
         """The complex conjugate: a real tensor itself."""
+
     def conj_physical(input) -> Tensor:
         """The conjugate materialized: a real tensor itself."""
-    def det(input) -> Tensor:
-        """The determinant (`torch.det` as a method)."""
-    def inverse(input, *, out: Tensor | None = None) -> Tensor:
-        """The matrix inverse (`torch.inverse` as a method)."""
-    def is_complex(input) -> builtins.bool:
-        """False: ferrograd's dtypes are real (ferrograd._realness)."""
-    def is_conj(input) -> builtins.bool:
-        """False for a real tensor."""
-    def is_neg(input) -> builtins.bool:
-        """False for a real tensor."""
-    def logdet(input) -> Tensor:
-        """The log of the determinant (`torch.logdet` as a method)."""
-    def matrix_power(input, n: builtins.int) -> Tensor:
-        """The `n`-th matrix power (`torch.matrix_power` as a method)."""
-    def repeat_interleave(
-        input, repeats: Any = None, dim: builtins.int | None = None, *, output_size: Any = None
-    ) -> Tensor:
-        """Each element (or slice along `dim`) repeated `repeats` times in place."""
+
     def resolve_conj(input) -> Tensor:
-        """A real tensor itself (no pending conjugation)."""
+        """The tensor with a pending conjugation applied: a real tensor has none."""
+
     def resolve_neg(input) -> Tensor:
-        """A real tensor itself (no pending negation)."""
+        """The tensor with a pending negation applied: a real tensor has none."""
+
+    def is_conj(input) -> builtins.bool:
+        """Whether the conjugate bit is set: never for a real tensor."""
+
+    def is_neg(input) -> builtins.bool:
+        """Whether the negative bit is set: never for a real tensor."""
+
     def sgn(input) -> Tensor:
-        """The sign of a real tensor (`z / |z|` for complex ones)."""
-    def slogdet(input) -> Any:
-        """The sign and log of the absolute determinant (`torch.slogdet` as a method)."""
+        """``z / |z|`` of a complex tensor, which for a real one is its sign (PyTorch's node is
+        ``SgnBackward0``; here it is ``SignBackward0``, the same zero gradient)."""
+
+    def sgn_(self) -> Self:
+        """Alias of `sign_` (PyTorch's second name; the same method)."""
+
+    def share_memory_(self) -> Tensor:
+        """Moves this tensor's values into shared memory (once; a no-op when they are there already)
+        and returns it; its identity, shape, gradient and graph role are kept."""
+
+    def is_shared(self) -> builtins.bool:
+        """Whether this tensor's values live in shared memory (``share_memory_``)."""
+
     def nanmean(
         input,
         dim: builtins.int | Sequence[builtins.int] | None = None,
@@ -912,97 +884,20 @@ class Tensor:
         dtype: _DType | None = None,
         out: Tensor | None = None,
     ) -> Tensor:
-        """The mean of the elements that are not NaN."""
+        """The mean of the elements that are not NaN (NaN where a lane holds only NaN)."""
+
     def bincount(input, weights: Tensor | None = None, minlength: builtins.int = 0) -> Tensor:
-        """How often each non-negative integer occurs (or the sum of its weights)."""
-    def rot90(self, k: builtins.int = 1, dims: Sequence[builtins.int] = ...) -> Tensor:
-        """Rotated by `k` quarter turns in the plane of `dims` (`Rot90Backward0`)."""
-    @overload
-    def flip(self, dims: Sequence[builtins.int], /) -> Tensor:
-        """Reverses the order along `dims`."""
-    @overload
-    def flip(self, *dims: builtins.int) -> Tensor: ...
-    @overload
-    def repeat(self, sizes: Sequence[builtins.int], /) -> Tensor:
-        """Tiles the tensor along each dimension."""
-    @overload
-    def repeat(self, *sizes: builtins.int) -> Tensor: ...
-    @overload
-    def nonzero(self, *, as_tuple: Literal[False] = False) -> Tensor:
-        """The indices of the nonzero elements: `[n, dim]` int64, or with `as_tuple` one 1-D
-        tensor per dimension."""
-    @overload
-    def nonzero(self, *, as_tuple: Literal[True]) -> tuple[Tensor, ...]: ...
-    @overload
-    def unique_consecutive(
-        self,
-        return_inverse: Literal[False] = False,
-        return_counts: Literal[False] = False,
-        dim: builtins.int | None = None,
-    ) -> Tensor:
-        """Runs of equal consecutive elements (or slices along `dim`) collapsed to one; with the
-        inverse indices and the run lengths when asked for."""
-    @overload
-    def unique_consecutive(
-        self,
-        return_inverse: builtins.bool = False,
-        return_counts: builtins.bool = False,
-        dim: builtins.int | None = None,
-    ) -> Tensor | tuple[Tensor, ...]: ...
-    # This tensor itself when the dtype does not change (no dtype, or the same one), else a
-    # converted copy; a device string is accepted and ignored.
-    @overload
-    def to(self, dtype: _DTypeLike, /) -> Tensor:
-        """Converts to `dtype` (differentiable between float types)."""
-    @overload
-    def to(self, other: Tensor, /) -> Tensor: ...
-    @overload
-    def to(self, device: _Device | None, dtype: _DTypeLike, /) -> Tensor: ...
-    @overload
-    def to(self, device: _Device | None = None, *, dtype: _DTypeLike) -> Tensor: ...
-    @overload
-    def to(self, device: _Device | None = None, *, dtype: None = None) -> Self: ...
+        """How often each non-negative integer occurs in the 1-d ``input`` (or the sum of its
+        ``weights``): a tensor of length ``max(input) + 1``, at least ``minlength``. Counts are
+        int64; float32 weights sum in float32, other weights in float64, as PyTorch."""
+
+    @property
+    def layout(self) -> Any:
+        """The memory layout: ``torch.strided``, or ``torch.sparse_coo`` for a sparse tensor."""
+    # </generated: Tensor Python methods>
 
     # ----- data access ---------------------------------------------------------------------------
 
-    @overload
-    def size(self, dim: None = None) -> tuple[builtins.int, ...]:
-        """The shape, or the size of dimension `dim`."""
-    @overload
-    def size(self, dim: builtins.int) -> builtins.int: ...
-    @staticmethod
-    def _make_wrapper_subclass(
-        cls: builtins.type[Any],
-        size: Sequence[builtins.int],
-        strides: Sequence[builtins.int] | None = None,
-        storage_offset: builtins.int | None = None,
-        memory_format: Any = None,
-        dtype: Any = None,
-        layout: Any = None,
-        device: Any = None,
-        pin_memory: builtins.bool = False,
-        requires_grad: builtins.bool = False,
-        dispatch_sizes_strides_policy: Any = None,
-        dispatch_device: builtins.bool = False,
-        dispatch_layout: builtins.bool = False,
-        _extra_dispatch_keys: Any = None,
-        storage_size: Any = None,
-    ) -> Any:
-        """An object of ``cls`` with this shape and dtype and no elements, whose ops go to
-        ``cls.__torch_dispatch__``."""
-    @staticmethod
-    def _make_subclass(
-        cls: builtins.type[Any],
-        data: Tensor,
-        require_grad: builtins.bool = False,
-        dispatch_sizes_strides_policy: Any = None,
-        dispatch_device: builtins.bool = False,
-        dispatch_layout: builtins.bool = False,
-    ) -> Any:
-        """An object of ``cls`` sharing ``data``'s elements as a new leaf."""
-    @property
-    def layout(self) -> Any:
-        """The memory layout: ``torch.strided`` (set by ``ferrograd._layout``)."""
 
     # ----- autograd ------------------------------------------------------------------------------
 
@@ -1175,6 +1070,14 @@ class Tensor:
     ) -> Self:
         """In-place `index_add`."""
 
+    @overload
+    def nonzero(self, *, as_tuple: Literal[False] = False) -> Tensor:
+        """The indices of the nonzero elements: `[n, dim]` int64, or with `as_tuple` one 1-D
+        tensor per dimension."""
+
+    @overload
+    def nonzero(self, *, as_tuple: Literal[True]) -> tuple[Tensor, ...]: ...
+
     def argwhere(self) -> Tensor:
         """The indices of the nonzero elements, one row each (`nonzero()`)."""
 
@@ -1187,6 +1090,24 @@ class Tensor:
     def take_along_dim(self, indices: Tensor, dim: builtins.int | None = None) -> Tensor:
         """The values at `indices` along `dim` (`gather` with `indices` broadcast against this
         tensor); without `dim`, over the flattened tensor."""
+
+    @overload
+    def unique_consecutive(
+        self,
+        return_inverse: Literal[False] = False,
+        return_counts: Literal[False] = False,
+        dim: builtins.int | None = None,
+    ) -> Tensor:
+        """Runs of equal consecutive elements (or slices along `dim`) collapsed to one; with the
+        inverse indices and the run lengths when asked for."""
+
+    @overload
+    def unique_consecutive(
+        self,
+        return_inverse: builtins.bool = False,
+        return_counts: builtins.bool = False,
+        dim: builtins.int | None = None,
+    ) -> Tensor | tuple[Tensor, ...]: ...
 
     @property
     def is_sparse(self) -> builtins.bool:
@@ -1244,9 +1165,47 @@ class Tensor:
     def sparse_mask(self, mask: Tensor) -> Tensor:
         """This tensor's values at the stored positions of the sparse tensor `mask`."""
 
+    @staticmethod
+    def _make_subclass(
+        cls: builtins.type[Any],
+        data: Tensor,
+        require_grad: builtins.bool = False,
+        dispatch_sizes_strides_policy: Any = None,
+        dispatch_device: builtins.bool = False,
+        dispatch_layout: builtins.bool = False,
+    ) -> Any:
+        """`Tensor._make_subclass(cls, data, require_grad=False)`: an object of `cls` sharing
+        `data`'s elements (and version counter) as a new leaf, requiring grad if asked."""
+
     def as_subclass(self, cls: builtins.type[Any]) -> Any:
-        """`x.as_subclass(cls)`: this tensor as an object of `cls` (an alias sharing its elements;
-        gradients flow back through `AliasBackward0`)."""
+        """gradients flow back through `AliasBackward0`)."""
+
+    @staticmethod
+    def _make_wrapper_subclass(
+        cls: builtins.type[Any],
+        size: Sequence[builtins.int],
+        strides: Sequence[builtins.int] | None = None,
+        storage_offset: builtins.int | None = None,
+        memory_format: Any = None,
+        dtype: Any = None,
+        layout: Any = None,
+        device: Any = None,
+        pin_memory: builtins.bool = False,
+        requires_grad: builtins.bool = False,
+        dispatch_sizes_strides_policy: Any = None,
+        dispatch_device: builtins.bool = False,
+        dispatch_layout: builtins.bool = False,
+        _extra_dispatch_keys: Any = None,
+        storage_size: Any = None,
+    ) -> Any:
+        """`Tensor._make_wrapper_subclass(cls, size, strides=None, storage_offset=0, dtype=None,
+        ..., requires_grad=False)`: an object of `cls` with that shape and dtype and no
+        elements, whose ops go to `cls.__torch_dispatch__`."""
+
+    def __new__(cls, *args: Any, requires_grad: builtins.bool | None = None) -> Self:
+        """`Tensor(data)`: default-dtype data from a sequence, or a leaf sharing another tensor's
+        data; PyTorch's legacy `Tensor(*sizes)` / `Tensor(torch.Size(...))`: a tensor of that
+        shape (zeros: ferrograd has no uninitialized memory)."""
 
     def _register(self) -> None:
         """Makes this object the one returned for its tensor (for objects created by subclasses)."""
@@ -1276,30 +1235,30 @@ class Tensor:
         """`format(t, spec)`, as PyTorch: a 0-d tensor (of this exact class) formats its value
         (`f"{loss:.4f}"`); anything else formats as `object` does (only an empty spec)."""
 
-    def __len__(self) -> builtins.int:
-        ...
+    def __len__(self) -> builtins.int: ...
 
-    def __iter__(self) -> Iterator[Tensor]:
-        ...
+    def __iter__(self) -> Iterator[Tensor]: ...
 
-    def __hash__(self) -> builtins.int:
-        ...
+    def __hash__(self) -> builtins.int: ...
 
-    def __bool__(self) -> builtins.bool:
-        ...
+    def __bool__(self) -> builtins.bool: ...
 
-    def __float__(self) -> builtins.float:
-        ...
+    def __float__(self) -> builtins.float: ...
 
-    def __int__(self) -> builtins.int:
-        ...
+    def __int__(self) -> builtins.int: ...
 
-    def __index__(self) -> builtins.int:
-        ...
+    def __index__(self) -> builtins.int: ...
 
     @property
     def shape(self) -> tuple[builtins.int, ...]:
         """The shape, as `ferrograd.Size`."""
+
+    @overload
+    def size(self, dim: None = None) -> tuple[builtins.int, ...]:
+        """The shape, or the size of dimension `dim`."""
+
+    @overload
+    def size(self, dim: builtins.int) -> builtins.int: ...
 
     def dim(self) -> builtins.int:
         """Number of dimensions."""
@@ -1394,8 +1353,7 @@ class Tensor:
         """Registers a hook run on this tensor's gradient; it may return a replacement."""
 
     def register_post_accumulate_grad_hook(self, hook: Any) -> Any:
-        """Registers `hook(tensor)`, called after a backward pass accumulates this leaf's `.grad`;
-        returns a handle whose `remove()` unregisters it."""
+        """returns a handle whose `remove()` unregisters it."""
 
     def _remove_hook(self, id: builtins.int) -> None:
         """Removes a hook registered with `register_hook` (used by the handle)."""
@@ -1405,8 +1363,7 @@ class Tensor:
         """Whether gradients are computed for this tensor."""
 
     @requires_grad.setter
-    def requires_grad(self, value: builtins.bool) -> None:
-        ...
+    def requires_grad(self, value: builtins.bool) -> None: ...
 
     def requires_grad_(self, requires_grad: builtins.bool = True) -> Self:
         """Sets `requires_grad` in place and returns this tensor."""
@@ -1416,12 +1373,10 @@ class Tensor:
         """The accumulated gradient, or None."""
 
     @grad.setter
-    def grad(self, value: Tensor | None) -> None:
-        ...
+    def grad(self, value: Tensor | None) -> None: ...
 
     @grad.deleter
-    def grad(self) -> None:
-        ...
+    def grad(self) -> None: ...
 
     @property
     def _grad(self) -> Tensor | None:
@@ -1713,23 +1668,18 @@ class Tensor:
     def logical_not(self) -> Tensor:
         """Logical not."""
 
-    def __invert__(self) -> Tensor:
-        ...
+    def __invert__(self) -> Tensor: ...
 
     def bitwise_not(self) -> Tensor:
         """`~x` as a method: logical not for bool, the bitwise complement for integers."""
 
-    def __lshift__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __lshift__(self, other: _Operand, /) -> Tensor: ...
 
-    def __rlshift__(self, other: Tensor, /) -> Tensor:
-        ...
+    def __rlshift__(self, other: Tensor, /) -> Tensor: ...
 
-    def __rshift__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __rshift__(self, other: _Operand, /) -> Tensor: ...
 
-    def __rrshift__(self, other: Tensor, /) -> Tensor:
-        ...
+    def __rrshift__(self, other: Tensor, /) -> Tensor: ...
 
     def bitwise_left_shift(self, other: _Operand) -> Tensor:
         """`self << other` elementwise, for integer tensors."""
@@ -1746,23 +1696,17 @@ class Tensor:
     def bitwise_xor(self, other: _Operand) -> Tensor:
         """Bitwise exclusive or of integer tensors (logical xor of bool ones)."""
 
-    def __and__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __and__(self, other: _Operand, /) -> Tensor: ...
 
-    def __rand__(self, other: Tensor, /) -> Tensor:
-        ...
+    def __rand__(self, other: Tensor, /) -> Tensor: ...
 
-    def __or__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __or__(self, other: _Operand, /) -> Tensor: ...
 
-    def __ror__(self, other: Tensor, /) -> Tensor:
-        ...
+    def __ror__(self, other: Tensor, /) -> Tensor: ...
 
-    def __xor__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __xor__(self, other: _Operand, /) -> Tensor: ...
 
-    def __rxor__(self, other: Tensor, /) -> Tensor:
-        ...
+    def __rxor__(self, other: Tensor, /) -> Tensor: ...
 
     def any(self, dim: builtins.int | None = None, keepdim: builtins.bool = False) -> Tensor:
         """True if any element is true (non-zero)."""
@@ -1838,6 +1782,10 @@ class Tensor:
     ) -> Tensor:
         """`fill_value` everywhere in a tensor of `size`, with this tensor's dtype."""
 
+    def type(self, dtype: Any = None, non_blocking: builtins.bool = False) -> Any:
+        """`type()`: the legacy type name (`'torch.FloatTensor'`); `type(dtype)`,
+        `type(torch.DoubleTensor)` or `type('torch.DoubleTensor')`: the tensor converted."""
+
     def int(self, memory_format: Any = None) -> Tensor:
         """Converts to int32."""
 
@@ -1879,83 +1827,57 @@ class Tensor:
     def element_size(self) -> builtins.int:
         """Bytes per element."""
 
-    def __add__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __add__(self, other: _Operand, /) -> Tensor: ...
 
-    def __radd__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __radd__(self, other: _Operand, /) -> Tensor: ...
 
-    def __sub__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __sub__(self, other: _Operand, /) -> Tensor: ...
 
-    def __rsub__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __rsub__(self, other: _Operand, /) -> Tensor: ...
 
-    def __mul__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __mul__(self, other: _Operand, /) -> Tensor: ...
 
-    def __rmul__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __rmul__(self, other: _Operand, /) -> Tensor: ...
 
-    def __truediv__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __truediv__(self, other: _Operand, /) -> Tensor: ...
 
-    def __rtruediv__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __rtruediv__(self, other: _Operand, /) -> Tensor: ...
 
-    def __pow__(self, other: _Operand, modulo: None = None, /) -> Tensor:
-        ...
+    def __pow__(self, other: _Operand, modulo: None = None, /) -> Tensor: ...
 
-    def __rpow__(self, other: _Operand, modulo: None = None, /) -> Tensor:
-        ...
+    def __rpow__(self, other: _Operand, modulo: None = None, /) -> Tensor: ...
 
-    def __matmul__(self, other: Tensor, /) -> Tensor:
-        ...
+    def __matmul__(self, other: Tensor, /) -> Tensor: ...
 
-    def __rmatmul__(self, other: Tensor, /) -> Tensor:
-        ...
+    def __rmatmul__(self, other: Tensor, /) -> Tensor: ...
 
-    def __neg__(self) -> Tensor:
-        ...
+    def __neg__(self) -> Tensor: ...
 
-    def __pos__(self) -> Self:
-        ...
+    def __pos__(self) -> Self: ...
 
-    def __abs__(self) -> Tensor:
-        ...
+    def __abs__(self) -> Tensor: ...
 
-    def __iadd__(self, other: _Operand, /) -> Self:
-        ...
+    def __iadd__(self, other: _Operand, /) -> Self: ...
 
-    def __isub__(self, other: _Operand, /) -> Self:
-        ...
+    def __isub__(self, other: _Operand, /) -> Self: ...
 
-    def __imul__(self, other: _Operand, /) -> Self:
-        ...
+    def __imul__(self, other: _Operand, /) -> Self: ...
 
-    def __itruediv__(self, other: _Operand, /) -> Self:
-        ...
+    def __itruediv__(self, other: _Operand, /) -> Self: ...
 
-    def __ipow__(self, other: _Operand, /) -> Self:  # type: ignore[misc]
-        ...
+    def __ipow__(self, other: _Operand, /) -> Self: ...  # type: ignore[misc]
 
-    def __lt__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __lt__(self, other: _Operand, /) -> Tensor: ...
 
-    def __le__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __le__(self, other: _Operand, /) -> Tensor: ...
 
-    def __gt__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __gt__(self, other: _Operand, /) -> Tensor: ...
 
-    def __ge__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __ge__(self, other: _Operand, /) -> Tensor: ...
 
-    def __eq__(self, other: builtins.object, /) -> Tensor:  # type: ignore[override]
-        ...
+    def __eq__(self, other: builtins.object, /) -> Tensor: ...  # type: ignore[override]
 
-    def __ne__(self, other: builtins.object, /) -> Tensor:  # type: ignore[override]
-        ...
+    def __ne__(self, other: builtins.object, /) -> Tensor: ...  # type: ignore[override]
 
     def floor_divide(self, other: _Operand) -> Tensor:
         """`self // other`, rounded toward negative infinity (no derivative, as PyTorch)."""
@@ -1975,23 +1897,17 @@ class Tensor:
     def fmod_(self, other: _Operand) -> Self:
         """In-place `fmod`."""
 
-    def __floordiv__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __floordiv__(self, other: _Operand, /) -> Tensor: ...
 
-    def __rfloordiv__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __rfloordiv__(self, other: _Operand, /) -> Tensor: ...
 
-    def __mod__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __mod__(self, other: _Operand, /) -> Tensor: ...
 
-    def __rmod__(self, other: _Operand, /) -> Tensor:
-        ...
+    def __rmod__(self, other: _Operand, /) -> Tensor: ...
 
-    def __ifloordiv__(self, other: _Operand, /) -> Self:
-        ...
+    def __ifloordiv__(self, other: _Operand, /) -> Self: ...
 
-    def __imod__(self, other: _Operand, /) -> Self:
-        ...
+    def __imod__(self, other: _Operand, /) -> Self: ...
 
     def __contains__(self, element: builtins.object, /) -> builtins.bool:
         """`element in self`: whether any element equals `element` (a number or a tensor)."""
@@ -2032,6 +1948,78 @@ class Tensor:
 
     def cumsum_(self, dim: builtins.int) -> Self:
         """In-place `cumsum`."""
+
+    def sort(
+        self,
+        dim: builtins.int = ...,
+        descending: builtins.bool = False,
+        *,
+        stable: builtins.bool | None = None,
+    ) -> sort_result:
+        """`(values, indices)` sorted along `dim` (`stable` keeps equal elements in order)."""
+
+    def argsort(
+        self,
+        dim: builtins.int = ...,
+        descending: builtins.bool = False,
+        *,
+        stable: builtins.bool = False,
+    ) -> Tensor:
+        """The indices that sort the tensor along `dim`."""
+
+    def topk(
+        self,
+        k: builtins.int,
+        dim: builtins.int = ...,
+        largest: builtins.bool = True,
+        sorted: builtins.bool = True,
+    ) -> topk_result:
+        """The `k` largest (or smallest) elements along `dim` and their indices."""
+
+    def kthvalue(
+        self,
+        k: builtins.int,
+        dim: builtins.int = ...,
+        keepdim: builtins.bool = False,
+    ) -> kthvalue_result:
+        """The `k`-th smallest element along `dim` and its index."""
+
+    @overload
+    def median(self, dim: None = None, keepdim: builtins.bool = False) -> Tensor:
+        """The lower median of all elements, or `(values, indices)` along `dim`."""
+
+    @overload
+    def median(self, dim: builtins.int, keepdim: builtins.bool = False) -> median_result: ...
+
+    @overload
+    def nanmedian(self, dim: None = None, keepdim: builtins.bool = False) -> Tensor:
+        """The lower median of the non-NaN elements, or `(values, indices)` along `dim`."""
+
+    @overload
+    def nanmedian(self, dim: builtins.int, keepdim: builtins.bool = False) -> nanmedian_result: ...
+
+    def mode(self, dim: builtins.int = ..., keepdim: builtins.bool = False) -> mode_result:
+        """The most frequent value along `dim` and an index of it."""
+
+    @overload
+    def unique(
+        self,
+        sorted: builtins.bool = True,
+        return_inverse: Literal[False] = False,
+        return_counts: Literal[False] = False,
+        dim: builtins.int | None = None,
+    ) -> Tensor:
+        """The distinct elements (or slices along `dim`), sorted; with the inverse indices and
+        the counts when asked for."""
+
+    @overload
+    def unique(
+        self,
+        sorted: builtins.bool = True,
+        return_inverse: builtins.bool = False,
+        return_counts: builtins.bool = False,
+        dim: builtins.int | None = None,
+    ) -> Tensor | tuple[Tensor, ...]: ...
 
     def cross(self, other: Tensor, dim: builtins.int | None = None) -> Tensor:
         """The cross product of 3-vectors along `dim` (the first dimension of size 3 when absent,
@@ -2123,6 +2111,20 @@ class Tensor:
     ) -> Self:
         """In-place `nan_to_num`."""
 
+    def sum(
+        self,
+        dim: _Dims | None = None,
+        keepdim: builtins.bool = False,
+        *,
+        dtype: _DTypeLike | None = None,
+        axis: _Dims | None = None,
+        keepdims: builtins.bool | None = None,
+    ) -> Tensor:
+        """Sum of all elements, or over `dim` (NumPy's `axis=` and `keepdims=` accepted, as
+        PyTorch accepts them).
+        A `dim` given, even as `None` or `[]`, sums by PyTorch's `sum.dim_IntList` overload
+        (`SumBackward1`); none given, by `sum.default` (`SumBackward0`)."""
+
     def mean(
         self,
         dim: _Dims | None = None,
@@ -2173,6 +2175,30 @@ class Tensor:
     ) -> Tensor:
         """Product of all elements, or along `dim`."""
 
+    @overload
+    def max(self, dim: None = None, keepdim: builtins.bool = False) -> Tensor:
+        """
+        Maximum of all elements, or `(values, indices)` along `dim`, or the elementwise maximum with
+        a tensor."""
+
+    @overload
+    def max(self, dim: builtins.int, keepdim: builtins.bool = False) -> max_result: ...
+
+    @overload
+    def max(self, dim: Tensor, keepdim: builtins.bool = False) -> Tensor: ...
+
+    @overload
+    def min(self, dim: None = None, keepdim: builtins.bool = False) -> Tensor:
+        """
+        Minimum of all elements, or `(values, indices)` along `dim`, or the elementwise minimum with
+        a tensor."""
+
+    @overload
+    def min(self, dim: builtins.int, keepdim: builtins.bool = False) -> min_result: ...
+
+    @overload
+    def min(self, dim: Tensor, keepdim: builtins.bool = False) -> Tensor: ...
+
     def amax(self, dim: _Dims | None = None, keepdim: builtins.bool = False) -> Tensor:
         """Maximum over `dim` (an int or a tuple; all when omitted)."""
 
@@ -2214,11 +2240,9 @@ class Tensor:
     def bmm(self, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
         """Batched matrix product of 3-D tensors."""
 
-    def __getitem__(self, index: _Index, /) -> Tensor:
-        ...
+    def __getitem__(self, index: _Index, /) -> Tensor: ...
 
-    def __setitem__(self, index: _Index, value: _Data, /) -> None:
-        ...
+    def __setitem__(self, index: _Index, value: _Data, /) -> None: ...
 
     def t(self) -> Tensor:
         """Transpose of a 2-D tensor."""
@@ -2243,6 +2267,20 @@ class Tensor:
     def transpose(self, dim0: builtins.int, dim1: builtins.int) -> Tensor:
         """Swaps two dimensions."""
 
+    @overload
+    def view(self, shape: Sequence[builtins.int], /) -> Tensor:
+        """A view with another shape (contiguous tensors)."""
+
+    @overload
+    def view(self, *shape: builtins.int) -> Tensor: ...
+
+    @overload
+    def reshape(self, shape: Sequence[builtins.int], /) -> Tensor:
+        """The same elements with another shape (a view when possible)."""
+
+    @overload
+    def reshape(self, *shape: builtins.int) -> Tensor: ...
+
     def view_as(self, other: Tensor) -> Tensor:
         """Views as `other`'s shape."""
 
@@ -2254,6 +2292,13 @@ class Tensor:
 
     def squeeze(self, dim: builtins.int | None = None) -> Tensor:
         """Removes size-1 dimensions (all, or only `dim`)."""
+
+    @overload
+    def expand(self, sizes: Sequence[builtins.int], /) -> Tensor:
+        """Broadcasts to a larger shape without copying."""
+
+    @overload
+    def expand(self, *sizes: builtins.int) -> Tensor: ...
 
     def expand_as(self, other: Tensor) -> Tensor:
         """Broadcasts to `other`'s shape."""
@@ -2280,6 +2325,23 @@ class Tensor:
         """Whether elements are dense and row-major (or, with `memory_format`, dense in that
         order)."""
 
+    @overload
+    def to(self, dtype: _DTypeLike, /) -> Tensor:
+        """Converts to `dtype` (differentiable between float types) and, with `memory_format=`,
+        lays the elements out in that order; returns this tensor if nothing changes."""
+
+    @overload
+    def to(self, other: Tensor, /) -> Tensor: ...
+
+    @overload
+    def to(self, device: _Device | None, dtype: _DTypeLike, /) -> Tensor: ...
+
+    @overload
+    def to(self, device: _Device | None = None, *, dtype: _DTypeLike) -> Tensor: ...
+
+    @overload
+    def to(self, device: _Device | None = None, *, dtype: None = None) -> Self: ...
+
     def float(self) -> Tensor:
         """Converts to float32."""
 
@@ -2297,6 +2359,16 @@ class Tensor:
 
     def cpu(self) -> Self:
         """This tensor on the CPU (the only device)."""
+
+    @overload
+    def permute(self, dims: Sequence[builtins.int], /) -> Tensor:
+        """Reorders dimensions (a view)."""
+
+    @overload
+    def permute(self, *dims: builtins.int) -> Tensor: ...
+
+    def flatten(self, start_dim: builtins.int = 0, end_dim: builtins.int = ...) -> Tensor:
+        """Merges dims `start_dim..=end_dim` into one."""
 
     def split(
         self,
@@ -2332,6 +2404,23 @@ class Tensor:
 
     def unbind(self, dim: builtins.int = 0) -> tuple[Tensor, ...]:
         """The slices along `dim`."""
+
+    @overload
+    def flip(self, dims: Sequence[builtins.int], /) -> Tensor:
+        """Reverses the order along `dims`."""
+
+    @overload
+    def flip(self, *dims: builtins.int) -> Tensor: ...
+
+    def rot90(self, k: builtins.int = 1, dims: Sequence[builtins.int] = ...) -> Tensor:
+        """Rotated by `k` quarter turns in the plane of `dims` (`Rot90Backward0`)."""
+
+    @overload
+    def repeat(self, sizes: Sequence[builtins.int], /) -> Tensor:
+        """Tiles the tensor along each dimension."""
+
+    @overload
+    def repeat(self, *sizes: builtins.int) -> Tensor: ...
 
     def gather(
         self,
@@ -2391,160 +2480,19 @@ class _SavedTensors:
     """A custom Function node's saved tensors while its backward runs."""
 
     # <generated: _SavedTensors methods> written by tools/gen_surface.py from src/python/
-    def __call__(self, *args: Any, **kwargs: Any) -> list[Tensor]:
-        ...
+    def __call__(self, *args: Any, **kwargs: Any) -> list[Tensor]: ...
 
-    def close(self) -> None:
-        ...
+    def close(self) -> None: ...
     # </generated: _SavedTensors methods>
 
-@overload
-def zeros(
-    sizes: Sequence[builtins.int],
-    /,
-    *,
-    dtype: _DTypeLike | None = None,
-    device: _Device | None = None,
-    requires_grad: builtins.bool = False,
-) -> Tensor:
-    """A tensor of zeros."""
 
-@overload
-def zeros(
-    *sizes: builtins.int,
-    dtype: _DTypeLike | None = None,
-    device: _Device | None = None,
-    requires_grad: builtins.bool = False,
-) -> Tensor: ...
-@overload
-def zeros(
-    *,
-    size: Sequence[builtins.int] | None = None,
-    dtype: _DTypeLike | None = None,
-    device: _Device | None = None,
-    requires_grad: builtins.bool = False,
-) -> Tensor: ...
-@overload
-def ones(
-    sizes: Sequence[builtins.int],
-    /,
-    *,
-    dtype: _DTypeLike | None = None,
-    device: _Device | None = None,
-    requires_grad: builtins.bool = False,
-) -> Tensor:
-    """A tensor of ones."""
 
-@overload
-def ones(
-    *sizes: builtins.int,
-    dtype: _DTypeLike | None = None,
-    device: _Device | None = None,
-    requires_grad: builtins.bool = False,
-) -> Tensor: ...
-@overload
-def ones(
-    *,
-    size: Sequence[builtins.int] | None = None,
-    dtype: _DTypeLike | None = None,
-    device: _Device | None = None,
-    requires_grad: builtins.bool = False,
-) -> Tensor: ...
-@overload
-def empty(
-    sizes: Sequence[builtins.int],
-    /,
-    *,
-    dtype: _DTypeLike | None = None,
-    device: _Device | None = None,
-    requires_grad: builtins.bool = False,
-    pin_memory: builtins.bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    """An uninitialised tensor (zero-filled here), laid out in `memory_format`."""
 
-@overload
-def empty(
-    *sizes: builtins.int,
-    dtype: _DTypeLike | None = None,
-    device: _Device | None = None,
-    requires_grad: builtins.bool = False,
-    pin_memory: builtins.bool = False,
-    memory_format: Any = None,
-) -> Tensor: ...
-@overload
-def empty(
-    *,
-    size: Sequence[builtins.int] | None = None,
-    dtype: _DTypeLike | None = None,
-    device: _Device | None = None,
-    requires_grad: builtins.bool = False,
-    pin_memory: builtins.bool = False,
-    memory_format: Any = None,
-) -> Tensor: ...
 
-def zeros_like(
-    input: Tensor,
-    *,
-    dtype: _DTypeLike | None = None,
-    layout: object = None,
-    device: _Device | None = None,
-    requires_grad: builtins.bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    """Zeros with `input`'s shape (and dtype), laid out as `input` (or in `memory_format`)."""
 
-def ones_like(
-    input: Tensor,
-    *,
-    dtype: _DTypeLike | None = None,
-    layout: object = None,
-    device: _Device | None = None,
-    requires_grad: builtins.bool = False,
-    memory_format: Any = None,
-) -> Tensor:
-    """Ones with `input`'s shape (and dtype), laid out as `input` (or in `memory_format`)."""
 
-@overload
-def rand(
-    size: Sequence[builtins.int],
-    /,
-    *,
-    generator: Generator | None = None,
-    dtype: _DTypeLike | None = None,
-    device: _Device | None = None,
-    requires_grad: builtins.bool = False,
-) -> Tensor:
-    """Uniform samples in [0, 1)."""
 
-@overload
-def rand(
-    *size: builtins.int,
-    generator: Generator | None = None,
-    dtype: _DTypeLike | None = None,
-    device: _Device | None = None,
-    requires_grad: builtins.bool = False,
-) -> Tensor: ...
-@overload
-def randn(
-    size: Sequence[builtins.int],
-    /,
-    *,
-    generator: Generator | None = None,
-    dtype: _DTypeLike | None = None,
-    device: _Device | None = None,
-    requires_grad: builtins.bool = False,
-) -> Tensor:
-    """Standard normal samples."""
 
-@overload
-def randn(
-    *size: builtins.int,
-    generator: Generator | None = None,
-    dtype: _DTypeLike | None = None,
-    device: _Device | None = None,
-    requires_grad: builtins.bool = False,
-) -> Tensor: ...
 
 # ----- random seed and grad mode -----------------------------------------------------------------
 
@@ -2552,9 +2500,10 @@ def randn(
 class Generator:
     """`torch.Generator`: a random stream of its own, seeded independently of the global one."""
 
-    def __new__(cls, device: _Device | None = None) -> Self: ...
 
     # <generated: Generator methods> written by tools/gen_surface.py from src/python/
+    def __new__(cls, device: _Device | None = None) -> Self: ...
+
     def manual_seed(self, seed: builtins.int) -> Self:
         """Reseeds this generator; returns it."""
 
@@ -2704,101 +2653,23 @@ def atan2(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """the angle of the point `(other, self)`: `atan(self / other)` in the right quadrant."""
 # </generated: functions>
 
-@overload
-def where(condition: Tensor, input: _Operand, other: _Operand) -> Tensor:
-    """`where(condition, input, other)`; with only `condition`, the indices of its true elements."""
 
-@overload
-def where(condition: Tensor, input: None = None, other: None = None) -> tuple[Tensor, ...]: ...
 
 # ----- autograd functions ------------------------------------------------------------------------
 
-# Without `allow_unused=True` an input the outputs do not depend on is an error (or, with
-# `materialize_grads=True`, gets zeros), so every gradient is a tensor; with it, such an input
-# gets None.
-@overload
-def grad(
-    outputs: _Tensors,
-    inputs: _Tensors,
-    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
-    retain_graph: builtins.bool | None = None,
-    create_graph: builtins.bool = False,
-    allow_unused: Literal[False] | None = None,
-    materialize_grads: builtins.bool = False,
-) -> tuple[Tensor, ...]:
-    """`autograd.grad(outputs, inputs, ...)`: gradients of `outputs` with respect to `inputs`, as a tuple."""  # noqa: E501
 
-@overload
-def grad(
-    outputs: _Tensors,
-    inputs: _Tensors,
-    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
-    retain_graph: builtins.bool | None = None,
-    create_graph: builtins.bool = False,
-    *,
-    allow_unused: builtins.bool | None = None,
-    materialize_grads: Literal[True],
-) -> tuple[Tensor, ...]: ...
-@overload
-def grad(
-    outputs: _Tensors,
-    inputs: _Tensors,
-    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
-    retain_graph: builtins.bool | None = None,
-    create_graph: builtins.bool = False,
-    allow_unused: builtins.bool | None = None,
-    materialize_grads: builtins.bool = False,
-) -> tuple[Tensor | None, ...]: ...
 
-# Records a custom `autograd.Function` call: a node named `name` whose backward calls
-# `backward(grads, saved)` in Python; the node shows `ctx`'s attributes. `positions` are the
-# indices of the tensor arguments among the `n_args` arguments of `apply`; `differentiable` and
-# `dirty` (`ctx.mark_dirty`) have one flag per output.
-def _record_function(
-    name: builtins.str,
-    n_args: builtins.int,
-    positions: Sequence[builtins.int],
-    inputs: Sequence[Tensor],
-    outputs: Sequence[Tensor],
-    output_slots: Sequence[builtins.int],
-    n_slots: builtins.int,
-    differentiable: Sequence[builtins.bool],
-    dirty: Sequence[builtins.bool],
-    saved: Sequence[Tensor],
-    backward: Callable[[tuple[Tensor | None, ...], list[Tensor]], _FunctionGrads],
-    materialize_grads: builtins.bool,
-    ctx: Any = None,
-) -> tuple[Tensor, ...]:
-    """Records a custom `autograd.Function` call: a node named `name` whose backward calls `backward(grads, saved)` in Python, and which shows the attributes of `ctx` as its own (PyTorch's node of a custom Function is its ctx)."""  # noqa: E501
 
 class _LinAlgError(RuntimeError):
     """PyTorch's `torch.linalg.LinAlgError`: a factorization or solve failed on its input."""
 
 # ----- nn.functional: activations and losses ------------------------------------------------------
 
-def selu(input: Tensor) -> Tensor:
-    """SELU (`EluBackward0`)."""
 
-def hardsigmoid(input: Tensor) -> Tensor:
-    """Hardsigmoid (`HardsigmoidBackward0`)."""
 
-def hardswish(input: Tensor) -> Tensor:
-    """Hardswish (`HardswishBackward0`)."""
 
-def mish(input: Tensor) -> Tensor:
-    """Mish (`MishBackward0`)."""
 
-def logsigmoid(input: Tensor) -> Tensor:
-    """Log-sigmoid (`LogSigmoidBackward0`)."""
 
-def nll_loss(
-    input: Tensor,
-    target: Tensor,
-    weight: Tensor | None = None,
-    reduction: builtins.str = "mean",
-    ignore_index: builtins.int = ...,
-) -> Tensor:
-    """Negative log-likelihood of class indices (`NllLossBackward0`)."""
 
 # ----- nn.functional: normalization --------------------------------------------------------------
 
@@ -2904,6 +2775,97 @@ def tensor(
 ) -> Tensor:
     """`tensor(data, dtype=None, requires_grad=False)`: a new leaf holding a copy of `data`."""
 
+@overload
+def zeros(
+    sizes: Sequence[builtins.int],
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """A tensor of zeros."""
+
+@overload
+def zeros(
+    *sizes: builtins.int,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor: ...
+
+@overload
+def zeros(
+    *,
+    size: Sequence[builtins.int] | None = None,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor: ...
+
+@overload
+def ones(
+    sizes: Sequence[builtins.int],
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """A tensor of ones."""
+
+@overload
+def ones(
+    *sizes: builtins.int,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor: ...
+
+@overload
+def ones(
+    *,
+    size: Sequence[builtins.int] | None = None,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor: ...
+
+@overload
+def empty(
+    sizes: Sequence[builtins.int],
+    /,
+    *,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+    pin_memory: builtins.bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    """An uninitialised tensor (zero-filled here), laid out in `memory_format` (contiguous by
+    default, `torch.channels_last` for 4-D ...)."""
+
+@overload
+def empty(
+    *sizes: builtins.int,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+    pin_memory: builtins.bool = False,
+    memory_format: Any = None,
+) -> Tensor: ...
+
+@overload
+def empty(
+    *,
+    size: Sequence[builtins.int] | None = None,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+    pin_memory: builtins.bool = False,
+    memory_format: Any = None,
+) -> Tensor: ...
+
 def empty_strided(
     size: Sequence[builtins.int],
     stride: Sequence[builtins.int],
@@ -2928,6 +2890,28 @@ def full(
     """A tensor of `size` filled with `fill_value` (dtype inferred from the value when not given).
     """
 
+def zeros_like(
+    input: Tensor,
+    *,
+    dtype: _DTypeLike | None = None,
+    layout: builtins.object = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    """Zeros with `input`'s shape (and dtype), laid out as `input` (or in `memory_format`)."""
+
+def ones_like(
+    input: Tensor,
+    *,
+    dtype: _DTypeLike | None = None,
+    layout: builtins.object = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+    memory_format: Any = None,
+) -> Tensor:
+    """Ones with `input`'s shape (and dtype), laid out as `input` (or in `memory_format`)."""
+
 def arange(
     start: _Number,
     end: _Number | None = None,
@@ -2949,6 +2933,42 @@ def linspace(
     requires_grad: builtins.bool = False,
 ) -> Tensor:
     """`steps` evenly spaced values from `start` to `end`."""
+
+@overload
+def grad(
+    outputs: _Tensors,
+    inputs: _Tensors,
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: builtins.bool | None = None,
+    create_graph: builtins.bool = False,
+    allow_unused: Literal[False] | None = None,
+    materialize_grads: builtins.bool = False,
+) -> tuple[Tensor, ...]:
+    """`autograd.grad(outputs, inputs, ...)`: gradients of `outputs` with respect to `inputs`, as a
+    tuple."""
+
+@overload
+def grad(
+    outputs: _Tensors,
+    inputs: _Tensors,
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: builtins.bool | None = None,
+    create_graph: builtins.bool = False,
+    *,
+    allow_unused: builtins.bool | None = None,
+    materialize_grads: Literal[True],
+) -> tuple[Tensor, ...]: ...
+
+@overload
+def grad(
+    outputs: _Tensors,
+    inputs: _Tensors,
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: builtins.bool | None = None,
+    create_graph: builtins.bool = False,
+    allow_unused: builtins.bool | None = None,
+    materialize_grads: builtins.bool = False,
+) -> tuple[Tensor | None, ...]: ...
 
 def _gradient_edge(tensor: Tensor) -> tuple[Node, builtins.int]:
     """The gradient edge of a tensor (`autograd.graph.get_gradient_edge`): its node (the leaf's
@@ -3002,6 +3022,13 @@ def cat(tensors: _Tensors, dim: builtins.int = 0) -> Tensor:
 def stack(tensors: _Tensors, dim: builtins.int = 0) -> Tensor:
     """Stacks tensors along a new dimension `dim`."""
 
+@overload
+def where(condition: Tensor, input: _Operand, other: _Operand) -> Tensor:
+    """`where(condition, input, other)`; with only `condition`, the indices of its true elements."""
+
+@overload
+def where(condition: Tensor, input: None = None, other: None = None) -> tuple[Tensor, ...]: ...
+
 def _register_types(types: dict[builtins.str, Any]) -> None:
     """Registers the Python helper types defined in the package."""
 
@@ -3048,13 +3075,30 @@ def _pop_saved_tensors_hooks() -> None:
     """Removes the innermost saved-tensor hooks of this thread."""
 
 def _set_write_observer(observer: Callable[[Tensor], builtins.object] | None) -> None:
-    """Installs (or, with `None`, removes) this thread's observer of in-place writes: called with
-    each tensor an in-place op is about to write into (Note [Observing in-place writes]);
-    `autograd.graph.allow_mutation_on_saved_tensors` clones saved tensors with it."""
+    """`autograd.graph.allow_mutation_on_saved_tensors` clones saved tensors with it."""
+
+def _record_function(
+    name: builtins.str,
+    n_args: builtins.int,
+    positions: Sequence[builtins.int],
+    inputs: Sequence[Tensor],
+    outputs: Sequence[Tensor],
+    output_slots: Sequence[builtins.int],
+    n_slots: builtins.int,
+    differentiable: Sequence[builtins.bool],
+    dirty: Sequence[builtins.bool],
+    saved: Sequence[Tensor],
+    backward: Callable[[tuple[Tensor | None, ...], list[Tensor]], _FunctionGrads],
+    materialize_grads: builtins.bool,
+    ctx: Any = None,
+) -> tuple[Tensor, ...]:
+    """Records a custom `autograd.Function` call (see [`crate::autograd::record_custom`]): a node
+    named `name` whose backward calls `backward(grads, saved)` in Python, and which shows the
+    attributes of `ctx` as its own (PyTorch's node of a custom Function is its ctx). Returns the
+    outputs to hand to the user."""
 
 def from_numpy(array: NDArray[Any]) -> Tensor:
-    """`from_numpy(array)`: a tensor sharing the array's memory (float32/float64/int64 arrays);
-    arrays of other dtypes, read-only or unaligned ones are copied."""
+    """arrays of other dtypes, read-only or unaligned ones are copied."""
 
 def from_dlpack(obj: Any) -> Tensor:
     """`from_dlpack(obj)`: a tensor sharing the memory of an object with `__dlpack__` (a NumPy
@@ -3173,6 +3217,15 @@ def binary_cross_entropy_with_logits(
 ) -> Tensor:
     """Binary cross-entropy of logits (`BinaryCrossEntropyWithLogitsBackward0`)."""
 
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    reduction: builtins.str = "mean",
+    ignore_index: builtins.int = ...,
+) -> Tensor:
+    """Negative log-likelihood of class indices (`NllLossBackward0`)."""
+
 def hardtanh(input: Tensor, min_val: builtins.float, max_val: builtins.float) -> Tensor:
     """Hardtanh (`HardtanhBackward0`)."""
 
@@ -3208,6 +3261,21 @@ def rrelu(
 ) -> Tensor:
     """Randomized leaky ReLU (`RreluWithNoiseBackward0`): random slopes in training, their mean
     in evaluation."""
+
+def selu(input: Tensor) -> Tensor:
+    """SELU (`EluBackward0`)."""
+
+def hardsigmoid(input: Tensor) -> Tensor:
+    """Hardsigmoid (`HardsigmoidBackward0`)."""
+
+def hardswish(input: Tensor) -> Tensor:
+    """Hardswish (`HardswishBackward0`)."""
+
+def mish(input: Tensor) -> Tensor:
+    """Mish (`MishBackward0`)."""
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """Log-sigmoid (`LogSigmoidBackward0`)."""
 
 def lstm_cell(
     input: Tensor,
@@ -3415,6 +3483,48 @@ def seed() -> builtins.int:
 
 def initial_seed() -> builtins.int:
     """The seed the default generator's stream started from."""
+
+@overload
+def rand(
+    size: Sequence[builtins.int],
+    /,
+    *,
+    generator: Generator | None = None,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """Uniform samples in [0, 1)."""
+
+@overload
+def rand(
+    *size: builtins.int,
+    generator: Generator | None = None,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor: ...
+
+@overload
+def randn(
+    size: Sequence[builtins.int],
+    /,
+    *,
+    generator: Generator | None = None,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor:
+    """Standard normal samples."""
+
+@overload
+def randn(
+    *size: builtins.int,
+    generator: Generator | None = None,
+    dtype: _DTypeLike | None = None,
+    device: _Device | None = None,
+    requires_grad: builtins.bool = False,
+) -> Tensor: ...
 
 def randint(
     *args: builtins.int | Sequence[builtins.int],

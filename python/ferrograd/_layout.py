@@ -2,6 +2,13 @@
 sparse COO; the other sparse layouts exist as names (PyTorch code compares with them), and no
 tensor has them."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._core import Tensor
+
 
 class layout:
     """A memory layout (``torch.strided``, ``torch.sparse_coo``, ...)."""
@@ -30,10 +37,12 @@ jagged = layout("jagged")
 
 def _install(tensor_class):
     """``Tensor.layout``: ``torch.sparse_coo`` for a sparse tensor, else ``torch.strided``."""
-    tensor_class.layout = property(
-        lambda self: sparse_coo if self.is_sparse else strided,
-        doc="The memory layout: torch.strided or torch.sparse_coo.",
-    )
+    tensor_class.layout = property(_layout_of)
+
+
+def _layout_of(self: Tensor) -> Any:
+    """The memory layout: ``torch.strided``, or ``torch.sparse_coo`` for a sparse tensor."""
+    return sparse_coo if self.is_sparse else strided
 
 
 __all__ = [

@@ -49,7 +49,7 @@ slogdet_result.__name__ = slogdet_result.__qualname__ = "slogdet"
 svd_result.__name__ = svd_result.__qualname__ = "svd"
 
 
-def inverse(input: Tensor, *, out=None) -> Tensor:
+def inverse(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The inverse of each square matrix (``linalg.inv``)."""
     return linalg.inv(input)
 

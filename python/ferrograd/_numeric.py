@@ -7,13 +7,26 @@ triangle, in PyTorch's row-major order). ``_install`` makes ``nanmean`` and ``bi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from . import _core
 from ._core import Tensor
+
+if TYPE_CHECKING:
+    from ._core import _DType
 
 __all__ = ["bincount", "nanmean", "tril_indices", "triu_indices"]
 
 
-def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+def nanmean(
+    input: Tensor,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: _DType | None = None,
+    out: Tensor | None = None,
+) -> Tensor:
     """The mean of the elements that are not NaN (NaN where a lane holds only NaN)."""
     if not input.is_floating_point():
         name = {"torch.int64": "Long", "torch.bool": "Bool"}.get(str(input.dtype), input.dtype)

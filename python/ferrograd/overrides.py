@@ -16,7 +16,11 @@ disabled for subclasses and a tensor result comes back as the subclass. A class 
 too.
 """
 
+from __future__ import annotations
+
 import threading
+from collections.abc import Callable
+from typing import Any
 
 from ._core import Tensor
 
@@ -175,7 +179,13 @@ def _convert(ret, cls):
     return ret
 
 
-def _default_torch_function(cls, func, types, args=(), kwargs=None):
+def _default_torch_function(
+    cls: type,
+    func: Callable[..., Any],
+    types: tuple[type, ...],
+    args: tuple[Any, ...] = (),
+    kwargs: dict[str, Any] | None = None,
+) -> Any:
     """``Tensor.__torch_function__``: runs ``func`` with the protocol off for subclasses and
     returns its tensors as instances of ``cls``."""
     if kwargs is None:
@@ -189,15 +199,15 @@ def _default_torch_function(cls, func, types, args=(), kwargs=None):
         return _convert(ret, cls)
 
 
-def _init_subclass(cls, **kwargs):
+def _init_subclass(cls: type[Tensor], **kwargs: Any) -> None:
     """``Tensor.__init_subclass__``: a class defining ``__torch_dispatch__`` without its own
     ``__torch_function__`` leaves the protocol (PyTorch does this when it makes the class)."""
     super(Tensor, cls).__init_subclass__(**kwargs)
     if "__torch_dispatch__" in cls.__dict__ and "__torch_function__" not in cls.__dict__:
-        cls.__torch_function__ = _disabled_torch_function_impl
+        cls.__torch_function__ = _disabled_torch_function_impl  # type: ignore[assignment]
 
 
-def _tensor_init(self, *args, **kwargs):
+def _tensor_init(self: Tensor, *args: Any, **kwargs: Any) -> None:
     """``Tensor.__init__``: an object a subclass makes (``MyTensor(data)``) becomes the one
     returned for its tensor, as PyTorch keeps one Python object per tensor, so a result that
     is that tensor (a ``__torch_function__`` returning it through a custom Function) comes

@@ -66,6 +66,27 @@ macro_rules! filled {
         #[doc = $doc]
         #[pyfunction]
         #[pyo3(signature = (*sizes, size=None, dtype=None, device=None, requires_grad=false))]
+        // stub: (
+        //     sizes: Sequence[int],
+        //     /,
+        //     *,
+        //     dtype: _DTypeLike | None = None,
+        //     device: _Device | None = None,
+        //     requires_grad: bool = False,
+        // ) -> Tensor
+        // stub: (
+        //     *sizes: int,
+        //     dtype: _DTypeLike | None = None,
+        //     device: _Device | None = None,
+        //     requires_grad: bool = False,
+        // ) -> Tensor
+        // stub: (
+        //     *,
+        //     size: Sequence[int] | None = None,
+        //     dtype: _DTypeLike | None = None,
+        //     device: _Device | None = None,
+        //     requires_grad: bool = False,
+        // ) -> Tensor
         pub(crate) fn $name(
             sizes: &Bound<'_, PyTuple>,
             size: Option<&Bound<'_, PyAny>>,
@@ -87,6 +108,33 @@ filled!(ones, 1.0, "A tensor of ones.");
 #[pyfunction]
 #[pyo3(signature = (*sizes, size=None, dtype=None, device=None, requires_grad=false, pin_memory=false, memory_format=None))]
 #[allow(clippy::too_many_arguments)]
+// stub: (
+//     sizes: Sequence[int],
+//     /,
+//     *,
+//     dtype: _DTypeLike | None = None,
+//     device: _Device | None = None,
+//     requires_grad: bool = False,
+//     pin_memory: bool = False,
+//     memory_format: Any = None,
+// ) -> Tensor
+// stub: (
+//     *sizes: int,
+//     dtype: _DTypeLike | None = None,
+//     device: _Device | None = None,
+//     requires_grad: bool = False,
+//     pin_memory: bool = False,
+//     memory_format: Any = None,
+// ) -> Tensor
+// stub: (
+//     *,
+//     size: Sequence[int] | None = None,
+//     dtype: _DTypeLike | None = None,
+//     device: _Device | None = None,
+//     requires_grad: bool = False,
+//     pin_memory: bool = False,
+//     memory_format: Any = None,
+// ) -> Tensor
 pub(crate) fn empty(
     sizes: &Bound<'_, PyTuple>,
     size: Option<&Bound<'_, PyAny>>,
@@ -194,6 +242,15 @@ macro_rules! like {
         #[doc = $doc]
         #[pyfunction]
         #[pyo3(signature = (input, *, dtype=None, layout=None, device=None, requires_grad=false, memory_format=None))]
+        // stub: (
+        //     input: Tensor,
+        //     *,
+        //     dtype: _DTypeLike | None = None,
+        //     layout: object = None,
+        //     device: _Device | None = None,
+        //     requires_grad: bool = False,
+        //     memory_format: Any = None,
+        // ) -> Tensor
         pub(crate) fn $name(
             input: &Bound<'_, PyAny>,
             dtype: Option<&Bound<'_, PyAny>>,

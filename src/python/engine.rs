@@ -68,6 +68,37 @@ fn optional_tensor_list(
 #[pyfunction]
 #[pyo3(signature = (outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=false, allow_unused=None, materialize_grads=false))]
 #[allow(clippy::too_many_arguments)]
+// Without `allow_unused=True` an input the outputs do not depend on is an error (or, with
+// `materialize_grads=True`, gets zeros), so every gradient is a tensor; with it, such an input
+// gets None.
+// stub: (
+//     outputs: _Tensors,
+//     inputs: _Tensors,
+//     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+//     retain_graph: bool | None = None,
+//     create_graph: bool = False,
+//     allow_unused: Literal[False] | None = None,
+//     materialize_grads: bool = False,
+// ) -> tuple[Tensor, ...]
+// stub: (
+//     outputs: _Tensors,
+//     inputs: _Tensors,
+//     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+//     retain_graph: bool | None = None,
+//     create_graph: bool = False,
+//     *,
+//     allow_unused: bool | None = None,
+//     materialize_grads: Literal[True],
+// ) -> tuple[Tensor, ...]
+// stub: (
+//     outputs: _Tensors,
+//     inputs: _Tensors,
+//     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+//     retain_graph: bool | None = None,
+//     create_graph: bool = False,
+//     allow_unused: bool | None = None,
+//     materialize_grads: bool = False,
+// ) -> tuple[Tensor | None, ...]
 pub(crate) fn grad<'py>(
     py: Python<'py>,
     outputs: &Bound<'py, PyAny>,

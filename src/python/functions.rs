@@ -42,6 +42,8 @@ pub(crate) fn stack(tensors: &Bound<'_, PyAny>, dim: isize) -> PyResult<Py<PyAny
 /// `where(condition, input, other)`; with only `condition`, the indices of its true elements.
 #[pyfunction]
 #[pyo3(name = "where", signature = (condition, input=None, other=None))]
+// stub: (condition: Tensor, input: _Operand, other: _Operand) -> Tensor
+// stub: (condition: Tensor, input: None = None, other: None = None) -> tuple[Tensor, ...]
 pub(crate) fn where_fn<'py>(
     py: Python<'py>,
     condition: &Bound<'py, PyAny>,

@@ -265,6 +265,25 @@ fn check_hook_result(
 #[pyfunction]
 #[pyo3(signature = (name, n_args, positions, inputs, outputs, output_slots, n_slots, differentiable, dirty, saved, backward, materialize_grads, ctx=None))]
 #[allow(clippy::too_many_arguments)]
+// Records a custom `autograd.Function` call: a node named `name` whose backward calls
+// `backward(grads, saved)` in Python; the node shows `ctx`'s attributes. `positions` are the
+// indices of the tensor arguments among the `n_args` arguments of `apply`; `differentiable` and
+// `dirty` (`ctx.mark_dirty`) have one flag per output.
+// stub: (
+//     name: str,
+//     n_args: int,
+//     positions: Sequence[int],
+//     inputs: Sequence[Tensor],
+//     outputs: Sequence[Tensor],
+//     output_slots: Sequence[int],
+//     n_slots: int,
+//     differentiable: Sequence[bool],
+//     dirty: Sequence[bool],
+//     saved: Sequence[Tensor],
+//     backward: Callable[[tuple[Tensor | None, ...], list[Tensor]], _FunctionGrads],
+//     materialize_grads: bool,
+//     ctx: Any = None,
+// ) -> tuple[Tensor, ...]
 pub(crate) fn _record_function(
     py: Python<'_>,
     name: String,

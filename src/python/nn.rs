@@ -101,6 +101,13 @@ pub(crate) fn binary_cross_entropy_with_logits(
 /// Negative log-likelihood of class indices (`NllLossBackward0`).
 #[pyfunction]
 #[pyo3(signature = (input, target, weight=None, reduction="mean", ignore_index=-100))]
+// stub: (
+//     input: Tensor,
+//     target: Tensor,
+//     weight: Tensor | None = None,
+//     reduction: str = "mean",
+//     ignore_index: int = ...,
+// ) -> Tensor
 pub(crate) fn nll_loss(
     py: Python<'_>,
     input: PyRef<'_, PyTensor>,
@@ -225,6 +232,7 @@ macro_rules! activation {
     ($name:ident, $doc:literal) => {
         #[doc = $doc]
         #[pyfunction]
+        // stub: (input: Tensor) -> Tensor
         pub(crate) fn $name(py: Python<'_>, input: PyRef<'_, PyTensor>) -> PyResult<Py<PyAny>> {
             to_object(py, run(|| input.inner.$name())?)
         }

@@ -240,6 +240,7 @@ pub struct PySavedTensor {
 impl PySavedTensor {
     /// Made only from a node's `_raw_saved_<name>`, as PyTorch's.
     #[new]
+    // stub: (cls) -> SavedTensor
     fn py_new() -> PyResult<Self> {
         Err(PyRuntimeError::new_err(
             "Trying to create a SavedTensor object from Python is forbidden.",

@@ -60,6 +60,7 @@ impl PyGenerator {
 
     #[new]
     #[pyo3(signature = (device=None))]
+    // stub: (cls, device: _Device | None = None) -> Self
     fn new(device: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         device_arg(device)?;
         Ok(PyGenerator {
@@ -174,6 +175,22 @@ macro_rules! random {
         #[doc = $doc]
         #[pyfunction]
         #[pyo3(signature = (*size, generator=None, dtype=None, device=None, requires_grad=false))]
+        // stub: (
+        //     size: Sequence[int],
+        //     /,
+        //     *,
+        //     generator: Generator | None = None,
+        //     dtype: _DTypeLike | None = None,
+        //     device: _Device | None = None,
+        //     requires_grad: bool = False,
+        // ) -> Tensor
+        // stub: (
+        //     *size: int,
+        //     generator: Generator | None = None,
+        //     dtype: _DTypeLike | None = None,
+        //     device: _Device | None = None,
+        //     requires_grad: bool = False,
+        // ) -> Tensor
         pub(crate) fn $name(
             size: &Bound<'_, PyTuple>,
             generator: Option<&Bound<'_, PyAny>>,

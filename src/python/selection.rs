@@ -37,6 +37,8 @@ impl PyTensor {
     /// The indices of the nonzero elements: `[n, dim]` int64, or with `as_tuple` one 1-D
     /// tensor per dimension.
     #[pyo3(signature = (*, as_tuple=false))]
+    // stub: (self, *, as_tuple: Literal[False] = False) -> Tensor
+    // stub: (self, *, as_tuple: Literal[True]) -> tuple[Tensor, ...]
     fn nonzero(&self, py: Python<'_>, as_tuple: bool) -> PyResult<Py<PyAny>> {
         let rows = run(|| self.inner.nonzero())?;
         if !as_tuple {
@@ -107,6 +109,18 @@ impl PyTensor {
     /// Runs of equal consecutive elements (or slices along `dim`) collapsed to one; with the
     /// inverse indices and the run lengths when asked for.
     #[pyo3(signature = (return_inverse=false, return_counts=false, dim=None))]
+    // stub: (
+    //     self,
+    //     return_inverse: Literal[False] = False,
+    //     return_counts: Literal[False] = False,
+    //     dim: int | None = None,
+    // ) -> Tensor
+    // stub: (
+    //     self,
+    //     return_inverse: bool = False,
+    //     return_counts: bool = False,
+    //     dim: int | None = None,
+    // ) -> Tensor | tuple[Tensor, ...]
     fn unique_consecutive(
         &self,
         py: Python<'_>,

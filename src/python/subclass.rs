@@ -64,6 +64,14 @@ impl PyTensor {
     #[staticmethod]
     #[pyo3(signature = (cls, data, require_grad=false, dispatch_sizes_strides_policy=None,
         dispatch_device=false, dispatch_layout=false))]
+    // stub: (
+    //     cls: type[Any],
+    //     data: Tensor,
+    //     require_grad: bool = False,
+    //     dispatch_sizes_strides_policy: Any = None,
+    //     dispatch_device: bool = False,
+    //     dispatch_layout: bool = False,
+    // ) -> Any
     fn _make_subclass(
         py: Python<'_>,
         cls: &Bound<'_, PyType>,
@@ -101,6 +109,23 @@ impl PyTensor {
         layout=None, device=None, pin_memory=false, requires_grad=false, dispatch_sizes_strides_policy=None,
         dispatch_device=false, dispatch_layout=false, _extra_dispatch_keys=None, storage_size=None))]
     #[allow(clippy::too_many_arguments)]
+    // stub: (
+    //     cls: type[Any],
+    //     size: Sequence[int],
+    //     strides: Sequence[int] | None = None,
+    //     storage_offset: int | None = None,
+    //     memory_format: Any = None,
+    //     dtype: Any = None,
+    //     layout: Any = None,
+    //     device: Any = None,
+    //     pin_memory: bool = False,
+    //     requires_grad: bool = False,
+    //     dispatch_sizes_strides_policy: Any = None,
+    //     dispatch_device: bool = False,
+    //     dispatch_layout: bool = False,
+    //     _extra_dispatch_keys: Any = None,
+    //     storage_size: Any = None,
+    // ) -> Any
     fn _make_wrapper_subclass(
         py: Python<'_>,
         cls: &Bound<'_, PyType>,

@@ -199,6 +199,7 @@ impl PyTensor {
     /// shape (zeros: ferrograd has no uninitialized memory).
     #[new]
     #[pyo3(signature = (*args, requires_grad=None))]
+    // stub: (cls, *args: Any, requires_grad: bool | None = None) -> Self
     fn py_new(args: &Bound<'_, PyTuple>, requires_grad: Option<bool>) -> PyResult<Self> {
         let float = crate::core::dtype::default_float();
         let is_int = |o: &Bound<'_, PyAny>| {
@@ -403,6 +404,8 @@ impl PyTensor {
 
     /// The shape, or the size of dimension `dim`.
     #[pyo3(signature = (dim=None))]
+    // stub: (self, dim: None = None) -> tuple[int, ...]
+    // stub: (self, dim: int) -> int
     fn size<'py>(&self, py: Python<'py>, dim: Option<isize>) -> PyResult<Bound<'py, PyAny>> {
         match dim {
             None => size_object(py, self.inner.shape()),

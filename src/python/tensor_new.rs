@@ -162,6 +162,7 @@ impl PyTensor {
     /// `type()`: the legacy type name (`'torch.FloatTensor'`); `type(dtype)`,
     /// `type(torch.DoubleTensor)` or `type('torch.DoubleTensor')`: the tensor converted.
     #[pyo3(signature = (dtype=None, non_blocking=false))]
+    // stub: (self, dtype: Any = None, non_blocking: bool = False) -> Any
     fn r#type(
         &self,
         py: Python<'_>,

@@ -272,6 +272,13 @@ impl PyTensor {
 
     /// `(values, indices)` sorted along `dim` (`stable` keeps equal elements in order).
     #[pyo3(signature = (dim=-1, descending=false, *, stable=None))]
+    // stub: (
+    //     self,
+    //     dim: int = ...,
+    //     descending: bool = False,
+    //     *,
+    //     stable: bool | None = None,
+    // ) -> sort_result
     fn sort(
         &self,
         py: Python<'_>,
@@ -285,12 +292,20 @@ impl PyTensor {
 
     /// The indices that sort the tensor along `dim`.
     #[pyo3(signature = (dim=-1, descending=false, *, stable=false))]
+    // stub: (self, dim: int = ..., descending: bool = False, *, stable: bool = False) -> Tensor
     fn argsort(&self, dim: isize, descending: bool, stable: bool) -> TResult {
         wrap(run(|| self.inner.argsort(dim, descending, stable)))
     }
 
     /// The `k` largest (or smallest) elements along `dim` and their indices.
     #[pyo3(signature = (k, dim=-1, largest=true, sorted=true))]
+    // stub: (
+    //     self,
+    //     k: int,
+    //     dim: int = ...,
+    //     largest: bool = True,
+    //     sorted: bool = True,
+    // ) -> topk_result
     fn topk(
         &self,
         py: Python<'_>,
@@ -305,6 +320,7 @@ impl PyTensor {
 
     /// The `k`-th smallest element along `dim` and its index.
     #[pyo3(signature = (k, dim=-1, keepdim=false))]
+    // stub: (self, k: int, dim: int = ..., keepdim: bool = False) -> kthvalue_result
     fn kthvalue(&self, py: Python<'_>, k: i64, dim: isize, keepdim: bool) -> PyResult<Py<PyAny>> {
         let pair = run(|| self.inner.kthvalue(k, dim, keepdim))?;
         values_indices(py, "kthvalue", pair)
@@ -312,6 +328,8 @@ impl PyTensor {
 
     /// The lower median of all elements, or `(values, indices)` along `dim`.
     #[pyo3(signature = (dim=None, keepdim=false))]
+    // stub: (self, dim: None = None, keepdim: bool = False) -> Tensor
+    // stub: (self, dim: int, keepdim: bool = False) -> median_result
     fn median(&self, py: Python<'_>, dim: Option<isize>, keepdim: bool) -> PyResult<Py<PyAny>> {
         match dim {
             None => to_object(py, run(|| self.inner.median())?),
@@ -324,6 +342,8 @@ impl PyTensor {
 
     /// The lower median of the non-NaN elements, or `(values, indices)` along `dim`.
     #[pyo3(signature = (dim=None, keepdim=false))]
+    // stub: (self, dim: None = None, keepdim: bool = False) -> Tensor
+    // stub: (self, dim: int, keepdim: bool = False) -> nanmedian_result
     fn nanmedian(&self, py: Python<'_>, dim: Option<isize>, keepdim: bool) -> PyResult<Py<PyAny>> {
         match dim {
             None => to_object(py, run(|| self.inner.nanmedian())?),
@@ -336,6 +356,7 @@ impl PyTensor {
 
     /// The most frequent value along `dim` and an index of it.
     #[pyo3(signature = (dim=-1, keepdim=false))]
+    // stub: (self, dim: int = ..., keepdim: bool = False) -> mode_result
     fn mode(&self, py: Python<'_>, dim: isize, keepdim: bool) -> PyResult<Py<PyAny>> {
         let pair = run(|| self.inner.mode(dim, keepdim))?;
         values_indices(py, "mode", pair)
@@ -344,6 +365,20 @@ impl PyTensor {
     /// The distinct elements (or slices along `dim`), sorted; with the inverse indices and
     /// the counts when asked for.
     #[pyo3(signature = (sorted=true, return_inverse=false, return_counts=false, dim=None))]
+    // stub: (
+    //     self,
+    //     sorted: bool = True,
+    //     return_inverse: Literal[False] = False,
+    //     return_counts: Literal[False] = False,
+    //     dim: int | None = None,
+    // ) -> Tensor
+    // stub: (
+    //     self,
+    //     sorted: bool = True,
+    //     return_inverse: bool = False,
+    //     return_counts: bool = False,
+    //     dim: int | None = None,
+    // ) -> Tensor | tuple[Tensor, ...]
     fn unique(
         &self,
         py: Python<'_>,

@@ -18,6 +18,15 @@ impl PyTensor {
         signature = (dim=Some(None), keepdim=false, *, dtype=None, axis=Some(None), keepdims=None),
         text_signature = "(self, /, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None)"
     )]
+    // stub: (
+    //     self,
+    //     dim: _Dims | None = None,
+    //     keepdim: bool = False,
+    //     *,
+    //     dtype: _DTypeLike | None = None,
+    //     axis: _Dims | None = None,
+    //     keepdims: bool | None = None,
+    // ) -> Tensor
     fn sum(
         &self,
         dim: Option<Option<&Bound<'_, PyAny>>>,
@@ -165,6 +174,11 @@ impl PyTensor {
 
     /// Maximum of all elements, or `(values, indices)` along `dim`, or the elementwise maximum with a tensor.
     #[pyo3(signature = (dim=None, keepdim=false))]
+    // `max()`: a 0-d tensor; `max(dim)`: the named tuple `(values, indices)`; `max(other)`: the
+    // elementwise maximum (`keepdim` is then ignored). Likewise `min`.
+    // stub: (self, dim: None = None, keepdim: bool = False) -> Tensor
+    // stub: (self, dim: int, keepdim: bool = False) -> max_result
+    // stub: (self, dim: Tensor, keepdim: bool = False) -> Tensor
     fn max(
         &self,
         py: Python<'_>,
@@ -176,6 +190,9 @@ impl PyTensor {
 
     /// Minimum of all elements, or `(values, indices)` along `dim`, or the elementwise minimum with a tensor.
     #[pyo3(signature = (dim=None, keepdim=false))]
+    // stub: (self, dim: None = None, keepdim: bool = False) -> Tensor
+    // stub: (self, dim: int, keepdim: bool = False) -> min_result
+    // stub: (self, dim: Tensor, keepdim: bool = False) -> Tensor
     fn min(
         &self,
         py: Python<'_>,

@@ -92,6 +92,8 @@ impl PyTensor {
 
     /// A view with another shape (contiguous tensors).
     #[pyo3(signature = (*shape))]
+    // stub: (self, shape: Sequence[int], /) -> Tensor
+    // stub: (self, *shape: int) -> Tensor
     fn view(&self, shape: &Bound<'_, PyTuple>) -> TResult {
         let shape = shape_args(shape)?;
         wrap(run(|| self.inner.view(&shape)))
@@ -99,6 +101,8 @@ impl PyTensor {
 
     /// The same elements with another shape (a view when possible).
     #[pyo3(signature = (*shape))]
+    // stub: (self, shape: Sequence[int], /) -> Tensor
+    // stub: (self, *shape: int) -> Tensor
     fn reshape(&self, shape: &Bound<'_, PyTuple>) -> TResult {
         let shape = shape_args(shape)?;
         wrap(run(|| self.inner.reshape(&shape)))
@@ -137,6 +141,8 @@ impl PyTensor {
 
     /// Broadcasts to a larger shape without copying.
     #[pyo3(signature = (*sizes))]
+    // stub: (self, sizes: Sequence[int], /) -> Tensor
+    // stub: (self, *sizes: int) -> Tensor
     fn expand(&self, sizes: &Bound<'_, PyTuple>) -> TResult {
         let sizes = shape_args(sizes)?;
         wrap(run(|| self.inner.expand(&sizes)))
@@ -213,6 +219,13 @@ impl PyTensor {
     /// Converts to `dtype` (differentiable between float types) and, with `memory_format=`,
     /// lays the elements out in that order; returns this tensor if nothing changes.
     #[pyo3(signature = (*args, **kwargs))]
+    // This tensor itself when the dtype does not change (no dtype, or the same one), else a
+    // converted copy; a device string is accepted and ignored.
+    // stub: (self, dtype: _DTypeLike, /) -> Tensor
+    // stub: (self, other: Tensor, /) -> Tensor
+    // stub: (self, device: _Device | None, dtype: _DTypeLike, /) -> Tensor
+    // stub: (self, device: _Device | None = None, *, dtype: _DTypeLike) -> Tensor
+    // stub: (self, device: _Device | None = None, *, dtype: None = None) -> Self
     fn to(
         slf: &Bound<'_, Self>,
         args: &Bound<'_, PyTuple>,
@@ -332,6 +345,8 @@ impl PyTensor {
 
     /// Reorders dimensions (a view).
     #[pyo3(signature = (*dims))]
+    // stub: (self, dims: Sequence[int], /) -> Tensor
+    // stub: (self, *dims: int) -> Tensor
     fn permute(&self, dims: &Bound<'_, PyTuple>) -> TResult {
         let dims = shape_args(dims)?;
         wrap(run(|| self.inner.permute(&dims)))
@@ -339,6 +354,8 @@ impl PyTensor {
 
     /// Merges dims `start_dim..=end_dim` into one.
     #[pyo3(signature = (start_dim=0, end_dim=-1))]
+    // `end_dim` defaults to -1 (the runtime signature shows a negative default as `...`).
+    // stub: (self, start_dim: int = 0, end_dim: int = ...) -> Tensor
     fn flatten(&self, start_dim: isize, end_dim: isize) -> TResult {
         wrap(run(|| self.inner.flatten_dims(start_dim, end_dim)))
     }
@@ -433,6 +450,8 @@ impl PyTensor {
 
     /// Reverses the order along `dims`.
     #[pyo3(signature = (*dims))]
+    // stub: (self, dims: Sequence[int], /) -> Tensor
+    // stub: (self, *dims: int) -> Tensor
     fn flip(&self, dims: &Bound<'_, PyTuple>) -> TResult {
         let dims = shape_args(dims)?;
         wrap(run(|| self.inner.flip(&dims)))
@@ -440,6 +459,7 @@ impl PyTensor {
 
     /// Rotated by `k` quarter turns in the plane of `dims` (`Rot90Backward0`).
     #[pyo3(signature = (k=1, dims=vec![0, 1]))]
+    // stub: (self, k: int = 1, dims: Sequence[int] = ...) -> Tensor
     fn rot90(&self, k: i64, dims: Vec<isize>) -> TResult {
         if dims.len() != 2 {
             return Err(PyRuntimeError::new_err(format!(
@@ -452,6 +472,8 @@ impl PyTensor {
 
     /// Tiles the tensor along each dimension.
     #[pyo3(signature = (*sizes))]
+    // stub: (self, sizes: Sequence[int], /) -> Tensor
+    // stub: (self, *sizes: int) -> Tensor
     fn repeat(&self, sizes: &Bound<'_, PyTuple>) -> TResult {
         let sizes: Vec<usize> = super::convert::size_args(sizes)?;
         wrap(run(|| self.inner.repeat(&sizes)))
