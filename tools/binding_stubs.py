@@ -249,20 +249,27 @@ def item_start(lines: list[str], i: int) -> int:
     return i
 
 
+# A ``#[pyclass(...)]``, other attributes (``#[derive(...)]``), then its struct.
+PYCLASS = re.compile(
+    r"#\[pyclass\(([^\]]*)\)\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([a-z]+\))? )?struct (\w+)"
+)
+
+
+def pyclasses(src: Path) -> dict[str, tuple[str, set[str]]]:
+    """Each ``#[pyclass(...)]`` struct of ``src``'s files: its Python name and the options
+    without a value (``eq``, ``hash``, ``frozen``...)."""
+    found = {}
+    for path in sorted(src.glob("*.rs")):
+        for m in PYCLASS.finditer(path.read_text()):
+            name = re.search(r'\bname\s*=\s*"(\w+)"', m.group(1))
+            flags = {t.strip() for t in split_top(m.group(1)) if "=" not in t}
+            found[m.group(2)] = (name.group(1) if name else m.group(2), flags)
+    return found
+
+
 def class_names(src: Path) -> dict[str, str]:
     """The Python name of each ``#[pyclass]`` struct of ``src``'s files."""
-    names = {}
-    for path in sorted(src.glob("*.rs")):
-        text = path.read_text()
-        # the attributes, other attributes (`#[derive(...)]`), the struct
-        pattern = (
-            r"#\[pyclass\(([^\]]*)\)\]\s*(?:#\[[^\]]*\]\s*)*"
-            r"(?:pub(?:\([a-z]+\))? )?struct (\w+)"
-        )
-        for m in re.finditer(pattern, text):
-            name = re.search(r'\bname\s*=\s*"(\w+)"', m.group(1))
-            names[m.group(2)] = name.group(1) if name else m.group(2)
-    return names
+    return {rust: python for rust, (python, _) in pyclasses(src).items()}
 
 
 def rust_methods(src: Path) -> dict[str, list[Binding]]:
@@ -427,7 +434,17 @@ def with_accessors_together(bindings: list[Binding]) -> list[Binding]:
     return ordered
 
 
+# The methods a ``#[pyclass(...)]`` option makes pyo3 write, as stubs.
+CLASS_OPTION_STUBS = {
+    "eq": Binding("__eq__", ["self", "other: object", "/"], "builtins.bool", [], "eq"),
+    "hash": Binding("__hash__", ["self"], "builtins.int", [], "hash"),
+}
+
+
 def methods_block(src: Path, class_name: str) -> str:
-    """The stubs of the typed methods of ``class_name``, indented for its class body."""
+    """The stubs of the typed methods of ``class_name``, indented for its class body: those
+    its ``#[pyclass]`` options make (``eq``, ``hash``), then its methods'."""
+    options = next((o for name, o in pyclasses(src).values() if name == class_name), set())
+    made = [CLASS_OPTION_STUBS[o] for o in CLASS_OPTION_STUBS if o in options]
     found = with_accessors_together(rust_methods(src).get(class_name, []))
-    return "\n".join(stub(b, "    ") for b in found)
+    return "\n".join(stub(b, "    ") for b in made + found)

@@ -4,8 +4,9 @@ The blocks between ``<generated: ...>`` markers are written by ``tools/gen_surfa
 pointwise ops from the derivative tables; every binding from its typed ``#[pyo3(signature =
 ...)]`` or the ``// stub`` comments above it (special methods, properties, overloads), with its
 Rust doc comment as docstring (``tools/binding_stubs.py``); the ``Tensor`` methods written in
-Python from their annotations (``tools/python_method_stubs.py``); ``__all__``. Written by hand:
-this header's vocabulary (imports, type aliases), the class headers and the module's constants.
+Python, the class headers and the module's constants from the imported package
+(``tools/runtime_stubs.py``); ``__all__``. Written by hand: this header, the vocabulary the
+signatures are written in (imports, type aliases).
 ``python -m mypy.stubtest ferrograd._core`` compares this file with the built module.
 
 The module defines dtype constants named ``float``, ``bool``, ``long`` and ``double``, and
@@ -72,8 +73,8 @@ _Grads: TypeAlias = tuple[Tensor | None, ...]
 # What a custom `autograd.Function`'s backward gives back: one gradient (or None) per input.
 _FunctionGrads: TypeAlias = Tensor | tuple[Tensor | None, ...] | None
 
+# <generated: __all__> written by tools/gen_surface.py from this file
 __all__ = [
-    # <generated: __all__> written by tools/gen_surface.py from this file
     "Generator",
     "Node",
     "SavedTensor",
@@ -289,15 +290,21 @@ __all__ = [
     "xlogy",
     "zeros",
     "zeros_like",
-    # </generated: __all__>
 ]
+# </generated: __all__>
 
 # ----- dtypes ------------------------------------------------------------------------------------
 
+# <generated: class dtype> written by tools/gen_surface.py from the imported ferrograd
 @final
 class dtype:
     """`torch.float32` and friends."""
+# </generated: class dtype>
     # <generated: dtype methods> written by tools/gen_surface.py from src/python/
+    def __eq__(self, other: object, /) -> builtins.bool: ...
+
+    def __hash__(self) -> builtins.int: ...
+
     def __reduce__(self) -> Any:
         """Pickling: by name, rebuilt as the module attribute (`ferrograd.float32`)."""
 
@@ -318,30 +325,14 @@ class dtype:
         """Bytes per element."""
     # </generated: dtype methods>
 
-    def __eq__(self, other: object, /) -> builtins.bool: ...
-    def __hash__(self) -> builtins.int: ...
-
-float32: dtype
-float: dtype
-float64: dtype
-double: dtype
-int64: dtype
-long: dtype
-int32: dtype
-int: dtype
-int16: dtype
-short: dtype
-int8: dtype
-uint8: dtype
-bool: dtype
-
 # ----- graph nodes -------------------------------------------------------------------------------
 
+# <generated: class SavedTensor> written by tools/gen_surface.py from the imported ferrograd
 @final
 class SavedTensor:
     """One saved slot of a node, as held (PyTorch's `torch._C._autograd.SavedTensor`, from
     `grad_fn._raw_saved_<name>`): its packed value and hooks, and `register_hooks`."""
-
+# </generated: class SavedTensor>
 
     # <generated: SavedTensor methods> written by tools/gen_surface.py from src/python/
     def __new__(cls) -> SavedTensor:
@@ -365,11 +356,11 @@ class SavedTensor:
         `unpack_hook` (once per saved tensor, as PyTorch)."""
     # </generated: SavedTensor methods>
 
-@final
+# <generated: class Node> written by tools/gen_surface.py from the imported ferrograd
+@disjoint_base
 class Node:
-    """A node of the backward graph; every node kind (`MulBackward0`, `AccumulateGrad`, ...) is
-    a subclass of its own, made by ferrograd."""
-
+    """A node of the backward graph; the base class of every node kind's class."""
+# </generated: class Node>
 
     # <generated: Node methods> written by tools/gen_surface.py from src/python/
     def __dir__(self) -> list[builtins.str]:
@@ -427,11 +418,11 @@ class Node:
 
 # ----- tensors -----------------------------------------------------------------------------------
 
-# A pyo3 class with its own instance layout: a class cannot derive from it and another such base.
+# <generated: class Tensor> written by tools/gen_surface.py from the imported ferrograd
 @disjoint_base
 class Tensor:
     """A multi-dimensional array that records operations for automatic differentiation."""
-
+# </generated: class Tensor>
 
     # ----- Python protocols ----------------------------------------------------------------------
 
@@ -607,13 +598,9 @@ class Tensor:
         """In-place `atan2`."""
     # </generated: pointwise>
 
-
-
     # ----- reductions and linear algebra ---------------------------------------------------------
 
-
     # ----- rounding divisions, fused products, triangles, sorting --------------------------------
-
 
     # ----- views and copies ----------------------------------------------------------------------
 
@@ -898,9 +885,7 @@ class Tensor:
 
     # ----- data access ---------------------------------------------------------------------------
 
-
     # ----- autograd ------------------------------------------------------------------------------
-
 
     # <generated: Tensor methods> written by tools/gen_surface.py from src/python/
     def set_(self, source: Tensor | None = None) -> Self:
@@ -2462,22 +2447,32 @@ class Tensor:
 
 # ----- factories ---------------------------------------------------------------------------------
 
+# <generated: class _ArrayOwner> written by tools/gen_surface.py from the imported ferrograd
 @final
 class _ArrayOwner:
-    """Keeps a tensor's elements alive for the NumPy array that views them."""
+    """Keeps a tensor's elements alive for the NumPy array that views them (the array's `base`),
+    and describes them through the array interface."""
+# </generated: class _ArrayOwner>
     # <generated: _ArrayOwner methods> written by tools/gen_surface.py from src/python/
     @property
     def __array_interface__(self) -> dict[builtins.str, Any]:
         """The array interface (version 3) of the tensor's elements, in place."""
     # </generated: _ArrayOwner methods>
 
+# <generated: class _PendingTensor> written by tools/gen_surface.py from the imported ferrograd
 @final
 class _PendingTensor:
-    """A core tensor on its way into a new object of a Python subclass."""
+    """A core tensor on its way into a new object of a Python subclass (through
+    `Tensor.__new__(cls, pending)`, the only way to make an object of a Python-defined type)."""
+# </generated: class _PendingTensor>
 
+# <generated: class _SavedTensors> written by tools/gen_surface.py from the imported ferrograd
 @final
 class _SavedTensors:
-    """A custom Function node's saved tensors while its backward runs."""
+    """A custom Function node's saved tensors while its backward runs: calling it unpacks them
+    (running their unpack hooks each time, as PyTorch's `ctx.saved_tensors`); `close()`
+    lets go of the node."""
+# </generated: class _SavedTensors>
 
     # <generated: _SavedTensors methods> written by tools/gen_surface.py from src/python/
     def __call__(self, *args: Any, **kwargs: Any) -> list[Tensor]: ...
@@ -2485,21 +2480,13 @@ class _SavedTensors:
     def close(self) -> None: ...
     # </generated: _SavedTensors methods>
 
-
-
-
-
-
-
-
-
-
 # ----- random seed and grad mode -----------------------------------------------------------------
 
+# <generated: class Generator> written by tools/gen_surface.py from the imported ferrograd
 @final
 class Generator:
     """`torch.Generator`: a random stream of its own, seeded independently of the global one."""
-
+# </generated: class Generator>
 
     # <generated: Generator methods> written by tools/gen_surface.py from src/python/
     def __new__(cls, device: _Device | None = None) -> Self: ...
@@ -2524,7 +2511,22 @@ class Generator:
         """Always `device(type='cpu')`."""
     # </generated: Generator methods>
 
+# <generated: constants> written by tools/gen_surface.py from the imported ferrograd
+float32: dtype
+float: dtype
+float64: dtype
+double: dtype
+int64: dtype
+long: dtype
+int32: dtype
+int: dtype
+int16: dtype
+short: dtype
+int8: dtype
+uint8: dtype
+bool: dtype
 default_generator: Generator
+# </generated: constants>
 
 # ----- joining and selecting ---------------------------------------------------------------------
 
@@ -2653,23 +2655,14 @@ def atan2(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """the angle of the point `(other, self)`: `atan(self / other)` in the right quadrant."""
 # </generated: functions>
 
-
-
 # ----- autograd functions ------------------------------------------------------------------------
 
-
-
-
+# <generated: class _LinAlgError> written by tools/gen_surface.py from the imported ferrograd
 class _LinAlgError(RuntimeError):
     """PyTorch's `torch.linalg.LinAlgError`: a factorization or solve failed on its input."""
+# </generated: class _LinAlgError>
 
 # ----- nn.functional: activations and losses ------------------------------------------------------
-
-
-
-
-
-
 
 # ----- nn.functional: normalization --------------------------------------------------------------
 

@@ -1,4 +1,11 @@
-"""The stubs of the ``Tensor`` methods written in Python, read from the imported package.
+"""The parts of ``_core.pyi`` read from the imported package: the class headers, the module's
+constants and the ``Tensor`` methods written in Python.
+
+``class_header`` writes a class's decorator, bases and docstring as the built module has them:
+``@final`` where Python cannot derive from the class, ``@disjoint_base`` where it can (a pyo3
+class has an instance layout of its own), the docstring from the Rust doc comment.
+``constants_block`` writes ``name: type`` for each constant the module adds (the dtypes,
+``default_generator``).
 
 ferrograd installs some methods on the native ``Tensor`` class at import time: composites
 (``ferrograd._composites``), the linear-algebra functions as methods, the answers of a real
@@ -21,7 +28,38 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from binding_stubs import Binding, python_type, stub
+from binding_stubs import Binding, docstring, python_type, stub
+
+
+def subclassable(cls: type) -> bool:
+    """Whether Python can derive a class from ``cls``."""
+    try:
+        types.new_class("Derived", (cls,))
+    except TypeError:
+        return False
+    return True
+
+
+def class_header(cls: type) -> str:
+    """The header of ``cls``'s stub: decorator, ``class`` line and docstring."""
+    bases = [b.__name__ for b in cls.__bases__ if b is not object]
+    line = f"class {cls.__name__}({', '.join(bases)}):" if bases else f"class {cls.__name__}:"
+    if not subclassable(cls):
+        line = "@final\n" + line
+    elif not issubclass(cls, BaseException):
+        line = "@disjoint_base\n" + line
+    return line + "\n" + "\n".join(docstring((cls.__doc__ or "").split("\n"))) + "\n"
+
+
+def constants_block(module: types.ModuleType) -> str:
+    """``name: type`` for each constant of ``module``'s ``__all__``, in its order (what the
+    module added: the dtypes, then ``default_generator``)."""
+    lines = []
+    for name in module.__all__:
+        value = getattr(module, name)
+        if not callable(value) and not isinstance(value, type):
+            lines.append(f"{name}: {type(value).__name__}\n")
+    return "".join(lines)
 
 
 def python_function(value: Any) -> tuple[types.FunctionType, str | None] | None:
@@ -95,7 +133,7 @@ def method_headers(text: str, name: str) -> list[list[str]]:
     """The ``def`` lines (with their decorators) of each stub of ``Tensor.name`` in the stub
     ``text``: one list a stub, several for overloads."""
     body = text[text.index("\nclass Tensor:") :]
-    body = body[: re.search(r"\n\S", body[1:]).start() + 1]
+    body = body[: re.search(r"\n[^\s#]", body[1:]).start() + 1]
     lines = body.split("\n")
     headers = []
     for start, line in enumerate(lines):
