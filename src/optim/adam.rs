@@ -3,7 +3,7 @@
 //! elements, in place when its tensors allow.
 
 use super::kernel::{per_float, prepare, update_elements};
-use super::{adam_family_checks, lr_field, settings, zeroed, zeros, State, Update};
+use super::{adam_family, lr_field, settings, zeroed, zeros, State, Update};
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
 
@@ -122,16 +122,7 @@ adam_settings!(Adam, adam_defaults(0.0, false));
 adam_settings!(AdamW, AdamW(adam_defaults(1e-2, true)));
 
 impl Update for Adam {
-    fn check(&self) -> Result<()> {
-        adam_family_checks(
-            self.lr,
-            self.eps,
-            [self.beta1, self.beta2],
-            self.weight_decay,
-        )
-    }
-
-    lr_field!();
+    adam_family!();
 
     fn init(&self, param: &Tensor) -> Result<State> {
         let mut state = zeroed(param, &["exp_avg", "exp_avg_sq"]);

@@ -3,7 +3,7 @@
 //! parameter's precision.
 
 use super::kernel::{lerp, needed, per_float, prepare, update_elements, Reading};
-use super::{adam_family_checks, lr_field, non_negative, settings, zeroed, zeros, State, Update};
+use super::{adam_family, lr_field, non_negative, settings, zeroed, zeros, State, Update};
 use crate::core::error::Result;
 use crate::core::tensor::Tensor;
 
@@ -389,16 +389,7 @@ impl Update for Adadelta {
 }
 
 impl Update for Adamax {
-    fn check(&self) -> Result<()> {
-        adam_family_checks(
-            self.lr,
-            self.eps,
-            [self.beta1, self.beta2],
-            self.weight_decay,
-        )
-    }
-
-    lr_field!();
+    adam_family!();
 
     fn init(&self, param: &Tensor) -> Result<State> {
         Ok(zeroed(param, &["exp_avg", "exp_inf"]))

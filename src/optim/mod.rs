@@ -287,6 +287,26 @@ fn zeroed(param: &Tensor, names: &[&str]) -> State {
     State::of(names.iter().map(|&name| (name, zeros(param))))
 }
 
+/// `check` (PyTorch's checks of the Adam family) and the learning rate's accessors of an
+/// [`Update`] impl for Adam, Adamax, NAdam or RAdam: rules with the fields `lr`, `eps`,
+/// `beta1`, `beta2` and `weight_decay`.
+macro_rules! adam_family {
+    () => {
+        fn check(&self) -> Result<()> {
+            super::adam_family_checks(
+                self.lr,
+                self.eps,
+                [self.beta1, self.beta2],
+                self.weight_decay,
+            )
+        }
+
+        lr_field!();
+    };
+}
+
+pub(crate) use adam_family;
+
 /// The checks of the Adam family (Adam, Adamax, NAdam, RAdam), in PyTorch's order.
 fn adam_family_checks(lr: f64, eps: f64, betas: [f64; 2], weight_decay: f64) -> Result<()> {
     non_negative("learning rate", lr)?;

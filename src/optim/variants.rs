@@ -7,7 +7,7 @@ use super::kernel::{
     clamp, lerp, norm2, per_float, prepare, signum, store, update_elements, values, wide,
     write_scalar, Reading,
 };
-use super::{adam_family_checks, lr_field, non_negative, zeroed, zeros, State, Update};
+use super::{adam_family, lr_field, non_negative, zeroed, zeros, State, Update};
 use crate::core::dtype::DType;
 use crate::core::error::{Error, Result};
 use crate::core::tensor::Tensor;
@@ -404,7 +404,7 @@ fn scalar(value: f64) -> Tensor {
 
 impl Update for Nadam {
     fn check(&self) -> Result<()> {
-        adam_family_checks(
+        super::adam_family_checks(
             self.lr,
             self.eps,
             [self.beta1, self.beta2],
@@ -434,16 +434,7 @@ impl Update for Nadam {
 }
 
 impl Update for Radam {
-    fn check(&self) -> Result<()> {
-        adam_family_checks(
-            self.lr,
-            self.eps,
-            [self.beta1, self.beta2],
-            self.weight_decay,
-        )
-    }
-
-    lr_field!();
+    adam_family!();
 
     fn init(&self, param: &Tensor) -> Result<State> {
         Ok(zeroed(param, &["exp_avg", "exp_avg_sq"]))

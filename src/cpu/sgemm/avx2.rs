@@ -3,11 +3,11 @@
 //! BLIS's Haswell and Zen kernels) and the packing moves it needs, for CPUs with AVX2 and FMA
 //! but not AVX-512. The blocked loops, threads and packing layout are `sgemm`'s.
 
-use super::tile::{Kernel, LinesKernel, Tile};
+use super::tile::{Kernel, LinesKernel, Tile, LINE_ROWS};
 use std::arch::x86_64::*;
 
 /// Rows of the micro-tile (the rows its in-place kernels read).
-pub const MR: usize = super::tile::LINE_ROWS;
+pub const MR: usize = 6;
 /// Columns of the micro-tile (two 8-float vectors).
 pub const NR: usize = 16;
 
@@ -79,7 +79,7 @@ unsafe fn kernel<const R: usize, const V: usize>(
 #[target_feature(enable = "avx2,fma")]
 unsafe fn lines_kernel<const R: usize, const V: usize>(
     kc: usize,
-    rows: &[*const f32; MR],
+    rows: &[*const f32; LINE_ROWS],
     b: *const f32,
     c: *mut f32,
     ldc: usize,

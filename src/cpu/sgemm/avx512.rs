@@ -1,7 +1,8 @@
 //! The AVX-512 register tile of the product: 14×32 micro-kernels (28 of the 32 vector
-//! registers hold the tile of `C`), one for each height and width of a tile.
+//! registers hold the tile of `C`), one for each height and width of a tile, reading `A`
+//! packed or in place (Note [Few columns: A read in place] in `mod.rs`).
 
-use super::tile::{Kernel, Tile};
+use super::tile::{Kernel, LinesKernel, Tile, LINE_ROWS};
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
@@ -19,7 +20,7 @@ pub(super) static TILE: Tile = Tile {
     nc: 1024,
     kernel: |height, wide| KERNELS[usize::from(wide)][height - 1],
     avx512: true,
-    lines: None,
+    lines: Some(lines_kernel_for),
 };
 
 /// The AVX-512 micro-kernels for each tile width (index 0: at most 16 columns, one vector; 1: up to
@@ -63,20 +64,65 @@ unsafe fn kernel<const R: usize, const V: usize>(
     width: usize,
     accumulate: bool,
 ) {
+    let acc = sums::<R, V>(kc, |p, i| a.add(p * MR + i), b);
+    store(&acc, c, ldc, width, accumulate);
+}
+
+/// The micro-kernel reading its sliver of `A` in place (a [`LinesKernel`]): row `i` of the
+/// tile is `kc` contiguous floats at `rows[i]` (`i < R`), otherwise as [`kernel`], with the
+/// same multiply-adds in the same order (so the same bits as packing `A` first).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn lines_kernel<const R: usize, const V: usize>(
+    kc: usize,
+    rows: &[*const f32; LINE_ROWS],
+    b: *const f32,
+    c: *mut f32,
+    ldc: usize,
+    width: usize,
+    accumulate: bool,
+) {
+    let acc = sums::<R, V>(kc, |p, i| rows[i].add(p), b);
+    store(&acc, c, ldc, width, accumulate);
+}
+
+/// The tile's sums `Σ_p a(p, i)·b[p]` over `kc` packed steps of `B` (`NR` floats each), with
+/// element `i` of `A`'s step `p` at `a(p, i)`: the kernels' shared loop, always inlined into
+/// them (which enable AVX-512), as [`store`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn sums<const R: usize, const V: usize>(
+    kc: usize,
+    a: impl Fn(usize, usize) -> *const f32,
+    b: *const f32,
+) -> [[__m512; V]; R] {
     let mut acc = [[_mm512_setzero_ps(); V]; R];
     for p in 0..kc {
         let mut bv = [_mm512_setzero_ps(); V];
         for (v, x) in bv.iter_mut().enumerate() {
             *x = _mm512_loadu_ps(b.add(p * NR + 16 * v));
         }
-        let ap = a.add(p * MR);
         for (i, row) in acc.iter_mut().enumerate() {
-            let ai = _mm512_set1_ps(*ap.add(i));
+            let ai = _mm512_set1_ps(*a(p, i));
             for (sum, bx) in row.iter_mut().zip(bv) {
                 *sum = _mm512_fmadd_ps(ai, bx, *sum);
             }
         }
     }
+    acc
+}
+
+/// Stores (or adds, with `accumulate`) a tile's sums into `c` (rows `ldc` apart), columns
+/// past `width` masked off; always inlined into the kernels.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn store<const R: usize, const V: usize>(
+    acc: &[[__m512; V]; R],
+    c: *mut f32,
+    ldc: usize,
+    width: usize,
+    accumulate: bool,
+) {
     let mask =
         |from: usize| (((1u32 << width.saturating_sub(from).min(16)) - 1) & 0xffff) as __mmask16;
     for (i, row) in acc.iter().enumerate() {
@@ -93,10 +139,47 @@ unsafe fn kernel<const R: usize, const V: usize>(
     }
 }
 
+/// The in-place micro-kernel for a tile of `height` rows (`1..=MR`), one vector wide or two.
+fn lines_kernel_for(height: usize, wide: bool) -> LinesKernel {
+    const fn of_width<const V: usize>() -> [LinesKernel; MR] {
+        [
+            lines_kernel::<1, V>,
+            lines_kernel::<2, V>,
+            lines_kernel::<3, V>,
+            lines_kernel::<4, V>,
+            lines_kernel::<5, V>,
+            lines_kernel::<6, V>,
+            lines_kernel::<7, V>,
+            lines_kernel::<8, V>,
+            lines_kernel::<9, V>,
+            lines_kernel::<10, V>,
+            lines_kernel::<11, V>,
+            lines_kernel::<12, V>,
+            lines_kernel::<13, V>,
+            lines_kernel::<14, V>,
+        ]
+    }
+    const KERNELS: [[LinesKernel; MR]; 2] = [of_width::<1>(), of_width::<2>()];
+    KERNELS[usize::from(wide)][height - 1]
+}
+
 #[cfg(not(target_arch = "x86_64"))]
 unsafe fn kernel<const R: usize, const V: usize>(
     _: usize,
     _: *const f32,
+    _: *const f32,
+    _: *mut f32,
+    _: usize,
+    _: usize,
+    _: bool,
+) {
+    unreachable!("sgemm::available() is false off x86_64")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn lines_kernel<const R: usize, const V: usize>(
+    _: usize,
+    _: &[*const f32; LINE_ROWS],
     _: *const f32,
     _: *mut f32,
     _: usize,

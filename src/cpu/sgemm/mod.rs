@@ -30,7 +30,7 @@ use std::cell::RefCell;
 use std::mem::MaybeUninit;
 #[cfg(target_arch = "x86_64")]
 use thin::thin;
-use tile::{fit, CPtr, LinesKernel, Tile};
+use tile::{fit, CPtr, LinesKernel, Tile, LINE_ROWS};
 
 /// This CPU's tile (only where [`available`]).
 fn tile() -> &'static Tile {
@@ -354,10 +354,10 @@ unsafe fn by_panels(
 // channels), every element of A meets only one or a few slivers of B, so packing A (for an
 // A whose rows are contiguous, such as im2col's tap rows: an 8×8 transpose per block) costs
 // about as much as the arithmetic. Where the tile has a kernel that reads A in place
-// (`Tile::lines`: six rows of A through six pointers, broadcast one step at a time, AVX2),
-// `by_lines` packs only B (all of its few slivers, small) and runs each sliver of A straight
-// from its rows over them; the sliver's rows stay in L1 across B's slivers. Same sums in the
-// same order as packing A first.
+// (`Tile::lines`: a sliver's rows of A through as many pointers, broadcast one step at a
+// time; AVX2's tile reads 6 rows, AVX-512's 14), `by_lines` packs only B (all of its few
+// slivers, small) and runs each sliver of A straight from its rows over them; the sliver's
+// rows stay in L1 across B's slivers. Same sums in the same order as packing A first.
 
 /// Most columns of `C` for which [`by_lines`] runs (Note [Few columns: A read in place]).
 const LINES_MAX_COLUMNS: usize = 64;
@@ -395,7 +395,7 @@ unsafe fn by_lines(
                     }
                     for s in first..(first + per_part).min(slivers) {
                         let (r0, height) = (s * mr, mr.min(m - s * mr));
-                        let mut rows = [a.at_ptr(r0, pc); avx2::MR];
+                        let mut rows = [a.at_ptr(r0, pc); LINE_ROWS];
                         for (i, row) in rows.iter_mut().enumerate().take(height) {
                             *row = a.at_ptr(r0 + i, pc);
                         }

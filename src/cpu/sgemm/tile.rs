@@ -31,8 +31,9 @@ pub(crate) struct Tile {
 /// A micro-kernel for tiles of one height: `(kc, a, b, c, ldc, width, accumulate)`.
 pub(crate) type Kernel = unsafe fn(usize, *const f32, *const f32, *mut f32, usize, usize, bool);
 
-/// Rows of the tiles whose micro-kernels read `A` in place (the AVX2 tile's).
-pub(super) const LINE_ROWS: usize = 6;
+/// Row pointers a micro-kernel reading `A` in place takes: the most rows of any tile (the
+/// AVX-512 tile's; the AVX2 tile's kernels use the first 6).
+pub(super) const LINE_ROWS: usize = 14;
 
 /// A micro-kernel reading `A` in place: `(kc, rows, b, c, ldc, width, accumulate)` with the
 /// tile's rows of `A` at `rows`.
