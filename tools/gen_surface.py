@@ -309,7 +309,10 @@ def generated() -> dict[Path, str]:
     rows = all_rows()
     files = {}
     pyi = ROOT / "python/ferrograd/_core.pyi"
-    import ferrograd  # the installed package (CI builds it before this runs)
+    try:
+        import ferrograd  # the installed package (CI builds it before this runs)
+    except ImportError as e:
+        raise SystemExit(f"gen_surface reads the built package: build it first ({e})") from e
 
     text, core, built = pyi.read_text(), ferrograd._core, "the imported ferrograd"
     for name in re.findall(r"<generated: class (\w+)>", text):
