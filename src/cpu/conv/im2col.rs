@@ -168,18 +168,10 @@ pub(crate) fn im2col_wide<T: ConvElement>(
     g: &ConvGeometry,
     cols: &mut [T],
 ) {
-    let ([hp, wp], [kh, kw], [dh, dw]) = (g.padded_size(), g.kernel, g.dilation);
     let (lw, len) = (g.wide_plane(), g.wide_len());
-    let mut rows = cols.chunks_exact_mut(lw);
-    for c in 0..channels {
-        for i in 0..kh {
-            for j in 0..kw {
-                let row = rows.next().expect("cols has a row per tap");
-                let start = c * hp * wp + i * dh * wp + j * dw;
-                row[..len].copy_from_slice(&src[start..start + len]);
-                row[len..].fill(T::ZERO);
-            }
-        }
+    for (row, start) in cols.chunks_exact_mut(lw).zip(g.taps(channels)) {
+        row[..len].copy_from_slice(&src[start..start + len]);
+        row[len..].fill(T::ZERO);
     }
 }
 
@@ -191,18 +183,10 @@ pub(crate) fn col2im_wide<T: ConvElement>(
     g: &ConvGeometry,
     dst: &mut [T],
 ) {
-    let ([hp, wp], [kh, kw], [dh, dw]) = (g.padded_size(), g.kernel, g.dilation);
-    let (lw, len) = (g.wide_plane(), g.wide_len());
-    let mut rows = cols.chunks_exact(lw);
-    for c in 0..channels {
-        for i in 0..kh {
-            for j in 0..kw {
-                let row = rows.next().expect("cols has a row per tap");
-                let start = c * hp * wp + i * dh * wp + j * dw;
-                for (d, s) in dst[start..start + len].iter_mut().zip(&row[..len]) {
-                    *d += *s;
-                }
-            }
+    let len = g.wide_len();
+    for (row, start) in cols.chunks_exact(g.wide_plane()).zip(g.taps(channels)) {
+        for (d, s) in dst[start..start + len].iter_mut().zip(&row[..len]) {
+            *d += *s;
         }
     }
 }

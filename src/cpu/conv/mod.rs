@@ -170,19 +170,19 @@ impl ConvGeometry {
         self.is_wide() && !self.is_pointwise() && !self.is_direct() && T::reads_row_tables()
     }
 
-    /// Where each wide im2col row (tap `(c, i, j)`, in [`im2col_wide`]'s order) starts in the
-    /// padded image of `channels` planes.
-    pub(crate) fn tap_offsets(&self, channels: usize) -> Vec<usize> {
+    /// Where each wide im2col row (tap `(c, i, j)`, in [`im2col_wide`]'s order: channel, then
+    /// kernel row, then kernel column) starts in the padded image of `channels` planes.
+    pub(crate) fn taps(&self, channels: usize) -> impl Iterator<Item = usize> {
         let ([hp, wp], [kh, kw], [dh, dw]) = (self.padded_size(), self.kernel, self.dilation);
-        let mut offsets = Vec::with_capacity(channels * kh * kw);
-        for c in 0..channels {
-            for i in 0..kh {
-                for j in 0..kw {
-                    offsets.push(c * hp * wp + i * dh * wp + j * dw);
-                }
-            }
-        }
-        offsets
+        (0..channels * kh * kw).map(move |t| {
+            let (c, i, j) = (t / (kh * kw), t / kw % kh, t % kw);
+            c * hp * wp + i * dh * wp + j * dw
+        })
+    }
+
+    /// [`ConvGeometry::taps`], collected (the row table of an im2col read in place).
+    pub(crate) fn tap_offsets(&self, channels: usize) -> Vec<usize> {
+        self.taps(channels).collect()
     }
 
     /// Zeros after the padded image that an in-place im2col's last rows run into: a tap's row

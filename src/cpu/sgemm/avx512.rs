@@ -29,24 +29,31 @@ pub(super) static TILE: Tile = Tile {
 /// gradient for 16 channels, does half the arithmetic of a full-width tile).
 const KERNELS: [[Kernel; MR]; 2] = [of_width::<1>(), of_width::<2>()];
 
+/// `[f::<1, V>, f::<2, V>, ..., f::<MR, V>]`: a micro-kernel `f` for each tile height.
+macro_rules! by_height {
+    ($f:ident, $v:ident) => {
+        [
+            $f::<1, $v>,
+            $f::<2, $v>,
+            $f::<3, $v>,
+            $f::<4, $v>,
+            $f::<5, $v>,
+            $f::<6, $v>,
+            $f::<7, $v>,
+            $f::<8, $v>,
+            $f::<9, $v>,
+            $f::<10, $v>,
+            $f::<11, $v>,
+            $f::<12, $v>,
+            $f::<13, $v>,
+            $f::<14, $v>,
+        ]
+    };
+}
+
 /// The micro-kernels of `V` vectors' width, by height.
 const fn of_width<const V: usize>() -> [Kernel; MR] {
-    [
-        kernel::<1, V>,
-        kernel::<2, V>,
-        kernel::<3, V>,
-        kernel::<4, V>,
-        kernel::<5, V>,
-        kernel::<6, V>,
-        kernel::<7, V>,
-        kernel::<8, V>,
-        kernel::<9, V>,
-        kernel::<10, V>,
-        kernel::<11, V>,
-        kernel::<12, V>,
-        kernel::<13, V>,
-        kernel::<14, V>,
-    ]
+    by_height!(kernel, V)
 }
 
 /// The micro-kernel: `c (R×width, row stride ldc) (+)= Σ_p a[p]ᵀ·b[p]` over `kc` packed steps
@@ -142,22 +149,7 @@ unsafe fn store<const R: usize, const V: usize>(
 /// The in-place micro-kernel for a tile of `height` rows (`1..=MR`), one vector wide or two.
 fn lines_kernel_for(height: usize, wide: bool) -> LinesKernel {
     const fn of_width<const V: usize>() -> [LinesKernel; MR] {
-        [
-            lines_kernel::<1, V>,
-            lines_kernel::<2, V>,
-            lines_kernel::<3, V>,
-            lines_kernel::<4, V>,
-            lines_kernel::<5, V>,
-            lines_kernel::<6, V>,
-            lines_kernel::<7, V>,
-            lines_kernel::<8, V>,
-            lines_kernel::<9, V>,
-            lines_kernel::<10, V>,
-            lines_kernel::<11, V>,
-            lines_kernel::<12, V>,
-            lines_kernel::<13, V>,
-            lines_kernel::<14, V>,
-        ]
+        by_height!(lines_kernel, V)
     }
     const KERNELS: [[LinesKernel; MR]; 2] = [of_width::<1>(), of_width::<2>()];
     KERNELS[usize::from(wide)][height - 1]
