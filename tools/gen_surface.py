@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from binding_stubs import methods_block, stubs_block
-from runtime_stubs import class_header, constants_block, python_methods_block
+from runtime_stubs import class_header, constants_block, method_headers, python_methods_block
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -277,17 +277,13 @@ def aliases() -> dict[str, str]:
 
 def method_header(text: str, name: str) -> list[str] | None:
     """The ``def`` lines of the ``Tensor`` method ``name`` in the stub ``text`` (None if it has
-    none, or overloads)."""
-    body = text[text.index("\nclass Tensor:") :]
-    body = body[: re.search(r"\n[^\s#]", body[1:]).start() + 1]
-    lines = body.split("\n")
-    starts = [i for i, line in enumerate(lines) if line.startswith(f"    def {name}(")]
-    if len(starts) != 1 or lines[starts[0] - 1].strip() == "@overload":
+    none, overloads or a decorator)."""
+    headers = method_headers(text, name)
+    if len(headers) != 1 or headers[0][0].lstrip().startswith("@"):
         return None
-    end = starts[0]
-    while not re.search(r"\)( -> .*)?:$", lines[end].split("  #")[0]):
-        end += 1
-    return lines[starts[0] : end + 1]
+    header = headers[0]
+    header[-1] = header[-1].removesuffix(" ...")
+    return header
 
 
 def alias_methods_block(text: str) -> str:
