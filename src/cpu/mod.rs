@@ -22,4 +22,4 @@ pub mod sparse;
 pub mod special;
 mod team;
 #[cfg(target_arch = "x86_64")]
-pub mod vmath_avx2;
+pub mod vmath;
