@@ -14,7 +14,7 @@
 //! The kernels are in `crate::cpu::norm`; this file holds the checks, the recording and the
 //! formulas written with ops.
 
-use crate::autograd::{is_recording, record, Save};
+use crate::autograd::{is_recording, record, BackwardCtx, Save};
 use crate::core::buffer::BufferElement;
 use crate::core::dtype::{DType, Element};
 use crate::core::error::{Error, Result};
@@ -50,6 +50,33 @@ fn tensor_of<T: Real>(values: impl Iterator<Item = f64>, shape: &[usize]) -> Res
 /// gradient, so the node's `next_functions` show `(None, 0)` there, as PyTorch's do).
 fn absent(dtype: DType) -> Tensor {
     Tensor::zeros(&[0], dtype)
+}
+
+/// Records a normalization `out` of `x` with the affine `weight` and `bias` as the node `name`
+/// over `(x, weight, bias)` (an absent parameter as an [`absent`] placeholder), saving `x`,
+/// `weight`, `mean` and `rstd` for `backward` in that order; `out` alone when nothing records.
+fn record_norm(
+    out: Tensor,
+    name: &'static str,
+    x: &Tensor,
+    (weight, bias): (Option<&Tensor>, Option<&Tensor>),
+    (mean, rstd): (&Tensor, &Tensor),
+    backward: impl Fn(&BackwardCtx<'_>) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+) -> Result<Tensor> {
+    let (w, b) = (
+        weight.cloned().unwrap_or_else(|| absent(x.dtype())),
+        bias.cloned().unwrap_or_else(|| absent(x.dtype())),
+    );
+    if !is_recording(&[x, &w, &b]) {
+        return Ok(out);
+    }
+    let saves = [
+        Save::Tensor(x),
+        save_opt(weight),
+        Save::Tensor(mean),
+        Save::Tensor(rstd),
+    ];
+    Ok(record(out, name, &[x, &w, &b], &saves, backward))
 }
 
 fn save_opt(t: Option<&Tensor>) -> Save<'_> {
@@ -248,25 +275,13 @@ impl Tensor {
                 tensor_of::<T>(stats.iter().map(|s| s[1]), &stat_shape)?,
             )
         });
-        let (w, b) = (
-            weight.cloned().unwrap_or_else(|| absent(self.dtype())),
-            bias.cloned().unwrap_or_else(|| absent(self.dtype())),
-        );
-        if !is_recording(&[self, &w, &b]) {
-            return Ok(out);
-        }
-        let saves = [
-            Save::Tensor(self),
-            save_opt(weight),
-            Save::Tensor(&mean),
-            Save::Tensor(&rstd),
-        ];
-        let bias_shape = b.shape().to_vec();
-        Ok(record(
+        let bias_shape = bias.map_or(vec![0], |b| b.shape().to_vec());
+        record_norm(
             out,
             "NativeLayerNormBackward0",
-            &[self, &w, &b],
-            &saves,
+            self,
+            (weight, bias),
+            (&mean, &rstd),
             move |ctx| {
                 let (g, x, w) = (ctx.grad(0), ctx.saved(0), ctx.saved_opt(1));
                 let needs = [0, 1, 2].map(|i| ctx.needs_input_grad(i));
@@ -308,7 +323,7 @@ impl Tensor {
                     Ok(vec![gx, gw, gb])
                 })
             },
-        ))
+        )
     }
 }
 
@@ -658,24 +673,12 @@ impl Tensor {
                 tensor_of::<T>(stats.iter().map(|s| s[1]), &shape)?,
             )
         });
-        let (w, b) = (
-            weight.cloned().unwrap_or_else(|| absent(self.dtype())),
-            bias.cloned().unwrap_or_else(|| absent(self.dtype())),
-        );
-        if !is_recording(&[self, &w, &b]) {
-            return Ok(out);
-        }
-        let saves = [
-            Save::Tensor(self),
-            save_opt(weight),
-            Save::Tensor(&mean),
-            Save::Tensor(&rstd),
-        ];
-        Ok(record(
+        record_norm(
             out,
             "NativeGroupNormBackward0",
-            &[self, &w, &b],
-            &saves,
+            self,
+            (weight, bias),
+            (&mean, &rstd),
             move |ctx| {
                 let (g, x, w) = (ctx.grad(0), ctx.saved(0), ctx.saved_opt(1));
                 let needs = [0, 1, 2].map(|i| ctx.needs_input_grad(i));
@@ -704,7 +707,7 @@ impl Tensor {
                     ])
                 })
             },
-        ))
+        )
     }
 }
 

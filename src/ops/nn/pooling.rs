@@ -441,6 +441,109 @@ struct Window {
     divisor: f64,
 }
 
+/// A pooling whose outputs are means over windows of the last two dims (average and adaptive
+/// average pooling): its map and its adjoint are written once, over the windows.
+trait WindowMeans: Send + Sync + 'static {
+    /// `([h, w], [oh, ow])`: the input's and the output's plane sizes.
+    fn planes(&self) -> ([usize; 2], [usize; 2]);
+    /// The window of output `(oy, ox)` (`None` when it misses the image: the output is 0).
+    fn window(&self, oy: usize, ox: usize) -> Option<Window>;
+    /// The input's and the output's shapes.
+    fn shapes(&self) -> (&[usize], &[usize]);
+    /// The node names of the map and of its adjoint.
+    fn names(&self) -> (&'static str, &'static str);
+}
+
+impl<M: WindowMeans> Adjoint for M {
+    fn apply(&self, x: &Tensor) -> Result<Tensor> {
+        window_means(self, x)
+    }
+
+    fn adjoint(&self, y: &Tensor) -> Result<Tensor> {
+        spread_over_windows(self, y)
+    }
+
+    fn names(&self) -> (&'static str, &'static str) {
+        WindowMeans::names(self)
+    }
+
+    fn gradient_takes_input(&self) -> bool {
+        true
+    }
+}
+
+/// Each output the mean of its window of `x` (the map of a [`WindowMeans`] pooling).
+fn window_means(m: &impl WindowMeans, x: &Tensor) -> Result<Tensor> {
+    let ([h, w], [oh, ow]) = m.planes();
+    let (lin, lout) = (h * w, oh * ow);
+    let (in_shape, out_shape) = m.shapes();
+    let x = dense(x);
+    crate::with_float!(x.dtype(), T => {
+        let out = slice_of(&x, |xs: &[T]| {
+            let planes = planes_of(in_shape);
+            let mut out = crate::core::pool::buffer::<T>(planes * lout);
+            for_each_planes(&mut out, lout, planes * lin, |p0, block| {
+                for (q, out) in block.chunks_exact_mut(lout).enumerate() {
+                    let plane = &xs[(p0 + q) * lin..(p0 + q + 1) * lin];
+                    for oy in 0..oh {
+                        for ox in 0..ow {
+                            out[oy * ow + ox] = match m.window(oy, ox) {
+                                None => T::ZERO,
+                                Some(win) => {
+                                    let mut sum = T::ZERO;
+                                    for y in win.y.0..win.y.1 {
+                                        for v in &plane[y * w + win.x.0..y * w + win.x.1] {
+                                            sum += *v;
+                                        }
+                                    }
+                                    sum / T::from_f64(win.divisor)
+                                }
+                            };
+                        }
+                    }
+                }
+            });
+            out
+        });
+        Tensor::from_vec(out, out_shape)
+    })
+}
+
+/// Each gradient of `y` spread evenly over its window (the adjoint of [`window_means`]).
+fn spread_over_windows(m: &impl WindowMeans, y: &Tensor) -> Result<Tensor> {
+    let ([h, w], [oh, ow]) = m.planes();
+    let (lin, lout) = (h * w, oh * ow);
+    let (in_shape, _) = m.shapes();
+    let y = dense(y);
+    crate::with_float!(y.dtype(), T => {
+        let out = slice_of(&y, |ys: &[T]| {
+            let planes = planes_of(in_shape);
+            // a recycled buffer, zeroed by each unit (no fresh pages)
+            let mut out = crate::core::pool::buffer::<T>(planes * lin);
+            for_each_planes(&mut out, lin, planes * lout, |p0, block| {
+                block.fill(T::ZERO);
+                for (q, plane) in block.chunks_exact_mut(lin).enumerate() {
+                    let g = &ys[(p0 + q) * lout..(p0 + q + 1) * lout];
+                    for oy in 0..oh {
+                        for ox in 0..ow {
+                            if let Some(win) = m.window(oy, ox) {
+                                let share = g[oy * ow + ox] / T::from_f64(win.divisor);
+                                for yy in win.y.0..win.y.1 {
+                                    for v in &mut plane[yy * w + win.x.0..yy * w + win.x.1] {
+                                        *v += share;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            });
+            out
+        });
+        Tensor::from_vec(out, in_shape)
+    })
+}
+
 impl AvgPool {
     /// PyTorch's average-pool window of output `(oy, ox)` (`None` when it misses the image).
     fn new(
@@ -490,81 +593,22 @@ impl AvgPool {
     }
 }
 
-impl Adjoint for AvgPool {
-    fn apply(&self, x: &Tensor) -> Result<Tensor> {
+impl WindowMeans for AvgPool {
+    fn planes(&self) -> ([usize; 2], [usize; 2]) {
         let [ay, ax] = self.axes;
-        let (lin, lout) = (ay.input * ax.input, ay.output * ax.output);
-        let x = dense(x);
-        crate::with_float!(x.dtype(), T => {
-            let out = slice_of(&x, |xs: &[T]| {
-                let planes = planes_of(&self.in_shape);
-                let mut out = crate::core::pool::buffer::<T>(planes * lout);
-                for_each_planes(&mut out, lout, planes * lin, |p0, block| {
-                    for (q, out) in block.chunks_exact_mut(lout).enumerate() {
-                        let plane = &xs[(p0 + q) * lin..(p0 + q + 1) * lin];
-                        for oy in 0..ay.output {
-                            for ox in 0..ax.output {
-                                out[oy * ax.output + ox] = match self.window(oy, ox) {
-                                    None => T::ZERO,
-                                    Some(win) => {
-                                        let mut sum = T::ZERO;
-                                        for y in win.y.0..win.y.1 {
-                                            for v in &plane[y * ax.input + win.x.0..y * ax.input + win.x.1] {
-                                                sum += *v;
-                                            }
-                                        }
-                                        sum / T::from_f64(win.divisor)
-                                    }
-                                };
-                            }
-                        }
-                    }
-                });
-                out
-            });
-            Tensor::from_vec(out, &self.out_shape)
-        })
+        ([ay.input, ax.input], [ay.output, ax.output])
     }
 
-    fn adjoint(&self, y: &Tensor) -> Result<Tensor> {
-        let [ay, ax] = self.axes;
-        let (lin, lout) = (ay.input * ax.input, ay.output * ax.output);
-        let y = dense(y);
-        crate::with_float!(y.dtype(), T => {
-            let out = slice_of(&y, |ys: &[T]| {
-                let planes = planes_of(&self.in_shape);
-                // a recycled buffer, zeroed by each unit (no fresh pages)
-                    let mut out = crate::core::pool::buffer::<T>(planes * lin);
-                for_each_planes(&mut out, lin, planes * lout, |p0, block| {
-                    block.fill(T::ZERO);
-                    for (q, plane) in block.chunks_exact_mut(lin).enumerate() {
-                        let g = &ys[(p0 + q) * lout..(p0 + q + 1) * lout];
-                        for oy in 0..ay.output {
-                            for ox in 0..ax.output {
-                                if let Some(win) = self.window(oy, ox) {
-                                    let share = g[oy * ax.output + ox] / T::from_f64(win.divisor);
-                                    for yy in win.y.0..win.y.1 {
-                                        for v in &mut plane[yy * ax.input + win.x.0..yy * ax.input + win.x.1] {
-                                            *v += share;
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                });
-                out
-            });
-            Tensor::from_vec(out, &self.in_shape)
-        })
+    fn window(&self, oy: usize, ox: usize) -> Option<Window> {
+        AvgPool::window(self, oy, ox)
     }
 
     fn names(&self) -> (&'static str, &'static str) {
         ("AvgPool2DBackward0", "AvgPool2DBackwardBackward0")
     }
 
-    fn gradient_takes_input(&self) -> bool {
-        true
+    fn shapes(&self) -> (&[usize], &[usize]) {
+        (&self.in_shape, &self.out_shape)
     }
 }
 
@@ -584,70 +628,16 @@ impl AdaptiveAvgPool {
     }
 }
 
-impl Adjoint for AdaptiveAvgPool {
-    fn apply(&self, x: &Tensor) -> Result<Tensor> {
-        let ([h, w], [oh, ow]) = self.sizes();
-        let (lin, lout) = (h * w, oh * ow);
-        let x = dense(x);
-        crate::with_float!(x.dtype(), T => {
-            let out = slice_of(&x, |xs: &[T]| {
-                let planes = planes_of(&self.in_shape);
-                let mut out = crate::core::pool::buffer::<T>(planes * lout);
-                for_each_planes(&mut out, lout, planes * lin, |p0, block| {
-                    for (q, out) in block.chunks_exact_mut(lout).enumerate() {
-                        let plane = &xs[(p0 + q) * lin..(p0 + q + 1) * lin];
-                        for oy in 0..oh {
-                            let (y0, y1) = adaptive_window(oy, h, oh);
-                            for ox in 0..ow {
-                                let (x0, x1) = adaptive_window(ox, w, ow);
-                                let mut sum = T::ZERO;
-                                for y in y0..y1 {
-                                    for v in &plane[y * w + x0..y * w + x1] {
-                                        sum += *v;
-                                    }
-                                }
-                                out[oy * ow + ox] = sum / T::from_f64(((y1 - y0) * (x1 - x0)) as f64);
-                            }
-                        }
-                    }
-                });
-                out
-            });
-            Tensor::from_vec(out, &self.out_shape)
-        })
+impl WindowMeans for AdaptiveAvgPool {
+    fn planes(&self) -> ([usize; 2], [usize; 2]) {
+        self.sizes()
     }
 
-    fn adjoint(&self, y: &Tensor) -> Result<Tensor> {
+    fn window(&self, oy: usize, ox: usize) -> Option<Window> {
         let ([h, w], [oh, ow]) = self.sizes();
-        let (lin, lout) = (h * w, oh * ow);
-        let y = dense(y);
-        crate::with_float!(y.dtype(), T => {
-            let out = slice_of(&y, |ys: &[T]| {
-                let planes = planes_of(&self.in_shape);
-                // a recycled buffer, zeroed by each unit (no fresh pages)
-                    let mut out = crate::core::pool::buffer::<T>(planes * lin);
-                for_each_planes(&mut out, lin, planes * lout, |p0, block| {
-                    block.fill(T::ZERO);
-                    for (q, plane) in block.chunks_exact_mut(lin).enumerate() {
-                        let g = &ys[(p0 + q) * lout..(p0 + q + 1) * lout];
-                        for oy in 0..oh {
-                            let (y0, y1) = adaptive_window(oy, h, oh);
-                            for ox in 0..ow {
-                                let (x0, x1) = adaptive_window(ox, w, ow);
-                                let share = g[oy * ow + ox] / T::from_f64(((y1 - y0) * (x1 - x0)) as f64);
-                                for yy in y0..y1 {
-                                    for v in &mut plane[yy * w + x0..yy * w + x1] {
-                                        *v += share;
-                                    }
-                                }
-                            }
-                        }
-                    }
-                });
-                out
-            });
-            Tensor::from_vec(out, &self.in_shape)
-        })
+        let (y, x) = (adaptive_window(oy, h, oh), adaptive_window(ox, w, ow));
+        let divisor = ((y.1 - y.0) * (x.1 - x.0)) as f64;
+        Some(Window { y, x, divisor })
     }
 
     fn names(&self) -> (&'static str, &'static str) {
@@ -657,8 +647,8 @@ impl Adjoint for AdaptiveAvgPool {
         )
     }
 
-    fn gradient_takes_input(&self) -> bool {
-        true
+    fn shapes(&self) -> (&[usize], &[usize]) {
+        (&self.in_shape, &self.out_shape)
     }
 }
 

@@ -388,55 +388,25 @@ impl Adjoint for Resampler {
 
 /// The node names of a resampling of `dims` spatial dims.
 fn node_names(mode: Resample, dims: usize, antialias: bool) -> (&'static str, &'static str) {
+    /// `(<op>Backward0, <op>BackwardBackward0)`
+    macro_rules! names {
+        ($op:literal) => {
+            (concat!($op, "Backward0"), concat!($op, "BackwardBackward0"))
+        };
+    }
     match (mode, dims, antialias) {
-        (Resample::Linear, _, true) => (
-            "UpsampleBilinear2DAaBackward0",
-            "UpsampleBilinear2DAaBackwardBackward0",
-        ),
-        (Resample::Cubic, _, true) => (
-            "UpsampleBicubic2DAaBackward0",
-            "UpsampleBicubic2DAaBackwardBackward0",
-        ),
-        (Resample::Nearest, 3, _) => (
-            "UpsampleNearest3DBackward0",
-            "UpsampleNearest3DBackwardBackward0",
-        ),
-        (Resample::NearestExact, 3, _) => (
-            "UpsampleNearestExact3DBackward0",
-            "UpsampleNearestExact3DBackwardBackward0",
-        ),
-        (Resample::Linear, 3, _) => (
-            "UpsampleTrilinear3DBackward0",
-            "UpsampleTrilinear3DBackwardBackward0",
-        ),
-        (Resample::Nearest, 1, _) => (
-            "UpsampleNearest1DBackward0",
-            "UpsampleNearest1DBackwardBackward0",
-        ),
-        (Resample::Nearest, _, _) => (
-            "UpsampleNearest2DBackward0",
-            "UpsampleNearest2DBackwardBackward0",
-        ),
-        (Resample::NearestExact, 1, _) => (
-            "UpsampleNearestExact1DBackward0",
-            "UpsampleNearestExact1DBackwardBackward0",
-        ),
-        (Resample::NearestExact, _, _) => (
-            "UpsampleNearestExact2DBackward0",
-            "UpsampleNearestExact2DBackwardBackward0",
-        ),
-        (Resample::Linear, 1, _) => (
-            "UpsampleLinear1DBackward0",
-            "UpsampleLinear1DBackwardBackward0",
-        ),
-        (Resample::Linear, _, _) => (
-            "UpsampleBilinear2DBackward0",
-            "UpsampleBilinear2DBackwardBackward0",
-        ),
-        (Resample::Cubic, _, _) => (
-            "UpsampleBicubic2DBackward0",
-            "UpsampleBicubic2DBackwardBackward0",
-        ),
+        (Resample::Linear, _, true) => names!("UpsampleBilinear2DAa"),
+        (Resample::Cubic, _, true) => names!("UpsampleBicubic2DAa"),
+        (Resample::Nearest, 3, _) => names!("UpsampleNearest3D"),
+        (Resample::NearestExact, 3, _) => names!("UpsampleNearestExact3D"),
+        (Resample::Linear, 3, _) => names!("UpsampleTrilinear3D"),
+        (Resample::Nearest, 1, _) => names!("UpsampleNearest1D"),
+        (Resample::Nearest, _, _) => names!("UpsampleNearest2D"),
+        (Resample::NearestExact, 1, _) => names!("UpsampleNearestExact1D"),
+        (Resample::NearestExact, _, _) => names!("UpsampleNearestExact2D"),
+        (Resample::Linear, 1, _) => names!("UpsampleLinear1D"),
+        (Resample::Linear, _, _) => names!("UpsampleBilinear2D"),
+        (Resample::Cubic, _, _) => names!("UpsampleBicubic2D"),
     }
 }
 
