@@ -204,13 +204,11 @@ const KNOWN_CIRCLES: &[&[&str]] = &[
     &[
         "python/binding.rs",
         "python/convert.rs",
-        "python/engine.rs",
         "python/functions.rs",
         "python/hooks.rs",
         "python/interop.rs",
         "python/node.rs",
         "python/out.rs",
-        "python/settings.rs",
         "python/subclass.rs",
         "python/tensor.rs",
         "python/tensor_reduce.rs",
